@@ -1,0 +1,134 @@
+//! The extensional database: every base fact the programs read, as typed
+//! tuples over interned strings. Filled by the runtime (projection, perception,
+//! configuration); the programs never see where a fact came from.
+
+use crate::symbols::{Sym, Symbols};
+use crate::vocab::{
+    Category, ContextHint, Severity, SymbolKind, TestOutcome, TestState, Verb, Visibility,
+};
+
+/// `file(Path, Sha256, Lang, MTime, Size, IsTest)`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct FileFact {
+    pub path: Sym,
+    pub sha256: Sym,
+    pub lang: Sym,
+    /// Modification time in nanoseconds since the Unix epoch.
+    pub mtime: i64,
+    pub size: i64,
+    pub is_test: bool,
+}
+
+/// `symbol(Id, Kind, Visibility, Path, Line, EndLine, Signature)`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct SymbolFact {
+    pub id: Sym,
+    pub kind: SymbolKind,
+    pub visibility: Visibility,
+    pub path: Sym,
+    pub line: u32,
+    pub end_line: u32,
+    pub signature: Sym,
+}
+
+/// A confidence in [0, 1], carried as thousandths so facts stay `Eq + Hash`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct Confidence(pub u16);
+
+impl Confidence {
+    /// Below this, a focus resolution needs the user's confirmation.
+    pub const THRESHOLD: Confidence = Confidence(850);
+
+    /// Converts a float, clamping to [0, 1]; NaN becomes 0.
+    pub fn from_f64(x: f64) -> Self {
+        if x.is_nan() {
+            return Confidence(0);
+        }
+        Confidence((x.clamp(0.0, 1.0) * 1000.0).round() as u16)
+    }
+}
+
+/// Every base fact of one evaluation. Programs take it by reference; a fresh
+/// program instance is built per evaluation (ascent is not incremental).
+#[derive(Default, Clone, Debug)]
+pub struct Facts {
+    pub symbols: Symbols,
+
+    // World, asserted by projection.
+    pub file: Vec<FileFact>,
+    /// `chunk(Path, StartLine, EndLine, Symbol)`: paging windows over large files.
+    pub chunk: Vec<(Sym, u32, u32, Sym)>,
+    pub symbol: Vec<SymbolFact>,
+    /// `calls(CallerId, CalleeId, Path, Line)`: resolved call edges.
+    pub calls: Vec<(Sym, Sym, Sym, u32)>,
+    /// `unresolved_call(CallerId, Name, Path, Line)`.
+    pub unresolved_call: Vec<(Sym, Sym, Sym, u32)>,
+    /// `imports(Path, ImportPath)`.
+    pub imports: Vec<(Sym, Sym)>,
+    /// `defines(Path, Id)`.
+    pub defines: Vec<(Sym, Sym)>,
+    /// `test_of(TestId, SymbolId)`: a test exercises a symbol directly.
+    pub test_of: Vec<(Sym, Sym)>,
+    /// `parse_error(Path, Line, Message)`.
+    pub parse_error: Vec<(Sym, u32, Sym)>,
+    /// `diagnostic(Severity, Path, Line, Code, Message)`.
+    pub diagnostic: Vec<(Severity, Sym, u32, Sym, Sym)>,
+    /// `test_outcome(Name, Path, Line, Outcome)`.
+    pub test_outcome: Vec<(Sym, Sym, u32, TestOutcome)>,
+    /// `modified(SymbolOrPath)`: differs from git HEAD or changed under watch.
+    pub modified: Vec<Sym>,
+    /// `staged(Path)`.
+    pub staged: Vec<Sym>,
+    /// `test_state(State)`: exactly one, `unknown` until tests have run.
+    pub test_state: TestState,
+    /// `retry_count(N)`.
+    pub retry_count: u32,
+    /// `workspace_empty()`: the workspace holds no source file.
+    pub workspace_empty: bool,
+
+    // Perception, asserted from the transducer after validation.
+    /// `user_intent(Id, Category, Verb, Target, Constraint)`.
+    pub user_intent: Vec<(Sym, Category, Verb, Sym, Sym)>,
+    /// `context_hint(IntentId, Hint)`.
+    pub context_hint: Vec<(Sym, ContextHint)>,
+    /// `focus_resolution(RawRef, Path, Symbol, Confidence)`.
+    pub focus_resolution: Vec<(Sym, Sym, Sym, Confidence)>,
+    /// `ambiguity_flag(MissingParam, Clue, Hypothesis)`.
+    pub ambiguity_flag: Vec<(Sym, Sym, Sym)>,
+    /// `refactor_target(Symbol)`: a symbol the user asked to change.
+    pub refactor_target: Vec<Sym>,
+    /// `pending_patch()`: a validated patch proposal awaits application.
+    pub pending_patch: bool,
+
+    // Policy and configuration.
+    /// `retry_budget(N)`: repair attempts before escalating.
+    pub retry_budget: u32,
+    /// `blocking_severity(Severity)`: diagnostics of these severities block commits.
+    pub blocking_severity: Vec<Severity>,
+    /// `approval(ActionId, Source)`: explicit, recorded human approvals.
+    pub approval: Vec<(Sym, Sym)>,
+}
+
+impl Facts {
+    /// An empty fact base with the default policy: errors block commits, three repair attempts.
+    pub fn with_default_policy() -> Self {
+        Facts {
+            retry_budget: 3,
+            blocking_severity: vec![Severity::Error],
+            ..Facts::default()
+        }
+    }
+
+    /// Interns `s` in this fact base.
+    pub fn sym(&mut self, s: &str) -> Sym {
+        self.symbols.intern(s)
+    }
+
+    /// The ids of test symbols, from symbol kinds.
+    pub fn test_symbols(&self) -> impl Iterator<Item = Sym> + '_ {
+        self.symbol
+            .iter()
+            .filter(|s| s.kind == SymbolKind::Test)
+            .map(|s| s.id)
+    }
+}

@@ -1,0 +1,264 @@
+//! One evaluation of every program over one fact base: the kernel's answer.
+//! Programs run in dependency order on fresh instances (ascent is not
+//! incremental); the result renders any predicate as atoms and explains any
+//! derived atom. Knows nothing about where the facts came from.
+
+use std::cell::{OnceCell, RefCell};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::fmt;
+
+use crate::atom::Atom;
+use crate::catalog::{self, Origin};
+use crate::clarification::{self, ClarificationProgram};
+use crate::commit_gate::{self, CommitGateProgram};
+use crate::facts::Facts;
+use crate::impact::{self, CallSites, ClosureProgram, ImpactProgram};
+use crate::proof::{self, Explanation, Proof};
+use crate::strategy::{self, StrategyProgram};
+use crate::vocab::Strategy;
+use crate::{atom, render};
+
+/// Why a query or explanation could not be answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KernelError {
+    UnknownPredicate {
+        name: String,
+    },
+    WrongArity {
+        name: String,
+        expected: usize,
+        got: usize,
+    },
+    NotDerived {
+        atom: Atom,
+    },
+}
+
+impl fmt::Display for KernelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KernelError::UnknownPredicate { name } => {
+                let known: Vec<&str> = catalog::PREDICATES.iter().map(|p| p.name).collect();
+                write!(
+                    f,
+                    "unknown predicate `{name}`; known predicates: {}",
+                    known.join(", ")
+                )
+            }
+            KernelError::WrongArity {
+                name,
+                expected,
+                got,
+            } => {
+                write!(
+                    f,
+                    "`{name}` takes {expected} argument(s), the atom has {got}"
+                )
+            }
+            KernelError::NotDerived { atom } => {
+                write!(f, "{atom} is not derived and is not a fact")
+            }
+        }
+    }
+}
+
+impl std::error::Error for KernelError {}
+
+/// The fixpoint of every program over one fact base.
+pub struct Fixpoint {
+    facts: Facts,
+    impact: ImpactProgram,
+    clarification: ClarificationProgram,
+    strategy: StrategyProgram,
+    gate: CommitGateProgram,
+    closure: OnceCell<ClosureProgram>,
+    fact_sets: RefCell<HashMap<&'static str, HashSet<Atom>>>,
+}
+
+/// Runs every program over `facts`, in dependency order.
+pub fn evaluate(facts: Facts) -> Fixpoint {
+    let impact = impact::run(&facts);
+    let clarification = clarification::run(&facts);
+    let strategy = strategy::run(
+        &facts,
+        &clarification.clarification_needed,
+        &impact.unsafe_to_refactor,
+    );
+    let gate = commit_gate::run(&facts);
+    Fixpoint {
+        facts,
+        impact,
+        clarification,
+        strategy,
+        gate,
+        closure: OnceCell::new(),
+        fact_sets: RefCell::new(HashMap::new()),
+    }
+}
+
+impl Fixpoint {
+    pub fn facts(&self) -> &Facts {
+        &self.facts
+    }
+
+    /// The one active strategy.
+    pub fn strategy(&self) -> Strategy {
+        self.strategy.active()
+    }
+
+    /// Every atom of `predicate`, sorted. Base predicates list their facts.
+    pub fn atoms(&self, predicate: &str) -> Result<Vec<Atom>, KernelError> {
+        let info = catalog::predicate(predicate).ok_or_else(|| KernelError::UnknownPredicate {
+            name: predicate.to_string(),
+        })?;
+        let mut atoms = if info.origin == Origin::Derived {
+            self.derived(info.name)
+        } else {
+            base_atoms(&self.facts, info.name)
+        };
+        atoms.sort();
+        atoms.dedup();
+        Ok(atoms)
+    }
+
+    /// Every derived atom except the on-demand `depends_on` closure: what
+    /// `nerd watch` diffs between evaluations.
+    pub fn derived_atoms(&self) -> BTreeSet<Atom> {
+        catalog::PREDICATES
+            .iter()
+            .filter(|p| p.origin == Origin::Derived && p.name != "depends_on")
+            .flat_map(|p| self.derived(p.name))
+            .collect()
+    }
+
+    fn derived(&self, name: &str) -> Vec<Atom> {
+        let s = &self.facts.symbols;
+        if name == "depends_on" {
+            return self.closure().atoms(s);
+        }
+        None.or_else(|| self.impact.atoms(name, s))
+            .or_else(|| self.clarification.atoms(name, s))
+            .or_else(|| self.strategy.atoms(name, s))
+            .or_else(|| self.gate.atoms(name, s))
+            .unwrap_or_default()
+    }
+
+    fn closure(&self) -> &ClosureProgram {
+        self.closure
+            .get_or_init(|| impact::run_closure(&self.facts))
+    }
+
+    /// The shortest derivation of `atom` down to base facts.
+    pub fn explain(&self, atom: &Atom) -> Result<Explanation, KernelError> {
+        let info =
+            catalog::predicate(&atom.predicate).ok_or_else(|| KernelError::UnknownPredicate {
+                name: atom.predicate.clone(),
+            })?;
+        if info.columns.len() != atom.args.len() {
+            return Err(KernelError::WrongArity {
+                name: atom.predicate.clone(),
+                expected: info.columns.len(),
+                got: atom.args.len(),
+            });
+        }
+        let proofs = self.proofs(atom.predicate == "depends_on");
+        let is_fact = |a: &Atom| self.is_fact(a);
+        proof::explain(atom, &proofs, &is_fact)
+            .ok_or_else(|| KernelError::NotDerived { atom: atom.clone() })
+    }
+
+    /// Every recorded proof, by head atom.
+    fn proofs(&self, with_closure: bool) -> HashMap<Atom, Vec<Proof>> {
+        let sites = CallSites::new(&self.facts);
+        let s = &self.facts.symbols;
+        let mut all = Vec::new();
+        self.impact.proofs(&sites, &mut all);
+        self.clarification.proofs(s, &mut all);
+        self.strategy.proofs(s, &mut all);
+        self.gate.proofs(s, &mut all);
+        if with_closure {
+            self.closure().proofs(&sites, &mut all);
+        }
+        let mut map: HashMap<Atom, Vec<Proof>> = HashMap::new();
+        for (head, proof) in all {
+            map.entry(head).or_default().push(proof);
+        }
+        map
+    }
+
+    fn is_fact(&self, atom: &Atom) -> bool {
+        let Some(info) = catalog::predicate(&atom.predicate) else {
+            return false;
+        };
+        if info.origin == Origin::Derived {
+            return false;
+        }
+        let mut sets = self.fact_sets.borrow_mut();
+        sets.entry(info.name)
+            .or_insert_with(|| base_atoms(&self.facts, info.name).into_iter().collect())
+            .contains(atom)
+    }
+}
+
+/// Renders the base facts of one predicate.
+fn base_atoms(f: &Facts, name: &str) -> Vec<Atom> {
+    let s = &f.symbols;
+    let one = |present: bool| {
+        if present {
+            vec![atom!(s, name)]
+        } else {
+            vec![]
+        }
+    };
+    match name {
+        "file" => render::rows(&f.file, |x| {
+            atom!(s, name, x.path, x.sha256, x.lang, x.mtime, x.size, x.is_test)
+        }),
+        "chunk" => render::rows(&f.chunk, |&(p, a, b, y)| atom!(s, name, p, a, b, y)),
+        "symbol" => render::rows(&f.symbol, |x| {
+            atom!(
+                s,
+                name,
+                x.id,
+                x.kind,
+                x.visibility,
+                x.path,
+                x.line,
+                x.end_line,
+                x.signature
+            )
+        }),
+        "defines" => render::rows(&f.defines, |&(p, x)| atom!(s, name, p, x)),
+        "test_symbol" => f.test_symbols().map(|t| atom!(s, name, t)).collect(),
+        "calls" => render::rows(&f.calls, |&(a, b, p, l)| atom!(s, name, a, b, p, l)),
+        "unresolved_call" => render::rows(&f.unresolved_call, |&(a, b, p, l)| {
+            atom!(s, name, a, b, p, l)
+        }),
+        "imports" => render::rows(&f.imports, |&(p, i)| atom!(s, name, p, i)),
+        "test_of" => render::rows(&f.test_of, |&(t, x)| atom!(s, name, t, x)),
+        "parse_error" => render::rows(&f.parse_error, |&(p, l, m)| atom!(s, name, p, l, m)),
+        "diagnostic" => render::rows(&f.diagnostic, |&(v, p, l, c, m)| {
+            atom!(s, name, v, p, l, c, m)
+        }),
+        "test_outcome" => render::rows(&f.test_outcome, |&(n, p, l, o)| atom!(s, name, n, p, l, o)),
+        "modified" => render::rows(&f.modified, |&m| atom!(s, name, m)),
+        "staged" => render::rows(&f.staged, |&m| atom!(s, name, m)),
+        "test_state" => vec![atom!(s, name, f.test_state)],
+        "retry_count" => vec![atom!(s, name, f.retry_count)],
+        "workspace_empty" => one(f.workspace_empty),
+        "user_intent" => render::rows(&f.user_intent, |&(i, c, v, t, k)| {
+            atom!(s, name, i, c, v, t, k)
+        }),
+        "context_hint" => render::rows(&f.context_hint, |&(i, h)| atom!(s, name, i, h)),
+        "focus_resolution" => render::rows(&f.focus_resolution, |&(r, p, x, c)| {
+            atom!(s, name, r, p, x, c)
+        }),
+        "ambiguity_flag" => render::rows(&f.ambiguity_flag, |&(m, c, h)| atom!(s, name, m, c, h)),
+        "refactor_target" => render::rows(&f.refactor_target, |&t| atom!(s, name, t)),
+        "pending_patch" => one(f.pending_patch),
+        "retry_budget" => vec![atom!(s, name, f.retry_budget)],
+        "blocking_severity" => render::rows(&f.blocking_severity, |&v| atom!(s, name, v)),
+        "approval" => render::rows(&f.approval, |&(a, src)| atom!(s, name, a, src)),
+        _ => vec![],
+    }
+}

@@ -1,0 +1,318 @@
+//! Impact of a change: what a modification reaches through the call graph,
+//! which tests must run, and which change targets are unsafe to refactor.
+//! Pure rules over projected facts; knows nothing of files or git.
+//!
+//! `impacted(X)` means X is modified or depends on something modified, i.e.
+//! `modified(X) ∨ ∃Y. depends_on(X, Y) ∧ modified(Y)`. It is computed by
+//! propagating backwards along call edges, which is linear in the edges,
+//! instead of materialising the quadratic `depends_on` closure; the closure
+//! itself is its own program, run only when asked for, and a test checks the
+//! two definitions agree.
+
+use ascent::ascent;
+
+use crate::atom;
+use crate::atom::Atom;
+use crate::facts::Facts;
+use crate::proof::{Premise, Proof};
+use std::collections::HashMap;
+
+use crate::symbols::{Sym, Symbols};
+
+ascent! {
+    /// Change impact over resolved call edges.
+    pub struct ImpactProgram;
+
+    relation calls(Sym, Sym);
+    relation defines(Sym, Sym);
+    relation modified(Sym);
+    relation test_symbol(Sym);
+    relation test_of(Sym, Sym);
+    relation refactor_target(Sym);
+
+    relation impacted(Sym);
+    relation needs_testing(Sym);
+    relation test_reach(Sym);
+    relation covered(Sym);
+    relation change_target(Sym);
+    relation dependent(Sym, Sym);
+    relation unsafe_to_refactor(Sym);
+
+    // Witnesses: one relation per rule holding the rule's variables, so every
+    // derived atom can be explained (`nerd why`).
+    relation w_impacted_modified(Sym);
+    relation w_impacted_call(Sym, Sym);
+    relation w_impacted_file(Sym, Sym);
+    relation w_needs_testing_reach(Sym);
+    relation w_needs_testing_link(Sym, Sym);
+    relation w_test_reach_direct(Sym, Sym);
+    relation w_test_reach_step(Sym, Sym);
+    relation w_covered_reach(Sym);
+    relation w_covered_link(Sym, Sym);
+    relation w_target_modified(Sym);
+    relation w_target_requested(Sym);
+    relation w_dependent_direct(Sym, Sym);
+    relation w_dependent_step(Sym, Sym, Sym);
+    relation w_unsafe(Sym, Sym);
+
+    // A modified symbol or file is impacted.
+    impacted(x), w_impacted_modified(x) <-- modified(x);
+    // A caller of something impacted is impacted.
+    impacted(x), w_impacted_call(x, y) <-- calls(x, y), impacted(y);
+    // A file defining an impacted symbol is impacted.
+    impacted(p), w_impacted_file(p, s) <-- defines(p, s), impacted(s);
+
+    // Tests that reach an impacted symbol, or are linked to one, must run.
+    needs_testing(t), w_needs_testing_reach(t) <-- test_symbol(t), impacted(t);
+    needs_testing(t), w_needs_testing_link(t, s) <-- test_of(t, s), impacted(s);
+
+    // Coverage: whatever any test reaches through calls, or is linked to.
+    test_reach(s), w_test_reach_direct(t, s) <-- test_symbol(t), calls(t, s);
+    test_reach(s), w_test_reach_step(m, s) <-- test_reach(m), calls(m, s);
+    covered(s), w_covered_reach(s) <-- test_reach(s);
+    covered(s), w_covered_link(t, s) <-- test_of(t, s);
+
+    // A change target is a modified symbol or one the user asked to refactor.
+    change_target(t), w_target_modified(t) <-- modified(t), defines(_, t);
+    change_target(t), w_target_requested(t) <-- refactor_target(t);
+    dependent(t, d), w_dependent_direct(t, d) <-- change_target(t), calls(d, t);
+    dependent(t, d), w_dependent_step(t, m, d) <-- dependent(t, m), calls(d, m);
+    // Unsafe: some non-test dependent of the target is reached by no test.
+    unsafe_to_refactor(t), w_unsafe(t, d) <-- dependent(t, d), !covered(d), !test_symbol(d);
+}
+
+ascent! {
+    /// The transitive `depends_on` closure, evaluated only on demand.
+    pub struct ClosureProgram;
+
+    relation calls(Sym, Sym);
+    relation depends_on(Sym, Sym);
+    relation w_depends_direct(Sym, Sym);
+    relation w_depends_step(Sym, Sym, Sym);
+
+    depends_on(x, y), w_depends_direct(x, y) <-- calls(x, y);
+    depends_on(x, z), w_depends_step(x, y, z) <-- calls(x, y), depends_on(y, z);
+}
+
+/// Call edges without position, deduplicated.
+fn call_pairs(facts: &Facts) -> Vec<(Sym, Sym)> {
+    let mut pairs: Vec<(Sym, Sym)> = facts.calls.iter().map(|&(a, b, _, _)| (a, b)).collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs
+}
+
+/// Runs the impact program on a fresh instance.
+pub fn run(facts: &Facts) -> ImpactProgram {
+    let mut p = ImpactProgram::default();
+    p.calls = call_pairs(facts);
+    p.defines = facts.defines.clone();
+    p.modified = facts.modified.iter().map(|&m| (m,)).collect();
+    p.test_symbol = facts.test_symbols().map(|t| (t,)).collect();
+    p.test_of = facts.test_of.clone();
+    p.refactor_target = facts.refactor_target.iter().map(|&t| (t,)).collect();
+    p.run();
+    p
+}
+
+/// Runs the closure program on a fresh instance.
+pub fn run_closure(facts: &Facts) -> ClosureProgram {
+    let mut p = ClosureProgram::default();
+    p.calls = call_pairs(facts);
+    p.run();
+    p
+}
+
+/// Cites the first recorded call site of each caller → callee edge, so proofs
+/// name a real `calls(Caller, Callee, Path, Line)` fact.
+pub struct CallSites<'a> {
+    facts: &'a Facts,
+    first: HashMap<(Sym, Sym), (Sym, u32)>,
+}
+
+impl<'a> CallSites<'a> {
+    pub fn new(facts: &'a Facts) -> Self {
+        let mut first = HashMap::with_capacity(facts.calls.len());
+        for &(a, b, path, line) in &facts.calls {
+            first.entry((a, b)).or_insert((path, line));
+        }
+        CallSites { facts, first }
+    }
+
+    fn premise(&self, x: Sym, y: Sym) -> Premise {
+        let s = &self.facts.symbols;
+        match self.first.get(&(x, y)) {
+            Some(&(path, line)) => Premise::Holds(atom!(s, "calls", x, y, path, line)),
+            None => Premise::Check(format!("{} calls {}", s.resolve(x), s.resolve(y))),
+        }
+    }
+}
+
+impl ImpactProgram {
+    pub fn atoms(&self, predicate: &str, s: &Symbols) -> Option<Vec<Atom>> {
+        let unary = |rel: &Vec<(Sym,)>| rel.iter().map(|(x,)| atom!(s, predicate, *x)).collect();
+        Some(match predicate {
+            "impacted" => unary(&self.impacted),
+            "needs_testing" => unary(&self.needs_testing),
+            "covered" => unary(&self.covered),
+            "test_reach" => unary(&self.test_reach),
+            "change_target" => unary(&self.change_target),
+            "unsafe_to_refactor" => unary(&self.unsafe_to_refactor),
+            "dependent" => self
+                .dependent
+                .iter()
+                .map(|(t, d)| atom!(s, predicate, *t, *d))
+                .collect(),
+            _ => return None,
+        })
+    }
+
+    pub fn proofs(&self, sites: &CallSites<'_>, out: &mut Vec<(Atom, Proof)>) {
+        let s = &sites.facts.symbols;
+        let h = |x: Sym| Premise::Holds(atom!(s, "impacted", x));
+        for &(x,) in &self.w_impacted_modified {
+            out.push((
+                atom!(s, "impacted", x),
+                proof(
+                    "impact/modified",
+                    vec![Premise::Holds(atom!(s, "modified", x))],
+                ),
+            ));
+        }
+        for &(x, y) in &self.w_impacted_call {
+            out.push((
+                atom!(s, "impacted", x),
+                proof("impact/caller-of-impacted", vec![sites.premise(x, y), h(y)]),
+            ));
+        }
+        for &(p, x) in &self.w_impacted_file {
+            let defines = Premise::Holds(atom!(s, "defines", p, x));
+            out.push((
+                atom!(s, "impacted", p),
+                proof("impact/file-of-impacted", vec![defines, h(x)]),
+            ));
+        }
+        for &(t,) in &self.w_needs_testing_reach {
+            let test = Premise::Holds(atom!(s, "test_symbol", t));
+            out.push((
+                atom!(s, "needs_testing", t),
+                proof("impact/impacted-test", vec![test, h(t)]),
+            ));
+        }
+        for &(t, x) in &self.w_needs_testing_link {
+            let link = Premise::Holds(atom!(s, "test_of", t, x));
+            out.push((
+                atom!(s, "needs_testing", t),
+                proof("impact/linked-test", vec![link, h(x)]),
+            ));
+        }
+        for &(t, x) in &self.w_test_reach_direct {
+            let test = Premise::Holds(atom!(s, "test_symbol", t));
+            out.push((
+                atom!(s, "test_reach", x),
+                proof("coverage/called-by-test", vec![test, sites.premise(t, x)]),
+            ));
+        }
+        for &(m, x) in &self.w_test_reach_step {
+            let prev = Premise::Holds(atom!(s, "test_reach", m));
+            out.push((
+                atom!(s, "test_reach", x),
+                proof(
+                    "coverage/called-by-reached",
+                    vec![prev, sites.premise(m, x)],
+                ),
+            ));
+        }
+        for &(x,) in &self.w_covered_reach {
+            out.push((
+                atom!(s, "covered", x),
+                proof(
+                    "coverage/reached",
+                    vec![Premise::Holds(atom!(s, "test_reach", x))],
+                ),
+            ));
+        }
+        for &(t, x) in &self.w_covered_link {
+            out.push((
+                atom!(s, "covered", x),
+                proof(
+                    "coverage/linked",
+                    vec![Premise::Holds(atom!(s, "test_of", t, x))],
+                ),
+            ));
+        }
+        for &(t,) in &self.w_target_modified {
+            out.push((
+                atom!(s, "change_target", t),
+                proof(
+                    "refactor/modified-symbol",
+                    vec![Premise::Holds(atom!(s, "modified", t))],
+                ),
+            ));
+        }
+        for &(t,) in &self.w_target_requested {
+            let req = Premise::Holds(atom!(s, "refactor_target", t));
+            out.push((
+                atom!(s, "change_target", t),
+                proof("refactor/requested", vec![req]),
+            ));
+        }
+        for &(t, d) in &self.w_dependent_direct {
+            let target = Premise::Holds(atom!(s, "change_target", t));
+            out.push((
+                atom!(s, "dependent", t, d),
+                proof("refactor/direct-caller", vec![target, sites.premise(d, t)]),
+            ));
+        }
+        for &(t, m, d) in &self.w_dependent_step {
+            let prev = Premise::Holds(atom!(s, "dependent", t, m));
+            out.push((
+                atom!(s, "dependent", t, d),
+                proof("refactor/indirect-caller", vec![prev, sites.premise(d, m)]),
+            ));
+        }
+        for &(t, d) in &self.w_unsafe {
+            out.push((
+                atom!(s, "unsafe_to_refactor", t),
+                proof(
+                    "refactor/uncovered-dependent",
+                    vec![
+                        Premise::Holds(atom!(s, "dependent", t, d)),
+                        Premise::Absent(atom!(s, "covered", d)),
+                        Premise::Absent(atom!(s, "test_symbol", d)),
+                    ],
+                ),
+            ));
+        }
+    }
+}
+
+impl ClosureProgram {
+    pub fn atoms(&self, s: &Symbols) -> Vec<Atom> {
+        self.depends_on
+            .iter()
+            .map(|(x, y)| atom!(s, "depends_on", *x, *y))
+            .collect()
+    }
+
+    pub fn proofs(&self, sites: &CallSites<'_>, out: &mut Vec<(Atom, Proof)>) {
+        let s = &sites.facts.symbols;
+        for &(x, y) in &self.w_depends_direct {
+            out.push((
+                atom!(s, "depends_on", x, y),
+                proof("depends/calls", vec![sites.premise(x, y)]),
+            ));
+        }
+        for &(x, y, z) in &self.w_depends_step {
+            let rest = Premise::Holds(atom!(s, "depends_on", y, z));
+            out.push((
+                atom!(s, "depends_on", x, z),
+                proof("depends/transitive", vec![sites.premise(x, y), rest]),
+            ));
+        }
+    }
+}
+
+fn proof(rule: &'static str, premises: Vec<Premise>) -> Proof {
+    Proof { rule, premises }
+}

@@ -1,0 +1,355 @@
+//! Strategy selection and the TDD state machine: from the perceived intent and
+//! the world, exactly one active `strategy` and the `next_action` it takes.
+//! Termination is by construction: every repair attempt counts against the
+//! retry budget and a spent budget derives `escalate`. While a clarification
+//! is pending only interrogative actions are derived.
+//! Knows nothing about how actions are carried out.
+
+// ascent binds an unused tuple variable for nullary relations.
+#![allow(unused_variables)]
+
+use ascent::aggregators::max;
+use ascent::ascent;
+
+use crate::atom;
+use crate::atom::Atom;
+use crate::facts::Facts;
+use crate::proof::{Premise, Proof};
+use crate::symbols::{Sym, Symbols};
+use crate::vocab::{Action, Category, ContextHint, Strategy, TestState, Verb};
+
+/// The strategy a verb selects on its own, for verbs that need no world fact.
+fn verb_strategy(verb: Verb) -> Option<Strategy> {
+    use Verb::*;
+    Some(match verb {
+        Search | Impact | Status => Strategy::AnswerFromFacts,
+        Review => Strategy::Review,
+        Fix | Test => Strategy::TddRepairLoop,
+        Refactor | Rename => Strategy::Refactor,
+        Implement | Document | Delete => Strategy::Implement,
+        Commit => Strategy::CommitGate,
+        Forbid | Require | Prefer => Strategy::RecordInstruction,
+        Explain | Scaffold => return None,
+    })
+}
+
+/// The action a strategy takes when it needs no state machine.
+fn direct_action(strategy: Strategy) -> Option<Action> {
+    Some(match strategy {
+        Strategy::Clarify => Action::AskClarification,
+        Strategy::AnswerFromFacts => Action::AnswerQuery,
+        Strategy::BreadthFirstSurvey => Action::Survey,
+        Strategy::Review => Action::ReviewChanges,
+        Strategy::Implement => Action::ProposeEdit,
+        Strategy::ProjectInit => Action::Scaffold,
+        Strategy::RecordInstruction => Action::RecordRule,
+        Strategy::CommitGate => Action::RunChecks,
+        Strategy::TddRepairLoop | Strategy::Refactor | Strategy::Idle => return None,
+    })
+}
+
+fn is_broken(state: TestState) -> bool {
+    matches!(state, TestState::Failing | TestState::BuildBroken)
+}
+
+ascent! {
+    /// Strategy selection and next action.
+    pub struct StrategyProgram;
+
+    relation user_intent(Sym, Category, Verb, Sym, Sym);
+    relation context_hint(Sym, ContextHint);
+    relation clarification_needed(Sym);
+    relation unsafe_to_refactor(Sym);
+    relation approval(Sym, Sym);
+    relation test_state(TestState);
+    relation retry(u32, u32);
+    relation pending_patch();
+    relation workspace_empty();
+
+    relation candidate(Strategy);
+    relation candidate_rank(Strategy, u8);
+    relation top_rank(u8);
+    relation strategy(Strategy);
+    relation clarification_pending();
+    relation refactor_blocked();
+    relation proposed(Action);
+    relation next_action(Action);
+
+    relation w_cand_clarify(Sym);
+    relation w_cand_verb(Strategy, Sym, Verb);
+    relation w_cand_explain(Strategy, Sym);
+    relation w_cand_scaffold(Strategy, Sym);
+    relation w_strategy(Strategy, u8);
+    relation w_direct(Strategy, Action);
+    relation w_tdd(Action, TestState, u32, u32);
+    relation w_apply_patch(u32, u32);
+    relation w_blocked(Sym);
+    relation w_refactor(Action);
+    relation w_next(Action, bool);
+
+    // Idle is always a candidate, so some strategy is always active.
+    candidate(Strategy::Idle);
+    candidate(Strategy::Clarify), w_cand_clarify(r) <-- clarification_needed(r);
+    candidate(s), w_cand_verb(s, i, v) <-- user_intent(i, _, v, _, _), if let Some(s) = verb_strategy(*v);
+    candidate(Strategy::BreadthFirstSurvey), w_cand_explain(Strategy::BreadthFirstSurvey, i) <--
+        user_intent(i, _, Verb::Explain, _, _), context_hint(i, ContextHint::Broad);
+    candidate(Strategy::AnswerFromFacts), w_cand_explain(Strategy::AnswerFromFacts, i) <--
+        user_intent(i, _, Verb::Explain, _, _), !context_hint(i, ContextHint::Broad);
+    candidate(Strategy::ProjectInit), w_cand_scaffold(Strategy::ProjectInit, i) <--
+        user_intent(i, _, Verb::Scaffold, _, _), workspace_empty();
+    candidate(Strategy::Implement), w_cand_scaffold(Strategy::Implement, i) <--
+        user_intent(i, _, Verb::Scaffold, _, _), !workspace_empty();
+
+    // Ranks are unique per strategy, so the highest-ranked candidate is unique.
+    candidate_rank(s, s.rank()) <-- candidate(s);
+    top_rank(k) <-- agg k = max(r) in candidate_rank(_, r);
+    strategy(s), w_strategy(s, k) <-- candidate_rank(s, k), top_rank(k);
+
+    proposed(a), w_direct(s, a) <-- strategy(s), if let Some(a) = direct_action(*s);
+
+    // TDD repair loop: run tests, propose a patch, apply it, repeat within the budget.
+    proposed(Action::ApplyPatch), w_apply_patch(n, b) <--
+        strategy(Strategy::TddRepairLoop), pending_patch(), retry(n, b), if n < b;
+    proposed(a), w_tdd(a, st, n, b) <--
+        strategy(Strategy::TddRepairLoop), !pending_patch(), test_state(st), retry(n, b),
+        if let Some(a) = match st {
+            TestState::Unknown => Some(Action::RunTests),
+            TestState::Passing => Some(Action::ReportSuccess),
+            s if is_broken(*s) && n < b => Some(Action::ProposePatch),
+            _ => None,
+        };
+    // A spent budget always escalates, whatever else is pending.
+    proposed(Action::Escalate), w_tdd(Action::Escalate, st, n, b) <--
+        strategy(Strategy::TddRepairLoop), test_state(st), if is_broken(*st), retry(n, b), if n >= b;
+
+    // Refactor: unsafe targets need a recorded human approval first.
+    refactor_blocked(), w_blocked(t) <-- unsafe_to_refactor(t), !approval(t, _);
+    proposed(Action::AskApproval), w_refactor(Action::AskApproval) <-- strategy(Strategy::Refactor), refactor_blocked();
+    proposed(Action::ApplyRefactor), w_refactor(Action::ApplyRefactor) <-- strategy(Strategy::Refactor), !refactor_blocked();
+
+    // While a clarification is pending, only interrogative actions survive.
+    clarification_pending() <-- clarification_needed(_);
+    next_action(a), w_next(a, true) <-- proposed(a), if a.is_interrogative();
+    next_action(a), w_next(a, false) <-- proposed(a), if !a.is_interrogative(), !clarification_pending();
+}
+
+/// Runs the strategy program on a fresh instance, with the upstream atoms it reads.
+pub fn run(
+    facts: &Facts,
+    clarification_needed: &[(Sym,)],
+    unsafe_to_refactor: &[(Sym,)],
+) -> StrategyProgram {
+    let mut p = StrategyProgram::default();
+    p.user_intent = facts.user_intent.clone();
+    p.context_hint = facts.context_hint.clone();
+    p.clarification_needed = clarification_needed.to_vec();
+    p.unsafe_to_refactor = unsafe_to_refactor.to_vec();
+    p.approval = facts.approval.clone();
+    p.test_state = vec![(facts.test_state,)];
+    p.retry = vec![(facts.retry_count, facts.retry_budget)];
+    if facts.pending_patch {
+        p.pending_patch = vec![()];
+    }
+    if facts.workspace_empty {
+        p.workspace_empty = vec![()];
+    }
+    p.run();
+    p
+}
+
+impl StrategyProgram {
+    pub fn atoms(&self, predicate: &str, s: &Symbols) -> Option<Vec<Atom>> {
+        Some(match predicate {
+            "strategy" => self
+                .strategy
+                .iter()
+                .map(|(x,)| atom!(s, predicate, *x))
+                .collect(),
+            "candidate" => self
+                .candidate
+                .iter()
+                .map(|(x,)| atom!(s, predicate, *x))
+                .collect(),
+            "next_action" => self
+                .next_action
+                .iter()
+                .map(|(x,)| atom!(s, predicate, *x))
+                .collect(),
+            "proposed" => self
+                .proposed
+                .iter()
+                .map(|(x,)| atom!(s, predicate, *x))
+                .collect(),
+            "refactor_blocked" => self
+                .refactor_blocked
+                .iter()
+                .map(|()| atom!(s, predicate))
+                .collect(),
+            "clarification_pending" => self
+                .clarification_pending
+                .iter()
+                .map(|()| atom!(s, predicate))
+                .collect(),
+            _ => return None,
+        })
+    }
+
+    /// The one active strategy (the rules guarantee exactly one).
+    pub fn active(&self) -> Strategy {
+        self.strategy
+            .first()
+            .map(|(s,)| *s)
+            .unwrap_or(Strategy::Idle)
+    }
+
+    pub fn proofs(&self, s: &Symbols, out: &mut Vec<(Atom, Proof)>) {
+        let cand = |x: Strategy| atom!(s, "candidate", x);
+        let intent = |i: Sym| {
+            self.user_intent
+                .iter()
+                .find(|t| t.0 == i)
+                .map(|&(i, c, v, t, k)| Premise::Holds(atom!(s, "user_intent", i, c, v, t, k)))
+        };
+        let strat = |x: Strategy| Premise::Holds(atom!(s, "strategy", x));
+        let mut push = |head: Atom, rule: &'static str, premises: Vec<Premise>| {
+            out.push((head, Proof { rule, premises }))
+        };
+
+        if self.candidate.contains(&(Strategy::Idle,)) {
+            push(
+                cand(Strategy::Idle),
+                "strategy/idle-always-candidate",
+                vec![],
+            );
+        }
+        for &(r,) in &self.w_cand_clarify {
+            push(
+                cand(Strategy::Clarify),
+                "strategy/clarify",
+                vec![Premise::Holds(atom!(s, "clarification_needed", r))],
+            );
+        }
+        for &(x, i, v) in &self.w_cand_verb {
+            let check = Premise::Check(format!("verb `{v}` selects strategy `{x}`"));
+            push(
+                cand(x),
+                "strategy/by-verb",
+                intent(i).into_iter().chain([check]).collect(),
+            );
+        }
+        for &(x, i) in &self.w_cand_explain {
+            let hint = if x == Strategy::BreadthFirstSurvey {
+                Premise::Holds(atom!(s, "context_hint", i, ContextHint::Broad))
+            } else {
+                Premise::Absent(atom!(s, "context_hint", i, ContextHint::Broad))
+            };
+            push(
+                cand(x),
+                "strategy/explain",
+                intent(i).into_iter().chain([hint]).collect(),
+            );
+        }
+        for &(x, i) in &self.w_cand_scaffold {
+            let empty = if x == Strategy::ProjectInit {
+                Premise::Holds(atom!(s, "workspace_empty"))
+            } else {
+                Premise::Absent(atom!(s, "workspace_empty"))
+            };
+            push(
+                cand(x),
+                "strategy/scaffold",
+                intent(i).into_iter().chain([empty]).collect(),
+            );
+        }
+        for &(x, k) in &self.w_strategy {
+            let check = Premise::Check(format!("rank {k} is the highest among the candidates"));
+            push(
+                atom!(s, "strategy", x),
+                "strategy/highest-rank",
+                vec![Premise::Holds(cand(x)), check],
+            );
+        }
+        for &(x, a) in &self.w_direct {
+            push(
+                atom!(s, "proposed", a),
+                "strategy/direct-action",
+                vec![strat(x)],
+            );
+        }
+        for &(n, b) in &self.w_apply_patch {
+            let premises = vec![
+                strat(Strategy::TddRepairLoop),
+                Premise::Holds(atom!(s, "pending_patch")),
+                Premise::Check(format!("retry_count {n} < retry_budget {b}")),
+            ];
+            push(
+                atom!(s, "proposed", Action::ApplyPatch),
+                "tdd/apply-pending-patch",
+                premises,
+            );
+        }
+        for &(a, st, n, b) in &self.w_tdd {
+            let mut premises = vec![
+                strat(Strategy::TddRepairLoop),
+                Premise::Holds(atom!(s, "test_state", st)),
+            ];
+            match a {
+                Action::Escalate => premises.push(Premise::Check(format!(
+                    "retry_count {n} >= retry_budget {b}"
+                ))),
+                Action::ProposePatch => {
+                    premises.push(Premise::Absent(atom!(s, "pending_patch")));
+                    premises.push(Premise::Check(format!(
+                        "retry_count {n} < retry_budget {b}"
+                    )));
+                }
+                _ => premises.push(Premise::Absent(atom!(s, "pending_patch"))),
+            }
+            push(atom!(s, "proposed", a), "tdd/state-machine", premises);
+        }
+        for &(t,) in &self.w_blocked {
+            let premises = vec![
+                Premise::Holds(atom!(s, "unsafe_to_refactor", t)),
+                Premise::Check(format!("no approval recorded for {}", s.resolve(t))),
+            ];
+            push(
+                atom!(s, "refactor_blocked"),
+                "refactor/unapproved-unsafe-target",
+                premises,
+            );
+        }
+        for &(a,) in &self.w_refactor {
+            let blocked = if a == Action::AskApproval {
+                Premise::Holds(atom!(s, "refactor_blocked"))
+            } else {
+                Premise::Absent(atom!(s, "refactor_blocked"))
+            };
+            push(
+                atom!(s, "proposed", a),
+                "refactor/gate",
+                vec![strat(Strategy::Refactor), blocked],
+            );
+        }
+        if let Some((r,)) = self.clarification_needed.first() {
+            let premise = Premise::Holds(atom!(s, "clarification_needed", *r));
+            push(
+                atom!(s, "clarification_pending"),
+                "next/clarification-pending",
+                vec![premise],
+            );
+        }
+        for &(a, interrogative) in &self.w_next {
+            let proposed = Premise::Holds(atom!(s, "proposed", a));
+            let guard = if interrogative {
+                Premise::Check(format!("`{a}` is interrogative"))
+            } else {
+                Premise::Absent(atom!(s, "clarification_pending"))
+            };
+            push(
+                atom!(s, "next_action", a),
+                "next/guarded",
+                vec![proposed, guard],
+            );
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! String interning for facts: every string column is a `Sym`, a small copyable
+//! id, so joins hash integers. Knows nothing about where strings come from.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// An interned string. Only meaningful together with the `Symbols` that made it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct Sym(u32);
+
+/// The interner shared by one set of facts.
+#[derive(Default, Clone, Debug)]
+pub struct Symbols {
+    strings: Vec<Arc<str>>,
+    ids: HashMap<Arc<str>, Sym>,
+}
+
+impl Symbols {
+    /// Returns the id of `s`, adding it on first sight.
+    pub fn intern(&mut self, s: &str) -> Sym {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        // 2^32 distinct strings would need hundreds of GiB; saturating keeps this total.
+        let id = Sym(u32::try_from(self.strings.len()).unwrap_or(u32::MAX));
+        let shared: Arc<str> = Arc::from(s);
+        self.strings.push(shared.clone());
+        self.ids.insert(shared, id);
+        id
+    }
+
+    /// Returns the id of `s` if it was ever interned.
+    pub fn get(&self, s: &str) -> Option<Sym> {
+        self.ids.get(s).copied()
+    }
+
+    /// The string behind `id`.
+    pub fn resolve(&self, id: Sym) -> &str {
+        &self.strings[id.0 as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_is_stable_and_reversible() {
+        let mut s = Symbols::default();
+        let a = s.intern("src/lib.rs");
+        let b = s.intern("src/main.rs");
+        assert_eq!(s.intern("src/lib.rs"), a);
+        assert_ne!(a, b);
+        assert_eq!(s.resolve(b), "src/main.rs");
+        assert_eq!(s.get("nope"), None);
+    }
+}

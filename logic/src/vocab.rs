@@ -1,0 +1,214 @@
+//! The closed vocabularies of nerd's facts (severities, intent verbs, strategies,
+//! actions...). Defined once here and shared by the logic, the CLI and, later,
+//! the transducer schemas. Knows nothing about how facts are gathered.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Error for a word outside a closed vocabulary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownWord {
+    pub vocabulary: &'static str,
+    pub word: String,
+    pub expected: &'static [&'static str],
+}
+
+impl fmt::Display for UnknownWord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown {} `{}` (expected one of: {})",
+            self.vocabulary,
+            self.word,
+            self.expected.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownWord {}
+
+/// Declares a fieldless enum whose variants have one canonical lowercase name.
+macro_rules! vocabulary {
+    ($(#[$meta:meta])* $name:ident, $label:literal { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+        pub enum $name { $($variant),+ }
+
+        impl $name {
+            /// Every member, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// Every canonical name, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[$($text),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = UnknownWord;
+            fn from_str(s: &str) -> Result<Self, UnknownWord> {
+                match s {
+                    $($text => Ok($name::$variant),)+
+                    _ => Err(UnknownWord { vocabulary: $label, word: s.to_string(), expected: Self::NAMES }),
+                }
+            }
+        }
+    };
+}
+
+vocabulary!(
+    /// Severity of a compiler, linter or test diagnostic.
+    Severity, "severity" { Error => "error", Warning => "warning", Note => "note" }
+);
+
+vocabulary!(
+    /// Outcome of one test case as reported by a test runner.
+    TestOutcome, "test outcome" { Pass => "pass", Fail => "fail", Error => "error", Skip => "skip" }
+);
+
+vocabulary!(
+    /// Kind of a projected symbol.
+    SymbolKind, "symbol kind" {
+        Function => "function", Method => "method", Struct => "struct", Class => "class",
+        Interface => "interface", Trait => "trait", Enum => "enum", Type => "type",
+        Const => "const", Variable => "variable", Module => "module", Test => "test",
+    }
+);
+
+vocabulary!(
+    /// Visibility of a projected symbol outside its module or file.
+    Visibility, "visibility" { Public => "public", Private => "private" }
+);
+
+vocabulary!(
+    /// Category of a perceived user intent.
+    Category, "intent category" { Query => "query", Mutation => "mutation", Instruction => "instruction" }
+);
+
+vocabulary!(
+    /// The controlled verb of a perceived user intent.
+    Verb, "intent verb" {
+        Explain => "explain", Search => "search", Review => "review", Impact => "impact", Status => "status",
+        Fix => "fix", Refactor => "refactor", Rename => "rename", Implement => "implement", Test => "test",
+        Document => "document", Delete => "delete", Scaffold => "scaffold", Commit => "commit",
+        Forbid => "forbid", Require => "require", Prefer => "prefer",
+    }
+);
+
+impl Verb {
+    /// The one category each verb belongs to: the vocabulary is partitioned.
+    pub fn category(self) -> Category {
+        use Verb::*;
+        match self {
+            Explain | Search | Review | Impact | Status => Category::Query,
+            Fix | Refactor | Rename | Implement | Test | Document | Delete | Scaffold | Commit => {
+                Category::Mutation
+            }
+            Forbid | Require | Prefer => Category::Instruction,
+        }
+    }
+}
+
+vocabulary!(
+    /// How much context an intent asks for.
+    ContextHint, "context hint" { Narrow => "narrow", Broad => "broad" }
+);
+
+vocabulary!(
+    /// What the last test run said, as one state of the TDD state machine.
+    TestState, "test state" { Unknown => "unknown", Passing => "passing", Failing => "failing", BuildBroken => "build_broken" }
+);
+
+vocabulary!(
+    /// A strategy the kernel can pursue. Exactly one is active per fixpoint.
+    Strategy, "strategy" {
+        Clarify => "clarify", CommitGate => "commit_gate", TddRepairLoop => "tdd_repair_loop",
+        Refactor => "refactor", ProjectInit => "project_init", Implement => "implement",
+        RecordInstruction => "record_instruction", Review => "review",
+        BreadthFirstSurvey => "breadth_first_survey", AnswerFromFacts => "answer_from_facts",
+        Idle => "idle",
+    }
+);
+
+impl Strategy {
+    /// Precedence when several strategies are candidates; unique per strategy,
+    /// which is what makes the active strategy unique.
+    pub fn rank(self) -> u8 {
+        // Declaration order is precedence order: the first declared wins.
+        let position = Strategy::ALL.iter().position(|s| *s == self).unwrap_or(0);
+        u8::try_from(Strategy::ALL.len() - position).unwrap_or(0)
+    }
+}
+
+vocabulary!(
+    /// The next step the kernel derives. Only `ask_*` actions are interrogative.
+    Action, "action" {
+        AskClarification => "ask_clarification", AskApproval => "ask_approval",
+        RunTests => "run_tests", ProposePatch => "propose_patch", ApplyPatch => "apply_patch",
+        Escalate => "escalate", ReportSuccess => "report_success", ApplyRefactor => "apply_refactor",
+        AnswerQuery => "answer_query", Survey => "survey", ReviewChanges => "review_changes",
+        ProposeEdit => "propose_edit", Scaffold => "scaffold", RecordRule => "record_rule",
+        RunChecks => "run_checks",
+    }
+);
+
+impl Default for TestState {
+    fn default() -> Self {
+        TestState::Unknown
+    }
+}
+
+impl Action {
+    /// Interrogative actions only ask the user; they never change the world.
+    pub fn is_interrogative(self) -> bool {
+        matches!(
+            self,
+            Action::AskClarification | Action::AskApproval | Action::Escalate
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for v in Verb::ALL {
+            assert_eq!(v.as_str().parse::<Verb>(), Ok(*v));
+        }
+        for a in Action::ALL {
+            assert_eq!(a.as_str().parse::<Action>(), Ok(*a));
+        }
+        let err = "yeet".parse::<Verb>().unwrap_err();
+        assert!(err.to_string().contains("expected one of: explain"));
+    }
+
+    #[test]
+    fn strategy_ranks_are_unique() {
+        let mut ranks: Vec<u8> = Strategy::ALL.iter().map(|s| s.rank()).collect();
+        ranks.sort();
+        ranks.dedup();
+        assert_eq!(ranks.len(), Strategy::ALL.len());
+        assert!(Strategy::Clarify.rank() > Strategy::TddRepairLoop.rank());
+        assert_eq!(Strategy::Idle.rank(), 1);
+    }
+
+    #[test]
+    fn every_verb_has_exactly_its_category() {
+        let queries: Vec<_> = Verb::ALL
+            .iter()
+            .filter(|v| v.category() == Category::Query)
+            .collect();
+        assert_eq!(queries.len(), 5);
+        assert_eq!(Verb::Search.category(), Category::Query);
+        assert_eq!(Verb::Delete.category(), Category::Mutation);
+    }
+}

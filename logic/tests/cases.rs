@@ -1,0 +1,127 @@
+//! Data-driven tests of every program: each `.case` file lists cases of base
+//! facts in and the exact set of atoms expected out, compared as sets. Every
+//! derived atom of every case must also have a well-founded explanation.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use nerd_logic::{
+    evaluate, parse_atom, Atom, ExplainedPremise, Explanation, Facts, Origin, PREDICATES,
+};
+
+struct Case {
+    name: String,
+    facts: Vec<Atom>,
+    expected: BTreeMap<String, BTreeSet<Atom>>,
+}
+
+fn parse_cases(file: &str, text: &str) -> Vec<Case> {
+    let mut cases: Vec<Case> = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (keyword, rest) = line.split_once(' ').unwrap_or((line, ""));
+        if keyword == "case" {
+            cases.push(Case {
+                name: rest.to_string(),
+                facts: vec![],
+                expected: BTreeMap::new(),
+            });
+            continue;
+        }
+        let case = cases
+            .last_mut()
+            .unwrap_or_else(|| panic!("{file}:{}: `{keyword}` before any case", n + 1));
+        let atom = || parse_atom(rest).unwrap_or_else(|e| panic!("{file}:{}: {e}", n + 1));
+        match keyword {
+            "fact" => case.facts.push(atom()),
+            "expect" => {
+                let a = atom();
+                case.expected
+                    .entry(a.predicate.clone())
+                    .or_default()
+                    .insert(a);
+            }
+            "none" => {
+                case.expected.entry(rest.to_string()).or_default();
+            }
+            other => panic!("{file}:{}: unknown keyword `{other}`", n + 1),
+        }
+    }
+    cases
+}
+
+/// Every leaf of an explanation is a base fact of the case.
+fn assert_grounded(e: &Explanation, facts: &BTreeSet<Atom>, context: &str) {
+    match e {
+        Explanation::Fact(a) => assert!(facts.contains(a), "{context}: leaf {a} is not a fact"),
+        Explanation::Derived { premises, .. } => {
+            for p in premises {
+                if let ExplainedPremise::Holds(inner) = p {
+                    assert_grounded(inner, facts, context);
+                }
+            }
+        }
+    }
+}
+
+fn run_file(file: &str, text: &str) {
+    let cases = parse_cases(file, text);
+    assert!(!cases.is_empty(), "{file} has no cases");
+    for case in cases {
+        let context = format!("{file}: {}", case.name);
+        let mut facts = Facts::with_default_policy();
+        for a in &case.facts {
+            facts
+                .assert_atom(a)
+                .unwrap_or_else(|e| panic!("{context}: {a}: {e}"));
+        }
+        let fixpoint = evaluate(facts);
+        for (predicate, expected) in &case.expected {
+            let actual: BTreeSet<Atom> = fixpoint
+                .atoms(predicate)
+                .unwrap_or_else(|e| panic!("{context}: {e}"))
+                .into_iter()
+                .collect();
+            assert_eq!(&actual, expected, "{context}: atoms of `{predicate}`");
+        }
+        let base: BTreeSet<Atom> = PREDICATES
+            .iter()
+            .filter(|p| p.origin != Origin::Derived)
+            .flat_map(|p| fixpoint.atoms(p.name).unwrap_or_default())
+            .collect();
+        let mut derived = fixpoint.derived_atoms();
+        derived.extend(fixpoint.atoms("depends_on").unwrap_or_default());
+        for atom in &derived {
+            let explanation = fixpoint
+                .explain(atom)
+                .unwrap_or_else(|e| panic!("{context}: cannot explain {atom}: {e}"));
+            assert_eq!(explanation.atom(), atom);
+            assert_grounded(&explanation, &base, &context);
+        }
+    }
+}
+
+#[test]
+fn impact_cases() {
+    run_file("impact.case", include_str!("cases/impact.case"));
+}
+
+#[test]
+fn clarification_cases() {
+    run_file(
+        "clarification.case",
+        include_str!("cases/clarification.case"),
+    );
+}
+
+#[test]
+fn strategy_cases() {
+    run_file("strategy.case", include_str!("cases/strategy.case"));
+}
+
+#[test]
+fn commit_gate_cases() {
+    run_file("commit_gate.case", include_str!("cases/commit_gate.case"));
+}

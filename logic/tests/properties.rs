@@ -1,0 +1,252 @@
+//! Properties the kernel must keep for every input, checked exhaustively or
+//! over many generated fact bases: one active strategy, interrogative-only
+//! actions under clarification, termination of the repair loop, the linear
+//! `impacted` rules agreeing with the closure definition, determinism, and a
+//! parse boundary that refuses derived predicates.
+
+use std::collections::BTreeSet;
+
+use nerd_logic::vocab::{Action, Category, ContextHint, Strategy, TestState, Verb};
+use nerd_logic::{evaluate, parse_atom, AssertError, Atom, Facts, Term};
+
+fn next_actions(facts: Facts) -> (Vec<Atom>, Vec<Atom>) {
+    let fixpoint = evaluate(facts);
+    (
+        fixpoint.atoms("strategy").unwrap(),
+        fixpoint.atoms("next_action").unwrap(),
+    )
+}
+
+fn action_of(atom: &Atom) -> Action {
+    match &atom.args[0] {
+        Term::Str(s) => s.parse().unwrap(),
+        other => panic!("unexpected {other}"),
+    }
+}
+
+#[test]
+fn exactly_one_strategy_and_interrogative_only_under_clarification() {
+    let mut verbs: Vec<Option<Verb>> = vec![None];
+    verbs.extend(Verb::ALL.iter().copied().map(Some));
+    let mut checked = 0;
+    for &first in &verbs {
+        for &second in &verbs {
+            for clarify in [false, true] {
+                for &state in TestState::ALL {
+                    for (pending, retry) in [(false, 0), (true, 1), (false, 3), (true, 3)] {
+                        for (broad, empty) in [(false, false), (true, true)] {
+                            let mut f = Facts::with_default_policy();
+                            for (i, verb) in [first, second].into_iter().enumerate() {
+                                if let Some(v) = verb {
+                                    let (id, target, none) =
+                                        (f.sym(&format!("i{i}")), f.sym("x"), f.sym(""));
+                                    f.user_intent.push((id, v.category(), v, target, none));
+                                    if broad {
+                                        f.context_hint.push((id, ContextHint::Broad));
+                                    }
+                                }
+                            }
+                            if clarify {
+                                let (m, c, h) = (f.sym("target"), f.sym("it"), f.sym("?"));
+                                f.ambiguity_flag.push((m, c, h));
+                            }
+                            f.test_state = state;
+                            f.pending_patch = pending;
+                            f.retry_count = retry;
+                            f.workspace_empty = empty;
+                            let (strategies, actions) = next_actions(f);
+                            assert_eq!(strategies.len(), 1, "{first:?} {second:?}: {strategies:?}");
+                            assert!(
+                                actions.len() <= 1,
+                                "{first:?} {second:?} {state:?}: {actions:?}"
+                            );
+                            if clarify {
+                                assert!(
+                                    actions.iter().all(|a| action_of(a).is_interrogative()),
+                                    "{actions:?}"
+                                );
+                            }
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 10_000);
+}
+
+/// Drives the TDD state machine with a world where a patch fixes the tests
+/// only on attempt `fixes_on` (never, if `None`), and returns the trace.
+fn drive(budget: u32, fixes_on: Option<u32>) -> Vec<Action> {
+    let mut state = TestState::Unknown;
+    let (mut retry, mut pending) = (0u32, false);
+    let mut trace = Vec::new();
+    for _ in 0..100 {
+        let mut f = Facts::with_default_policy();
+        let (id, t, none) = (f.sym("i"), f.sym("tests"), f.sym(""));
+        f.user_intent
+            .push((id, Category::Mutation, Verb::Fix, t, none));
+        f.retry_budget = budget;
+        f.retry_count = retry;
+        f.test_state = state;
+        f.pending_patch = pending;
+        let (_, actions) = next_actions(f);
+        assert_eq!(actions.len(), 1, "exactly one next action in {state:?}");
+        let action = action_of(&actions[0]);
+        trace.push(action);
+        match action {
+            Action::RunTests => {
+                state = if fixes_on.is_some_and(|k| retry >= k) {
+                    TestState::Passing
+                } else {
+                    TestState::Failing
+                }
+            }
+            Action::ProposePatch => pending = true,
+            Action::ApplyPatch => {
+                pending = false;
+                retry += 1;
+                state = TestState::Unknown;
+            }
+            Action::Escalate | Action::ReportSuccess => return trace,
+            other => panic!("unexpected action {other}"),
+        }
+    }
+    panic!("the repair loop did not terminate: {trace:?}");
+}
+
+#[test]
+fn repair_loop_escalates_after_the_budget() {
+    for budget in 0..6 {
+        let trace = drive(budget, None);
+        assert_eq!(trace.last(), Some(&Action::Escalate));
+        let patches = trace.iter().filter(|a| **a == Action::ApplyPatch).count();
+        assert_eq!(patches as u32, budget, "{trace:?}");
+    }
+}
+
+#[test]
+fn repair_loop_reports_success_when_a_patch_works() {
+    let trace = drive(3, Some(2));
+    assert_eq!(trace.last(), Some(&Action::ReportSuccess));
+    assert_eq!(
+        trace.iter().filter(|a| **a == Action::ApplyPatch).count(),
+        2
+    );
+}
+
+/// A small deterministic generator so failures reproduce.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, bound: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % bound
+    }
+}
+
+fn random_graph(seed: u64) -> Facts {
+    let mut rng = Lcg(seed);
+    let mut f = Facts::with_default_policy();
+    let nodes = 2 + rng.next(30);
+    let path = f.sym("g.rs");
+    for _ in 0..rng.next(nodes * 3) {
+        let (a, b) = (rng.next(nodes), rng.next(nodes));
+        let (a, b) = (f.sym(&format!("n{a}")), f.sym(&format!("n{b}")));
+        f.calls.push((a, b, path, 1));
+    }
+    for _ in 0..rng.next(4) {
+        let m = f.sym(&format!("n{}", rng.next(nodes)));
+        f.modified.push(m);
+    }
+    f
+}
+
+#[test]
+fn impacted_agrees_with_the_closure_definition() {
+    for seed in 0..300 {
+        let fixpoint = evaluate(random_graph(seed));
+        let modified: BTreeSet<Term> = fixpoint
+            .atoms("modified")
+            .unwrap()
+            .into_iter()
+            .map(|a| a.args[0].clone())
+            .collect();
+        let mut expected = modified.clone();
+        for d in fixpoint.atoms("depends_on").unwrap() {
+            if modified.contains(&d.args[1]) {
+                expected.insert(d.args[0].clone());
+            }
+        }
+        let actual: BTreeSet<Term> = fixpoint
+            .atoms("impacted")
+            .unwrap()
+            .into_iter()
+            .map(|a| a.args[0].clone())
+            .collect();
+        assert_eq!(actual, expected, "seed {seed}");
+    }
+}
+
+#[test]
+fn evaluation_is_deterministic_whatever_the_fact_order() {
+    for seed in 0..50 {
+        let forward = random_graph(seed);
+        let mut backward = Facts::with_default_policy();
+        // Re-intern in reverse so ids and insertion order both differ.
+        for &(a, b, p, l) in forward.calls.iter().rev() {
+            let s = &forward.symbols;
+            let (a, b, p) = (
+                backward.sym(s.resolve(a)),
+                backward.sym(s.resolve(b)),
+                backward.sym(s.resolve(p)),
+            );
+            backward.calls.push((a, b, p, l));
+        }
+        for &m in forward.modified.iter().rev() {
+            let m = backward.sym(forward.symbols.resolve(m));
+            backward.modified.push(m);
+        }
+        assert_eq!(
+            evaluate(forward).derived_atoms(),
+            evaluate(backward).derived_atoms(),
+            "seed {seed}"
+        );
+    }
+}
+
+#[test]
+fn the_parse_boundary_refuses_derived_and_ill_typed_atoms() {
+    let mut f = Facts::default();
+    let cases = [
+        ("impacted(\"x\")", "derived"),
+        ("next_action(\"run_tests\")", "derived"),
+        ("strategy(\"refactor\")", "derived"),
+        ("permitted(\"rm -rf /\")", "unknown"),
+        ("modified(\"a\", \"b\")", "arity"),
+        (
+            "user_intent(\"i\", \"query\", \"yeet\", \"t\", \"\")",
+            "verb",
+        ),
+        ("diagnostic(\"fatal\", \"a\", 1, \"c\", \"m\")", "severity"),
+        ("calls(\"a\", \"b\", \"p\", -1)", "range"),
+        ("focus_resolution(\"r\", \"p\", \"s\", 7)", "ratio"),
+    ];
+    for (text, why) in cases {
+        let atom = parse_atom(text).unwrap();
+        let err = f.assert_atom(&atom).expect_err(text);
+        let matches = match why {
+            "derived" => matches!(err, AssertError::Derived(_)),
+            "unknown" => matches!(err, AssertError::UnknownPredicate(_)),
+            "arity" => matches!(err, AssertError::Arity { .. }),
+            _ => matches!(err, AssertError::BadArgument { .. }),
+        };
+        assert!(matches, "{text}: {err}");
+    }
+    assert!(f.calls.is_empty() && f.modified.is_empty() && f.user_intent.is_empty());
+    assert_eq!(evaluate(f).strategy(), Strategy::Idle);
+}
