@@ -1,1 +1,12 @@
+//! nerd: a logic-first coding agent. This crate is the runtime around the
+//! pure kernel in `nerd-logic`: it projects the world into facts, stores
+//! them, evaluates the kernel and presents its answers. It is the only place
+//! with side effects.
 
+pub mod cli;
+pub mod error;
+pub mod index;
+pub mod kernel;
+pub mod store;
+pub mod watch;
+pub mod world;

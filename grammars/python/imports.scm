@@ -1,0 +1,2 @@
+(import_statement) @import
+(import_from_statement) @import

@@ -1,0 +1,23 @@
+; TypeScript and TSX definitions. Tests are `it`/`test` calls named by their first argument.
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+(function_signature name: (identifier) @name) @definition.function
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(class_declaration name: (type_identifier) @name) @definition.class
+(abstract_class_declaration name: (type_identifier) @name) @definition.class
+(method_definition name: [(property_identifier) (private_property_identifier) (string) (computed_property_name)] @name) @definition.method
+(method_signature name: [(property_identifier) (private_property_identifier) (string) (computed_property_name)] @name) @definition.method
+(abstract_method_signature name: [(property_identifier) (private_property_identifier) (string) (computed_property_name)] @name) @definition.method
+(interface_declaration name: (type_identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(type_alias_declaration name: (type_identifier) @name) @definition.type
+(internal_module name: [(identifier) (nested_identifier) (string)] @name) @definition.module
+(module name: [(identifier) (nested_identifier) (string)] @name) @definition.module
+(program (lexical_declaration (variable_declarator name: (identifier) @name) @definition.const))
+(program (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name) @definition.const)))
+(call_expression
+  function: (identifier) @_test
+  arguments: (arguments . [(string (string_fragment) @name) (template_string) @name])
+  (#match? @_test "^(it|test)$")) @definition.test

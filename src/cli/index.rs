@@ -1,0 +1,102 @@
+//! `nerd index`: refresh the projection, print counts and what the kernel derives.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use crate::error::{exit, NerdError};
+use crate::index::index;
+use crate::kernel;
+use crate::store::Store;
+
+pub fn run(root: &Path, json: bool) -> Result<i32, NerdError> {
+    let mut store = Store::open(root)?;
+    let bar = (std::io::stderr().is_terminal() && !json).then(|| {
+        let bar = ProgressBar::hidden();
+        if let Ok(style) = ProgressStyle::with_template(
+            "{spinner} indexing {pos}/{len} files {wide_bar} {elapsed}",
+        ) {
+            bar.set_style(style);
+        }
+        bar
+    });
+    let progress = |done: u64, total: u64| {
+        if let Some(bar) = &bar {
+            if done == 1 && total > 200 {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            }
+            bar.set_length(total);
+            bar.set_position(done);
+        }
+    };
+    let report = index(root, &mut store, &progress)?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let fixpoint = kernel::load(root, &store)?.evaluate();
+    let count = |p: &str| fixpoint.atoms(p).map_or(0, |a| a.len());
+    let mut out = std::io::stdout().lock();
+    if json {
+        let value = json!({
+            "root": root.display().to_string(),
+            "files": report.files,
+            "parsed": report.parsed,
+            "removed": report.removed,
+            "symbols": report.symbols,
+            "calls": report.calls,
+            "unresolved_calls": report.unresolved_calls,
+            "parse_errors": report.parse_errors,
+            "problems": report.problems.iter().map(|p| json!({"path": p.path, "message": p.message})).collect::<Vec<_>>(),
+            "elapsed_ms": report.elapsed.as_secs_f64() * 1000.0,
+            "kernel": {
+                "strategy": fixpoint.strategy().as_str(),
+                "modified": count("modified"),
+                "impacted": count("impacted"),
+                "needs_testing": count("needs_testing"),
+                "unsafe_to_refactor": count("unsafe_to_refactor"),
+                "block_commit": count("block_commit"),
+            },
+        });
+        writeln!(out, "{value}")?;
+        return Ok(exit::SUCCESS);
+    }
+    writeln!(
+        out,
+        "indexed {}: {} files ({} parsed, {} removed), {} symbols, {} call edges ({} unresolved calls), {} parse errors in {:.0} ms",
+        root.display(),
+        report.files,
+        report.parsed,
+        report.removed,
+        report.symbols,
+        report.calls,
+        report.unresolved_calls,
+        report.parse_errors,
+        report.elapsed.as_secs_f64() * 1000.0
+    )?;
+    writeln!(
+        out,
+        "kernel: strategy {}; {} modified, {} impacted, {} tests to run, {} unsafe to refactor, {} commit blockers",
+        fixpoint.strategy(),
+        count("modified"),
+        count("impacted"),
+        count("needs_testing"),
+        count("unsafe_to_refactor"),
+        count("block_commit")
+    )?;
+    for p in report.problems.iter().take(10) {
+        eprintln!(
+            "warning: {}: {}",
+            if p.path.is_empty() { "(walk)" } else { &p.path },
+            p.message
+        );
+    }
+    if report.problems.len() > 10 {
+        eprintln!(
+            "warning: {} more unreadable entries",
+            report.problems.len() - 10
+        );
+    }
+    Ok(exit::SUCCESS)
+}

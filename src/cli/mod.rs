@@ -1,0 +1,113 @@
+//! The `nerd` command line: argument parsing, workspace discovery and
+//! dispatch to one function per command. Knows nothing about rules or storage
+//! beyond the calls each command makes.
+
+mod index;
+mod output;
+mod query;
+mod watch;
+mod why;
+
+use std::path::{Path, PathBuf};
+
+use clap::{Parser, Subcommand};
+
+use crate::error::NerdError;
+
+/// A logic-first coding agent: a Datalog kernel decides, a model only transduces.
+#[derive(Parser, Debug)]
+#[command(name = "nerd", version, about, long_about = None)]
+pub struct Cli {
+    /// The workspace (default: the nearest ancestor with .nerd/ or .git/, else the current directory).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub repo: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Project the workspace into facts (incremental) and print counts.
+    Index {
+        /// The workspace to index (overrides --repo).
+        path: Option<PathBuf>,
+        /// Print the report as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print every atom of a predicate; with no predicate, list them all.
+    Query {
+        predicate: Option<String>,
+        /// One JSON object per line: {"predicate": ..., "args": [...]}.
+        #[arg(long)]
+        json: bool,
+        /// Answer from the stored index without refreshing it first.
+        #[arg(long)]
+        no_refresh: bool,
+    },
+    /// Explain a derived atom down to base facts (exit 1 if it does not hold).
+    Why {
+        /// The atom, e.g. 'impacted("src/lib.rs#parse")'.
+        atom: String,
+        /// Print the derivation tree as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Answer from the stored index without refreshing it first.
+        #[arg(long)]
+        no_refresh: bool,
+    },
+    /// Keep the index live and print derived atoms as they appear and disappear.
+    Watch {
+        /// Print JSON lines instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Quiet period before a burst of file events is processed.
+        #[arg(long, default_value_t = 50, value_name = "MS")]
+        debounce_ms: u64,
+    },
+}
+
+/// Finds the workspace root for commands that do not name one.
+pub fn discover_root(explicit: Option<&Path>) -> Result<PathBuf, NerdError> {
+    if let Some(p) = explicit {
+        return p
+            .canonicalize()
+            .map_err(|e| NerdError::Usage(format!("cannot use workspace {}: {e}", p.display())));
+    }
+    let cwd = std::env::current_dir()
+        .map_err(|e| NerdError::Usage(format!("no current directory: {e}")))?;
+    let found = cwd
+        .ancestors()
+        .find(|d| d.join(".nerd").is_dir() || d.join(".git").exists());
+    Ok(found.unwrap_or(&cwd).to_path_buf())
+}
+
+/// Runs one parsed command line.
+pub fn run(cli: Cli) -> Result<i32, NerdError> {
+    match cli.command {
+        Command::Index { path, json } => {
+            let root = discover_root(path.as_deref().or(cli.repo.as_deref()))?;
+            index::run(&root, json)
+        }
+        Command::Query {
+            predicate,
+            json,
+            no_refresh,
+        } => {
+            let root = discover_root(cli.repo.as_deref())?;
+            query::run(&root, predicate.as_deref(), json, !no_refresh)
+        }
+        Command::Why {
+            atom,
+            json,
+            no_refresh,
+        } => {
+            let root = discover_root(cli.repo.as_deref())?;
+            why::run(&root, &atom, json, !no_refresh)
+        }
+        Command::Watch { json, debounce_ms } => {
+            let root = discover_root(cli.repo.as_deref())?;
+            watch::run(&root, json, debounce_ms)
+        }
+    }
+}

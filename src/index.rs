@@ -1,0 +1,236 @@
+//! `nerd index`: brings the stored world up to date with the workspace.
+//! Incremental: a file whose size and mtime are unchanged is not read, a file
+//! whose hash is unchanged is not re-parsed, deleted files lose their facts,
+//! and resolution is recomputed only when something changed.
+//! Knows nothing about the kernel's rules.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use crate::store::{FileChange, FileRecord, Store, StoreError};
+use crate::world::lang::{lang_label, GrammarError, Lang};
+use crate::world::project::{project_file, FileProjection};
+use crate::world::resolve::{resolve, FileView};
+use crate::world::walk::{walk, WalkProblem, Walked};
+
+/// Files larger than this are recorded but not parsed.
+pub const MAX_PARSE_BYTES: i64 = 8 * 1024 * 1024;
+/// Files modified this close to the previous index run are re-hashed even
+/// when their size and mtime match: the filesystem clock may not have ticked.
+const RACY_WINDOW_NS: i64 = 2_000_000_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("{0} is not a directory")]
+    NotADirectory(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Grammar(#[from] GrammarError),
+}
+
+/// What one index run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IndexReport {
+    pub files: usize,
+    /// Files (re)parsed in this run.
+    pub parsed: usize,
+    pub removed: usize,
+    pub symbols: i64,
+    pub calls: i64,
+    pub unresolved_calls: i64,
+    pub parse_errors: i64,
+    /// Files the walk or a read could not handle.
+    pub problems: Vec<WalkProblem>,
+    pub elapsed: Duration,
+}
+
+/// Hashes and, for projected languages, projects one file.
+pub fn read_and_project(
+    root: &Path,
+    w: &Walked,
+) -> Result<(FileRecord, Option<FileProjection>), WalkProblem> {
+    let bytes = std::fs::read(root.join(&w.path)).map_err(|e| WalkProblem {
+        path: w.path.clone(),
+        message: e.to_string(),
+    })?;
+    let sha256 = hex(&Sha256::digest(&bytes));
+    let lang = Lang::of_path(&w.path);
+    let record = FileRecord {
+        path: w.path.clone(),
+        sha256,
+        lang: lang_label(&w.path).to_string(),
+        mtime_ns: w.mtime_ns,
+        size: bytes.len() as i64,
+        is_test: lang.is_some_and(|l| l.is_test_path(&w.path)),
+    };
+    let projection = match lang {
+        Some(_) if record.size > MAX_PARSE_BYTES => Some(FileProjection {
+            parse_error: Some((
+                1,
+                format!("not parsed: larger than {} MiB", MAX_PARSE_BYTES >> 20),
+            )),
+            ..Default::default()
+        }),
+        Some(lang) => Some(
+            project_file(lang, &w.path, &bytes).map_err(|e| WalkProblem {
+                path: w.path.clone(),
+                message: e.to_string(),
+            })?,
+        ),
+        None => None,
+    };
+    Ok((record, projection))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(DIGITS[(b >> 4) as usize] as char);
+        s.push(DIGITS[(b & 15) as usize] as char);
+    }
+    s
+}
+
+fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
+/// Indexes the workspace at `root` into `store`. `progress` is told about each file read.
+pub fn index(
+    root: &Path,
+    store: &mut Store,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<IndexReport, IndexError> {
+    let started = Instant::now();
+    if !root.is_dir() {
+        return Err(IndexError::NotADirectory(root.display().to_string()));
+    }
+    let run_started_ns = now_ns();
+    let previous_run_ns: i64 = store
+        .meta("last_index_started_ns")?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let (walked, mut problems) = walk(root);
+    let known = store.files()?;
+
+    // Only files whose stat changed, or that are racily clean, are read.
+    let to_read: Vec<&Walked> = walked
+        .iter()
+        .filter(|w| match known.get(&w.path) {
+            None => true,
+            Some(k) => {
+                k.size != w.size
+                    || k.mtime_ns != w.mtime_ns
+                    || k.mtime_ns + RACY_WINDOW_NS >= previous_run_ns
+            }
+        })
+        .collect();
+    let total = to_read.len() as u64;
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let results: Vec<Result<(FileRecord, Option<FileProjection>), WalkProblem>> = to_read
+        .par_iter()
+        .map(|w| {
+            let r = read_and_project(root, w);
+            progress(
+                done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
+                total,
+            );
+            r
+        })
+        .collect();
+
+    let mut changes = Vec::new();
+    let mut parsed = 0;
+    for result in results {
+        match result {
+            Ok((record, projection)) => match known.get(&record.path) {
+                Some(k) if k.sha256 == record.sha256 => {
+                    if k.mtime_ns != record.mtime_ns {
+                        changes.push(FileChange::Touch {
+                            path: record.path,
+                            mtime_ns: record.mtime_ns,
+                        });
+                    }
+                }
+                _ => {
+                    parsed += usize::from(projection.is_some());
+                    changes.push(FileChange::Upsert { record, projection });
+                }
+            },
+            Err(problem) => problems.push(problem),
+        }
+    }
+    let present: HashSet<&str> = walked.iter().map(|w| w.path.as_str()).collect();
+    let mut removed = 0;
+    for path in known.keys().filter(|p| !present.contains(p.as_str())) {
+        changes.push(FileChange::Remove { path: path.clone() });
+        removed += 1;
+    }
+
+    let world_changed = changes
+        .iter()
+        .any(|c| !matches!(c, FileChange::Touch { .. }));
+    let resolution = if world_changed {
+        // Unchanged files come from the store, changed ones from memory.
+        let fresh: Vec<(&str, Lang, &FileProjection)> = changes
+            .iter()
+            .filter_map(|c| match c {
+                FileChange::Upsert {
+                    record,
+                    projection: Some(p),
+                } => Lang::from_name(&record.lang).map(|l| (record.path.as_str(), l, p)),
+                _ => None,
+            })
+            .collect();
+        let touched: HashSet<&str> = changes
+            .iter()
+            .filter_map(|c| match c {
+                FileChange::Upsert { record, .. } => Some(record.path.as_str()),
+                FileChange::Remove { path } => Some(path.as_str()),
+                FileChange::Touch { .. } => None,
+            })
+            .collect();
+        let stored = store.projections(&|p| touched.contains(p))?;
+        let mut views: Vec<FileView> = stored
+            .iter()
+            .map(|(p, l, proj)| FileView {
+                path: p,
+                lang: *l,
+                projection: proj,
+            })
+            .collect();
+        views.extend(fresh.into_iter().map(|(p, l, proj)| FileView {
+            path: p,
+            lang: l,
+            projection: proj,
+        }));
+        views.sort_by(|a, b| a.path.cmp(b.path));
+        Some(resolve(&views))
+    } else {
+        None
+    };
+    if !changes.is_empty() || resolution.is_some() {
+        store.apply(&changes, resolution.as_ref())?;
+    }
+    store.set_meta("last_index_started_ns", &run_started_ns.to_string())?;
+    let [files, symbols, calls, unresolved_calls, parse_errors] = store.counts()?;
+    Ok(IndexReport {
+        files: files as usize,
+        parsed,
+        removed,
+        symbols,
+        calls,
+        unresolved_calls,
+        parse_errors,
+        problems,
+        elapsed: started.elapsed(),
+    })
+}

@@ -1,0 +1,156 @@
+//! Glue between the world and the logic: builds one `Facts` from file
+//! records, projections, resolution and git state (the only builder, used by
+//! every command and by `nerd watch`), then evaluates the programs.
+//! Knows nothing about how the world was gathered or stored.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::Path;
+
+use nerd_logic::{evaluate, Facts, FileFact, Fixpoint, SymbolFact};
+
+use crate::store::{FileRecord, Store, StoreError};
+use crate::world::git::{self, GitState};
+use crate::world::lang::Lang;
+use crate::world::project::FileProjection;
+use crate::world::resolve::Resolution;
+
+/// Everything the world contributes to one evaluation.
+pub struct World<'a> {
+    pub files: &'a [FileRecord],
+    /// Projection by path.
+    pub projections: &'a BTreeMap<String, (Lang, FileProjection)>,
+    pub resolution: &'a Resolution,
+    /// Changed line ranges by path (empty: the whole file), from git and from watching.
+    pub modified: &'a BTreeMap<String, Vec<(u32, u32)>>,
+    /// Paths changed while watching, whatever git says.
+    pub changed_paths: &'a BTreeSet<String>,
+    /// Symbols changed while watching, whatever git says.
+    pub modified_symbols: &'a HashSet<String>,
+    pub staged: &'a [String],
+}
+
+/// Builds the fact base of one evaluation, with the default policy.
+pub fn world_facts(w: &World<'_>) -> Facts {
+    let mut f = Facts::with_default_policy();
+    let mut has_source = false;
+    for r in w.files {
+        let fact = FileFact {
+            path: f.sym(&r.path),
+            sha256: f.sym(&r.sha256),
+            lang: f.sym(&r.lang),
+            mtime: r.mtime_ns,
+            size: r.size,
+            is_test: r.is_test,
+        };
+        f.file.push(fact);
+        has_source |= Lang::from_name(&r.lang).is_some();
+    }
+    f.workspace_empty = !has_source;
+    for (path, (_, p)) in w.projections {
+        let path_sym = f.sym(path);
+        let ranges = w.modified.get(path);
+        for s in &p.symbols {
+            let fact = SymbolFact {
+                id: f.sym(&s.id),
+                kind: s.kind,
+                visibility: s.visibility,
+                path: path_sym,
+                line: s.line,
+                end_line: s.end_line,
+                signature: f.sym(&s.signature),
+            };
+            f.defines.push((path_sym, fact.id));
+            let touched = match ranges {
+                Some(r) if r.is_empty() => true,
+                Some(r) => r.iter().any(|&(lo, hi)| lo <= s.end_line && s.line <= hi),
+                None => false,
+            };
+            if touched || w.modified_symbols.contains(&s.id) {
+                f.modified.push(fact.id);
+            }
+            f.symbol.push(fact);
+        }
+        for i in &p.imports {
+            let row = (path_sym, f.sym(&i.module));
+            f.imports.push(row);
+        }
+        if let Some((line, message)) = &p.parse_error {
+            let row = (path_sym, *line, f.sym(message));
+            f.parse_error.push(row);
+        }
+        for (start, end, first) in &p.chunks {
+            let row = (path_sym, *start, *end, f.sym(first));
+            f.chunk.push(row);
+        }
+    }
+    f.imports.sort_unstable();
+    f.imports.dedup();
+    for path in w.modified.keys().chain(w.changed_paths) {
+        let m = f.sym(path);
+        f.modified.push(m);
+    }
+    f.modified.sort_unstable();
+    f.modified.dedup();
+    for path in w.staged {
+        let s = f.sym(path);
+        f.staged.push(s);
+    }
+    for (a, b, p, l) in &w.resolution.calls {
+        let row = (f.sym(a), f.sym(b), f.sym(p), *l);
+        f.calls.push(row);
+    }
+    for (a, n, p, l) in &w.resolution.unresolved {
+        let row = (f.sym(a), f.sym(n), f.sym(p), *l);
+        f.unresolved_call.push(row);
+    }
+    for (t, s) in &w.resolution.test_of {
+        let row = (f.sym(t), f.sym(s));
+        f.test_of.push(row);
+    }
+    f
+}
+
+/// The stored world of a workspace, loaded once.
+pub struct Loaded {
+    pub files: Vec<FileRecord>,
+    pub projections: BTreeMap<String, (Lang, FileProjection)>,
+    pub resolution: Resolution,
+    pub git: GitState,
+}
+
+/// Loads the stored world and the current git state.
+pub fn load(root: &Path, store: &Store) -> Result<Loaded, StoreError> {
+    let mut files: Vec<FileRecord> = store.files()?.into_values().collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let projections = store
+        .projections(&|_| false)?
+        .into_iter()
+        .map(|(p, l, proj)| (p, (l, proj)))
+        .collect();
+    let resolution = store.resolution()?;
+    let git = git::state(root).unwrap_or_default();
+    Ok(Loaded {
+        files,
+        projections,
+        resolution,
+        git,
+    })
+}
+
+impl Loaded {
+    pub fn facts(&self) -> Facts {
+        world_facts(&World {
+            files: &self.files,
+            projections: &self.projections,
+            resolution: &self.resolution,
+            modified: &self.git.modified,
+            changed_paths: &BTreeSet::new(),
+            modified_symbols: &HashSet::new(),
+            staged: &self.git.staged,
+        })
+    }
+
+    pub fn evaluate(&self) -> Fixpoint {
+        evaluate(self.facts())
+    }
+}

@@ -1,0 +1,393 @@
+//! The world database (`.nerd/nerd.db`, SQLite in WAL mode): per-file
+//! projections, resolution output, and loading it all back as kernel facts.
+//! Every write is one transaction, so a failure never leaves half a change.
+//! Knows nothing about tree-sitter or the programs that read the facts.
+
+mod migrations;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::world::imports::Import;
+use crate::world::lang::Lang;
+use crate::world::project::{FileProjection, ProjectedSymbol, RawCall};
+use crate::world::resolve::Resolution;
+
+/// A storage failure, with the database path where it helps.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot create {path}: {source}")]
+    CreateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot open the database {path}: {source}")]
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("migration {name} failed: {source}")]
+    Migration {
+        name: &'static str,
+        source: rusqlite::Error,
+    },
+    #[error("the database has schema version {found}, newer than this nerd knows ({known}); upgrade nerd")]
+    TooNew { found: i64, known: i64 },
+    #[error("the database holds an invalid value: {0}")]
+    Corrupt(String),
+    #[error(transparent)]
+    Sql(#[from] rusqlite::Error),
+}
+
+/// What the index knows of a file without reading it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileRecord {
+    pub path: String,
+    pub sha256: String,
+    pub lang: String,
+    pub mtime_ns: i64,
+    pub size: i64,
+    pub is_test: bool,
+}
+
+/// One change to the stored world.
+pub enum FileChange {
+    /// A new or changed file and, for projected languages, its projection.
+    Upsert {
+        record: FileRecord,
+        projection: Option<FileProjection>,
+    },
+    /// Same content, new modification time.
+    Touch { path: String, mtime_ns: i64 },
+    /// The file is gone.
+    Remove { path: String },
+}
+
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating if needed) `<root>/.nerd/nerd.db` and migrates it.
+    pub fn open(root: &Path) -> Result<Store, StoreError> {
+        let dir = root.join(".nerd");
+        std::fs::create_dir_all(&dir).map_err(|source| StoreError::CreateDir {
+            path: dir.clone(),
+            source,
+        })?;
+        Store::open_file(&dir.join("nerd.db"))
+    }
+
+    pub fn open_file(path: &Path) -> Result<Store, StoreError> {
+        let open_err = |source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut conn = Connection::open(path).map_err(open_err)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(open_err)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(open_err)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(open_err)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(open_err)?;
+        migrations::migrate(&mut conn)?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()?)
+    }
+
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.conn.execute("INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2", [key, value])?;
+        Ok(())
+    }
+
+    /// Every indexed file, by path.
+    pub fn files(&self) -> Result<HashMap<String, FileRecord>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path, sha256, lang, mtime_ns, size, is_test FROM file")?;
+        let rows = stmt.query_map([], |r| {
+            Ok(FileRecord {
+                path: r.get(0)?,
+                sha256: r.get(1)?,
+                lang: r.get(2)?,
+                mtime_ns: r.get(3)?,
+                size: r.get(4)?,
+                is_test: r.get(5)?,
+            })
+        })?;
+        let mut out = HashMap::new();
+        for row in rows {
+            let row = row?;
+            out.insert(row.path.clone(), row);
+        }
+        Ok(out)
+    }
+
+    /// Applies file changes and, when given, replaces the resolution output; all or nothing.
+    pub fn apply(
+        &mut self,
+        changes: &[FileChange],
+        resolution: Option<&Resolution>,
+    ) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut remove = tx.prepare_cached("DELETE FROM file WHERE path = ?1")?;
+            let mut touch = tx.prepare_cached("UPDATE file SET mtime_ns = ?2 WHERE path = ?1")?;
+            let mut file = tx.prepare_cached(
+                "INSERT INTO file(path, sha256, lang, mtime_ns, size, is_test) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            let mut symbol = tx.prepare_cached(
+                "INSERT OR REPLACE INTO symbol(id, path, name, kind, visibility, line, end_line, signature, body_hash, depth)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )?;
+            let mut call = tx.prepare_cached("INSERT INTO raw_call(path, caller, name, qualifier, line) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+            let mut import =
+                tx.prepare_cached("INSERT INTO import_binding(path, module, name, binding, line) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+            let mut parse_error = tx.prepare_cached(
+                "INSERT INTO parse_error(path, line, message) VALUES (?1, ?2, ?3)",
+            )?;
+            let mut chunk = tx.prepare_cached(
+                "INSERT INTO chunk(path, start_line, end_line, symbol) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for change in changes {
+                match change {
+                    FileChange::Remove { path } => {
+                        remove.execute([path])?;
+                    }
+                    FileChange::Touch { path, mtime_ns } => {
+                        touch.execute(params![path, mtime_ns])?;
+                    }
+                    FileChange::Upsert {
+                        record: r,
+                        projection,
+                    } => {
+                        remove.execute([&r.path])?;
+                        file.execute(params![
+                            r.path, r.sha256, r.lang, r.mtime_ns, r.size, r.is_test
+                        ])?;
+                        let Some(p) = projection else { continue };
+                        for s in &p.symbols {
+                            symbol.execute(params![
+                                s.id,
+                                r.path,
+                                s.name,
+                                s.kind.as_str(),
+                                s.visibility.as_str(),
+                                s.line,
+                                s.end_line,
+                                s.signature,
+                                s.body_hash as i64,
+                                s.depth
+                            ])?;
+                        }
+                        for c in &p.calls {
+                            call.execute(params![r.path, c.caller, c.name, c.qualifier, c.line])?;
+                        }
+                        for i in &p.imports {
+                            import.execute(params![r.path, i.module, i.name, i.binding, i.line])?;
+                        }
+                        if let Some((line, message)) = &p.parse_error {
+                            parse_error.execute(params![r.path, line, message])?;
+                        }
+                        for (start, end, first) in &p.chunks {
+                            chunk.execute(params![r.path, start, end, first])?;
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(res) = resolution {
+            tx.execute_batch(
+                "DELETE FROM call_edge; DELETE FROM unresolved_call; DELETE FROM test_of;",
+            )?;
+            let mut call = tx.prepare_cached(
+                "INSERT INTO call_edge(caller, callee, path, line) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (a, b, p, l) in &res.calls {
+                call.execute(params![a, b, p, l])?;
+            }
+            let mut unresolved = tx.prepare_cached(
+                "INSERT INTO unresolved_call(caller, name, path, line) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (a, n, p, l) in &res.unresolved {
+                unresolved.execute(params![a, n, p, l])?;
+            }
+            let mut test_of =
+                tx.prepare_cached("INSERT INTO test_of(test, symbol) VALUES (?1, ?2)")?;
+            for (t, s) in &res.test_of {
+                test_of.execute(params![t, s])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The stored projections of every projected file except those in `skip`.
+    pub fn projections(
+        &self,
+        skip: &dyn Fn(&str) -> bool,
+    ) -> Result<Vec<(String, Lang, FileProjection)>, StoreError> {
+        let mut by_path: HashMap<String, (Lang, FileProjection)> = HashMap::new();
+        let mut stmt = self.conn.prepare("SELECT path, lang FROM file")?;
+        for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+            let (path, lang) = row?;
+            if let Some(lang) = Lang::from_name(&lang) {
+                if !skip(&path) {
+                    by_path.insert(path, (lang, FileProjection::default()));
+                }
+            }
+        }
+        let mut stmt = self.conn.prepare(
+            "SELECT path, id, name, kind, visibility, line, end_line, signature, body_hash, depth FROM symbol ORDER BY rowid",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let path: String = r.get(0)?;
+            let Some((_, p)) = by_path.get_mut(&path) else {
+                continue;
+            };
+            p.symbols.push(ProjectedSymbol {
+                id: r.get(1)?,
+                name: r.get(2)?,
+                kind: parse_word(&r.get::<_, String>(3)?)?,
+                visibility: parse_word(&r.get::<_, String>(4)?)?,
+                line: r.get(5)?,
+                end_line: r.get(6)?,
+                signature: r.get(7)?,
+                body_hash: r.get::<_, i64>(8)? as u64,
+                depth: r.get(9)?,
+            });
+        }
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path, caller, name, qualifier, line FROM raw_call ORDER BY rowid")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let path: String = r.get(0)?;
+            let Some((_, p)) = by_path.get_mut(&path) else {
+                continue;
+            };
+            p.calls.push(RawCall {
+                caller: r.get(1)?,
+                name: r.get(2)?,
+                qualifier: r.get(3)?,
+                line: r.get(4)?,
+            });
+        }
+        let mut stmt = self.conn.prepare(
+            "SELECT path, module, name, binding, line FROM import_binding ORDER BY rowid",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let path: String = r.get(0)?;
+            let Some((_, p)) = by_path.get_mut(&path) else {
+                continue;
+            };
+            p.imports.push(Import {
+                module: r.get(1)?,
+                name: r.get(2)?,
+                binding: r.get(3)?,
+                line: r.get(4)?,
+            });
+        }
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path, line, message FROM parse_error")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let path: String = r.get(0)?;
+            let Some((_, p)) = by_path.get_mut(&path) else {
+                continue;
+            };
+            p.parse_error = Some((r.get(1)?, r.get(2)?));
+        }
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path, start_line, end_line, symbol FROM chunk ORDER BY rowid")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let path: String = r.get(0)?;
+            let Some((_, p)) = by_path.get_mut(&path) else {
+                continue;
+            };
+            p.chunks.push((r.get(1)?, r.get(2)?, r.get(3)?));
+        }
+        let mut out: Vec<(String, Lang, FileProjection)> =
+            by_path.into_iter().map(|(k, (l, p))| (k, l, p)).collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(out)
+    }
+
+    /// The stored resolution output.
+    pub fn resolution(&self) -> Result<Resolution, StoreError> {
+        let mut out = Resolution::default();
+        let mut stmt = self
+            .conn
+            .prepare("SELECT caller, callee, path, line FROM call_edge")?;
+        for row in stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))? {
+            out.calls.push(row?);
+        }
+        let mut stmt = self
+            .conn
+            .prepare("SELECT caller, name, path, line FROM unresolved_call")?;
+        for row in stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))? {
+            out.unresolved.push(row?);
+        }
+        let mut stmt = self.conn.prepare("SELECT test, symbol FROM test_of")?;
+        for row in stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))? {
+            out.test_of.push(row?);
+        }
+        Ok(out)
+    }
+
+    /// Counts rows of the main tables: files, symbols, resolved calls, unresolved calls, parse errors.
+    pub fn counts(&self) -> Result<[i64; 5], StoreError> {
+        let mut out = [0; 5];
+        for (i, table) in [
+            "file",
+            "symbol",
+            "call_edge",
+            "unresolved_call",
+            "parse_error",
+        ]
+        .iter()
+        .enumerate()
+        {
+            out[i] = self
+                .conn
+                .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
+        }
+        Ok(out)
+    }
+}
+
+fn parse_word<T: std::str::FromStr<Err = nerd_logic::vocab::UnknownWord>>(
+    s: &str,
+) -> Result<T, StoreError> {
+    s.parse::<T>()
+        .map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+impl From<rusqlite::types::FromSqlError> for StoreError {
+    fn from(e: rusqlite::types::FromSqlError) -> Self {
+        StoreError::Corrupt(e.to_string())
+    }
+}

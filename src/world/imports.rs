@@ -1,0 +1,357 @@
+//! Reads import statements into (module, imported name, local binding)
+//! triples, the input of call resolution. One small reader per language over
+//! the statement node the `imports.scm` query captured.
+//! Knows nothing about which files the modules live in.
+
+use tree_sitter::Node;
+
+use super::lang::Lang;
+
+/// One name an import statement brings into a file.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Import {
+    /// The module or package as written: `crate::a::b`, `github.com/x/y`, `.models`, `./util`.
+    pub module: String,
+    /// The item imported from the module, if one item is (`b` in `from a import b as c`).
+    pub name: Option<String>,
+    /// The local name the file uses for it (`c`), if any.
+    pub binding: Option<String>,
+    pub line: u32,
+}
+
+fn text<'s>(node: Node<'_>, source: &'s [u8]) -> &'s str {
+    std::str::from_utf8(&source[node.byte_range()]).unwrap_or("")
+}
+
+fn unquote(s: &str) -> String {
+    s.trim_matches(|c| c == '"' || c == '\'' || c == '`')
+        .to_string()
+}
+
+/// Reads the imports of one statement node.
+pub fn read(lang: Lang, node: Node<'_>, source: &[u8]) -> Vec<Import> {
+    let line = node.start_position().row as u32 + 1;
+    let mut out = Vec::new();
+    match lang {
+        Lang::Rust => rust(node, source, line, &mut out),
+        Lang::Go => go(node, source, line, &mut out),
+        Lang::Python => python(node, source, line, &mut out),
+        Lang::TypeScript | Lang::Tsx => typescript(node, source, line, &mut out),
+    }
+    out
+}
+
+fn rust(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {
+    if node.kind() == "extern_crate_declaration" {
+        if let Some(name) = node.child_by_field_name("name") {
+            let name = text(name, source).to_string();
+            let binding = node
+                .child_by_field_name("alias")
+                .map(|a| text(a, source).to_string())
+                .unwrap_or(name.clone());
+            out.push(Import {
+                module: name,
+                name: None,
+                binding: Some(binding),
+                line,
+            });
+        }
+        return;
+    }
+    let Some(arg) = node.child_by_field_name("argument") else {
+        return;
+    };
+    expand_use_tree("", &normalize_use_tree(text(arg, source)), line, out);
+}
+
+/// Collapses whitespace to single spaces, then drops the spaces next to punctuation,
+/// so `a :: { b ,\n c as d }` becomes `a::{b,c as d}`.
+fn normalize_use_tree(raw: &str) -> String {
+    let spaced = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+    let chars: Vec<char> = spaced.chars().collect();
+    let punct = |c: Option<&char>| matches!(c, Some(':' | '{' | '}' | ','));
+    let mut out = String::with_capacity(spaced.len());
+    for (i, c) in chars.iter().enumerate() {
+        if *c == ' '
+            && (punct(i.checked_sub(1).and_then(|j| chars.get(j))) || punct(chars.get(i + 1)))
+        {
+            continue;
+        }
+        out.push(*c);
+    }
+    out
+}
+
+/// Expands `a::{b, c::d as e, f::*}` into one import per leaf.
+fn expand_use_tree(prefix: &str, tree: &str, line: u32, out: &mut Vec<Import>) {
+    let join = |a: &str, b: &str| {
+        if a.is_empty() {
+            b.to_string()
+        } else {
+            format!("{a}::{b}")
+        }
+    };
+    if let Some(open) = tree.find('{') {
+        let head = tree[..open].trim_end_matches("::");
+        let inner = tree[open + 1..]
+            .strip_suffix('}')
+            .unwrap_or(&tree[open + 1..]);
+        let base = join(prefix, head);
+        for part in split_top_level(inner) {
+            expand_use_tree(&base, part, line, out);
+        }
+        return;
+    }
+    let (path, alias) = match tree.split_once(" as ") {
+        Some((p, a)) => (p, Some(a.to_string())),
+        None => (tree, None),
+    };
+    let full = join(prefix, path);
+    let (module, last) = full.rsplit_once("::").unwrap_or(("", full.as_str()));
+    match last {
+        "*" => out.push(Import {
+            module: module.to_string(),
+            name: None,
+            binding: None,
+            line,
+        }),
+        "self" => {
+            let name = module.rsplit("::").next().unwrap_or(module).to_string();
+            out.push(Import {
+                module: module.to_string(),
+                name: None,
+                binding: Some(alias.unwrap_or(name)),
+                line,
+            })
+        }
+        "" => {}
+        last => out.push(Import {
+            module: module.to_string(),
+            name: Some(last.to_string()),
+            binding: Some(alias.unwrap_or_else(|| last.to_string())),
+            line,
+        }),
+    }
+}
+
+/// Splits `a, b::{c, d}, e` on commas outside braces.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let (mut depth, mut start, mut parts) = (0i32, 0, Vec::new());
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[start..]);
+    parts.into_iter().filter(|p| !p.is_empty()).collect()
+}
+
+fn go(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {
+    let Some(path) = node.child_by_field_name("path") else {
+        return;
+    };
+    let module = unquote(text(path, source));
+    let binding = match node.child_by_field_name("name").map(|n| text(n, source)) {
+        Some("_") => None,
+        Some(".") => None,
+        Some(alias) => Some(alias.to_string()),
+        None => go_package_name(&module),
+    };
+    out.push(Import {
+        module,
+        name: None,
+        binding,
+        line,
+    });
+}
+
+/// The conventional package name of an import path: its last segment, skipping a `vN` suffix.
+pub fn go_package_name(module: &str) -> Option<String> {
+    let mut segments = module.rsplit('/');
+    let last = segments.next()?;
+    let is_version =
+        last.len() > 1 && last.starts_with('v') && last[1..].bytes().all(|b| b.is_ascii_digit());
+    let name = if is_version { segments.next()? } else { last };
+    Some(name.trim_start_matches("go-").replace(['-', '.'], "_"))
+}
+
+fn python(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {
+    let mut cursor = node.walk();
+    if node.kind() == "import_statement" {
+        for name in node.children_by_field_name("name", &mut cursor) {
+            let (module, alias) = aliased(name, source);
+            let binding = alias.unwrap_or_else(|| module.clone());
+            out.push(Import {
+                module,
+                name: None,
+                binding: Some(binding),
+                line,
+            });
+        }
+        return;
+    }
+    let Some(module) = node.child_by_field_name("module_name") else {
+        return;
+    };
+    let module = text(module, source).to_string();
+    let mut any = false;
+    for name in node.children_by_field_name("name", &mut cursor) {
+        let (item, alias) = aliased(name, source);
+        let binding = alias.unwrap_or_else(|| item.clone());
+        out.push(Import {
+            module: module.clone(),
+            name: Some(item),
+            binding: Some(binding),
+            line,
+        });
+        any = true;
+    }
+    if !any {
+        // `from m import *`
+        out.push(Import {
+            module,
+            name: None,
+            binding: None,
+            line,
+        });
+    }
+}
+
+fn aliased(node: Node<'_>, source: &[u8]) -> (String, Option<String>) {
+    if node.kind() == "aliased_import" {
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| text(n, source).to_string())
+            .unwrap_or_default();
+        let alias = node
+            .child_by_field_name("alias")
+            .map(|n| text(n, source).to_string());
+        (name, alias)
+    } else {
+        (text(node, source).to_string(), None)
+    }
+}
+
+fn typescript(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {
+    let Some(src) = node.child_by_field_name("source") else {
+        return;
+    };
+    let module = unquote(text(src, source));
+    let mut found = false;
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        let mut cursor = n.walk();
+        for child in n.named_children(&mut cursor) {
+            match child.kind() {
+                "import_clause" | "named_imports" => stack.push(child),
+                "identifier" if n.kind() == "import_clause" => {
+                    let binding = text(child, source).to_string();
+                    out.push(Import {
+                        module: module.clone(),
+                        name: Some("default".into()),
+                        binding: Some(binding),
+                        line,
+                    });
+                    found = true;
+                }
+                "namespace_import" => {
+                    let mut c = child.walk();
+                    let id = child
+                        .named_children(&mut c)
+                        .find(|x| x.kind() == "identifier");
+                    let binding = id.map(|i| text(i, source).to_string());
+                    out.push(Import {
+                        module: module.clone(),
+                        name: None,
+                        binding,
+                        line,
+                    });
+                    found = true;
+                }
+                "import_specifier" => {
+                    let name = child
+                        .child_by_field_name("name")
+                        .map(|x| unquote(text(x, source)));
+                    let alias = child
+                        .child_by_field_name("alias")
+                        .map(|x| text(x, source).to_string());
+                    let binding = alias.or_else(|| name.clone());
+                    out.push(Import {
+                        module: module.clone(),
+                        name,
+                        binding,
+                        line,
+                    });
+                    found = true;
+                }
+                _ => {}
+            }
+        }
+    }
+    if !found {
+        // A side-effect import: `import "./polyfill"`.
+        out.push(Import {
+            module,
+            name: None,
+            binding: None,
+            line,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rust_use_trees_expand_to_leaves() {
+        let mut out = Vec::new();
+        let tree = normalize_use_tree(
+            "crate::world::{lang::Lang,\n    project::{self, FileProjection as FP}, * }",
+        );
+        expand_use_tree("", &tree, 3, &mut out);
+        let got: Vec<(String, Option<String>, Option<String>)> = out
+            .into_iter()
+            .map(|i| (i.module, i.name, i.binding))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "crate::world::lang".into(),
+                    Some("Lang".into()),
+                    Some("Lang".into())
+                ),
+                ("crate::world::project".into(), None, Some("project".into())),
+                (
+                    "crate::world::project".into(),
+                    Some("FileProjection".into()),
+                    Some("FP".into())
+                ),
+                ("crate::world".into(), None, None),
+            ]
+        );
+    }
+
+    #[test]
+    fn go_package_names_skip_major_versions() {
+        assert_eq!(
+            go_package_name("github.com/spf13/cobra").as_deref(),
+            Some("cobra")
+        );
+        assert_eq!(
+            go_package_name("gopkg.in/yaml.v3").as_deref(),
+            Some("yaml_v3")
+        );
+        assert_eq!(
+            go_package_name("github.com/x/mod/v2").as_deref(),
+            Some("mod")
+        );
+    }
+}

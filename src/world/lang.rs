@@ -1,0 +1,195 @@
+//! The languages nerd projects: file-extension detection, tree-sitter grammars
+//! and the compiled projection query of each (from `grammars/<lang>/`).
+//! Knows nothing about facts or storage.
+
+use std::sync::OnceLock;
+
+use tree_sitter::{Language, Query};
+
+/// A language with a tree-sitter projection.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Lang {
+    Rust,
+    Go,
+    Python,
+    TypeScript,
+    Tsx,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 5] = [
+        Lang::Rust,
+        Lang::Go,
+        Lang::Python,
+        Lang::TypeScript,
+        Lang::Tsx,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Rust => "rust",
+            Lang::Go => "go",
+            Lang::Python => "python",
+            Lang::TypeScript => "typescript",
+            Lang::Tsx => "tsx",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Lang> {
+        Lang::ALL.into_iter().find(|l| l.name() == name)
+    }
+
+    /// The projected language of a path, from its extension.
+    pub fn of_path(path: &str) -> Option<Lang> {
+        let ext = path.rsplit_once('.').map(|(_, e)| e)?;
+        Some(match ext {
+            "rs" => Lang::Rust,
+            "go" => Lang::Go,
+            "py" | "pyi" => Lang::Python,
+            "ts" | "mts" | "cts" => Lang::TypeScript,
+            "tsx" => Lang::Tsx,
+            _ => return None,
+        })
+    }
+
+    pub fn grammar(self) -> Language {
+        match self {
+            Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Lang::Go => tree_sitter_go::LANGUAGE.into(),
+            Lang::Python => tree_sitter_python::LANGUAGE.into(),
+            Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        }
+    }
+
+    /// The projection query source: definitions, calls and imports together.
+    pub fn query_source(self) -> String {
+        let [defs, calls, imports] = match self {
+            Lang::Rust => [
+                include_str!("../../grammars/rust/definitions.scm"),
+                include_str!("../../grammars/rust/calls.scm"),
+                include_str!("../../grammars/rust/imports.scm"),
+            ],
+            Lang::Go => [
+                include_str!("../../grammars/go/definitions.scm"),
+                include_str!("../../grammars/go/calls.scm"),
+                include_str!("../../grammars/go/imports.scm"),
+            ],
+            Lang::Python => [
+                include_str!("../../grammars/python/definitions.scm"),
+                include_str!("../../grammars/python/calls.scm"),
+                include_str!("../../grammars/python/imports.scm"),
+            ],
+            Lang::TypeScript | Lang::Tsx => [
+                include_str!("../../grammars/typescript/definitions.scm"),
+                include_str!("../../grammars/typescript/calls.scm"),
+                include_str!("../../grammars/typescript/imports.scm"),
+            ],
+        };
+        format!("{defs}\n{calls}\n{imports}")
+    }
+
+    /// The compiled projection query, built once per process.
+    pub fn query(self) -> Result<&'static Query, GrammarError> {
+        static QUERIES: [OnceLock<Result<Query, GrammarError>>; 5] = [
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+        ];
+        let index = Lang::ALL.iter().position(|l| *l == self).unwrap_or(0);
+        QUERIES[index]
+            .get_or_init(|| {
+                Query::new(&self.grammar(), &self.query_source()).map_err(|e| GrammarError {
+                    lang: self.name(),
+                    message: e.to_string(),
+                })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Whether a path names a test file by the language's conventions.
+    pub fn is_test_path(self, path: &str) -> bool {
+        let file = path.rsplit('/').next().unwrap_or(path);
+        let in_dir =
+            |dir: &str| path.starts_with(&format!("{dir}/")) || path.contains(&format!("/{dir}/"));
+        match self {
+            Lang::Rust => in_dir("tests") || file.ends_with("_test.rs") || file == "tests.rs",
+            Lang::Go => file.ends_with("_test.go"),
+            Lang::Python => {
+                file.starts_with("test_")
+                    || file.ends_with("_test.py")
+                    || file == "conftest.py"
+                    || in_dir("tests")
+            }
+            Lang::TypeScript | Lang::Tsx => {
+                [".test.", ".spec."].iter().any(|m| file.contains(m)) || in_dir("__tests__")
+            }
+        }
+    }
+}
+
+/// A query file that does not compile against its grammar (a build defect).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("the {lang} projection query does not compile: {message}")]
+pub struct GrammarError {
+    pub lang: &'static str,
+    pub message: String,
+}
+
+/// The coarse language name stored in `file` facts for any path.
+pub fn lang_label(path: &str) -> &'static str {
+    if let Some(lang) = Lang::of_path(path) {
+        return lang.name();
+    }
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let ext = file.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("js" | "mjs" | "cjs" | "jsx") => "javascript",
+        Some("md" | "markdown") => "markdown",
+        Some("toml") => "toml",
+        Some("json") => "json",
+        Some("yaml" | "yml") => "yaml",
+        Some("c" | "h") => "c",
+        Some("cc" | "cpp" | "hpp" | "cxx") => "cpp",
+        Some("java") => "java",
+        Some("sh" | "bash") => "shell",
+        Some("html" | "htm") => "html",
+        Some("css") => "css",
+        Some("sql") => "sql",
+        _ => "other",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_grammar_loads_and_every_query_compiles() {
+        for lang in Lang::ALL {
+            let mut parser = tree_sitter::Parser::new();
+            parser
+                .set_language(&lang.grammar())
+                .unwrap_or_else(|e| panic!("{}: {e}", lang.name()));
+            let query = lang.query().unwrap_or_else(|e| panic!("{e}"));
+            assert!(query.capture_names().contains(&"name"), "{}", lang.name());
+        }
+    }
+
+    #[test]
+    fn languages_and_test_paths_are_detected() {
+        assert_eq!(Lang::of_path("src/a.rs"), Some(Lang::Rust));
+        assert_eq!(Lang::of_path("web/App.tsx"), Some(Lang::Tsx));
+        assert_eq!(Lang::of_path("README"), None);
+        assert!(Lang::Go.is_test_path("pkg/x_test.go"));
+        assert!(!Lang::Go.is_test_path("pkg/x.go"));
+        assert!(Lang::Python.is_test_path("tests/test_api.py"));
+        assert!(Lang::TypeScript.is_test_path("src/a.spec.ts"));
+        assert!(Lang::Rust.is_test_path("tests/cli.rs"));
+        assert!(!Lang::Rust.is_test_path("src/contests.rs"));
+        assert_eq!(lang_label("docs/x.MD"), "markdown");
+    }
+}

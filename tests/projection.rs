@@ -1,0 +1,106 @@
+//! Projection fixtures: a small repository per language goes through the real
+//! `nerd index`, and the symbols, resolved calls, unresolved calls, test links,
+//! imports and parse errors it yields are compared, as sets, to the fixture's
+//! `expected.txt`.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use common::{copy_fixture, nerd, query};
+
+fn arg(atom: &serde_json::Value, i: usize) -> String {
+    match &atom["args"][i] {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn actual(dir: &std::path::Path) -> BTreeMap<&'static str, BTreeSet<String>> {
+    let mut out: BTreeMap<&'static str, BTreeSet<String>> = BTreeMap::new();
+    for a in query(dir, "symbol") {
+        out.entry("symbol").or_default().insert(format!(
+            "{} {} {}",
+            arg(&a, 1),
+            arg(&a, 2),
+            arg(&a, 0)
+        ));
+    }
+    for a in query(dir, "calls") {
+        out.entry("call")
+            .or_default()
+            .insert(format!("{} -> {}", arg(&a, 0), arg(&a, 1)));
+    }
+    for a in query(dir, "unresolved_call") {
+        out.entry("unresolved")
+            .or_default()
+            .insert(format!("{} -> {}", arg(&a, 0), arg(&a, 1)));
+    }
+    for a in query(dir, "test_of") {
+        out.entry("test_of")
+            .or_default()
+            .insert(format!("{} -> {}", arg(&a, 0), arg(&a, 1)));
+    }
+    for a in query(dir, "imports") {
+        out.entry("import")
+            .or_default()
+            .insert(format!("{} -> {}", arg(&a, 0), arg(&a, 1)));
+    }
+    for a in query(dir, "parse_error") {
+        out.entry("parse_error").or_default().insert(arg(&a, 0));
+    }
+    out
+}
+
+fn check(lang: &str) {
+    let dir = copy_fixture(&format!("projection/{lang}"));
+    let index = nerd(dir.path(), &["index", ".", "--json"]);
+    assert!(
+        index.status.success(),
+        "{}",
+        String::from_utf8_lossy(&index.stderr)
+    );
+    let expected_text = std::fs::read_to_string(dir.path().join("expected.txt")).unwrap();
+    let mut expected: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for line in expected_text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let (kind, rest) = line.split_once(' ').unwrap();
+        expected.entry(kind).or_default().insert(rest.to_string());
+    }
+    let actual = actual(dir.path());
+    for (kind, want) in &expected {
+        let got = actual.get(kind).cloned().unwrap_or_default();
+        if kind == &"unresolved" {
+            // Library calls are many; the listed ones must be among them.
+            let missing: Vec<_> = want.difference(&got).collect();
+            assert!(
+                missing.is_empty(),
+                "{lang}: unresolved calls missing: {missing:?}\nall: {got:#?}"
+            );
+        } else {
+            assert_eq!(&got, want, "{lang}: {kind}");
+        }
+    }
+}
+
+#[test]
+fn rust_projection() {
+    check("rust");
+}
+
+#[test]
+fn go_projection() {
+    check("go");
+}
+
+#[test]
+fn python_projection() {
+    check("python");
+}
+
+#[test]
+fn typescript_and_tsx_projection() {
+    check("typescript");
+}
