@@ -108,6 +108,11 @@ pub fn state(root: &Path) -> Option<GitState> {
         let path = path.strip_prefix(prefix).unwrap_or(path);
         state.modified.entry(path.to_string()).or_default();
     }
+    // nerd's own state is never part of the user's change.
+    state
+        .modified
+        .retain(|path, _| !super::walk::is_excluded(path));
+    state.staged.retain(|path| !super::walk::is_excluded(path));
     Some(state)
 }
 
