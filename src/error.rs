@@ -24,10 +24,7 @@ pub enum NerdError {
     #[error("{0}")]
     Usage(String),
     #[error("`{text}` is not an atom: {source}")]
-    AtomSyntax {
-        text: String,
-        source: AtomSyntaxError,
-    },
+    AtomSyntax { text: String, source: AtomSyntaxError },
     #[error(transparent)]
     Kernel(#[from] KernelError),
     #[error(transparent)]
@@ -44,24 +41,21 @@ impl NerdError {
     pub fn exit_code(&self) -> i32 {
         match self {
             NerdError::Kernel(KernelError::NotDerived { .. }) => exit::LOGIC_SAID_NO,
-            NerdError::Usage(_) | NerdError::AtomSyntax { .. } | NerdError::Kernel(_) => {
-                exit::USAGE
-            }
+            NerdError::Usage(_) | NerdError::AtomSyntax { .. } | NerdError::Kernel(_) => exit::USAGE,
             NerdError::Index(IndexError::NotADirectory(_)) => exit::USAGE,
-            NerdError::Index(_)
-            | NerdError::Store(_)
-            | NerdError::Watch(_)
-            | NerdError::Output(_) => exit::RUNTIME,
+            NerdError::Index(_) | NerdError::Store(_) | NerdError::Watch(_) | NerdError::Output(_) => exit::RUNTIME,
         }
     }
 
     /// What the user can do about it.
     pub fn hint(&self) -> Option<&'static str> {
         match self {
-            NerdError::AtomSyntax { .. } => {
-                Some("write atoms as predicate(\"string\", 42), quoted for the shell: nerd why 'impacted(\"src/a.rs\")'")
+            NerdError::AtomSyntax { .. } => Some(
+                "write atoms as predicate(\"string\", 42), quoted for the shell: nerd why 'impacted(\"src/a.rs\")'",
+            ),
+            NerdError::Kernel(KernelError::UnknownPredicate { .. }) => {
+                Some("`nerd query` with no argument lists every predicate")
             }
-            NerdError::Kernel(KernelError::UnknownPredicate { .. }) => Some("`nerd query` with no argument lists every predicate"),
             NerdError::Kernel(KernelError::WrongArity { .. }) => Some("`nerd query` lists each predicate's columns"),
             NerdError::Kernel(KernelError::NotDerived { .. }) => {
                 Some("`nerd query PREDICATE` lists the atoms that do hold")

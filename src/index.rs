@@ -11,7 +11,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use crate::store::{FileChange, FileRecord, Store, StoreError};
+use crate::store::{FileChange, FileRecord, ResolutionWrite, Store, StoreError};
+use crate::timing::Phases;
 use crate::world::lang::{lang_label, GrammarError, Lang};
 use crate::world::project::{project_file, FileProjection};
 use crate::world::resolve::{resolve, FileView};
@@ -47,17 +48,14 @@ pub struct IndexReport {
     /// Files the walk or a read could not handle.
     pub problems: Vec<WalkProblem>,
     pub elapsed: Duration,
+    /// Time spent in each phase, in order.
+    pub phases: Vec<(&'static str, Duration)>,
 }
 
 /// Hashes and, for projected languages, projects one file.
-pub fn read_and_project(
-    root: &Path,
-    w: &Walked,
-) -> Result<(FileRecord, Option<FileProjection>), WalkProblem> {
-    let bytes = std::fs::read(root.join(&w.path)).map_err(|e| WalkProblem {
-        path: w.path.clone(),
-        message: e.to_string(),
-    })?;
+pub fn read_and_project(root: &Path, w: &Walked) -> Result<(FileRecord, Option<FileProjection>), WalkProblem> {
+    let bytes =
+        std::fs::read(root.join(&w.path)).map_err(|e| WalkProblem { path: w.path.clone(), message: e.to_string() })?;
     let sha256 = hex(&Sha256::digest(&bytes));
     let lang = Lang::of_path(&w.path);
     let record = FileRecord {
@@ -70,17 +68,12 @@ pub fn read_and_project(
     };
     let projection = match lang {
         Some(_) if record.size > MAX_PARSE_BYTES => Some(FileProjection {
-            parse_error: Some((
-                1,
-                format!("not parsed: larger than {} MiB", MAX_PARSE_BYTES >> 20),
-            )),
+            parse_error: Some((1, format!("not parsed: larger than {} MiB", MAX_PARSE_BYTES >> 20))),
             ..Default::default()
         }),
         Some(lang) => Some(
-            project_file(lang, &w.path, &bytes).map_err(|e| WalkProblem {
-                path: w.path.clone(),
-                message: e.to_string(),
-            })?,
+            project_file(lang, &w.path, &bytes)
+                .map_err(|e| WalkProblem { path: w.path.clone(), message: e.to_string() })?,
         ),
         None => None,
     };
@@ -98,39 +91,28 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn now_ns() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
 /// Indexes the workspace at `root` into `store`. `progress` is told about each file read.
-pub fn index(
-    root: &Path,
-    store: &mut Store,
-    progress: &(dyn Fn(u64, u64) + Sync),
-) -> Result<IndexReport, IndexError> {
+pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<IndexReport, IndexError> {
     let started = Instant::now();
+    let mut phases = Phases::default();
     if !root.is_dir() {
         return Err(IndexError::NotADirectory(root.display().to_string()));
     }
     let run_started_ns = now_ns();
-    let previous_run_ns: i64 = store
-        .meta("last_index_started_ns")?
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
+    let previous_run_ns: i64 = store.meta("last_index_started_ns")?.and_then(|v| v.parse().ok()).unwrap_or(0);
     let (walked, mut problems) = walk(root);
     let known = store.files()?;
+    phases.mark("walk");
 
     // Only files whose stat changed, or that are racily clean, are read.
     let to_read: Vec<&Walked> = walked
         .iter()
         .filter(|w| match known.get(&w.path) {
             None => true,
-            Some(k) => {
-                k.size != w.size
-                    || k.mtime_ns != w.mtime_ns
-                    || k.mtime_ns + RACY_WINDOW_NS >= previous_run_ns
-            }
+            Some(k) => k.size != w.size || k.mtime_ns != w.mtime_ns || k.mtime_ns + RACY_WINDOW_NS >= previous_run_ns,
         })
         .collect();
     let total = to_read.len() as u64;
@@ -139,14 +121,12 @@ pub fn index(
         .par_iter()
         .map(|w| {
             let r = read_and_project(root, w);
-            progress(
-                done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
-                total,
-            );
+            progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
             r
         })
         .collect();
 
+    phases.mark("read_and_project");
     let mut changes = Vec::new();
     let mut parsed = 0;
     for result in results {
@@ -154,10 +134,7 @@ pub fn index(
             Ok((record, projection)) => match known.get(&record.path) {
                 Some(k) if k.sha256 == record.sha256 => {
                     if k.mtime_ns != record.mtime_ns {
-                        changes.push(FileChange::Touch {
-                            path: record.path,
-                            mtime_ns: record.mtime_ns,
-                        });
+                        changes.push(FileChange::Touch { path: record.path, mtime_ns: record.mtime_ns });
                     }
                 }
                 _ => {
@@ -175,18 +152,15 @@ pub fn index(
         removed += 1;
     }
 
-    let world_changed = changes
-        .iter()
-        .any(|c| !matches!(c, FileChange::Touch { .. }));
+    let world_changed = changes.iter().any(|c| !matches!(c, FileChange::Touch { .. }));
     let resolution = if world_changed {
         // Unchanged files come from the store, changed ones from memory.
         let fresh: Vec<(&str, Lang, &FileProjection)> = changes
             .iter()
             .filter_map(|c| match c {
-                FileChange::Upsert {
-                    record,
-                    projection: Some(p),
-                } => Lang::from_name(&record.lang).map(|l| (record.path.as_str(), l, p)),
+                FileChange::Upsert { record, projection: Some(p) } => {
+                    Lang::from_name(&record.lang).map(|l| (record.path.as_str(), l, p))
+                }
                 _ => None,
             })
             .collect();
@@ -199,28 +173,23 @@ pub fn index(
             })
             .collect();
         let stored = store.projections(&|p| touched.contains(p))?;
-        let mut views: Vec<FileView> = stored
-            .iter()
-            .map(|(p, l, proj)| FileView {
-                path: p,
-                lang: *l,
-                projection: proj,
-            })
-            .collect();
-        views.extend(fresh.into_iter().map(|(p, l, proj)| FileView {
-            path: p,
-            lang: l,
-            projection: proj,
-        }));
+        phases.mark("load_unchanged");
+        let mut views: Vec<FileView> =
+            stored.iter().map(|(p, l, proj)| FileView { path: p, lang: *l, projection: proj }).collect();
+        views.extend(fresh.into_iter().map(|(p, l, proj)| FileView { path: p, lang: l, projection: proj }));
         views.sort_by(|a, b| a.path.cmp(b.path));
-        Some(resolve(&views))
+        let resolution = resolve(&views);
+        phases.mark("resolve");
+        Some(resolution)
     } else {
         None
     };
     if !changes.is_empty() || resolution.is_some() {
-        store.apply(&changes, resolution.as_ref())?;
+        let write = resolution.as_ref().map_or(ResolutionWrite::None, ResolutionWrite::Full);
+        store.apply(&changes, write)?;
     }
     store.set_meta("last_index_started_ns", &run_started_ns.to_string())?;
+    phases.mark("store");
     let [files, symbols, calls, unresolved_calls, parse_errors] = store.counts()?;
     Ok(IndexReport {
         files: files as usize,
@@ -232,5 +201,6 @@ pub fn index(
         parse_errors,
         problems,
         elapsed: started.elapsed(),
+        phases: phases.done,
     })
 }

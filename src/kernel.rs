@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::Path;
 
-use nerd_logic::{evaluate, Facts, FileFact, Fixpoint, SymbolFact};
+use nerd_logic::{evaluate, Facts, FileFact, Fixpoint, SymbolFact, Symbols};
 
 use crate::store::{FileRecord, Store, StoreError};
 use crate::world::git::{self, GitState};
@@ -29,9 +29,23 @@ pub struct World<'a> {
     pub staged: &'a [String],
 }
 
-/// Builds the fact base of one evaluation, with the default policy.
-pub fn world_facts(w: &World<'_>) -> Facts {
+/// Which facts an evaluation needs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FactScope {
+    /// Every world fact: for queries and explanations.
+    All,
+    /// Only what the rules read (no signatures, chunks, imports, unresolved
+    /// calls or parse errors): for re-deriving under `nerd watch`.
+    Rules,
+}
+
+/// Builds the fact base of one evaluation, with the default policy, reusing
+/// `symbols` (an interner from an earlier evaluation makes this mostly lookups).
+pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
     let mut f = Facts::with_default_policy();
+    f.symbols = symbols;
+    let all = scope == FactScope::All;
+    let no_signature = f.sym("");
     let mut has_source = false;
     for r in w.files {
         let fact = FileFact {
@@ -57,7 +71,7 @@ pub fn world_facts(w: &World<'_>) -> Facts {
                 path: path_sym,
                 line: s.line,
                 end_line: s.end_line,
-                signature: f.sym(&s.signature),
+                signature: if all { f.sym(&s.signature) } else { no_signature },
             };
             f.defines.push((path_sym, fact.id));
             let touched = match ranges {
@@ -69,6 +83,9 @@ pub fn world_facts(w: &World<'_>) -> Facts {
                 f.modified.push(fact.id);
             }
             f.symbol.push(fact);
+        }
+        if !all {
+            continue;
         }
         for i in &p.imports {
             let row = (path_sym, f.sym(&i.module));
@@ -95,15 +112,18 @@ pub fn world_facts(w: &World<'_>) -> Facts {
         let s = f.sym(path);
         f.staged.push(s);
     }
-    for (a, b, p, l) in &w.resolution.calls {
-        let row = (f.sym(a), f.sym(b), f.sym(p), *l);
-        f.calls.push(row);
+    for (path, file) in &w.resolution.files {
+        let p = f.sym(path);
+        for (a, b, l) in &file.calls {
+            let row = (f.sym(a), f.sym(b), p, *l);
+            f.calls.push(row);
+        }
+        for (a, n, l) in file.unresolved.iter().filter(|_| all) {
+            let row = (f.sym(a), f.sym(n), p, *l);
+            f.unresolved_call.push(row);
+        }
     }
-    for (a, n, p, l) in &w.resolution.unresolved {
-        let row = (f.sym(a), f.sym(n), f.sym(p), *l);
-        f.unresolved_call.push(row);
-    }
-    for (t, s) in &w.resolution.test_of {
+    for (t, s) in w.resolution.test_of() {
         let row = (f.sym(t), f.sym(s));
         f.test_of.push(row);
     }
@@ -122,24 +142,15 @@ pub struct Loaded {
 pub fn load(root: &Path, store: &Store) -> Result<Loaded, StoreError> {
     let mut files: Vec<FileRecord> = store.files()?.into_values().collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    let projections = store
-        .projections(&|_| false)?
-        .into_iter()
-        .map(|(p, l, proj)| (p, (l, proj)))
-        .collect();
+    let projections = store.projections(&|_| false)?.into_iter().map(|(p, l, proj)| (p, (l, proj))).collect();
     let resolution = store.resolution()?;
     let git = git::state(root).unwrap_or_default();
-    Ok(Loaded {
-        files,
-        projections,
-        resolution,
-        git,
-    })
+    Ok(Loaded { files, projections, resolution, git })
 }
 
 impl Loaded {
     pub fn facts(&self) -> Facts {
-        world_facts(&World {
+        let world = World {
             files: &self.files,
             projections: &self.projections,
             resolution: &self.resolution,
@@ -147,7 +158,8 @@ impl Loaded {
             changed_paths: &BTreeSet::new(),
             modified_symbols: &HashSet::new(),
             staged: &self.git.staged,
-        })
+        };
+        world_facts(&world, Symbols::default(), FactScope::All)
     }
 
     pub fn evaluate(&self) -> Fixpoint {

@@ -8,5 +8,6 @@ pub mod error;
 pub mod index;
 pub mod kernel;
 pub mod store;
+pub mod timing;
 pub mod watch;
 pub mod world;

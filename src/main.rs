@@ -9,11 +9,7 @@ fn main() {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::SUCCESS
-            };
+            let code = if e.use_stderr() { exit::USAGE } else { exit::SUCCESS };
             let _ = e.print();
             std::process::exit(code);
         }

@@ -7,16 +7,17 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use nerd_logic::{evaluate, Atom};
+use nerd_logic::{evaluate, Atom, Symbols};
 
 use crate::error::NerdError;
 use crate::index::{index, read_and_project};
-use crate::kernel::{self, World};
-use crate::store::{FileChange, FileRecord, Store};
+use crate::kernel::{self, FactScope, World};
+use crate::store::{FileChange, FileRecord, ResolutionWrite, Store};
+use crate::timing::Phases;
 use crate::world::git;
 use crate::world::lang::Lang;
 use crate::world::project::FileProjection;
-use crate::world::resolve::{resolve, FileView, Resolution};
+use crate::world::resolve::{defined_names, re_resolve, resolve, FileView, Resolution};
 use crate::world::walk::{is_excluded, relative, Walked};
 
 /// What one batch of file changes did to the derived atoms.
@@ -27,6 +28,8 @@ pub struct Delta {
     pub appeared: Vec<Atom>,
     pub disappeared: Vec<Atom>,
     pub elapsed: Duration,
+    /// Time spent in each phase, in order.
+    pub phases: Vec<(&'static str, Duration)>,
 }
 
 pub struct WatchSession {
@@ -39,6 +42,8 @@ pub struct WatchSession {
     baseline: HashMap<String, u64>,
     changed_paths: BTreeSet<String>,
     derived: BTreeSet<Atom>,
+    /// The interner of the last evaluation, reused by the next.
+    symbols: Symbols,
 }
 
 impl WatchSession {
@@ -52,20 +57,19 @@ impl WatchSession {
             .values()
             .flat_map(|(_, p)| p.symbols.iter().map(|s| (s.id.clone(), s.body_hash)))
             .collect();
-        let derived = loaded.evaluate().derived_atoms();
+        let fixpoint = loaded.evaluate();
+        let derived = fixpoint.derived_atoms();
+        let symbols = fixpoint.into_facts().symbols;
         Ok(WatchSession {
             root: root.to_path_buf(),
             store,
-            files: loaded
-                .files
-                .into_iter()
-                .map(|f| (f.path.clone(), f))
-                .collect(),
+            files: loaded.files.into_iter().map(|f| (f.path.clone(), f)).collect(),
             projections: loaded.projections,
             resolution: loaded.resolution,
             baseline,
             changed_paths: BTreeSet::new(),
             derived,
+            symbols,
         })
     }
 
@@ -75,11 +79,8 @@ impl WatchSession {
 
     /// The workspace-relative paths among `paths` that nerd should look at.
     pub fn relevant(&self, paths: &[PathBuf]) -> Vec<String> {
-        let mut out: Vec<String> = paths
-            .iter()
-            .filter_map(|p| relative(&self.root, p))
-            .filter(|rel| !is_excluded(rel))
-            .collect();
+        let mut out: Vec<String> =
+            paths.iter().filter_map(|p| relative(&self.root, p)).filter(|rel| !is_excluded(rel)).collect();
         out.sort();
         out.dedup();
         out
@@ -91,24 +92,22 @@ impl WatchSession {
         let Some(dir) = full.parent() else {
             return false;
         };
-        ignore::WalkBuilder::new(dir)
-            .max_depth(Some(1))
-            .build()
-            .filter_map(Result::ok)
-            .any(|e| e.path() == full)
+        ignore::WalkBuilder::new(dir).max_depth(Some(1)).build().filter_map(Result::ok).any(|e| e.path() == full)
     }
 
     /// Re-projects the given workspace-relative paths and re-derives.
     /// Returns `None` when no file content actually changed.
     pub fn apply(&mut self, rels: &[String]) -> Result<Option<Delta>, NerdError> {
         let started = Instant::now();
+        let mut phases = Phases::default();
         let mut changes = Vec::new();
         let mut touched = Vec::new();
+        // Names whose definitions appeared or vanished: calls to them may resolve differently.
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        let mut files_came_or_went = false;
         for rel in rels {
             let full = self.root.join(rel);
-            let meta = std::fs::symlink_metadata(&full)
-                .ok()
-                .filter(|m| m.is_file());
+            let meta = std::fs::symlink_metadata(&full).ok().filter(|m| m.is_file());
             match meta {
                 Some(meta) if self.files.contains_key(rel) || self.walk_includes(rel) => {
                     let mtime_ns = meta
@@ -116,34 +115,26 @@ impl WatchSession {
                         .ok()
                         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                         .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
-                    let walked = Walked {
-                        path: rel.clone(),
-                        mtime_ns,
-                        size: meta.len() as i64,
-                    };
+                    let walked = Walked { path: rel.clone(), mtime_ns, size: meta.len() as i64 };
                     let Ok((record, projection)) = read_and_project(&self.root, &walked) else {
                         continue;
                     };
-                    if self
-                        .files
-                        .get(rel)
-                        .is_some_and(|old| old.sha256 == record.sha256)
-                    {
+                    if self.files.get(rel).is_some_and(|old| old.sha256 == record.sha256) {
                         continue;
                     }
-                    self.files.insert(rel.clone(), record.clone());
-                    match (&projection, Lang::from_name(&record.lang)) {
-                        (Some(p), Some(lang)) => {
-                            self.projections.insert(rel.clone(), (lang, p.clone()));
-                        }
-                        _ => {
-                            self.projections.remove(rel);
-                        }
-                    }
+                    files_came_or_went |= self.files.insert(rel.clone(), record.clone()).is_none();
+                    let old = match (&projection, Lang::from_name(&record.lang)) {
+                        (Some(p), Some(lang)) => self.projections.insert(rel.clone(), (lang, p.clone())),
+                        _ => self.projections.remove(rel),
+                    };
+                    let old_names = old.as_ref().map(|(_, p)| defined_names(p)).unwrap_or_default();
+                    let new_names = projection.as_ref().map(defined_names).unwrap_or_default();
+                    names.extend(old_names.symmetric_difference(&new_names).map(|n| n.to_string()));
                     changes.push(FileChange::Upsert { record, projection });
                     touched.push(rel.clone());
                 }
                 None if self.files.contains_key(rel) => {
+                    files_came_or_went = true;
                     self.files.remove(rel);
                     self.projections.remove(rel);
                     changes.push(FileChange::Remove { path: rel.clone() });
@@ -155,17 +146,21 @@ impl WatchSession {
         if changes.is_empty() {
             return Ok(None);
         }
-        let views: Vec<FileView> = self
-            .projections
-            .iter()
-            .map(|(p, (l, proj))| FileView {
-                path: p,
-                lang: *l,
-                projection: proj,
-            })
-            .collect();
-        self.resolution = resolve(&views);
-        self.store.apply(&changes, Some(&self.resolution))?;
+        phases.mark("project");
+        let views: Vec<FileView> =
+            self.projections.iter().map(|(p, (l, proj))| FileView { path: p, lang: *l, projection: proj }).collect();
+        let redone;
+        let write = if files_came_or_went {
+            self.resolution = resolve(&views);
+            ResolutionWrite::Full(&self.resolution)
+        } else {
+            let changed: BTreeSet<String> = touched.iter().cloned().collect();
+            redone = re_resolve(&views, &mut self.resolution, &changed, &names);
+            ResolutionWrite::Files(&self.resolution, &redone)
+        };
+        phases.mark("resolve");
+        self.store.apply(&changes, write)?;
+        phases.mark("store");
         self.changed_paths.extend(touched.iter().cloned());
 
         let modified_symbols: HashSet<String> = self
@@ -176,8 +171,9 @@ impl WatchSession {
             .map(|s| s.id.clone())
             .collect();
         let git = git::state(&self.root).unwrap_or_default();
+        phases.mark("git");
         let files: Vec<FileRecord> = self.files.values().cloned().collect();
-        let facts = kernel::world_facts(&World {
+        let world = World {
             files: &files,
             projections: &self.projections,
             resolution: &self.resolution,
@@ -185,16 +181,17 @@ impl WatchSession {
             changed_paths: &self.changed_paths,
             modified_symbols: &modified_symbols,
             staged: &git.staged,
-        });
-        let derived = evaluate(facts).derived_atoms();
+        };
+        let facts = kernel::world_facts(&world, std::mem::take(&mut self.symbols), FactScope::Rules);
+        phases.mark("facts");
+        let fixpoint = evaluate(facts);
+        phases.mark("derive");
+        let derived = fixpoint.derived_atoms();
+        self.symbols = fixpoint.into_facts().symbols;
         let appeared = derived.difference(&self.derived).cloned().collect();
         let disappeared = self.derived.difference(&derived).cloned().collect();
         self.derived = derived;
-        Ok(Some(Delta {
-            files: touched,
-            appeared,
-            disappeared,
-            elapsed: started.elapsed(),
-        }))
+        phases.mark("diff");
+        Ok(Some(Delta { files: touched, appeared, disappeared, elapsed: started.elapsed(), phases: phases.done }))
     }
 }

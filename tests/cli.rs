@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use common::{git, nerd, query};
 
 const LIB: &str = "pub fn leaf(x: u32) -> u32 {\n    x + 1\n}\n\npub fn middle(x: u32) -> u32 {\n    leaf(x) * 2\n}\n";
-const APP: &str = "use crate::lib::middle;\n\npub fn top() -> u32 {\n    middle(1)\n}\n\npub fn unrelated() -> u32 {\n    7\n}\n";
+const APP: &str =
+    "use crate::lib::middle;\n\npub fn top() -> u32 {\n    middle(1)\n}\n\npub fn unrelated() -> u32 {\n    7\n}\n";
 
 /// A committed two-file Rust repository.
 fn repo() -> tempfile::TempDir {
@@ -41,10 +42,7 @@ fn index_json(dir: &Path) -> serde_json::Value {
 }
 
 fn args0(atoms: &[serde_json::Value]) -> Vec<String> {
-    let mut v: Vec<String> = atoms
-        .iter()
-        .map(|a| a["args"][0].as_str().unwrap_or_default().to_string())
-        .collect();
+    let mut v: Vec<String> = atoms.iter().map(|a| a["args"][0].as_str().unwrap_or_default().to_string()).collect();
     v.sort();
     v
 }
@@ -70,38 +68,18 @@ fn editing_a_function_impacts_its_transitive_callers_and_why_explains_it() {
     let impacted = args0(&query(dir.path(), "impacted"));
     assert_eq!(
         impacted,
-        vec![
-            "src/app.rs",
-            "src/app.rs#top",
-            "src/lib.rs",
-            "src/lib.rs#leaf",
-            "src/lib.rs#middle"
-        ],
+        vec!["src/app.rs", "src/app.rs#top", "src/lib.rs", "src/lib.rs#leaf", "src/lib.rs#middle"],
         "unrelated() must not be impacted"
     );
 
     let out = nerd(dir.path(), &["why", r#"impacted("src/app.rs#top")"#]);
     assert!(out.status.success(), "{}", stderr(&out));
     let tree = stdout(&out);
-    assert!(
-        tree.starts_with("impacted(\"src/app.rs#top\")  [rule impact/caller-of-impacted]"),
-        "{tree}"
-    );
-    assert!(
-        tree.contains(
-            "calls(\"src/app.rs#top\", \"src/lib.rs#middle\", \"src/app.rs\", 4)  (fact)"
-        ),
-        "{tree}"
-    );
-    assert!(
-        tree.contains("modified(\"src/lib.rs#leaf\")  (fact)"),
-        "{tree}"
-    );
+    assert!(tree.starts_with("impacted(\"src/app.rs#top\")  [rule impact/caller-of-impacted]"), "{tree}");
+    assert!(tree.contains("calls(\"src/app.rs#top\", \"src/lib.rs#middle\", \"src/app.rs\", 4)  (fact)"), "{tree}");
+    assert!(tree.contains("modified(\"src/lib.rs#leaf\")  (fact)"), "{tree}");
 
-    let out = nerd(
-        dir.path(),
-        &["why", "--json", r#"impacted("src/app.rs#top")"#],
-    );
+    let out = nerd(dir.path(), &["why", "--json", r#"impacted("src/app.rs#top")"#]);
     let tree: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     assert_eq!(tree["rule"], "impact/caller-of-impacted");
 }
@@ -112,11 +90,7 @@ fn exit_codes_say_what_went_wrong() {
     index_json(dir.path());
     let out = nerd(dir.path(), &["query", "impactd"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("unknown predicate `impactd`; known predicates: file, chunk"),
-        "{}",
-        stderr(&out)
-    );
+    assert!(stderr(&out).contains("unknown predicate `impactd`; known predicates: file, chunk"), "{}", stderr(&out));
 
     let out = nerd(dir.path(), &["why", r#"impacted("src/app.rs#unrelated")"#]);
     assert_eq!(out.status.code(), Some(1), "not derived is logic saying no");
@@ -158,11 +132,7 @@ fn indexing_is_incremental() {
     // Same content, new mtime: re-hashed but not re-parsed.
     std::fs::write(dir.path().join("src/app.rs"), APP).unwrap();
     assert_eq!(index_json(dir.path())["parsed"], 0);
-    std::fs::write(
-        dir.path().join("src/app.rs"),
-        format!("{APP}\npub fn more() {{}}\n"),
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("src/app.rs"), format!("{APP}\npub fn more() {{}}\n")).unwrap();
     let report = index_json(dir.path());
     assert_eq!(report["parsed"], 1);
     assert_eq!(report["symbols"], 5);
@@ -170,9 +140,7 @@ fn indexing_is_incremental() {
     let report = index_json(dir.path());
     assert_eq!(report["removed"], 1);
     assert_eq!(report["symbols"], 2);
-    assert!(query(dir.path(), "calls")
-        .iter()
-        .all(|c| c["args"][2] != "src/app.rs"));
+    assert!(query(dir.path(), "calls").iter().all(|c| c["args"][2] != "src/app.rs"));
 }
 
 #[test]
@@ -183,46 +151,26 @@ fn gitignored_hostile_and_broken_files_never_abort_the_run() {
     std::fs::create_dir_all(root.join("generated")).unwrap();
     std::fs::write(root.join("generated/big.rs"), "pub fn ignored() {}\n").unwrap();
     std::fs::write(root.join("src/broken.rs"), "pub fn ok() {}\nfn broken( {\n").unwrap();
-    std::fs::write(
-        root.join("src/binary.py"),
-        [0u8, 159, 146, 150, 0, 255, b'\n'],
-    )
-    .unwrap();
+    std::fs::write(root.join("src/binary.py"), [0u8, 159, 146, 150, 0, 255, b'\n']).unwrap();
     let deep = "fn f() { ".to_string() + &"(".repeat(5000) + &")".repeat(5000) + " }\n";
     std::fs::write(root.join("src/deep.rs"), deep).unwrap();
     let report = index_json(root);
-    assert_eq!(
-        report["parse_errors"], 2,
-        "broken.rs and binary.py: {report}"
-    );
+    assert_eq!(report["parse_errors"], 2, "broken.rs and binary.py: {report}");
     let symbols = args0(&query(root, "symbol"));
     assert!(symbols.contains(&"src/broken.rs#ok".to_string()));
     assert!(!symbols.iter().any(|s| s.starts_with("generated/")));
     let errors = query(root, "parse_error");
-    assert!(
-        errors
-            .iter()
-            .any(|e| e["args"][0] == "src/broken.rs" && e["args"][1] == 2),
-        "{errors:?}"
-    );
+    assert!(errors.iter().any(|e| e["args"][0] == "src/broken.rs" && e["args"][1] == 2), "{errors:?}");
 }
 
 #[test]
 fn a_corrupt_database_is_a_clear_error_not_a_panic() {
     let dir = repo();
     std::fs::create_dir_all(dir.path().join(".nerd")).unwrap();
-    std::fs::write(
-        dir.path().join(".nerd/nerd.db"),
-        b"this is not a database, just bytes",
-    )
-    .unwrap();
+    std::fs::write(dir.path().join(".nerd/nerd.db"), b"this is not a database, just bytes").unwrap();
     let out = nerd(dir.path(), &["index"]);
     assert_eq!(out.status.code(), Some(3));
-    assert!(
-        stderr(&out).contains("hint: the index is a cache"),
-        "{}",
-        stderr(&out)
-    );
+    assert!(stderr(&out).contains("hint: the index is a cache"), "{}", stderr(&out));
     assert!(!stderr(&out).contains("panicked"));
 }
 
@@ -263,9 +211,7 @@ fn watch_reports_derived_atoms_appearing_and_disappearing() {
     });
     let next = |what: &str| -> serde_json::Value {
         let deadline = Instant::now() + Duration::from_secs(20);
-        let line = rx
-            .recv_timeout(deadline - Instant::now())
-            .unwrap_or_else(|_| panic!("no {what} event"));
+        let line = rx.recv_timeout(deadline - Instant::now()).unwrap_or_else(|_| panic!("no {what} event"));
         serde_json::from_str(&line).unwrap()
     };
     assert_eq!(next("ready")["event"], "ready");
@@ -277,29 +223,16 @@ fn watch_reports_derived_atoms_appearing_and_disappearing() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|a| {
-            format!(
-                "{}({})",
-                a["predicate"].as_str().unwrap(),
-                a["args"][0].as_str().unwrap_or_default()
-            )
-        })
+        .map(|a| format!("{}({})", a["predicate"].as_str().unwrap(), a["args"][0].as_str().unwrap_or_default()))
         .collect();
-    assert!(
-        appeared.contains(&"impacted(src/app.rs#top)".to_string()),
-        "{appeared:?}"
-    );
+    assert!(appeared.contains(&"impacted(src/app.rs#top)".to_string()), "{appeared:?}");
     assert!(change["elapsed_ms"].as_f64().unwrap() >= 0.0);
 
     // Restoring the committed content makes the impact disappear again.
     std::fs::write(dir.path().join("src/lib.rs"), LIB).unwrap();
     let change = next("change");
     let gone = change["disappeared"].as_array().unwrap();
-    assert!(
-        gone.iter()
-            .any(|a| a["predicate"] == "impacted" && a["args"][0] == "src/app.rs#top"),
-        "{change}"
-    );
+    assert!(gone.iter().any(|a| a["predicate"] == "impacted" && a["args"][0] == "src/app.rs#top"), "{change}");
     child.kill().unwrap();
     let _ = child.wait();
 }

@@ -19,32 +19,19 @@ fn arg(atom: &serde_json::Value, i: usize) -> String {
 fn actual(dir: &std::path::Path) -> BTreeMap<&'static str, BTreeSet<String>> {
     let mut out: BTreeMap<&'static str, BTreeSet<String>> = BTreeMap::new();
     for a in query(dir, "symbol") {
-        out.entry("symbol").or_default().insert(format!(
-            "{} {} {}",
-            arg(&a, 1),
-            arg(&a, 2),
-            arg(&a, 0)
-        ));
+        out.entry("symbol").or_default().insert(format!("{} {} {}", arg(&a, 1), arg(&a, 2), arg(&a, 0)));
     }
     for a in query(dir, "calls") {
-        out.entry("call")
-            .or_default()
-            .insert(format!("{} -> {}", arg(&a, 0), arg(&a, 1)));
+        out.entry("call").or_default().insert(format!("{} -> {}", arg(&a, 0), arg(&a, 1)));
     }
     for a in query(dir, "unresolved_call") {
-        out.entry("unresolved")
-            .or_default()
-            .insert(format!("{} -> {}", arg(&a, 0), arg(&a, 1)));
+        out.entry("unresolved").or_default().insert(format!("{} -> {}", arg(&a, 0), arg(&a, 1)));
     }
     for a in query(dir, "test_of") {
-        out.entry("test_of")
-            .or_default()
-            .insert(format!("{} -> {}", arg(&a, 0), arg(&a, 1)));
+        out.entry("test_of").or_default().insert(format!("{} -> {}", arg(&a, 0), arg(&a, 1)));
     }
     for a in query(dir, "imports") {
-        out.entry("import")
-            .or_default()
-            .insert(format!("{} -> {}", arg(&a, 0), arg(&a, 1)));
+        out.entry("import").or_default().insert(format!("{} -> {}", arg(&a, 0), arg(&a, 1)));
     }
     for a in query(dir, "parse_error") {
         out.entry("parse_error").or_default().insert(arg(&a, 0));
@@ -55,17 +42,10 @@ fn actual(dir: &std::path::Path) -> BTreeMap<&'static str, BTreeSet<String>> {
 fn check(lang: &str) {
     let dir = copy_fixture(&format!("projection/{lang}"));
     let index = nerd(dir.path(), &["index", ".", "--json"]);
-    assert!(
-        index.status.success(),
-        "{}",
-        String::from_utf8_lossy(&index.stderr)
-    );
+    assert!(index.status.success(), "{}", String::from_utf8_lossy(&index.stderr));
     let expected_text = std::fs::read_to_string(dir.path().join("expected.txt")).unwrap();
     let mut expected: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
-    for line in expected_text
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-    {
+    for line in expected_text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
         let (kind, rest) = line.split_once(' ').unwrap();
         expected.entry(kind).or_default().insert(rest.to_string());
     }
@@ -75,10 +55,7 @@ fn check(lang: &str) {
         if kind == &"unresolved" {
             // Library calls are many; the listed ones must be among them.
             let missing: Vec<_> = want.difference(&got).collect();
-            assert!(
-                missing.is_empty(),
-                "{lang}: unresolved calls missing: {missing:?}\nall: {got:#?}"
-            );
+            assert!(missing.is_empty(), "{lang}: unresolved calls missing: {missing:?}\nall: {got:#?}");
         } else {
             assert_eq!(&got, want, "{lang}: {kind}");
         }

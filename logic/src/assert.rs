@@ -35,18 +35,10 @@ impl fmt::Display for AssertError {
             AssertError::Derived(p) => {
                 write!(f, "`{p}` is derived by the kernel and cannot be asserted")
             }
-            AssertError::Arity {
-                predicate,
-                expected,
-                got,
-            } => {
+            AssertError::Arity { predicate, expected, got } => {
                 write!(f, "`{predicate}` takes {expected} argument(s), got {got}")
             }
-            AssertError::BadArgument {
-                predicate,
-                column,
-                reason,
-            } => {
+            AssertError::BadArgument { predicate, column, reason } => {
                 write!(f, "`{predicate}` column {column}: {reason}")
             }
         }
@@ -64,11 +56,7 @@ struct Args<'a> {
 
 impl Args<'_> {
     fn bad(&self, i: usize, reason: String) -> AssertError {
-        AssertError::BadArgument {
-            predicate: self.predicate.to_string(),
-            column: self.columns[i],
-            reason,
-        }
+        AssertError::BadArgument { predicate: self.predicate.to_string(), column: self.columns[i], reason }
     }
 
     fn str(&mut self, i: usize) -> Result<Sym, AssertError> {
@@ -81,10 +69,7 @@ impl Args<'_> {
         }
     }
 
-    fn word<T: std::str::FromStr<Err = crate::vocab::UnknownWord>>(
-        &self,
-        i: usize,
-    ) -> Result<T, AssertError> {
+    fn word<T: std::str::FromStr<Err = crate::vocab::UnknownWord>>(&self, i: usize) -> Result<T, AssertError> {
         match &self.args[i] {
             Term::Str(s) => s.parse::<T>().map_err(|e| self.bad(i, e.to_string())),
             other => Err(self.bad(i, format!("expected a word, got {other}"))),
@@ -122,8 +107,8 @@ impl Args<'_> {
 impl Facts {
     /// Adds one base fact given as a uniform atom.
     pub fn assert_atom(&mut self, atom: &Atom) -> Result<(), AssertError> {
-        let info = catalog::predicate(&atom.predicate)
-            .ok_or_else(|| AssertError::UnknownPredicate(atom.predicate.clone()))?;
+        let info =
+            catalog::predicate(&atom.predicate).ok_or_else(|| AssertError::UnknownPredicate(atom.predicate.clone()))?;
         if info.origin == Origin::Derived {
             return Err(AssertError::Derived(atom.predicate.clone()));
         }
@@ -134,12 +119,7 @@ impl Facts {
                 got: atom.args.len(),
             });
         }
-        let mut a = Args {
-            facts: self,
-            predicate: info.name,
-            columns: info.columns,
-            args: &atom.args,
-        };
+        let mut a = Args { facts: self, predicate: info.name, columns: info.columns, args: &atom.args };
         match info.name {
             "file" => {
                 let fact = FileFact {

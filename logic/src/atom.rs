@@ -23,10 +23,7 @@ pub struct Atom {
 
 impl Atom {
     pub fn new(predicate: &str, args: Vec<Term>) -> Self {
-        Atom {
-            predicate: predicate.to_string(),
-            args,
-        }
+        Atom { predicate: predicate.to_string(), args }
     }
 }
 
@@ -122,10 +119,7 @@ impl Parser<'_> {
     }
 
     fn error(&self, message: &str) -> AtomSyntaxError {
-        AtomSyntaxError {
-            position: self.pos,
-            message: message.to_string(),
-        }
+        AtomSyntaxError { position: self.pos, message: message.to_string() }
     }
 
     fn skip_ws(&mut self) {
@@ -143,10 +137,7 @@ impl Parser<'_> {
     }
 
     fn identifier(&mut self) -> Result<String, AtomSyntaxError> {
-        let len = self
-            .rest()
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(self.rest().len());
+        let len = self.rest().find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(self.rest().len());
         if len == 0 || !self.rest().starts_with(|c: char| c.is_ascii_alphabetic()) {
             return Err(self.error("expected a predicate name"));
         }
@@ -184,15 +175,11 @@ impl Parser<'_> {
         let term = match word {
             "true" => Term::Bool(true),
             "false" => Term::Bool(false),
-            w if w.contains('.') => {
-                parse_ratio(w).ok_or_else(|| self.error("expected a ratio between 0 and 1"))?
-            }
+            w if w.contains('.') => parse_ratio(w).ok_or_else(|| self.error("expected a ratio between 0 and 1"))?,
             w => match w.parse::<i64>() {
                 Ok(i) => Term::Int(i),
                 // A bare word is read as a string, so `strategy(idle)` works too.
-                Err(_) if !w.is_empty() && w.starts_with(|c: char| c.is_ascii_alphabetic()) => {
-                    Term::Str(w.to_string())
-                }
+                Err(_) if !w.is_empty() && w.starts_with(|c: char| c.is_ascii_alphabetic()) => Term::Str(w.to_string()),
                 Err(_) => return Err(self.error("expected a string, number or boolean")),
             },
         };
@@ -220,27 +207,16 @@ mod tests {
     fn display_and_parse_round_trip() {
         let atom = Atom::new(
             "block_commit",
-            vec![
-                Term::Str("error \"E0308\"\n".into()),
-                Term::Int(-3),
-                Term::Bool(true),
-                Term::Ratio(850),
-            ],
+            vec![Term::Str("error \"E0308\"\n".into()), Term::Int(-3), Term::Bool(true), Term::Ratio(850)],
         );
         let text = atom.to_string();
-        assert_eq!(
-            text,
-            r#"block_commit("error \"E0308\"\n", -3, true, 0.850)"#
-        );
+        assert_eq!(text, r#"block_commit("error \"E0308\"\n", -3, true, 0.850)"#);
         assert_eq!(parse_atom(&text), Ok(atom));
     }
 
     #[test]
     fn bare_words_and_nullary_atoms() {
-        assert_eq!(
-            parse_atom("strategy(idle)").unwrap().args,
-            vec![Term::Str("idle".into())]
-        );
+        assert_eq!(parse_atom("strategy(idle)").unwrap().args, vec![Term::Str("idle".into())]);
         assert_eq!(parse_atom(" workspace_empty ").unwrap().args, vec![]);
         assert_eq!(parse_atom("p()").unwrap().args, vec![]);
         assert_eq!(parse_atom("p(0.5)").unwrap().args, vec![Term::Ratio(500)]);
@@ -248,16 +224,7 @@ mod tests {
 
     #[test]
     fn malformed_atoms_are_rejected_with_a_position() {
-        for bad in [
-            "",
-            "(x)",
-            "p(\"open",
-            "p(1,",
-            "p(1) junk",
-            "p(1.5)",
-            "p(@)",
-            "9p(1)",
-        ] {
+        for bad in ["", "(x)", "p(\"open", "p(1,", "p(1) junk", "p(1.5)", "p(@)", "9p(1)"] {
             assert!(parse_atom(bad).is_err(), "{bad} should not parse");
         }
         assert_eq!(parse_atom("p(1 2)").unwrap_err().position, 4);

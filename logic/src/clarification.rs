@@ -64,75 +64,41 @@ pub fn run(facts: &Facts) -> ClarificationProgram {
 impl ClarificationProgram {
     pub fn atoms(&self, predicate: &str, s: &Symbols) -> Option<Vec<Atom>> {
         Some(match predicate {
-            "clarification_needed" => self
-                .clarification_needed
-                .iter()
-                .map(|(r,)| atom!(s, predicate, *r))
-                .collect(),
-            "resolved_focus" => self
-                .resolved_focus
-                .iter()
-                .map(|(r, p, x)| atom!(s, predicate, *r, *p, *x))
-                .collect(),
-            "best_confidence" => self
-                .best_confidence
-                .iter()
-                .map(|(r, c)| atom!(s, predicate, *r, *c))
-                .collect(),
+            "clarification_needed" => self.clarification_needed.iter().map(|(r,)| atom!(s, predicate, *r)).collect(),
+            "resolved_focus" => self.resolved_focus.iter().map(|(r, p, x)| atom!(s, predicate, *r, *p, *x)).collect(),
+            "best_confidence" => self.best_confidence.iter().map(|(r, c)| atom!(s, predicate, *r, *c)).collect(),
             _ => return None,
         })
     }
 
     pub fn proofs(&self, s: &Symbols, out: &mut Vec<(Atom, Proof)>) {
-        let focus = |r: Sym, p: Sym, x: Sym, c: Confidence| {
-            Premise::Holds(atom!(s, "focus_resolution", r, p, x, c))
-        };
+        let focus = |r: Sym, p: Sym, x: Sym, c: Confidence| Premise::Holds(atom!(s, "focus_resolution", r, p, x, c));
         for &(r, p, x, c) in &self.w_low {
-            let check = Premise::Check(format!(
-                "best confidence {} < {}",
-                ratio(c),
-                ratio(Confidence::THRESHOLD)
-            ));
+            let check = Premise::Check(format!("best confidence {} < {}", ratio(c), ratio(Confidence::THRESHOLD)));
             out.push((
                 atom!(s, "clarification_needed", r),
-                Proof {
-                    rule: "clarify/low-confidence",
-                    premises: vec![focus(r, p, x, c), check],
-                },
+                Proof { rule: "clarify/low-confidence", premises: vec![focus(r, p, x, c), check] },
             ));
         }
         for &(r, p1, x1, p2, x2, c) in &self.w_tie {
             out.push((
                 atom!(s, "clarification_needed", r),
-                Proof {
-                    rule: "clarify/tied-groundings",
-                    premises: vec![focus(r, p1, x1, c), focus(r, p2, x2, c)],
-                },
+                Proof { rule: "clarify/tied-groundings", premises: vec![focus(r, p1, x1, c), focus(r, p2, x2, c)] },
             ));
         }
         for &(m, clue, h) in &self.w_flag {
             let flag = Premise::Holds(atom!(s, "ambiguity_flag", m, clue, h));
             out.push((
                 atom!(s, "clarification_needed", m),
-                Proof {
-                    rule: "clarify/missing-parameter",
-                    premises: vec![flag],
-                },
+                Proof { rule: "clarify/missing-parameter", premises: vec![flag] },
             ));
         }
         for &(r, p, x, c) in &self.w_resolved {
-            let check = Premise::Check(format!(
-                "best confidence {} >= {}",
-                ratio(c),
-                ratio(Confidence::THRESHOLD)
-            ));
+            let check = Premise::Check(format!("best confidence {} >= {}", ratio(c), ratio(Confidence::THRESHOLD)));
             let absent = Premise::Absent(atom!(s, "clarification_needed", r));
             out.push((
                 atom!(s, "resolved_focus", r, p, x),
-                Proof {
-                    rule: "clarify/confident",
-                    premises: vec![focus(r, p, x, c), check, absent],
-                },
+                Proof { rule: "clarify/confident", premises: vec![focus(r, p, x, c), check, absent] },
             ));
         }
         for &(r, c) in &self.best_confidence {
@@ -140,13 +106,7 @@ impl ClarificationProgram {
                 "{} is the highest confidence among the groundings of this reference",
                 ratio(c)
             ));
-            out.push((
-                atom!(s, "best_confidence", r, c),
-                Proof {
-                    rule: "clarify/best",
-                    premises: vec![check],
-                },
-            ));
+            out.push((atom!(s, "best_confidence", r, c), Proof { rule: "clarify/best", premises: vec![check] }));
         }
     }
 }

@@ -67,12 +67,8 @@ pub fn run(facts: &Facts) -> CommitGateProgram {
 
 impl CommitGateProgram {
     pub fn atoms(&self, predicate: &str, s: &Symbols) -> Option<Vec<Atom>> {
-        (predicate == "block_commit").then(|| {
-            self.block_commit
-                .iter()
-                .map(|(r, p, l)| atom!(s, predicate, *r, *p, *l))
-                .collect()
-        })
+        (predicate == "block_commit")
+            .then(|| self.block_commit.iter().map(|(r, p, l)| atom!(s, predicate, *r, *p, *l)).collect())
     }
 
     pub fn proofs(&self, s: &Symbols, out: &mut Vec<(Atom, Proof)>) {
@@ -88,14 +84,7 @@ impl CommitGateProgram {
                 },
                 Reason::TestFailed(name, outcome) => Proof {
                     rule: "gate/failing-test",
-                    premises: vec![Premise::Holds(atom!(
-                        s,
-                        "test_outcome",
-                        name,
-                        path,
-                        line,
-                        outcome
-                    ))],
+                    premises: vec![Premise::Holds(atom!(s, "test_outcome", name, path, line, outcome))],
                 },
             };
             out.push((atom!(s, "block_commit", reason, path, line), proof));

@@ -3,9 +3,7 @@
 //! configuration); the programs never see where a fact came from.
 
 use crate::symbols::{Sym, Symbols};
-use crate::vocab::{
-    Category, ContextHint, Severity, SymbolKind, TestOutcome, TestState, Verb, Visibility,
-};
+use crate::vocab::{Category, ContextHint, Severity, SymbolKind, TestOutcome, TestState, Verb, Visibility};
 
 /// `file(Path, Sha256, Lang, MTime, Size, IsTest)`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -112,11 +110,7 @@ pub struct Facts {
 impl Facts {
     /// An empty fact base with the default policy: errors block commits, three repair attempts.
     pub fn with_default_policy() -> Self {
-        Facts {
-            retry_budget: 3,
-            blocking_severity: vec![Severity::Error],
-            ..Facts::default()
-        }
+        Facts { retry_budget: 3, blocking_severity: vec![Severity::Error], ..Facts::default() }
     }
 
     /// Interns `s` in this fact base.
@@ -126,9 +120,6 @@ impl Facts {
 
     /// The ids of test symbols, from symbol kinds.
     pub fn test_symbols(&self) -> impl Iterator<Item = Sym> + '_ {
-        self.symbol
-            .iter()
-            .filter(|s| s.kind == SymbolKind::Test)
-            .map(|s| s.id)
+        self.symbol.iter().filter(|s| s.kind == SymbolKind::Test).map(|s| s.id)
     }
 }

@@ -21,17 +21,9 @@ use crate::{atom, render};
 /// Why a query or explanation could not be answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KernelError {
-    UnknownPredicate {
-        name: String,
-    },
-    WrongArity {
-        name: String,
-        expected: usize,
-        got: usize,
-    },
-    NotDerived {
-        atom: Atom,
-    },
+    UnknownPredicate { name: String },
+    WrongArity { name: String, expected: usize, got: usize },
+    NotDerived { atom: Atom },
 }
 
 impl fmt::Display for KernelError {
@@ -39,21 +31,10 @@ impl fmt::Display for KernelError {
         match self {
             KernelError::UnknownPredicate { name } => {
                 let known: Vec<&str> = catalog::PREDICATES.iter().map(|p| p.name).collect();
-                write!(
-                    f,
-                    "unknown predicate `{name}`; known predicates: {}",
-                    known.join(", ")
-                )
+                write!(f, "unknown predicate `{name}`; known predicates: {}", known.join(", "))
             }
-            KernelError::WrongArity {
-                name,
-                expected,
-                got,
-            } => {
-                write!(
-                    f,
-                    "`{name}` takes {expected} argument(s), the atom has {got}"
-                )
+            KernelError::WrongArity { name, expected, got } => {
+                write!(f, "`{name}` takes {expected} argument(s), the atom has {got}")
             }
             KernelError::NotDerived { atom } => {
                 write!(f, "{atom} is not derived and is not a fact")
@@ -79,11 +60,7 @@ pub struct Fixpoint {
 pub fn evaluate(facts: Facts) -> Fixpoint {
     let impact = impact::run(&facts);
     let clarification = clarification::run(&facts);
-    let strategy = strategy::run(
-        &facts,
-        &clarification.clarification_needed,
-        &impact.unsafe_to_refactor,
-    );
+    let strategy = strategy::run(&facts, &clarification.clarification_needed, &impact.unsafe_to_refactor);
     let gate = commit_gate::run(&facts);
     Fixpoint {
         facts,
@@ -101,6 +78,11 @@ impl Fixpoint {
         &self.facts
     }
 
+    /// Gives the fact base back, e.g. to reuse its interner.
+    pub fn into_facts(self) -> Facts {
+        self.facts
+    }
+
     /// The one active strategy.
     pub fn strategy(&self) -> Strategy {
         self.strategy.active()
@@ -108,14 +90,10 @@ impl Fixpoint {
 
     /// Every atom of `predicate`, sorted. Base predicates list their facts.
     pub fn atoms(&self, predicate: &str) -> Result<Vec<Atom>, KernelError> {
-        let info = catalog::predicate(predicate).ok_or_else(|| KernelError::UnknownPredicate {
-            name: predicate.to_string(),
-        })?;
-        let mut atoms = if info.origin == Origin::Derived {
-            self.derived(info.name)
-        } else {
-            base_atoms(&self.facts, info.name)
-        };
+        let info = catalog::predicate(predicate)
+            .ok_or_else(|| KernelError::UnknownPredicate { name: predicate.to_string() })?;
+        let mut atoms =
+            if info.origin == Origin::Derived { self.derived(info.name) } else { base_atoms(&self.facts, info.name) };
         atoms.sort();
         atoms.dedup();
         Ok(atoms)
@@ -144,16 +122,13 @@ impl Fixpoint {
     }
 
     fn closure(&self) -> &ClosureProgram {
-        self.closure
-            .get_or_init(|| impact::run_closure(&self.facts))
+        self.closure.get_or_init(|| impact::run_closure(&self.facts))
     }
 
     /// The shortest derivation of `atom` down to base facts.
     pub fn explain(&self, atom: &Atom) -> Result<Explanation, KernelError> {
-        let info =
-            catalog::predicate(&atom.predicate).ok_or_else(|| KernelError::UnknownPredicate {
-                name: atom.predicate.clone(),
-            })?;
+        let info = catalog::predicate(&atom.predicate)
+            .ok_or_else(|| KernelError::UnknownPredicate { name: atom.predicate.clone() })?;
         if info.columns.len() != atom.args.len() {
             return Err(KernelError::WrongArity {
                 name: atom.predicate.clone(),
@@ -163,8 +138,7 @@ impl Fixpoint {
         }
         let proofs = self.proofs(atom.predicate == "depends_on");
         let is_fact = |a: &Atom| self.is_fact(a);
-        proof::explain(atom, &proofs, &is_fact)
-            .ok_or_else(|| KernelError::NotDerived { atom: atom.clone() })
+        proof::explain(atom, &proofs, &is_fact).ok_or_else(|| KernelError::NotDerived { atom: atom.clone() })
     }
 
     /// Every recorded proof, by head atom.
@@ -194,9 +168,7 @@ impl Fixpoint {
             return false;
         }
         let mut sets = self.fact_sets.borrow_mut();
-        sets.entry(info.name)
-            .or_insert_with(|| base_atoms(&self.facts, info.name).into_iter().collect())
-            .contains(atom)
+        sets.entry(info.name).or_insert_with(|| base_atoms(&self.facts, info.name).into_iter().collect()).contains(atom)
     }
 }
 
@@ -211,48 +183,28 @@ fn base_atoms(f: &Facts, name: &str) -> Vec<Atom> {
         }
     };
     match name {
-        "file" => render::rows(&f.file, |x| {
-            atom!(s, name, x.path, x.sha256, x.lang, x.mtime, x.size, x.is_test)
-        }),
+        "file" => render::rows(&f.file, |x| atom!(s, name, x.path, x.sha256, x.lang, x.mtime, x.size, x.is_test)),
         "chunk" => render::rows(&f.chunk, |&(p, a, b, y)| atom!(s, name, p, a, b, y)),
         "symbol" => render::rows(&f.symbol, |x| {
-            atom!(
-                s,
-                name,
-                x.id,
-                x.kind,
-                x.visibility,
-                x.path,
-                x.line,
-                x.end_line,
-                x.signature
-            )
+            atom!(s, name, x.id, x.kind, x.visibility, x.path, x.line, x.end_line, x.signature)
         }),
         "defines" => render::rows(&f.defines, |&(p, x)| atom!(s, name, p, x)),
         "test_symbol" => f.test_symbols().map(|t| atom!(s, name, t)).collect(),
         "calls" => render::rows(&f.calls, |&(a, b, p, l)| atom!(s, name, a, b, p, l)),
-        "unresolved_call" => render::rows(&f.unresolved_call, |&(a, b, p, l)| {
-            atom!(s, name, a, b, p, l)
-        }),
+        "unresolved_call" => render::rows(&f.unresolved_call, |&(a, b, p, l)| atom!(s, name, a, b, p, l)),
         "imports" => render::rows(&f.imports, |&(p, i)| atom!(s, name, p, i)),
         "test_of" => render::rows(&f.test_of, |&(t, x)| atom!(s, name, t, x)),
         "parse_error" => render::rows(&f.parse_error, |&(p, l, m)| atom!(s, name, p, l, m)),
-        "diagnostic" => render::rows(&f.diagnostic, |&(v, p, l, c, m)| {
-            atom!(s, name, v, p, l, c, m)
-        }),
+        "diagnostic" => render::rows(&f.diagnostic, |&(v, p, l, c, m)| atom!(s, name, v, p, l, c, m)),
         "test_outcome" => render::rows(&f.test_outcome, |&(n, p, l, o)| atom!(s, name, n, p, l, o)),
         "modified" => render::rows(&f.modified, |&m| atom!(s, name, m)),
         "staged" => render::rows(&f.staged, |&m| atom!(s, name, m)),
         "test_state" => vec![atom!(s, name, f.test_state)],
         "retry_count" => vec![atom!(s, name, f.retry_count)],
         "workspace_empty" => one(f.workspace_empty),
-        "user_intent" => render::rows(&f.user_intent, |&(i, c, v, t, k)| {
-            atom!(s, name, i, c, v, t, k)
-        }),
+        "user_intent" => render::rows(&f.user_intent, |&(i, c, v, t, k)| atom!(s, name, i, c, v, t, k)),
         "context_hint" => render::rows(&f.context_hint, |&(i, h)| atom!(s, name, i, h)),
-        "focus_resolution" => render::rows(&f.focus_resolution, |&(r, p, x, c)| {
-            atom!(s, name, r, p, x, c)
-        }),
+        "focus_resolution" => render::rows(&f.focus_resolution, |&(r, p, x, c)| atom!(s, name, r, p, x, c)),
         "ambiguity_flag" => render::rows(&f.ambiguity_flag, |&(m, c, h)| atom!(s, name, m, c, h)),
         "refactor_target" => render::rows(&f.refactor_target, |&t| atom!(s, name, t)),
         "pending_patch" => one(f.pending_patch),

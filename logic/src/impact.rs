@@ -158,11 +158,7 @@ impl ImpactProgram {
             "test_reach" => unary(&self.test_reach),
             "change_target" => unary(&self.change_target),
             "unsafe_to_refactor" => unary(&self.unsafe_to_refactor),
-            "dependent" => self
-                .dependent
-                .iter()
-                .map(|(t, d)| atom!(s, predicate, *t, *d))
-                .collect(),
+            "dependent" => self.dependent.iter().map(|(t, d)| atom!(s, predicate, *t, *d)).collect(),
             _ => return None,
         })
     }
@@ -173,103 +169,61 @@ impl ImpactProgram {
         for &(x,) in &self.w_impacted_modified {
             out.push((
                 atom!(s, "impacted", x),
-                proof(
-                    "impact/modified",
-                    vec![Premise::Holds(atom!(s, "modified", x))],
-                ),
+                proof("impact/modified", vec![Premise::Holds(atom!(s, "modified", x))]),
             ));
         }
         for &(x, y) in &self.w_impacted_call {
-            out.push((
-                atom!(s, "impacted", x),
-                proof("impact/caller-of-impacted", vec![sites.premise(x, y), h(y)]),
-            ));
+            out.push((atom!(s, "impacted", x), proof("impact/caller-of-impacted", vec![sites.premise(x, y), h(y)])));
         }
         for &(p, x) in &self.w_impacted_file {
             let defines = Premise::Holds(atom!(s, "defines", p, x));
-            out.push((
-                atom!(s, "impacted", p),
-                proof("impact/file-of-impacted", vec![defines, h(x)]),
-            ));
+            out.push((atom!(s, "impacted", p), proof("impact/file-of-impacted", vec![defines, h(x)])));
         }
         for &(t,) in &self.w_needs_testing_reach {
             let test = Premise::Holds(atom!(s, "test_symbol", t));
-            out.push((
-                atom!(s, "needs_testing", t),
-                proof("impact/impacted-test", vec![test, h(t)]),
-            ));
+            out.push((atom!(s, "needs_testing", t), proof("impact/impacted-test", vec![test, h(t)])));
         }
         for &(t, x) in &self.w_needs_testing_link {
             let link = Premise::Holds(atom!(s, "test_of", t, x));
-            out.push((
-                atom!(s, "needs_testing", t),
-                proof("impact/linked-test", vec![link, h(x)]),
-            ));
+            out.push((atom!(s, "needs_testing", t), proof("impact/linked-test", vec![link, h(x)])));
         }
         for &(t, x) in &self.w_test_reach_direct {
             let test = Premise::Holds(atom!(s, "test_symbol", t));
-            out.push((
-                atom!(s, "test_reach", x),
-                proof("coverage/called-by-test", vec![test, sites.premise(t, x)]),
-            ));
+            out.push((atom!(s, "test_reach", x), proof("coverage/called-by-test", vec![test, sites.premise(t, x)])));
         }
         for &(m, x) in &self.w_test_reach_step {
             let prev = Premise::Holds(atom!(s, "test_reach", m));
-            out.push((
-                atom!(s, "test_reach", x),
-                proof(
-                    "coverage/called-by-reached",
-                    vec![prev, sites.premise(m, x)],
-                ),
-            ));
+            out.push((atom!(s, "test_reach", x), proof("coverage/called-by-reached", vec![prev, sites.premise(m, x)])));
         }
         for &(x,) in &self.w_covered_reach {
             out.push((
                 atom!(s, "covered", x),
-                proof(
-                    "coverage/reached",
-                    vec![Premise::Holds(atom!(s, "test_reach", x))],
-                ),
+                proof("coverage/reached", vec![Premise::Holds(atom!(s, "test_reach", x))]),
             ));
         }
         for &(t, x) in &self.w_covered_link {
             out.push((
                 atom!(s, "covered", x),
-                proof(
-                    "coverage/linked",
-                    vec![Premise::Holds(atom!(s, "test_of", t, x))],
-                ),
+                proof("coverage/linked", vec![Premise::Holds(atom!(s, "test_of", t, x))]),
             ));
         }
         for &(t,) in &self.w_target_modified {
             out.push((
                 atom!(s, "change_target", t),
-                proof(
-                    "refactor/modified-symbol",
-                    vec![Premise::Holds(atom!(s, "modified", t))],
-                ),
+                proof("refactor/modified-symbol", vec![Premise::Holds(atom!(s, "modified", t))]),
             ));
         }
         for &(t,) in &self.w_target_requested {
             let req = Premise::Holds(atom!(s, "refactor_target", t));
-            out.push((
-                atom!(s, "change_target", t),
-                proof("refactor/requested", vec![req]),
-            ));
+            out.push((atom!(s, "change_target", t), proof("refactor/requested", vec![req])));
         }
         for &(t, d) in &self.w_dependent_direct {
             let target = Premise::Holds(atom!(s, "change_target", t));
-            out.push((
-                atom!(s, "dependent", t, d),
-                proof("refactor/direct-caller", vec![target, sites.premise(d, t)]),
-            ));
+            out.push((atom!(s, "dependent", t, d), proof("refactor/direct-caller", vec![target, sites.premise(d, t)])));
         }
         for &(t, m, d) in &self.w_dependent_step {
             let prev = Premise::Holds(atom!(s, "dependent", t, m));
-            out.push((
-                atom!(s, "dependent", t, d),
-                proof("refactor/indirect-caller", vec![prev, sites.premise(d, m)]),
-            ));
+            out.push((atom!(s, "dependent", t, d), proof("refactor/indirect-caller", vec![prev, sites.premise(d, m)])));
         }
         for &(t, d) in &self.w_unsafe {
             out.push((
@@ -289,26 +243,17 @@ impl ImpactProgram {
 
 impl ClosureProgram {
     pub fn atoms(&self, s: &Symbols) -> Vec<Atom> {
-        self.depends_on
-            .iter()
-            .map(|(x, y)| atom!(s, "depends_on", *x, *y))
-            .collect()
+        self.depends_on.iter().map(|(x, y)| atom!(s, "depends_on", *x, *y)).collect()
     }
 
     pub fn proofs(&self, sites: &CallSites<'_>, out: &mut Vec<(Atom, Proof)>) {
         let s = &sites.facts.symbols;
         for &(x, y) in &self.w_depends_direct {
-            out.push((
-                atom!(s, "depends_on", x, y),
-                proof("depends/calls", vec![sites.premise(x, y)]),
-            ));
+            out.push((atom!(s, "depends_on", x, y), proof("depends/calls", vec![sites.premise(x, y)])));
         }
         for &(x, y, z) in &self.w_depends_step {
             let rest = Premise::Holds(atom!(s, "depends_on", y, z));
-            out.push((
-                atom!(s, "depends_on", x, z),
-                proof("depends/transitive", vec![sites.premise(x, y), rest]),
-            ));
+            out.push((atom!(s, "depends_on", x, z), proof("depends/transitive", vec![sites.premise(x, y), rest])));
         }
     }
 }

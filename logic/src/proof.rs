@@ -31,11 +31,7 @@ pub enum Explanation {
     /// A base fact, asserted by projection, perception or policy.
     Fact(Atom),
     /// A derived atom with the rule that produced it and its explained premises.
-    Derived {
-        atom: Atom,
-        rule: &'static str,
-        premises: Vec<ExplainedPremise>,
-    },
+    Derived { atom: Atom, rule: &'static str, premises: Vec<ExplainedPremise> },
 }
 
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -62,29 +58,17 @@ impl Explanation {
     fn write_tree(&self, out: &mut String, first: &str, rest: &str) {
         match self {
             Explanation::Fact(atom) => out.push_str(&format!("{first}{atom}  (fact)\n")),
-            Explanation::Derived {
-                atom,
-                rule,
-                premises,
-            } => {
+            Explanation::Derived { atom, rule, premises } => {
                 out.push_str(&format!("{first}{atom}  [rule {rule}]\n"));
                 for (i, p) in premises.iter().enumerate() {
                     let last = i + 1 == premises.len();
-                    let (branch, guide) = if last {
-                        ("└─ ", "   ")
-                    } else {
-                        ("├─ ", "│  ")
-                    };
+                    let (branch, guide) = if last { ("└─ ", "   ") } else { ("├─ ", "│  ") };
                     let head = format!("{rest}{branch}");
                     let tail = format!("{rest}{guide}");
                     match p {
                         ExplainedPremise::Holds(e) => e.write_tree(out, &head, &tail),
-                        ExplainedPremise::Absent(a) => {
-                            out.push_str(&format!("{head}not {a}  (absent)\n"))
-                        }
-                        ExplainedPremise::Check(c) => {
-                            out.push_str(&format!("{head}{c}  (check)\n"))
-                        }
+                        ExplainedPremise::Absent(a) => out.push_str(&format!("{head}not {a}  (absent)\n")),
+                        ExplainedPremise::Check(c) => out.push_str(&format!("{head}{c}  (check)\n")),
                     }
                 }
             }
@@ -176,37 +160,23 @@ fn shortest_heights<'a>(
     height
 }
 
-fn proof_height(
-    proof: &Proof,
-    proofs: &HashMap<Atom, Vec<Proof>>,
-    height: &HashMap<&Atom, usize>,
-) -> Option<usize> {
+fn proof_height(proof: &Proof, proofs: &HashMap<Atom, Vec<Proof>>, height: &HashMap<&Atom, usize>) -> Option<usize> {
     let mut h = 0;
     for p in &proof.premises {
         if let Premise::Holds(b) = p {
-            h = h.max(if proofs.contains_key(b) {
-                *height.get(b)?
-            } else {
-                0
-            });
+            h = h.max(if proofs.contains_key(b) { *height.get(b)? } else { 0 });
         }
     }
     Some(h + 1)
 }
 
-fn build(
-    atom: &Atom,
-    proofs: &HashMap<Atom, Vec<Proof>>,
-    height: &HashMap<&Atom, usize>,
-) -> Option<Explanation> {
+fn build(atom: &Atom, proofs: &HashMap<Atom, Vec<Proof>>, height: &HashMap<&Atom, usize>) -> Option<Explanation> {
     let Some(candidates) = proofs.get(atom) else {
         return Some(Explanation::Fact(atom.clone()));
     };
     let own = *height.get(atom)?;
     // A proof whose height equals the atom's uses only strictly lower premises.
-    let proof = candidates
-        .iter()
-        .find(|p| proof_height(p, proofs, height) == Some(own))?;
+    let proof = candidates.iter().find(|p| proof_height(p, proofs, height) == Some(own))?;
     let mut premises = Vec::with_capacity(proof.premises.len());
     for p in &proof.premises {
         premises.push(match p {
@@ -215,11 +185,7 @@ fn build(
             Premise::Check(c) => ExplainedPremise::Check(c.clone()),
         });
     }
-    Some(Explanation::Derived {
-        atom: atom.clone(),
-        rule: proof.rule,
-        premises,
-    })
+    Some(Explanation::Derived { atom: atom.clone(), rule: proof.rule, premises })
 }
 
 #[cfg(test)]
@@ -238,23 +204,11 @@ mod tests {
         proofs.insert(
             a("reach", "b"),
             vec![
-                Proof {
-                    rule: "step",
-                    premises: vec![Premise::Holds(a("reach", "c"))],
-                },
-                Proof {
-                    rule: "seed",
-                    premises: vec![Premise::Holds(a("seed", "b"))],
-                },
+                Proof { rule: "step", premises: vec![Premise::Holds(a("reach", "c"))] },
+                Proof { rule: "seed", premises: vec![Premise::Holds(a("seed", "b"))] },
             ],
         );
-        proofs.insert(
-            a("reach", "c"),
-            vec![Proof {
-                rule: "step",
-                premises: vec![Premise::Holds(a("reach", "b"))],
-            }],
-        );
+        proofs.insert(a("reach", "c"), vec![Proof { rule: "step", premises: vec![Premise::Holds(a("reach", "b"))] }]);
         let facts = |x: &Atom| x == &a("seed", "b");
         let e = explain(&a("reach", "c"), &proofs, &facts).unwrap();
         assert_eq!(
@@ -267,9 +221,6 @@ mod tests {
     fn unknown_atoms_are_not_explained() {
         let proofs = HashMap::new();
         assert_eq!(explain(&a("reach", "z"), &proofs, &|_| false), None);
-        assert_eq!(
-            explain(&a("seed", "z"), &proofs, &|_| true),
-            Some(Explanation::Fact(a("seed", "z")))
-        );
+        assert_eq!(explain(&a("seed", "z"), &proofs, &|_| true), Some(Explanation::Fact(a("seed", "z"))));
     }
 }

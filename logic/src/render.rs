@@ -5,8 +5,7 @@ use crate::atom::{Atom, Term};
 use crate::facts::Confidence;
 use crate::symbols::{Sym, Symbols};
 use crate::vocab::{
-    Action, Category, ContextHint, Severity, Strategy, SymbolKind, TestOutcome, TestState, Verb,
-    Visibility,
+    Action, Category, ContextHint, Severity, Strategy, SymbolKind, TestOutcome, TestState, Verb, Visibility,
 };
 
 /// A fact column that can be shown as a term.

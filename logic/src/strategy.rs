@@ -134,11 +134,7 @@ ascent! {
 }
 
 /// Runs the strategy program on a fresh instance, with the upstream atoms it reads.
-pub fn run(
-    facts: &Facts,
-    clarification_needed: &[(Sym,)],
-    unsafe_to_refactor: &[(Sym,)],
-) -> StrategyProgram {
+pub fn run(facts: &Facts, clarification_needed: &[(Sym,)], unsafe_to_refactor: &[(Sym,)]) -> StrategyProgram {
     let mut p = StrategyProgram::default();
     p.user_intent = facts.user_intent.clone();
     p.context_hint = facts.context_hint.clone();
@@ -160,46 +156,19 @@ pub fn run(
 impl StrategyProgram {
     pub fn atoms(&self, predicate: &str, s: &Symbols) -> Option<Vec<Atom>> {
         Some(match predicate {
-            "strategy" => self
-                .strategy
-                .iter()
-                .map(|(x,)| atom!(s, predicate, *x))
-                .collect(),
-            "candidate" => self
-                .candidate
-                .iter()
-                .map(|(x,)| atom!(s, predicate, *x))
-                .collect(),
-            "next_action" => self
-                .next_action
-                .iter()
-                .map(|(x,)| atom!(s, predicate, *x))
-                .collect(),
-            "proposed" => self
-                .proposed
-                .iter()
-                .map(|(x,)| atom!(s, predicate, *x))
-                .collect(),
-            "refactor_blocked" => self
-                .refactor_blocked
-                .iter()
-                .map(|()| atom!(s, predicate))
-                .collect(),
-            "clarification_pending" => self
-                .clarification_pending
-                .iter()
-                .map(|()| atom!(s, predicate))
-                .collect(),
+            "strategy" => self.strategy.iter().map(|(x,)| atom!(s, predicate, *x)).collect(),
+            "candidate" => self.candidate.iter().map(|(x,)| atom!(s, predicate, *x)).collect(),
+            "next_action" => self.next_action.iter().map(|(x,)| atom!(s, predicate, *x)).collect(),
+            "proposed" => self.proposed.iter().map(|(x,)| atom!(s, predicate, *x)).collect(),
+            "refactor_blocked" => self.refactor_blocked.iter().map(|()| atom!(s, predicate)).collect(),
+            "clarification_pending" => self.clarification_pending.iter().map(|()| atom!(s, predicate)).collect(),
             _ => return None,
         })
     }
 
     /// The one active strategy (the rules guarantee exactly one).
     pub fn active(&self) -> Strategy {
-        self.strategy
-            .first()
-            .map(|(s,)| *s)
-            .unwrap_or(Strategy::Idle)
+        self.strategy.first().map(|(s,)| *s).unwrap_or(Strategy::Idle)
     }
 
     pub fn proofs(&self, s: &Symbols, out: &mut Vec<(Atom, Proof)>) {
@@ -211,16 +180,11 @@ impl StrategyProgram {
                 .map(|&(i, c, v, t, k)| Premise::Holds(atom!(s, "user_intent", i, c, v, t, k)))
         };
         let strat = |x: Strategy| Premise::Holds(atom!(s, "strategy", x));
-        let mut push = |head: Atom, rule: &'static str, premises: Vec<Premise>| {
-            out.push((head, Proof { rule, premises }))
-        };
+        let mut push =
+            |head: Atom, rule: &'static str, premises: Vec<Premise>| out.push((head, Proof { rule, premises }));
 
         if self.candidate.contains(&(Strategy::Idle,)) {
-            push(
-                cand(Strategy::Idle),
-                "strategy/idle-always-candidate",
-                vec![],
-            );
+            push(cand(Strategy::Idle), "strategy/idle-always-candidate", vec![]);
         }
         for &(r,) in &self.w_cand_clarify {
             push(
@@ -231,11 +195,7 @@ impl StrategyProgram {
         }
         for &(x, i, v) in &self.w_cand_verb {
             let check = Premise::Check(format!("verb `{v}` selects strategy `{x}`"));
-            push(
-                cand(x),
-                "strategy/by-verb",
-                intent(i).into_iter().chain([check]).collect(),
-            );
+            push(cand(x), "strategy/by-verb", intent(i).into_iter().chain([check]).collect());
         }
         for &(x, i) in &self.w_cand_explain {
             let hint = if x == Strategy::BreadthFirstSurvey {
@@ -243,11 +203,7 @@ impl StrategyProgram {
             } else {
                 Premise::Absent(atom!(s, "context_hint", i, ContextHint::Broad))
             };
-            push(
-                cand(x),
-                "strategy/explain",
-                intent(i).into_iter().chain([hint]).collect(),
-            );
+            push(cand(x), "strategy/explain", intent(i).into_iter().chain([hint]).collect());
         }
         for &(x, i) in &self.w_cand_scaffold {
             let empty = if x == Strategy::ProjectInit {
@@ -255,26 +211,14 @@ impl StrategyProgram {
             } else {
                 Premise::Absent(atom!(s, "workspace_empty"))
             };
-            push(
-                cand(x),
-                "strategy/scaffold",
-                intent(i).into_iter().chain([empty]).collect(),
-            );
+            push(cand(x), "strategy/scaffold", intent(i).into_iter().chain([empty]).collect());
         }
         for &(x, k) in &self.w_strategy {
             let check = Premise::Check(format!("rank {k} is the highest among the candidates"));
-            push(
-                atom!(s, "strategy", x),
-                "strategy/highest-rank",
-                vec![Premise::Holds(cand(x)), check],
-            );
+            push(atom!(s, "strategy", x), "strategy/highest-rank", vec![Premise::Holds(cand(x)), check]);
         }
         for &(x, a) in &self.w_direct {
-            push(
-                atom!(s, "proposed", a),
-                "strategy/direct-action",
-                vec![strat(x)],
-            );
+            push(atom!(s, "proposed", a), "strategy/direct-action", vec![strat(x)]);
         }
         for &(n, b) in &self.w_apply_patch {
             let premises = vec![
@@ -282,26 +226,15 @@ impl StrategyProgram {
                 Premise::Holds(atom!(s, "pending_patch")),
                 Premise::Check(format!("retry_count {n} < retry_budget {b}")),
             ];
-            push(
-                atom!(s, "proposed", Action::ApplyPatch),
-                "tdd/apply-pending-patch",
-                premises,
-            );
+            push(atom!(s, "proposed", Action::ApplyPatch), "tdd/apply-pending-patch", premises);
         }
         for &(a, st, n, b) in &self.w_tdd {
-            let mut premises = vec![
-                strat(Strategy::TddRepairLoop),
-                Premise::Holds(atom!(s, "test_state", st)),
-            ];
+            let mut premises = vec![strat(Strategy::TddRepairLoop), Premise::Holds(atom!(s, "test_state", st))];
             match a {
-                Action::Escalate => premises.push(Premise::Check(format!(
-                    "retry_count {n} >= retry_budget {b}"
-                ))),
+                Action::Escalate => premises.push(Premise::Check(format!("retry_count {n} >= retry_budget {b}"))),
                 Action::ProposePatch => {
                     premises.push(Premise::Absent(atom!(s, "pending_patch")));
-                    premises.push(Premise::Check(format!(
-                        "retry_count {n} < retry_budget {b}"
-                    )));
+                    premises.push(Premise::Check(format!("retry_count {n} < retry_budget {b}")));
                 }
                 _ => premises.push(Premise::Absent(atom!(s, "pending_patch"))),
             }
@@ -312,11 +245,7 @@ impl StrategyProgram {
                 Premise::Holds(atom!(s, "unsafe_to_refactor", t)),
                 Premise::Check(format!("no approval recorded for {}", s.resolve(t))),
             ];
-            push(
-                atom!(s, "refactor_blocked"),
-                "refactor/unapproved-unsafe-target",
-                premises,
-            );
+            push(atom!(s, "refactor_blocked"), "refactor/unapproved-unsafe-target", premises);
         }
         for &(a,) in &self.w_refactor {
             let blocked = if a == Action::AskApproval {
@@ -324,19 +253,11 @@ impl StrategyProgram {
             } else {
                 Premise::Absent(atom!(s, "refactor_blocked"))
             };
-            push(
-                atom!(s, "proposed", a),
-                "refactor/gate",
-                vec![strat(Strategy::Refactor), blocked],
-            );
+            push(atom!(s, "proposed", a), "refactor/gate", vec![strat(Strategy::Refactor), blocked]);
         }
         if let Some((r,)) = self.clarification_needed.first() {
             let premise = Premise::Holds(atom!(s, "clarification_needed", *r));
-            push(
-                atom!(s, "clarification_pending"),
-                "next/clarification-pending",
-                vec![premise],
-            );
+            push(atom!(s, "clarification_pending"), "next/clarification-pending", vec![premise]);
         }
         for &(a, interrogative) in &self.w_next {
             let proposed = Premise::Holds(atom!(s, "proposed", a));
@@ -345,11 +266,7 @@ impl StrategyProgram {
             } else {
                 Premise::Absent(atom!(s, "clarification_pending"))
             };
-            push(
-                atom!(s, "next_action", a),
-                "next/guarded",
-                vec![proposed, guard],
-            );
+            push(atom!(s, "next_action", a), "next/guarded", vec![proposed, guard]);
         }
     }
 }

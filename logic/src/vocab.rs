@@ -15,13 +15,7 @@ pub struct UnknownWord {
 
 impl fmt::Display for UnknownWord {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown {} `{}` (expected one of: {})",
-            self.vocabulary,
-            self.word,
-            self.expected.join(", ")
-        )
+        write!(f, "unknown {} `{}` (expected one of: {})", self.vocabulary, self.word, self.expected.join(", "))
     }
 }
 
@@ -108,9 +102,7 @@ impl Verb {
         use Verb::*;
         match self {
             Explain | Search | Review | Impact | Status => Category::Query,
-            Fix | Refactor | Rename | Implement | Test | Document | Delete | Scaffold | Commit => {
-                Category::Mutation
-            }
+            Fix | Refactor | Rename | Implement | Test | Document | Delete | Scaffold | Commit => Category::Mutation,
             Forbid | Require | Prefer => Category::Instruction,
         }
     }
@@ -168,10 +160,7 @@ impl Default for TestState {
 impl Action {
     /// Interrogative actions only ask the user; they never change the world.
     pub fn is_interrogative(self) -> bool {
-        matches!(
-            self,
-            Action::AskClarification | Action::AskApproval | Action::Escalate
-        )
+        matches!(self, Action::AskClarification | Action::AskApproval | Action::Escalate)
     }
 }
 
@@ -203,10 +192,7 @@ mod tests {
 
     #[test]
     fn every_verb_has_exactly_its_category() {
-        let queries: Vec<_> = Verb::ALL
-            .iter()
-            .filter(|v| v.category() == Category::Query)
-            .collect();
+        let queries: Vec<_> = Verb::ALL.iter().filter(|v| v.category() == Category::Query).collect();
         assert_eq!(queries.len(), 5);
         assert_eq!(Verb::Search.category(), Category::Query);
         assert_eq!(Verb::Delete.category(), Category::Mutation);

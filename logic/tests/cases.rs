@@ -4,9 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use nerd_logic::{
-    evaluate, parse_atom, Atom, ExplainedPremise, Explanation, Facts, Origin, PREDICATES,
-};
+use nerd_logic::{evaluate, parse_atom, Atom, ExplainedPremise, Explanation, Facts, Origin, PREDICATES};
 
 struct Case {
     name: String,
@@ -23,25 +21,16 @@ fn parse_cases(file: &str, text: &str) -> Vec<Case> {
         }
         let (keyword, rest) = line.split_once(' ').unwrap_or((line, ""));
         if keyword == "case" {
-            cases.push(Case {
-                name: rest.to_string(),
-                facts: vec![],
-                expected: BTreeMap::new(),
-            });
+            cases.push(Case { name: rest.to_string(), facts: vec![], expected: BTreeMap::new() });
             continue;
         }
-        let case = cases
-            .last_mut()
-            .unwrap_or_else(|| panic!("{file}:{}: `{keyword}` before any case", n + 1));
+        let case = cases.last_mut().unwrap_or_else(|| panic!("{file}:{}: `{keyword}` before any case", n + 1));
         let atom = || parse_atom(rest).unwrap_or_else(|e| panic!("{file}:{}: {e}", n + 1));
         match keyword {
             "fact" => case.facts.push(atom()),
             "expect" => {
                 let a = atom();
-                case.expected
-                    .entry(a.predicate.clone())
-                    .or_default()
-                    .insert(a);
+                case.expected.entry(a.predicate.clone()).or_default().insert(a);
             }
             "none" => {
                 case.expected.entry(rest.to_string()).or_default();
@@ -73,17 +62,12 @@ fn run_file(file: &str, text: &str) {
         let context = format!("{file}: {}", case.name);
         let mut facts = Facts::with_default_policy();
         for a in &case.facts {
-            facts
-                .assert_atom(a)
-                .unwrap_or_else(|e| panic!("{context}: {a}: {e}"));
+            facts.assert_atom(a).unwrap_or_else(|e| panic!("{context}: {a}: {e}"));
         }
         let fixpoint = evaluate(facts);
         for (predicate, expected) in &case.expected {
-            let actual: BTreeSet<Atom> = fixpoint
-                .atoms(predicate)
-                .unwrap_or_else(|e| panic!("{context}: {e}"))
-                .into_iter()
-                .collect();
+            let actual: BTreeSet<Atom> =
+                fixpoint.atoms(predicate).unwrap_or_else(|e| panic!("{context}: {e}")).into_iter().collect();
             assert_eq!(&actual, expected, "{context}: atoms of `{predicate}`");
         }
         let base: BTreeSet<Atom> = PREDICATES
@@ -94,9 +78,8 @@ fn run_file(file: &str, text: &str) {
         let mut derived = fixpoint.derived_atoms();
         derived.extend(fixpoint.atoms("depends_on").unwrap_or_default());
         for atom in &derived {
-            let explanation = fixpoint
-                .explain(atom)
-                .unwrap_or_else(|e| panic!("{context}: cannot explain {atom}: {e}"));
+            let explanation =
+                fixpoint.explain(atom).unwrap_or_else(|e| panic!("{context}: cannot explain {atom}: {e}"));
             assert_eq!(explanation.atom(), atom);
             assert_grounded(&explanation, &base, &context);
         }
@@ -110,10 +93,7 @@ fn impact_cases() {
 
 #[test]
 fn clarification_cases() {
-    run_file(
-        "clarification.case",
-        include_str!("cases/clarification.case"),
-    );
+    run_file("clarification.case", include_str!("cases/clarification.case"));
 }
 
 #[test]

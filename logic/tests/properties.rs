@@ -11,10 +11,7 @@ use nerd_logic::{evaluate, parse_atom, AssertError, Atom, Facts, Term};
 
 fn next_actions(facts: Facts) -> (Vec<Atom>, Vec<Atom>) {
     let fixpoint = evaluate(facts);
-    (
-        fixpoint.atoms("strategy").unwrap(),
-        fixpoint.atoms("next_action").unwrap(),
-    )
+    (fixpoint.atoms("strategy").unwrap(), fixpoint.atoms("next_action").unwrap())
 }
 
 fn action_of(atom: &Atom) -> Action {
@@ -38,8 +35,7 @@ fn exactly_one_strategy_and_interrogative_only_under_clarification() {
                             let mut f = Facts::with_default_policy();
                             for (i, verb) in [first, second].into_iter().enumerate() {
                                 if let Some(v) = verb {
-                                    let (id, target, none) =
-                                        (f.sym(&format!("i{i}")), f.sym("x"), f.sym(""));
+                                    let (id, target, none) = (f.sym(&format!("i{i}")), f.sym("x"), f.sym(""));
                                     f.user_intent.push((id, v.category(), v, target, none));
                                     if broad {
                                         f.context_hint.push((id, ContextHint::Broad));
@@ -56,15 +52,9 @@ fn exactly_one_strategy_and_interrogative_only_under_clarification() {
                             f.workspace_empty = empty;
                             let (strategies, actions) = next_actions(f);
                             assert_eq!(strategies.len(), 1, "{first:?} {second:?}: {strategies:?}");
-                            assert!(
-                                actions.len() <= 1,
-                                "{first:?} {second:?} {state:?}: {actions:?}"
-                            );
+                            assert!(actions.len() <= 1, "{first:?} {second:?} {state:?}: {actions:?}");
                             if clarify {
-                                assert!(
-                                    actions.iter().all(|a| action_of(a).is_interrogative()),
-                                    "{actions:?}"
-                                );
+                                assert!(actions.iter().all(|a| action_of(a).is_interrogative()), "{actions:?}");
                             }
                             checked += 1;
                         }
@@ -85,8 +75,7 @@ fn drive(budget: u32, fixes_on: Option<u32>) -> Vec<Action> {
     for _ in 0..100 {
         let mut f = Facts::with_default_policy();
         let (id, t, none) = (f.sym("i"), f.sym("tests"), f.sym(""));
-        f.user_intent
-            .push((id, Category::Mutation, Verb::Fix, t, none));
+        f.user_intent.push((id, Category::Mutation, Verb::Fix, t, none));
         f.retry_budget = budget;
         f.retry_count = retry;
         f.test_state = state;
@@ -97,11 +86,7 @@ fn drive(budget: u32, fixes_on: Option<u32>) -> Vec<Action> {
         trace.push(action);
         match action {
             Action::RunTests => {
-                state = if fixes_on.is_some_and(|k| retry >= k) {
-                    TestState::Passing
-                } else {
-                    TestState::Failing
-                }
+                state = if fixes_on.is_some_and(|k| retry >= k) { TestState::Passing } else { TestState::Failing }
             }
             Action::ProposePatch => pending = true,
             Action::ApplyPatch => {
@@ -130,10 +115,7 @@ fn repair_loop_escalates_after_the_budget() {
 fn repair_loop_reports_success_when_a_patch_works() {
     let trace = drive(3, Some(2));
     assert_eq!(trace.last(), Some(&Action::ReportSuccess));
-    assert_eq!(
-        trace.iter().filter(|a| **a == Action::ApplyPatch).count(),
-        2
-    );
+    assert_eq!(trace.iter().filter(|a| **a == Action::ApplyPatch).count(), 2);
 }
 
 /// A small deterministic generator so failures reproduce.
@@ -141,10 +123,7 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self, bound: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (self.0 >> 33) % bound
     }
 }
@@ -170,24 +149,16 @@ fn random_graph(seed: u64) -> Facts {
 fn impacted_agrees_with_the_closure_definition() {
     for seed in 0..300 {
         let fixpoint = evaluate(random_graph(seed));
-        let modified: BTreeSet<Term> = fixpoint
-            .atoms("modified")
-            .unwrap()
-            .into_iter()
-            .map(|a| a.args[0].clone())
-            .collect();
+        let modified: BTreeSet<Term> =
+            fixpoint.atoms("modified").unwrap().into_iter().map(|a| a.args[0].clone()).collect();
         let mut expected = modified.clone();
         for d in fixpoint.atoms("depends_on").unwrap() {
             if modified.contains(&d.args[1]) {
                 expected.insert(d.args[0].clone());
             }
         }
-        let actual: BTreeSet<Term> = fixpoint
-            .atoms("impacted")
-            .unwrap()
-            .into_iter()
-            .map(|a| a.args[0].clone())
-            .collect();
+        let actual: BTreeSet<Term> =
+            fixpoint.atoms("impacted").unwrap().into_iter().map(|a| a.args[0].clone()).collect();
         assert_eq!(actual, expected, "seed {seed}");
     }
 }
@@ -200,22 +171,14 @@ fn evaluation_is_deterministic_whatever_the_fact_order() {
         // Re-intern in reverse so ids and insertion order both differ.
         for &(a, b, p, l) in forward.calls.iter().rev() {
             let s = &forward.symbols;
-            let (a, b, p) = (
-                backward.sym(s.resolve(a)),
-                backward.sym(s.resolve(b)),
-                backward.sym(s.resolve(p)),
-            );
+            let (a, b, p) = (backward.sym(s.resolve(a)), backward.sym(s.resolve(b)), backward.sym(s.resolve(p)));
             backward.calls.push((a, b, p, l));
         }
         for &m in forward.modified.iter().rev() {
             let m = backward.sym(forward.symbols.resolve(m));
             backward.modified.push(m);
         }
-        assert_eq!(
-            evaluate(forward).derived_atoms(),
-            evaluate(backward).derived_atoms(),
-            "seed {seed}"
-        );
+        assert_eq!(evaluate(forward).derived_atoms(), evaluate(backward).derived_atoms(), "seed {seed}");
     }
 }
 
@@ -228,10 +191,7 @@ fn the_parse_boundary_refuses_derived_and_ill_typed_atoms() {
         ("strategy(\"refactor\")", "derived"),
         ("permitted(\"rm -rf /\")", "unknown"),
         ("modified(\"a\", \"b\")", "arity"),
-        (
-            "user_intent(\"i\", \"query\", \"yeet\", \"t\", \"\")",
-            "verb",
-        ),
+        ("user_intent(\"i\", \"query\", \"yeet\", \"t\", \"\")", "verb"),
         ("diagnostic(\"fatal\", \"a\", 1, \"c\", \"m\")", "severity"),
         ("calls(\"a\", \"b\", \"p\", -1)", "range"),
         ("focus_resolution(\"r\", \"p\", \"s\", 7)", "ratio"),

@@ -63,6 +63,7 @@ CREATE TABLE call_edge (
     path   TEXT NOT NULL,
     line   INTEGER NOT NULL
 ) STRICT;
+CREATE INDEX call_edge_by_path ON call_edge(path);
 
 CREATE TABLE unresolved_call (
     caller TEXT NOT NULL,
@@ -70,6 +71,7 @@ CREATE TABLE unresolved_call (
     path   TEXT NOT NULL,
     line   INTEGER NOT NULL
 ) STRICT;
+CREATE INDEX unresolved_call_by_path ON unresolved_call(path);
 
 CREATE TABLE test_of (
     test   TEXT NOT NULL,

@@ -10,14 +10,13 @@ use crate::error::{exit, NerdError};
 use crate::index::index;
 use crate::kernel;
 use crate::store::Store;
+use crate::timing::Phases;
 
 pub fn run(root: &Path, json: bool) -> Result<i32, NerdError> {
     let mut store = Store::open(root)?;
     let bar = (std::io::stderr().is_terminal() && !json).then(|| {
         let bar = ProgressBar::hidden();
-        if let Ok(style) = ProgressStyle::with_template(
-            "{spinner} indexing {pos}/{len} files {wide_bar} {elapsed}",
-        ) {
+        if let Ok(style) = ProgressStyle::with_template("{spinner} indexing {pos}/{len} files {wide_bar} {elapsed}") {
             bar.set_style(style);
         }
         bar
@@ -35,7 +34,10 @@ pub fn run(root: &Path, json: bool) -> Result<i32, NerdError> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    let started = std::time::Instant::now();
     let fixpoint = kernel::load(root, &store)?.evaluate();
+    let mut phases = report.phases.clone();
+    phases.push(("kernel", started.elapsed()));
     let count = |p: &str| fixpoint.atoms(p).map_or(0, |a| a.len());
     let mut out = std::io::stdout().lock();
     if json {
@@ -50,6 +52,7 @@ pub fn run(root: &Path, json: bool) -> Result<i32, NerdError> {
             "parse_errors": report.parse_errors,
             "problems": report.problems.iter().map(|p| json!({"path": p.path, "message": p.message})).collect::<Vec<_>>(),
             "elapsed_ms": report.elapsed.as_secs_f64() * 1000.0,
+            "phases_ms": Phases::to_json(&phases),
             "kernel": {
                 "strategy": fixpoint.strategy().as_str(),
                 "modified": count("modified"),
@@ -86,17 +89,10 @@ pub fn run(root: &Path, json: bool) -> Result<i32, NerdError> {
         count("block_commit")
     )?;
     for p in report.problems.iter().take(10) {
-        eprintln!(
-            "warning: {}: {}",
-            if p.path.is_empty() { "(walk)" } else { &p.path },
-            p.message
-        );
+        eprintln!("warning: {}: {}", if p.path.is_empty() { "(walk)" } else { &p.path }, p.message);
     }
     if report.problems.len() > 10 {
-        eprintln!(
-            "warning: {} more unreadable entries",
-            report.problems.len() - 10
-        );
+        eprintln!("warning: {} more unreadable entries", report.problems.len() - 10);
     }
     Ok(exit::SUCCESS)
 }

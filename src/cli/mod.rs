@@ -70,15 +70,10 @@ pub enum Command {
 /// Finds the workspace root for commands that do not name one.
 pub fn discover_root(explicit: Option<&Path>) -> Result<PathBuf, NerdError> {
     if let Some(p) = explicit {
-        return p
-            .canonicalize()
-            .map_err(|e| NerdError::Usage(format!("cannot use workspace {}: {e}", p.display())));
+        return p.canonicalize().map_err(|e| NerdError::Usage(format!("cannot use workspace {}: {e}", p.display())));
     }
-    let cwd = std::env::current_dir()
-        .map_err(|e| NerdError::Usage(format!("no current directory: {e}")))?;
-    let found = cwd
-        .ancestors()
-        .find(|d| d.join(".nerd").is_dir() || d.join(".git").exists());
+    let cwd = std::env::current_dir().map_err(|e| NerdError::Usage(format!("no current directory: {e}")))?;
+    let found = cwd.ancestors().find(|d| d.join(".nerd").is_dir() || d.join(".git").exists());
     Ok(found.unwrap_or(&cwd).to_path_buf())
 }
 
@@ -89,19 +84,11 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
             let root = discover_root(path.as_deref().or(cli.repo.as_deref()))?;
             index::run(&root, json)
         }
-        Command::Query {
-            predicate,
-            json,
-            no_refresh,
-        } => {
+        Command::Query { predicate, json, no_refresh } => {
             let root = discover_root(cli.repo.as_deref())?;
             query::run(&root, predicate.as_deref(), json, !no_refresh)
         }
-        Command::Why {
-            atom,
-            json,
-            no_refresh,
-        } => {
+        Command::Why { atom, json, no_refresh } => {
             let root = discover_root(cli.repo.as_deref())?;
             why::run(&root, &atom, json, !no_refresh)
         }

@@ -27,11 +27,7 @@ pub fn atom_json(a: &Atom) -> Value {
 pub fn explanation_json(e: &Explanation) -> Value {
     match e {
         Explanation::Fact(a) => json!({ "atom": a.to_string(), "fact": true }),
-        Explanation::Derived {
-            atom,
-            rule,
-            premises,
-        } => json!({
+        Explanation::Derived { atom, rule, premises } => json!({
             "atom": atom.to_string(),
             "rule": rule,
             "premises": premises.iter().map(|p| match p {

@@ -11,16 +11,15 @@ use serde_json::json;
 
 use super::output::atom_json;
 use crate::error::{exit, NerdError};
+use crate::timing::Phases;
 use crate::watch::WatchSession;
 
 pub fn run(root: &Path, json: bool, debounce_ms: u64) -> Result<i32, NerdError> {
     let mut session = WatchSession::start(root)?;
     let (tx, rx) = mpsc::channel();
-    let mut debouncer = new_debouncer(Duration::from_millis(debounce_ms), None, tx)
-        .map_err(|e| NerdError::Watch(e.to_string()))?;
-    debouncer
-        .watch(root, RecursiveMode::Recursive)
-        .map_err(|e| NerdError::Watch(e.to_string()))?;
+    let mut debouncer =
+        new_debouncer(Duration::from_millis(debounce_ms), None, tx).map_err(|e| NerdError::Watch(e.to_string()))?;
+    debouncer.watch(root, RecursiveMode::Recursive).map_err(|e| NerdError::Watch(e.to_string()))?;
     let mut out = std::io::stdout().lock();
     if json {
         writeln!(
@@ -29,12 +28,7 @@ pub fn run(root: &Path, json: bool, debounce_ms: u64) -> Result<i32, NerdError> 
             json!({"event": "ready", "root": root.display().to_string(), "derived": session.derived().len()})
         )?;
     } else {
-        writeln!(
-            out,
-            "watching {} ({} derived atoms); Ctrl-C to stop",
-            root.display(),
-            session.derived().len()
-        )?;
+        writeln!(out, "watching {} ({} derived atoms); Ctrl-C to stop", root.display(), session.derived().len())?;
     }
     out.flush()?;
     for result in rx {
@@ -47,10 +41,7 @@ pub fn run(root: &Path, json: bool, debounce_ms: u64) -> Result<i32, NerdError> 
                 continue;
             }
         };
-        let paths: Vec<PathBuf> = events
-            .iter()
-            .flat_map(|e| e.paths.iter().cloned())
-            .collect();
+        let paths: Vec<PathBuf> = events.iter().flat_map(|e| e.paths.iter().cloned()).collect();
         let rels = session.relevant(&paths);
         if rels.is_empty() {
             continue;
@@ -66,6 +57,7 @@ pub fn run(root: &Path, json: bool, debounce_ms: u64) -> Result<i32, NerdError> 
                 "appeared": delta.appeared.iter().map(atom_json).collect::<Vec<_>>(),
                 "disappeared": delta.disappeared.iter().map(atom_json).collect::<Vec<_>>(),
                 "elapsed_ms": ms,
+                "phases_ms": Phases::to_json(&delta.phases),
             });
             writeln!(out, "{value}")?;
         } else {

@@ -6,25 +6,18 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// Every migration, in order; position + 1 is its `user_version`.
-const MIGRATIONS: &[(&str, &str)] = &[(
-    "0001_world",
-    include_str!("../../memory/migrations/0001_world.sql"),
-)];
+const MIGRATIONS: &[(&str, &str)] = &[("0001_world", include_str!("../../memory/migrations/0001_world.sql"))];
 
 /// Brings the database schema up to date.
 pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     let known = MIGRATIONS.len() as i64;
     if current > known {
-        return Err(StoreError::TooNew {
-            found: current,
-            known,
-        });
+        return Err(StoreError::TooNew { found: current, known });
     }
     for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(current as usize) {
         let tx = conn.transaction()?;
-        tx.execute_batch(sql)
-            .map_err(|e| StoreError::Migration { name, source: e })?;
+        tx.execute_batch(sql).map_err(|e| StoreError::Migration { name, source: e })?;
         tx.pragma_update(None, "user_version", i as i64 + 1)?;
         tx.commit()?;
     }

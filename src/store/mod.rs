@@ -19,26 +19,27 @@ use crate::world::resolve::Resolution;
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("cannot create {path}: {source}")]
-    CreateDir {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    CreateDir { path: PathBuf, source: std::io::Error },
     #[error("cannot open the database {path}: {source}")]
-    Open {
-        path: PathBuf,
-        source: rusqlite::Error,
-    },
+    Open { path: PathBuf, source: rusqlite::Error },
     #[error("migration {name} failed: {source}")]
-    Migration {
-        name: &'static str,
-        source: rusqlite::Error,
-    },
+    Migration { name: &'static str, source: rusqlite::Error },
     #[error("the database has schema version {found}, newer than this nerd knows ({known}); upgrade nerd")]
     TooNew { found: i64, known: i64 },
     #[error("the database holds an invalid value: {0}")]
     Corrupt(String),
     #[error(transparent)]
     Sql(#[from] rusqlite::Error),
+}
+
+/// Which resolution rows a write replaces.
+pub enum ResolutionWrite<'a> {
+    /// Nothing changed in the edges.
+    None,
+    /// Replace every edge.
+    Full(&'a Resolution),
+    /// Replace the edges of these calling files, and all test links.
+    Files(&'a Resolution, &'a [String]),
 }
 
 /// What the index knows of a file without reading it.
@@ -55,10 +56,7 @@ pub struct FileRecord {
 /// One change to the stored world.
 pub enum FileChange {
     /// A new or changed file and, for projected languages, its projection.
-    Upsert {
-        record: FileRecord,
-        projection: Option<FileProjection>,
-    },
+    Upsert { record: FileRecord, projection: Option<FileProjection> },
     /// Same content, new modification time.
     Touch { path: String, mtime_ns: i64 },
     /// The file is gone.
@@ -74,32 +72,19 @@ impl Store {
     /// Opens (creating if needed) `<root>/.nerd/nerd.db` and migrates it.
     pub fn open(root: &Path) -> Result<Store, StoreError> {
         let dir = root.join(".nerd");
-        std::fs::create_dir_all(&dir).map_err(|source| StoreError::CreateDir {
-            path: dir.clone(),
-            source,
-        })?;
+        std::fs::create_dir_all(&dir).map_err(|source| StoreError::CreateDir { path: dir.clone(), source })?;
         Store::open_file(&dir.join("nerd.db"))
     }
 
     pub fn open_file(path: &Path) -> Result<Store, StoreError> {
-        let open_err = |source| StoreError::Open {
-            path: path.to_path_buf(),
-            source,
-        };
+        let open_err = |source| StoreError::Open { path: path.to_path_buf(), source };
         let mut conn = Connection::open(path).map_err(open_err)?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(open_err)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(open_err)?;
-        conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(open_err)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(open_err)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(open_err)?;
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_err)?;
+        conn.pragma_update(None, "foreign_keys", "ON").map_err(open_err)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(open_err)?;
         migrations::migrate(&mut conn)?;
-        Ok(Store {
-            conn,
-            path: path.to_path_buf(),
-        })
+        Ok(Store { conn, path: path.to_path_buf() })
     }
 
     pub fn path(&self) -> &Path {
@@ -107,22 +92,20 @@ impl Store {
     }
 
     pub fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
-        Ok(self
-            .conn
-            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
-            .optional()?)
+        Ok(self.conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).optional()?)
     }
 
     pub fn set_meta(&self, key: &str, value: &str) -> Result<(), StoreError> {
-        self.conn.execute("INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2", [key, value])?;
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
+            [key, value],
+        )?;
         Ok(())
     }
 
     /// Every indexed file, by path.
     pub fn files(&self) -> Result<HashMap<String, FileRecord>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT path, sha256, lang, mtime_ns, size, is_test FROM file")?;
+        let mut stmt = self.conn.prepare("SELECT path, sha256, lang, mtime_ns, size, is_test FROM file")?;
         let rows = stmt.query_map([], |r| {
             Ok(FileRecord {
                 path: r.get(0)?,
@@ -142,11 +125,7 @@ impl Store {
     }
 
     /// Applies file changes and, when given, replaces the resolution output; all or nothing.
-    pub fn apply(
-        &mut self,
-        changes: &[FileChange],
-        resolution: Option<&Resolution>,
-    ) -> Result<(), StoreError> {
+    pub fn apply(&mut self, changes: &[FileChange], resolution: ResolutionWrite<'_>) -> Result<(), StoreError> {
         let tx = self.conn.transaction()?;
         {
             let mut remove = tx.prepare_cached("DELETE FROM file WHERE path = ?1")?;
@@ -158,15 +137,16 @@ impl Store {
                 "INSERT OR REPLACE INTO symbol(id, path, name, kind, visibility, line, end_line, signature, body_hash, depth)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )?;
-            let mut call = tx.prepare_cached("INSERT INTO raw_call(path, caller, name, qualifier, line) VALUES (?1, ?2, ?3, ?4, ?5)")?;
-            let mut import =
-                tx.prepare_cached("INSERT INTO import_binding(path, module, name, binding, line) VALUES (?1, ?2, ?3, ?4, ?5)")?;
-            let mut parse_error = tx.prepare_cached(
-                "INSERT INTO parse_error(path, line, message) VALUES (?1, ?2, ?3)",
+            let mut call = tx.prepare_cached(
+                "INSERT INTO raw_call(path, caller, name, qualifier, line) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
-            let mut chunk = tx.prepare_cached(
-                "INSERT INTO chunk(path, start_line, end_line, symbol) VALUES (?1, ?2, ?3, ?4)",
+            let mut import = tx.prepare_cached(
+                "INSERT INTO import_binding(path, module, name, binding, line) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
+            let mut parse_error =
+                tx.prepare_cached("INSERT INTO parse_error(path, line, message) VALUES (?1, ?2, ?3)")?;
+            let mut chunk =
+                tx.prepare_cached("INSERT INTO chunk(path, start_line, end_line, symbol) VALUES (?1, ?2, ?3, ?4)")?;
             for change in changes {
                 match change {
                     FileChange::Remove { path } => {
@@ -175,14 +155,9 @@ impl Store {
                     FileChange::Touch { path, mtime_ns } => {
                         touch.execute(params![path, mtime_ns])?;
                     }
-                    FileChange::Upsert {
-                        record: r,
-                        projection,
-                    } => {
+                    FileChange::Upsert { record: r, projection } => {
                         remove.execute([&r.path])?;
-                        file.execute(params![
-                            r.path, r.sha256, r.lang, r.mtime_ns, r.size, r.is_test
-                        ])?;
+                        file.execute(params![r.path, r.sha256, r.lang, r.mtime_ns, r.size, r.is_test])?;
                         let Some(p) = projection else { continue };
                         for s in &p.symbols {
                             symbol.execute(params![
@@ -214,25 +189,42 @@ impl Store {
                 }
             }
         }
-        if let Some(res) = resolution {
-            tx.execute_batch(
-                "DELETE FROM call_edge; DELETE FROM unresolved_call; DELETE FROM test_of;",
-            )?;
-            let mut call = tx.prepare_cached(
-                "INSERT INTO call_edge(caller, callee, path, line) VALUES (?1, ?2, ?3, ?4)",
-            )?;
-            for (a, b, p, l) in &res.calls {
-                call.execute(params![a, b, p, l])?;
+        let (res, paths): (&Resolution, Vec<&String>) = match resolution {
+            ResolutionWrite::None => {
+                tx.commit()?;
+                return Ok(());
             }
-            let mut unresolved = tx.prepare_cached(
-                "INSERT INTO unresolved_call(caller, name, path, line) VALUES (?1, ?2, ?3, ?4)",
-            )?;
-            for (a, n, p, l) in &res.unresolved {
-                unresolved.execute(params![a, n, p, l])?;
+            ResolutionWrite::Full(res) => {
+                tx.execute_batch("DELETE FROM call_edge; DELETE FROM unresolved_call;")?;
+                (res, res.files.keys().collect())
             }
-            let mut test_of =
-                tx.prepare_cached("INSERT INTO test_of(test, symbol) VALUES (?1, ?2)")?;
-            for (t, s) in &res.test_of {
+            ResolutionWrite::Files(res, paths) => {
+                let mut del_calls = tx.prepare_cached("DELETE FROM call_edge WHERE path = ?1")?;
+                let mut del_unresolved = tx.prepare_cached("DELETE FROM unresolved_call WHERE path = ?1")?;
+                for p in paths {
+                    del_calls.execute([p])?;
+                    del_unresolved.execute([p])?;
+                }
+                (res, paths.iter().collect())
+            }
+        };
+        {
+            let mut call =
+                tx.prepare_cached("INSERT INTO call_edge(caller, callee, path, line) VALUES (?1, ?2, ?3, ?4)")?;
+            let mut unresolved =
+                tx.prepare_cached("INSERT INTO unresolved_call(caller, name, path, line) VALUES (?1, ?2, ?3, ?4)")?;
+            for path in paths {
+                let Some(file) = res.files.get(path) else { continue };
+                for (a, b, l) in &file.calls {
+                    call.execute(params![a, b, path, l])?;
+                }
+                for (a, n, l) in &file.unresolved {
+                    unresolved.execute(params![a, n, path, l])?;
+                }
+            }
+            tx.execute("DELETE FROM test_of", [])?;
+            let mut test_of = tx.prepare_cached("INSERT INTO test_of(test, symbol) VALUES (?1, ?2)")?;
+            for (t, s) in res.test_of() {
                 test_of.execute(params![t, s])?;
             }
         }
@@ -241,10 +233,7 @@ impl Store {
     }
 
     /// The stored projections of every projected file except those in `skip`.
-    pub fn projections(
-        &self,
-        skip: &dyn Fn(&str) -> bool,
-    ) -> Result<Vec<(String, Lang, FileProjection)>, StoreError> {
+    pub fn projections(&self, skip: &dyn Fn(&str) -> bool) -> Result<Vec<(String, Lang, FileProjection)>, StoreError> {
         let mut by_path: HashMap<String, (Lang, FileProjection)> = HashMap::new();
         let mut stmt = self.conn.prepare("SELECT path, lang FROM file")?;
         for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
@@ -276,41 +265,26 @@ impl Store {
                 depth: r.get(9)?,
             });
         }
-        let mut stmt = self
-            .conn
-            .prepare("SELECT path, caller, name, qualifier, line FROM raw_call ORDER BY rowid")?;
+        let mut stmt = self.conn.prepare("SELECT path, caller, name, qualifier, line FROM raw_call ORDER BY rowid")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let path: String = r.get(0)?;
             let Some((_, p)) = by_path.get_mut(&path) else {
                 continue;
             };
-            p.calls.push(RawCall {
-                caller: r.get(1)?,
-                name: r.get(2)?,
-                qualifier: r.get(3)?,
-                line: r.get(4)?,
-            });
+            p.calls.push(RawCall { caller: r.get(1)?, name: r.get(2)?, qualifier: r.get(3)?, line: r.get(4)? });
         }
-        let mut stmt = self.conn.prepare(
-            "SELECT path, module, name, binding, line FROM import_binding ORDER BY rowid",
-        )?;
+        let mut stmt =
+            self.conn.prepare("SELECT path, module, name, binding, line FROM import_binding ORDER BY rowid")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let path: String = r.get(0)?;
             let Some((_, p)) = by_path.get_mut(&path) else {
                 continue;
             };
-            p.imports.push(Import {
-                module: r.get(1)?,
-                name: r.get(2)?,
-                binding: r.get(3)?,
-                line: r.get(4)?,
-            });
+            p.imports.push(Import { module: r.get(1)?, name: r.get(2)?, binding: r.get(3)?, line: r.get(4)? });
         }
-        let mut stmt = self
-            .conn
-            .prepare("SELECT path, line, message FROM parse_error")?;
+        let mut stmt = self.conn.prepare("SELECT path, line, message FROM parse_error")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let path: String = r.get(0)?;
@@ -319,9 +293,7 @@ impl Store {
             };
             p.parse_error = Some((r.get(1)?, r.get(2)?));
         }
-        let mut stmt = self
-            .conn
-            .prepare("SELECT path, start_line, end_line, symbol FROM chunk ORDER BY rowid")?;
+        let mut stmt = self.conn.prepare("SELECT path, start_line, end_line, symbol FROM chunk ORDER BY rowid")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let path: String = r.get(0)?;
@@ -330,30 +302,29 @@ impl Store {
             };
             p.chunks.push((r.get(1)?, r.get(2)?, r.get(3)?));
         }
-        let mut out: Vec<(String, Lang, FileProjection)> =
-            by_path.into_iter().map(|(k, (l, p))| (k, l, p)).collect();
+        let mut out: Vec<(String, Lang, FileProjection)> = by_path.into_iter().map(|(k, (l, p))| (k, l, p)).collect();
         out.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(out)
     }
 
-    /// The stored resolution output.
+    /// The stored resolution output. Stored test links come back as one list.
     pub fn resolution(&self) -> Result<Resolution, StoreError> {
         let mut out = Resolution::default();
-        let mut stmt = self
-            .conn
-            .prepare("SELECT caller, callee, path, line FROM call_edge")?;
-        for row in stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))? {
-            out.calls.push(row?);
+        let mut stmt = self.conn.prepare("SELECT caller, callee, path, line FROM call_edge ORDER BY rowid")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let file = out.files.entry(r.get(2)?).or_default();
+            file.calls.push((r.get(0)?, r.get(1)?, r.get(3)?));
         }
-        let mut stmt = self
-            .conn
-            .prepare("SELECT caller, name, path, line FROM unresolved_call")?;
-        for row in stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))? {
-            out.unresolved.push(row?);
+        let mut stmt = self.conn.prepare("SELECT caller, name, path, line FROM unresolved_call ORDER BY rowid")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let file = out.files.entry(r.get(2)?).or_default();
+            file.unresolved.push((r.get(0)?, r.get(1)?, r.get(3)?));
         }
         let mut stmt = self.conn.prepare("SELECT test, symbol FROM test_of")?;
         for row in stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))? {
-            out.test_of.push(row?);
+            out.named_test_links.push(row?);
         }
         Ok(out)
     }
@@ -361,29 +332,15 @@ impl Store {
     /// Counts rows of the main tables: files, symbols, resolved calls, unresolved calls, parse errors.
     pub fn counts(&self) -> Result<[i64; 5], StoreError> {
         let mut out = [0; 5];
-        for (i, table) in [
-            "file",
-            "symbol",
-            "call_edge",
-            "unresolved_call",
-            "parse_error",
-        ]
-        .iter()
-        .enumerate()
-        {
-            out[i] = self
-                .conn
-                .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
+        for (i, table) in ["file", "symbol", "call_edge", "unresolved_call", "parse_error"].iter().enumerate() {
+            out[i] = self.conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
         }
         Ok(out)
     }
 }
 
-fn parse_word<T: std::str::FromStr<Err = nerd_logic::vocab::UnknownWord>>(
-    s: &str,
-) -> Result<T, StoreError> {
-    s.parse::<T>()
-        .map_err(|e| StoreError::Corrupt(e.to_string()))
+fn parse_word<T: std::str::FromStr<Err = nerd_logic::vocab::UnknownWord>>(s: &str) -> Result<T, StoreError> {
+    s.parse::<T>().map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
 impl From<rusqlite::types::FromSqlError> for StoreError {

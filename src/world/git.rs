@@ -21,14 +21,7 @@ fn git(root: &Path, args: &[&str]) -> Option<String> {
     let out = Command::new("git")
         .arg("-C")
         .arg(root)
-        .args([
-            "-c",
-            "core.fsmonitor=false",
-            "-c",
-            "core.quotePath=false",
-            "-c",
-            "diff.external=",
-        ])
+        .args(["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "diff.external="])
         .args(args)
         .env("GIT_OPTIONAL_LOCKS", "0")
         .env_remove("GIT_EXTERNAL_DIFF")
@@ -36,9 +29,7 @@ fn git(root: &Path, args: &[&str]) -> Option<String> {
         .stderr(Stdio::null())
         .output()
         .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Reads the git state of the repository at `root`; `None` outside a git work tree.
@@ -54,64 +45,26 @@ pub fn state(root: &Path) -> Option<GitState> {
     if has_head {
         let diff = git(
             root,
-            &[
-                "diff",
-                "HEAD",
-                "--no-ext-diff",
-                "--no-textconv",
-                "--no-color",
-                "--unified=0",
-                "--relative",
-                ".",
-            ],
+            &["diff", "HEAD", "--no-ext-diff", "--no-textconv", "--no-color", "--unified=0", "--relative", "."],
         )
         .unwrap_or_default();
         parse_unified_diff(&diff, &mut state.modified);
-        let staged = git(
-            root,
-            &[
-                "diff",
-                "--cached",
-                "--name-only",
-                "--no-ext-diff",
-                "--relative",
-                "HEAD",
-            ],
-        )
-        .unwrap_or_default();
-        state.staged = staged
-            .lines()
-            .filter(|l| !l.is_empty())
-            .map(str::to_string)
-            .collect();
+        let staged =
+            git(root, &["diff", "--cached", "--name-only", "--no-ext-diff", "--relative", "HEAD"]).unwrap_or_default();
+        state.staged = staged.lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
     }
     // Untracked files, and with no HEAD yet every file, are wholly new.
     let listing = if has_head {
         git(root, &["ls-files", "--others", "--exclude-standard", "-z"])
     } else {
-        git(
-            root,
-            &[
-                "ls-files",
-                "--cached",
-                "--others",
-                "--exclude-standard",
-                "-z",
-            ],
-        )
+        git(root, &["ls-files", "--cached", "--others", "--exclude-standard", "-z"])
     };
-    for path in listing
-        .unwrap_or_default()
-        .split('\0')
-        .filter(|p| !p.is_empty())
-    {
+    for path in listing.unwrap_or_default().split('\0').filter(|p| !p.is_empty()) {
         let path = path.strip_prefix(prefix).unwrap_or(path);
         state.modified.entry(path.to_string()).or_default();
     }
     // nerd's own state is never part of the user's change.
-    state
-        .modified
-        .retain(|path, _| !super::walk::is_excluded(path));
+    state.modified.retain(|path, _| !super::walk::is_excluded(path));
     state.staged.retain(|path| !super::walk::is_excluded(path));
     Some(state)
 }
@@ -144,11 +97,7 @@ fn parse_unified_diff(diff: &str, out: &mut BTreeMap<String, Vec<(u32, u32)>>) {
                 None => (new.parse::<u32>().unwrap_or(0), 1),
             };
             // A pure deletion (count 0) touches the line where text vanished.
-            let (lo, hi) = if count == 0 {
-                (start.max(1), start.max(1))
-            } else {
-                (start, start + count - 1)
-            };
+            let (lo, hi) = if count == 0 { (start.max(1), start.max(1)) } else { (start, start + count - 1) };
             out.entry(path.clone()).or_default().push((lo, hi));
         }
     }

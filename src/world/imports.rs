@@ -24,8 +24,7 @@ fn text<'s>(node: Node<'_>, source: &'s [u8]) -> &'s str {
 }
 
 fn unquote(s: &str) -> String {
-    s.trim_matches(|c| c == '"' || c == '\'' || c == '`')
-        .to_string()
+    s.trim_matches(|c| c == '"' || c == '\'' || c == '`').to_string()
 }
 
 /// Reads the imports of one statement node.
@@ -45,16 +44,9 @@ fn rust(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {
     if node.kind() == "extern_crate_declaration" {
         if let Some(name) = node.child_by_field_name("name") {
             let name = text(name, source).to_string();
-            let binding = node
-                .child_by_field_name("alias")
-                .map(|a| text(a, source).to_string())
-                .unwrap_or(name.clone());
-            out.push(Import {
-                module: name,
-                name: None,
-                binding: Some(binding),
-                line,
-            });
+            let binding =
+                node.child_by_field_name("alias").map(|a| text(a, source).to_string()).unwrap_or(name.clone());
+            out.push(Import { module: name, name: None, binding: Some(binding), line });
         }
         return;
     }
@@ -72,9 +64,7 @@ fn normalize_use_tree(raw: &str) -> String {
     let punct = |c: Option<&char>| matches!(c, Some(':' | '{' | '}' | ','));
     let mut out = String::with_capacity(spaced.len());
     for (i, c) in chars.iter().enumerate() {
-        if *c == ' '
-            && (punct(i.checked_sub(1).and_then(|j| chars.get(j))) || punct(chars.get(i + 1)))
-        {
+        if *c == ' ' && (punct(i.checked_sub(1).and_then(|j| chars.get(j))) || punct(chars.get(i + 1))) {
             continue;
         }
         out.push(*c);
@@ -93,9 +83,7 @@ fn expand_use_tree(prefix: &str, tree: &str, line: u32, out: &mut Vec<Import>) {
     };
     if let Some(open) = tree.find('{') {
         let head = tree[..open].trim_end_matches("::");
-        let inner = tree[open + 1..]
-            .strip_suffix('}')
-            .unwrap_or(&tree[open + 1..]);
+        let inner = tree[open + 1..].strip_suffix('}').unwrap_or(&tree[open + 1..]);
         let base = join(prefix, head);
         for part in split_top_level(inner) {
             expand_use_tree(&base, part, line, out);
@@ -109,20 +97,10 @@ fn expand_use_tree(prefix: &str, tree: &str, line: u32, out: &mut Vec<Import>) {
     let full = join(prefix, path);
     let (module, last) = full.rsplit_once("::").unwrap_or(("", full.as_str()));
     match last {
-        "*" => out.push(Import {
-            module: module.to_string(),
-            name: None,
-            binding: None,
-            line,
-        }),
+        "*" => out.push(Import { module: module.to_string(), name: None, binding: None, line }),
         "self" => {
             let name = module.rsplit("::").next().unwrap_or(module).to_string();
-            out.push(Import {
-                module: module.to_string(),
-                name: None,
-                binding: Some(alias.unwrap_or(name)),
-                line,
-            })
+            out.push(Import { module: module.to_string(), name: None, binding: Some(alias.unwrap_or(name)), line })
         }
         "" => {}
         last => out.push(Import {
@@ -163,20 +141,14 @@ fn go(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {
         Some(alias) => Some(alias.to_string()),
         None => go_package_name(&module),
     };
-    out.push(Import {
-        module,
-        name: None,
-        binding,
-        line,
-    });
+    out.push(Import { module, name: None, binding, line });
 }
 
 /// The conventional package name of an import path: its last segment, skipping a `vN` suffix.
 pub fn go_package_name(module: &str) -> Option<String> {
     let mut segments = module.rsplit('/');
     let last = segments.next()?;
-    let is_version =
-        last.len() > 1 && last.starts_with('v') && last[1..].bytes().all(|b| b.is_ascii_digit());
+    let is_version = last.len() > 1 && last.starts_with('v') && last[1..].bytes().all(|b| b.is_ascii_digit());
     let name = if is_version { segments.next()? } else { last };
     Some(name.trim_start_matches("go-").replace(['-', '.'], "_"))
 }
@@ -187,12 +159,7 @@ fn python(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {
         for name in node.children_by_field_name("name", &mut cursor) {
             let (module, alias) = aliased(name, source);
             let binding = alias.unwrap_or_else(|| module.clone());
-            out.push(Import {
-                module,
-                name: None,
-                binding: Some(binding),
-                line,
-            });
+            out.push(Import { module, name: None, binding: Some(binding), line });
         }
         return;
     }
@@ -204,34 +171,19 @@ fn python(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {
     for name in node.children_by_field_name("name", &mut cursor) {
         let (item, alias) = aliased(name, source);
         let binding = alias.unwrap_or_else(|| item.clone());
-        out.push(Import {
-            module: module.clone(),
-            name: Some(item),
-            binding: Some(binding),
-            line,
-        });
+        out.push(Import { module: module.clone(), name: Some(item), binding: Some(binding), line });
         any = true;
     }
     if !any {
         // `from m import *`
-        out.push(Import {
-            module,
-            name: None,
-            binding: None,
-            line,
-        });
+        out.push(Import { module, name: None, binding: None, line });
     }
 }
 
 fn aliased(node: Node<'_>, source: &[u8]) -> (String, Option<String>) {
     if node.kind() == "aliased_import" {
-        let name = node
-            .child_by_field_name("name")
-            .map(|n| text(n, source).to_string())
-            .unwrap_or_default();
-        let alias = node
-            .child_by_field_name("alias")
-            .map(|n| text(n, source).to_string());
+        let name = node.child_by_field_name("name").map(|n| text(n, source).to_string()).unwrap_or_default();
+        let alias = node.child_by_field_name("alias").map(|n| text(n, source).to_string());
         (name, alias)
     } else {
         (text(node, source).to_string(), None)
@@ -262,32 +214,16 @@ fn typescript(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {
                 }
                 "namespace_import" => {
                     let mut c = child.walk();
-                    let id = child
-                        .named_children(&mut c)
-                        .find(|x| x.kind() == "identifier");
+                    let id = child.named_children(&mut c).find(|x| x.kind() == "identifier");
                     let binding = id.map(|i| text(i, source).to_string());
-                    out.push(Import {
-                        module: module.clone(),
-                        name: None,
-                        binding,
-                        line,
-                    });
+                    out.push(Import { module: module.clone(), name: None, binding, line });
                     found = true;
                 }
                 "import_specifier" => {
-                    let name = child
-                        .child_by_field_name("name")
-                        .map(|x| unquote(text(x, source)));
-                    let alias = child
-                        .child_by_field_name("alias")
-                        .map(|x| text(x, source).to_string());
+                    let name = child.child_by_field_name("name").map(|x| unquote(text(x, source)));
+                    let alias = child.child_by_field_name("alias").map(|x| text(x, source).to_string());
                     let binding = alias.or_else(|| name.clone());
-                    out.push(Import {
-                        module: module.clone(),
-                        name,
-                        binding,
-                        line,
-                    });
+                    out.push(Import { module: module.clone(), name, binding, line });
                     found = true;
                 }
                 _ => {}
@@ -296,12 +232,7 @@ fn typescript(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {
     }
     if !found {
         // A side-effect import: `import "./polyfill"`.
-        out.push(Import {
-            module,
-            name: None,
-            binding: None,
-            line,
-        });
+        out.push(Import { module, name: None, binding: None, line });
     }
 }
 
@@ -312,28 +243,16 @@ mod tests {
     #[test]
     fn rust_use_trees_expand_to_leaves() {
         let mut out = Vec::new();
-        let tree = normalize_use_tree(
-            "crate::world::{lang::Lang,\n    project::{self, FileProjection as FP}, * }",
-        );
+        let tree = normalize_use_tree("crate::world::{lang::Lang,\n    project::{self, FileProjection as FP}, * }");
         expand_use_tree("", &tree, 3, &mut out);
-        let got: Vec<(String, Option<String>, Option<String>)> = out
-            .into_iter()
-            .map(|i| (i.module, i.name, i.binding))
-            .collect();
+        let got: Vec<(String, Option<String>, Option<String>)> =
+            out.into_iter().map(|i| (i.module, i.name, i.binding)).collect();
         assert_eq!(
             got,
             vec![
-                (
-                    "crate::world::lang".into(),
-                    Some("Lang".into()),
-                    Some("Lang".into())
-                ),
+                ("crate::world::lang".into(), Some("Lang".into()), Some("Lang".into())),
                 ("crate::world::project".into(), None, Some("project".into())),
-                (
-                    "crate::world::project".into(),
-                    Some("FileProjection".into()),
-                    Some("FP".into())
-                ),
+                ("crate::world::project".into(), Some("FileProjection".into()), Some("FP".into())),
                 ("crate::world".into(), None, None),
             ]
         );
@@ -341,17 +260,8 @@ mod tests {
 
     #[test]
     fn go_package_names_skip_major_versions() {
-        assert_eq!(
-            go_package_name("github.com/spf13/cobra").as_deref(),
-            Some("cobra")
-        );
-        assert_eq!(
-            go_package_name("gopkg.in/yaml.v3").as_deref(),
-            Some("yaml_v3")
-        );
-        assert_eq!(
-            go_package_name("github.com/x/mod/v2").as_deref(),
-            Some("mod")
-        );
+        assert_eq!(go_package_name("github.com/spf13/cobra").as_deref(), Some("cobra"));
+        assert_eq!(go_package_name("gopkg.in/yaml.v3").as_deref(), Some("yaml_v3"));
+        assert_eq!(go_package_name("github.com/x/mod/v2").as_deref(), Some("mod"));
     }
 }

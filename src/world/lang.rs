@@ -17,13 +17,7 @@ pub enum Lang {
 }
 
 impl Lang {
-    pub const ALL: [Lang; 5] = [
-        Lang::Rust,
-        Lang::Go,
-        Lang::Python,
-        Lang::TypeScript,
-        Lang::Tsx,
-    ];
+    pub const ALL: [Lang; 5] = [Lang::Rust, Lang::Go, Lang::Python, Lang::TypeScript, Lang::Tsx];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -91,20 +85,13 @@ impl Lang {
 
     /// The compiled projection query, built once per process.
     pub fn query(self) -> Result<&'static Query, GrammarError> {
-        static QUERIES: [OnceLock<Result<Query, GrammarError>>; 5] = [
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-        ];
+        static QUERIES: [OnceLock<Result<Query, GrammarError>>; 5] =
+            [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
         let index = Lang::ALL.iter().position(|l| *l == self).unwrap_or(0);
         QUERIES[index]
             .get_or_init(|| {
-                Query::new(&self.grammar(), &self.query_source()).map_err(|e| GrammarError {
-                    lang: self.name(),
-                    message: e.to_string(),
-                })
+                Query::new(&self.grammar(), &self.query_source())
+                    .map_err(|e| GrammarError { lang: self.name(), message: e.to_string() })
             })
             .as_ref()
             .map_err(Clone::clone)
@@ -113,16 +100,12 @@ impl Lang {
     /// Whether a path names a test file by the language's conventions.
     pub fn is_test_path(self, path: &str) -> bool {
         let file = path.rsplit('/').next().unwrap_or(path);
-        let in_dir =
-            |dir: &str| path.starts_with(&format!("{dir}/")) || path.contains(&format!("/{dir}/"));
+        let in_dir = |dir: &str| path.starts_with(&format!("{dir}/")) || path.contains(&format!("/{dir}/"));
         match self {
             Lang::Rust => in_dir("tests") || file.ends_with("_test.rs") || file == "tests.rs",
             Lang::Go => file.ends_with("_test.go"),
             Lang::Python => {
-                file.starts_with("test_")
-                    || file.ends_with("_test.py")
-                    || file == "conftest.py"
-                    || in_dir("tests")
+                file.starts_with("test_") || file.ends_with("_test.py") || file == "conftest.py" || in_dir("tests")
             }
             Lang::TypeScript | Lang::Tsx => {
                 [".test.", ".spec."].iter().any(|m| file.contains(m)) || in_dir("__tests__")
@@ -171,9 +154,7 @@ mod tests {
     fn every_grammar_loads_and_every_query_compiles() {
         for lang in Lang::ALL {
             let mut parser = tree_sitter::Parser::new();
-            parser
-                .set_language(&lang.grammar())
-                .unwrap_or_else(|e| panic!("{}: {e}", lang.name()));
+            parser.set_language(&lang.grammar()).unwrap_or_else(|e| panic!("{}: {e}", lang.name()));
             let query = lang.query().unwrap_or_else(|e| panic!("{e}"));
             assert!(query.capture_names().contains(&"name"), "{}", lang.name());
         }

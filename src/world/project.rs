@@ -70,10 +70,7 @@ fn parse(lang: Lang, source: &[u8]) -> Result<Option<Tree>, GrammarError> {
             let mut parser = Parser::new();
             parser
                 .set_language(&lang.grammar())
-                .map_err(|e| GrammarError {
-                    lang: lang.name(),
-                    message: e.to_string(),
-                })?;
+                .map_err(|e| GrammarError { lang: lang.name(), message: e.to_string() })?;
             parsers.insert(lang, parser);
         }
         Ok(parsers.get_mut(&lang).and_then(|p| p.parse(source, None)))
@@ -98,10 +95,7 @@ impl Roles {
         Roles {
             definition: names
                 .iter()
-                .map(|n| {
-                    n.strip_prefix("definition.")
-                        .and_then(|k| k.parse::<SymbolKind>().ok())
-                })
+                .map(|n| n.strip_prefix("definition.").and_then(|k| k.parse::<SymbolKind>().ok()))
                 .collect(),
             name: index("name"),
             receiver: index("receiver"),
@@ -145,10 +139,7 @@ fn end_line_of(node: Node<'_>) -> u32 {
 pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProjection, GrammarError> {
     let query = lang.query()?;
     let Some(tree) = parse(lang, source)? else {
-        return Ok(FileProjection {
-            parse_error: Some((1, "the parser gave up".into())),
-            ..Default::default()
-        });
+        return Ok(FileProjection { parse_error: Some((1, "the parser gave up".into())), ..Default::default() });
     };
     let root = tree.root_node();
     let roles = Roles::of(query);
@@ -184,41 +175,22 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
             let name = clean_name(text(name, source));
             if !name.is_empty() {
                 let receiver = receiver.map(|r| text(r, source).to_string());
-                defs.push(Def {
-                    node,
-                    name,
-                    kind,
-                    receiver,
-                    pattern: m.pattern_index,
-                });
+                defs.push(Def { node, name, kind, receiver, pattern: m.pattern_index });
             }
         } else if let (Some(node), Some(name)) = (call, name) {
             let qualifier = qualifier.map(|q| compact(text(q, source), 80));
-            calls.push(CallSite {
-                node,
-                name: text(name, source).to_string(),
-                qualifier,
-            });
+            calls.push(CallSite { node, name: text(name, source).to_string(), qualifier });
         }
     }
 
     // The same node can match several patterns; the earliest pattern wins.
-    defs.sort_by_key(|d| {
-        (
-            d.node.start_byte(),
-            std::cmp::Reverse(d.node.end_byte()),
-            d.pattern,
-        )
-    });
+    defs.sort_by_key(|d| (d.node.start_byte(), std::cmp::Reverse(d.node.end_byte()), d.pattern));
     defs.dedup_by(|b, a| a.node.id() == b.node.id());
 
     let mut out = FileProjection::default();
     let symbol_of_def = assign_symbols(lang, path, source, is_test_file, &defs, &mut out.symbols);
     out.calls = attribute_calls(path, &defs, &symbol_of_def, &out.symbols, calls);
-    out.imports = import_nodes
-        .into_iter()
-        .flat_map(|n| imports::read(lang, n, source))
-        .collect();
+    out.imports = import_nodes.into_iter().flat_map(|n| imports::read(lang, n, source)).collect();
     out.parse_error = first_syntax_error(root, source);
     out.chunks = chunks(&out.symbols, end_line_of(root));
     Ok(out)
@@ -251,9 +223,7 @@ fn compact(raw: &str, max: usize) -> String {
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf29ce484222325u64, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
-    })
+    bytes.iter().fold(0xcbf29ce484222325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100000001b3))
 }
 
 /// Gives each definition its qualified id, final kind, visibility and signature.
@@ -318,23 +288,16 @@ fn refine_kind(
     is_test_file: bool,
 ) -> SymbolKind {
     use SymbolKind::*;
-    let in_type = container.is_some_and(|c| {
-        c.kind.is_none() || matches!(c.kind, Some(Struct | Class | Trait | Interface | Enum))
-    });
-    let kind = if kind == Function && in_type {
-        Method
-    } else {
-        kind
-    };
+    let in_type = container
+        .is_some_and(|c| c.kind.is_none() || matches!(c.kind, Some(Struct | Class | Trait | Interface | Enum)));
+    let kind = if kind == Function && in_type { Method } else { kind };
     let name = def.name.as_str();
     let is_test = match lang {
         Lang::Rust => matches!(kind, Function | Method) && has_test_attribute(def.node, source),
         Lang::Go => {
             is_test_file
                 && kind == Function
-                && ["Test", "Benchmark", "Example", "Fuzz"]
-                    .iter()
-                    .any(|p| name.starts_with(p))
+                && ["Test", "Benchmark", "Example", "Fuzz"].iter().any(|p| name.starts_with(p))
         }
         Lang::Python => {
             is_test_file
@@ -349,9 +312,7 @@ fn refine_kind(
     }
     if lang == Lang::Python
         && kind == Variable
-        && name
-            .chars()
-            .all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())
     {
         return Const;
     }
@@ -385,22 +346,18 @@ fn visibility(lang: Lang, def: &Def, container: Option<&Def>, source: &[u8]) -> 
         }
         Lang::Rust => has_pub_modifier(def.node),
         Lang::Go => def.name.starts_with(|c: char| c.is_uppercase()),
-        Lang::Python => {
-            !def.name.starts_with('_') || (def.name.starts_with("__") && def.name.ends_with("__"))
-        }
+        Lang::Python => !def.name.starts_with('_') || (def.name.starts_with("__") && def.name.ends_with("__")),
         Lang::TypeScript | Lang::Tsx => {
             let mut cursor = def.node.walk();
-            let private = def.node.children(&mut cursor).any(|c| {
-                c.kind() == "accessibility_modifier"
-                    && matches!(text(c, source), "private" | "protected")
-            });
+            let private = def
+                .node
+                .children(&mut cursor)
+                .any(|c| c.kind() == "accessibility_modifier" && matches!(text(c, source), "private" | "protected"));
             let exported = std::iter::successors(def.node.parent(), |n| n.parent())
                 .take(3)
                 .any(|n| n.kind() == "export_statement");
-            let member = matches!(
-                def.node.kind(),
-                "method_definition" | "method_signature" | "abstract_method_signature"
-            );
+            let member =
+                matches!(def.node.kind(), "method_definition" | "method_signature" | "abstract_method_signature");
             !private && !def.name.starts_with('#') && (exported || member)
         }
     };
@@ -413,9 +370,7 @@ fn visibility(lang: Lang, def: &Def, container: Option<&Def>, source: &[u8]) -> 
 
 fn has_pub_modifier(node: Node<'_>) -> bool {
     let mut cursor = node.walk();
-    let found = node
-        .children(&mut cursor)
-        .any(|c| c.kind() == "visibility_modifier");
+    let found = node.children(&mut cursor).any(|c| c.kind() == "visibility_modifier");
     found
 }
 
@@ -425,17 +380,12 @@ fn signature(node: Node<'_>, source: &[u8]) -> String {
         Some(body) => body.start_byte(),
         None => {
             let start = node.start_byte();
-            let line_end = source[start..node.end_byte()]
-                .iter()
-                .position(|&b| b == b'\n');
+            let line_end = source[start..node.end_byte()].iter().position(|&b| b == b'\n');
             line_end.map_or(node.end_byte(), |n| start + n)
         }
     };
     let raw = String::from_utf8_lossy(&source[node.start_byte()..end]);
-    compact(
-        raw.trim_end_matches([' ', '{', ':', '=', '\n']).trim_end(),
-        SIGNATURE_MAX_CHARS,
-    )
+    compact(raw.trim_end_matches([' ', '{', ':', '=', '\n']).trim_end(), SIGNATURE_MAX_CHARS)
 }
 
 /// Attributes each call to its innermost enclosing callable definition.
@@ -454,10 +404,7 @@ fn attribute_calls(
     for call in calls {
         let at = call.node.start_byte();
         while next_def < defs.len() && defs[next_def].node.start_byte() <= at {
-            while stack
-                .last()
-                .is_some_and(|&t| defs[t].node.end_byte() <= defs[next_def].node.start_byte())
-            {
+            while stack.last().is_some_and(|&t| defs[t].node.end_byte() <= defs[next_def].node.start_byte()) {
                 stack.pop();
             }
             stack.push(next_def);
@@ -467,10 +414,7 @@ fn attribute_calls(
             stack.pop();
         }
         // Skip a test definition's own `it(...)` call node: it encloses itself.
-        let enclosing = stack
-            .iter()
-            .rev()
-            .filter(|&&d| defs[d].node.id() != call.node.id());
+        let enclosing = stack.iter().rev().filter(|&&d| defs[d].node.id() != call.node.id());
         let mut caller = None;
         let mut fallback = None;
         for &d in enclosing {
@@ -482,15 +426,8 @@ fn attribute_calls(
                 fallback = fallback.or(Some(s));
             }
         }
-        let caller = caller
-            .or(fallback)
-            .map_or_else(|| path.to_string(), |s| symbols[s].id.clone());
-        out.push(RawCall {
-            caller,
-            name: call.name,
-            qualifier: call.qualifier,
-            line: line_of(call.node),
-        });
+        let caller = caller.or(fallback).map_or_else(|| path.to_string(), |s| symbols[s].id.clone());
+        out.push(RawCall { caller, name: call.name, qualifier: call.qualifier, line: line_of(call.node) });
     }
     out
 }
@@ -503,10 +440,7 @@ fn first_syntax_error(root: Node<'_>, source: &[u8]) -> Option<(u32, String)> {
     loop {
         let node = cursor.node();
         if node.is_missing() {
-            return Some((
-                line_of(node),
-                format!("syntax error: missing `{}`", node.kind()),
-            ));
+            return Some((line_of(node), format!("syntax error: missing `{}`", node.kind())));
         }
         if node.is_error() {
             let snippet = compact(text(node, source), 40);
@@ -544,10 +478,6 @@ fn chunks(symbols: &[ProjectedSymbol], total_lines: u32) -> Vec<(u32, u32, Strin
         }
         first = first.or(Some(s.id.as_str()));
     }
-    out.push((
-        start,
-        total_lines.max(start),
-        first.unwrap_or("").to_string(),
-    ));
+    out.push((start, total_lines.max(start), first.unwrap_or("").to_string()));
     out
 }

@@ -2,11 +2,10 @@
 //! then imports, then a unique global name) and links tests to what they
 //! exercise. Pure over file projections; knows nothing about storage or git.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use nerd_logic::vocab::SymbolKind;
 
-use super::imports::Import;
 use super::lang::Lang;
 use super::project::{FileProjection, ProjectedSymbol, RawCall};
 
@@ -17,22 +16,43 @@ pub struct FileView<'a> {
     pub projection: &'a FileProjection,
 }
 
-/// The repository-wide edges resolution derives.
-#[derive(Default, Debug, PartialEq, Eq)]
+/// The edges resolution derives from one file's calls.
+#[derive(Clone, Default, Debug, PartialEq, Eq)]
+pub struct FileResolution {
+    /// `(caller, callee, line)`.
+    pub calls: Vec<(String, String, u32)>,
+    /// `(caller, name, line)`.
+    pub unresolved: Vec<(String, String, u32)>,
+    /// `(test, symbol)` for calls made by tests of this file.
+    pub test_links: Vec<(String, String)>,
+}
+
+/// The repository-wide edges resolution derives, grouped by the calling file.
+#[derive(Clone, Default, Debug, PartialEq, Eq)]
 pub struct Resolution {
-    /// `(caller, callee, path, line)`.
-    pub calls: Vec<(String, String, String, u32)>,
-    /// `(caller, name, path, line)`.
-    pub unresolved: Vec<(String, String, String, u32)>,
-    /// `(test, symbol)`.
-    pub test_of: Vec<(String, String)>,
+    pub files: BTreeMap<String, FileResolution>,
+    /// `(test, symbol)` links from naming conventions (`test_parse` → `parse`).
+    pub named_test_links: Vec<(String, String)>,
+}
+
+impl Resolution {
+    /// Every `test_of` link, sorted and without duplicates.
+    pub fn test_of(&self) -> Vec<(&str, &str)> {
+        let mut out: Vec<(&str, &str)> = self
+            .files
+            .values()
+            .flat_map(|f| &f.test_links)
+            .chain(&self.named_test_links)
+            .map(|(t, s)| (t.as_str(), s.as_str()))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
 }
 
 fn callable(kind: SymbolKind) -> bool {
-    matches!(
-        kind,
-        SymbolKind::Function | SymbolKind::Method | SymbolKind::Class | SymbolKind::Struct
-    )
+    matches!(kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Class | SymbolKind::Struct)
 }
 
 /// The part of an id after `#`, without the final name: `Type` in `p#Type.method`.
@@ -122,10 +142,7 @@ fn import_key(lang: Lang, from_path: &str, module: &str) -> Option<String> {
             Some(key)
         }
         Lang::Go => Some(module.to_string()),
-        Lang::Rust => module
-            .rsplit("::")
-            .find(|s| !matches!(*s, "crate" | "self" | "super" | ""))
-            .map(str::to_string),
+        Lang::Rust => module.rsplit("::").find(|s| !matches!(*s, "crate" | "self" | "super" | "")).map(str::to_string),
         Lang::TypeScript | Lang::Tsx => {
             if !module.starts_with('.') {
                 return None;
@@ -141,10 +158,7 @@ fn import_key(lang: Lang, from_path: &str, module: &str) -> Option<String> {
                 }
             }
             let joined = parts.join("/");
-            let trimmed = [".js", ".ts", ".tsx", ".mjs"]
-                .iter()
-                .find_map(|e| joined.strip_suffix(e))
-                .unwrap_or(&joined);
+            let trimmed = [".js", ".ts", ".tsx", ".mjs"].iter().find_map(|e| joined.strip_suffix(e)).unwrap_or(&joined);
             Some(trimmed.to_string())
         }
     }
@@ -152,54 +166,65 @@ fn import_key(lang: Lang, from_path: &str, module: &str) -> Option<String> {
 
 impl<'a> Index<'a> {
     fn build(files: &'a [FileView<'a>]) -> Self {
-        let mut index = Index {
-            local: HashMap::new(),
-            global: HashMap::new(),
-            modules: HashMap::new(),
-        };
+        let mut index = Index { local: HashMap::new(), global: HashMap::new(), modules: HashMap::new() };
         for f in files {
             for s in f.projection.symbols.iter().filter(|s| callable(s.kind)) {
-                index
-                    .local
-                    .entry((f.path, s.name.as_str()))
-                    .or_default()
-                    .push(s);
+                index.local.entry((f.path, s.name.as_str())).or_default().push(s);
                 index.global.entry(s.name.as_str()).or_default().push(s);
             }
             for key in module_keys(f.lang, f.path) {
-                index
-                    .modules
-                    .entry((lang_family(f.lang), key))
-                    .or_default()
-                    .push(f.path);
+                index.modules.entry((lang_family(f.lang), key)).or_default().push(f.path);
             }
         }
         index
     }
 
-    /// The one callable named `name` in the files of a module. A Go import
-    /// path matches the longest suffix that names a directory of the workspace.
-    fn in_module(&self, lang: Lang, key: &str, name: &str) -> Option<&'a ProjectedSymbol> {
+    /// The files a module key names; a Go import path matches the longest
+    /// suffix that names a directory of the workspace.
+    fn module_files(&self, lang: Lang, key: &str) -> Vec<&'a str> {
         let family = lang_family(lang);
         let mut key = key;
-        let files = loop {
+        loop {
             if let Some(files) = self.modules.get(&(family, key.to_string())) {
-                break files;
+                return files.clone();
             }
             match (family, key.split_once('/')) {
                 (Lang::Go, Some((_, rest))) => key = rest,
-                _ => return None,
+                _ => return Vec::new(),
             }
-        };
-        let mut found = files
-            .iter()
-            .filter_map(|p| self.local.get(&(*p, name)))
-            .flatten();
+        }
+    }
+
+    /// What each local name bound by a file's imports can refer to.
+    fn bindings(&self, file: &FileView<'a>) -> HashMap<&'a str, Vec<Binding<'a>>> {
+        let mut out: HashMap<&str, Vec<Binding>> = HashMap::new();
+        for import in &file.projection.imports {
+            let Some(binding) = import.binding.as_deref() else { continue };
+            let Some(key) = import_key(file.lang, file.path, &import.module) else { continue };
+            let files = self.module_files(file.lang, &key);
+            // In Python `from a import b` may bind the module `a.b` itself.
+            let submodule = match (&import.name, file.lang) {
+                (Some(item), Lang::Python) => self.module_files(file.lang, &format!("{key}.{item}")),
+                _ => Vec::new(),
+            };
+            out.entry(binding).or_default().push(Binding { item: import.name.as_deref(), files, submodule });
+        }
+        out
+    }
+
+    /// The one callable named `name` among `files`.
+    fn unique_in(&self, files: &[&'a str], name: &str) -> Option<&'a ProjectedSymbol> {
+        let mut found = files.iter().filter_map(|p| self.local.get(&(*p, name))).flatten();
         let first = found.next()?;
         found.next().is_none().then_some(*first)
     }
 
-    fn resolve(&self, file: &FileView<'a>, call: &RawCall) -> Option<&'a ProjectedSymbol> {
+    fn resolve(
+        &self,
+        file: &FileView<'a>,
+        bindings: &HashMap<&'a str, Vec<Binding<'a>>>,
+        call: &RawCall,
+    ) -> Option<&'a ProjectedSymbol> {
         let name = call.name.as_str();
         let qualifier = call.qualifier.as_deref();
         let last_qualifier = qualifier.map(|q| q.rsplit(['.', ':']).next().unwrap_or(q));
@@ -209,27 +234,30 @@ impl<'a> Index<'a> {
                 return Some(local[0]);
             }
             let same_container = |c: &str| local.iter().copied().find(|s| container_of(&s.id) == c);
-            let by_qualifier = last_qualifier.and_then(|q| {
-                local
-                    .iter()
-                    .copied()
-                    .find(|s| container_of(&s.id).ends_with(q))
-            });
+            let by_qualifier =
+                last_qualifier.and_then(|q| local.iter().copied().find(|s| container_of(&s.id).ends_with(q)));
             let by_self = match last_qualifier {
-                Some("self" | "this" | "Self" | "cls") | None => {
-                    same_container(container_of(&call.caller))
-                }
+                Some("self" | "this" | "Self" | "cls") | None => same_container(container_of(&call.caller)),
                 _ => None,
             };
             if let Some(s) = by_qualifier.or(by_self) {
                 return Some(s);
             }
         }
-        // 2. Imports: a name imported directly, or a module imported as the qualifier.
-        for import in &file.projection.imports {
-            if let Some(s) = self.through_import(file, import, name, qualifier) {
-                return Some(s);
+        // 2. Imports: a name imported directly (`from m import f`), or a module
+        //    imported as the qualifier (`pkg.F()`, `mod.f()`, `ns.f()`, `module::f()`).
+        let through_import = match qualifier {
+            None => {
+                bindings.get(name).into_iter().flatten().find_map(|b| self.unique_in(&b.files, b.item.unwrap_or(name)))
             }
+            Some(q) => bindings
+                .get(q)
+                .into_iter()
+                .flatten()
+                .find_map(|b| self.unique_in(&b.submodule, name).or_else(|| self.unique_in(&b.files, name))),
+        };
+        if through_import.is_some() {
+            return through_import;
         }
         // 3. A unique name in the whole repository.
         match self.global.get(name).map(Vec::as_slice) {
@@ -237,32 +265,16 @@ impl<'a> Index<'a> {
             _ => None,
         }
     }
+}
 
-    fn through_import(
-        &self,
-        file: &FileView<'a>,
-        import: &Import,
-        name: &str,
-        qualifier: Option<&str>,
-    ) -> Option<&'a ProjectedSymbol> {
-        let binding = import.binding.as_deref()?;
-        let key = import_key(file.lang, file.path, &import.module)?;
-        if qualifier.is_none() && binding == name {
-            let original = import.name.as_deref().unwrap_or(name);
-            return self.in_module(file.lang, &key, original);
-        }
-        if qualifier == Some(binding) {
-            // `pkg.F()`, `mod.f()`, `ns.f()`, `module::f()`; in Python `from a import b` may bind a module.
-            let module_key = match (&import.name, file.lang) {
-                (Some(item), Lang::Python) => format!("{key}.{item}"),
-                _ => key.clone(),
-            };
-            return self
-                .in_module(file.lang, &module_key, name)
-                .or_else(|| self.in_module(file.lang, &key, name));
-        }
-        None
-    }
+/// One meaning of a name bound by an import.
+struct Binding<'a> {
+    /// The item imported (`b` in `from a import b as c`), if one item is.
+    item: Option<&'a str>,
+    /// The files of the imported module.
+    files: Vec<&'a str>,
+    /// Python: the files of module `a.b` when `b` is itself a module.
+    submodule: Vec<&'a str>,
 }
 
 /// Normalised candidate names a test's name points at.
@@ -282,75 +294,95 @@ fn tested_names(test: &str) -> Vec<String> {
     out
 }
 
+fn resolve_file(index: &Index<'_>, tests: &HashSet<&str>, f: &FileView<'_>) -> FileResolution {
+    let bindings = index.bindings(f);
+    let mut out = FileResolution::default();
+    for call in &f.projection.calls {
+        match index.resolve(f, &bindings, call) {
+            Some(callee) => {
+                if tests.contains(call.caller.as_str()) && callee.kind != SymbolKind::Test {
+                    out.test_links.push((call.caller.clone(), callee.id.clone()));
+                }
+                out.calls.push((call.caller.clone(), callee.id.clone(), call.line));
+            }
+            None => out.unresolved.push((call.caller.clone(), call.name.clone(), call.line)),
+        }
+    }
+    out.calls.sort_unstable();
+    out.calls.dedup();
+    out.unresolved.sort_unstable();
+    out.unresolved.dedup();
+    out.test_links.sort_unstable();
+    out.test_links.dedup();
+    out
+}
+
+fn test_ids<'a>(files: &[FileView<'a>]) -> HashSet<&'a str> {
+    files
+        .iter()
+        .flat_map(|f| &f.projection.symbols)
+        .filter(|s| s.kind == SymbolKind::Test)
+        .map(|s| s.id.as_str())
+        .collect()
+}
+
+/// Naming conventions: `test_parse_config` and `TestParseConfig` point at `parse_config` / `ParseConfig`.
+fn named_test_links(files: &[FileView<'_>]) -> Vec<(String, String)> {
+    let mut by_normal_name: HashMap<String, Vec<&ProjectedSymbol>> = HashMap::new();
+    for s in files.iter().flat_map(|f| &f.projection.symbols).filter(|s| callable(s.kind)) {
+        by_normal_name.entry(s.name.to_ascii_lowercase().replace('_', "")).or_default().push(s);
+    }
+    let mut out = Vec::new();
+    for t in files.iter().flat_map(|f| &f.projection.symbols).filter(|s| s.kind == SymbolKind::Test) {
+        for candidate in tested_names(&t.name) {
+            if let Some([only]) = by_normal_name.get(&candidate).map(Vec::as_slice) {
+                out.push((t.id.clone(), only.id.clone()));
+                break;
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
 /// Resolves every raw call and links tests, deterministically.
 pub fn resolve(files: &[FileView<'_>]) -> Resolution {
     let index = Index::build(files);
-    let mut out = Resolution::default();
-    let mut test_ids: HashMap<&str, ()> = HashMap::new();
+    let tests = test_ids(files);
+    Resolution {
+        files: files.iter().map(|f| (f.path.to_string(), resolve_file(&index, &tests, f))).collect(),
+        named_test_links: named_test_links(files),
+    }
+}
+
+/// Callable names a file defines: what other files' calls may resolve to.
+pub fn defined_names(p: &FileProjection) -> BTreeSet<&str> {
+    p.symbols.iter().filter(|s| callable(s.kind) || s.kind == SymbolKind::Test).map(|s| s.name.as_str()).collect()
+}
+
+/// Re-resolves after `changed` files changed content, in place: the changed
+/// files themselves, and every file with a call to a name in `names` (names
+/// whose definitions appeared, vanished or moved). Returns the paths whose
+/// edges were recomputed. Files added or removed need a full `resolve`, since
+/// they change which modules exist.
+pub fn re_resolve(
+    files: &[FileView<'_>],
+    previous: &mut Resolution,
+    changed: &BTreeSet<String>,
+    names: &BTreeSet<String>,
+) -> Vec<String> {
+    let index = Index::build(files);
+    let tests = test_ids(files);
+    let mut redone = Vec::new();
     for f in files {
-        for s in &f.projection.symbols {
-            if s.kind == SymbolKind::Test {
-                test_ids.insert(s.id.as_str(), ());
-            }
+        let affected = changed.contains(f.path) || f.projection.calls.iter().any(|c| names.contains(&c.name));
+        if affected {
+            previous.files.insert(f.path.to_string(), resolve_file(&index, &tests, f));
+            redone.push(f.path.to_string());
         }
     }
-    for f in files {
-        for call in &f.projection.calls {
-            match index.resolve(f, call) {
-                Some(callee) => {
-                    if test_ids.contains_key(call.caller.as_str())
-                        && callee.kind != SymbolKind::Test
-                    {
-                        out.test_of.push((call.caller.clone(), callee.id.clone()));
-                    }
-                    out.calls.push((
-                        call.caller.clone(),
-                        callee.id.clone(),
-                        f.path.to_string(),
-                        call.line,
-                    ));
-                }
-                None => out.unresolved.push((
-                    call.caller.clone(),
-                    call.name.clone(),
-                    f.path.to_string(),
-                    call.line,
-                )),
-            }
-        }
-    }
-    // Naming conventions: `test_parse_config` and `TestParseConfig` point at `parse_config` / `ParseConfig`.
-    let mut by_normal_name: HashMap<String, Vec<&ProjectedSymbol>> = HashMap::new();
-    for f in files {
-        for s in f.projection.symbols.iter().filter(|s| callable(s.kind)) {
-            by_normal_name
-                .entry(s.name.to_ascii_lowercase().replace('_', ""))
-                .or_default()
-                .push(s);
-        }
-    }
-    for f in files {
-        for t in f
-            .projection
-            .symbols
-            .iter()
-            .filter(|s| s.kind == SymbolKind::Test)
-        {
-            for candidate in tested_names(&t.name) {
-                if let Some([only]) = by_normal_name.get(&candidate).map(Vec::as_slice) {
-                    out.test_of.push((t.id.clone(), only.id.clone()));
-                    break;
-                }
-            }
-        }
-    }
-    out.calls.sort();
-    out.calls.dedup();
-    out.unresolved.sort();
-    out.unresolved.dedup();
-    out.test_of.sort();
-    out.test_of.dedup();
-    out
+    previous.named_test_links = named_test_links(files);
+    redone
 }
 
 #[cfg(test)]
@@ -359,43 +391,59 @@ mod tests {
 
     #[test]
     fn import_keys_follow_each_languages_rules() {
-        assert_eq!(
-            import_key(Lang::Python, "pkg/sub/mod.py", ".models").as_deref(),
-            Some("pkg.sub.models")
-        );
-        assert_eq!(
-            import_key(Lang::Python, "pkg/sub/mod.py", "..util").as_deref(),
-            Some("pkg.util")
-        );
-        assert_eq!(
-            import_key(Lang::Python, "a.py", "os.path").as_deref(),
-            Some("os.path")
-        );
-        assert_eq!(
-            import_key(Lang::TypeScript, "src/a/b.ts", "../c/d.js").as_deref(),
-            Some("src/c/d")
-        );
+        assert_eq!(import_key(Lang::Python, "pkg/sub/mod.py", ".models").as_deref(), Some("pkg.sub.models"));
+        assert_eq!(import_key(Lang::Python, "pkg/sub/mod.py", "..util").as_deref(), Some("pkg.util"));
+        assert_eq!(import_key(Lang::Python, "a.py", "os.path").as_deref(), Some("os.path"));
+        assert_eq!(import_key(Lang::TypeScript, "src/a/b.ts", "../c/d.js").as_deref(), Some("src/c/d"));
         assert_eq!(import_key(Lang::TypeScript, "src/a.ts", "react"), None);
-        assert_eq!(
-            import_key(Lang::Rust, "src/a.rs", "crate::world::lang").as_deref(),
-            Some("lang")
-        );
+        assert_eq!(import_key(Lang::Rust, "src/a.rs", "crate::world::lang").as_deref(), Some("lang"));
         assert!(module_keys(Lang::Python, "src/pkg/__init__.py").contains(&"pkg".to_string()));
-        assert!(
-            module_keys(Lang::TypeScript, "src/util/index.ts").contains(&"src/util".to_string())
-        );
+        assert!(module_keys(Lang::TypeScript, "src/util/index.ts").contains(&"src/util".to_string()));
+    }
+
+    /// Applies `edits` one at a time and checks incremental re-resolution
+    /// against resolving everything from scratch after each.
+    #[test]
+    fn incremental_resolution_equals_full_resolution() {
+        use crate::world::project::project_file;
+        let mut sources: BTreeMap<String, String> = BTreeMap::new();
+        sources.insert("a.py".into(), "def f():\n    return g()\n\ndef g():\n    pass\n".into());
+        sources.insert("b.py".into(), "from a import f\n\ndef caller():\n    f()\n    h()\n".into());
+        sources.insert("c.py".into(), "def other():\n    pass\n".into());
+        let edits = [
+            ("c.py", "def h():\n    pass\n"),                       // h appears: b's call resolves
+            ("c.py", "def h():\n    pass\n\ndef g():\n    pass\n"), // a second g: a's call stays local
+            ("a.py", "def f():\n    return 1\n"),                   // g vanishes from a: now ambiguous? no, unique in c
+            ("c.py", "def renamed():\n    pass\n"),                 // h and g vanish
+            ("b.py", "def caller():\n    renamed()\n"),             // the caller itself changes
+        ];
+        let project = |sources: &BTreeMap<String, String>| -> BTreeMap<String, FileProjection> {
+            sources.iter().map(|(p, s)| (p.clone(), project_file(Lang::Python, p, s.as_bytes()).unwrap())).collect()
+        };
+        fn views(projections: &BTreeMap<String, FileProjection>) -> Vec<FileView<'_>> {
+            projections.iter().map(|(p, proj)| FileView { path: p, lang: Lang::Python, projection: proj }).collect()
+        }
+        let mut projections = project(&sources);
+        let mut incremental = resolve(&views(&projections));
+        for (path, text) in edits {
+            let before: BTreeSet<String> = defined_names(&projections[path]).into_iter().map(str::to_string).collect();
+            sources.insert(path.into(), text.into());
+            projections = project(&sources);
+            let after: BTreeSet<String> = defined_names(&projections[path]).into_iter().map(str::to_string).collect();
+            let names = before.symmetric_difference(&after).cloned().collect();
+            let changed = BTreeSet::from([path.to_string()]);
+            re_resolve(&views(&projections), &mut incremental, &changed, &names);
+            assert_eq!(incremental, resolve(&views(&projections)), "after editing {path}");
+        }
+        // The edits did change resolution along the way.
+        let b = &incremental.files["b.py"];
+        assert_eq!(b.calls, vec![("b.py#caller".to_string(), "c.py#renamed".to_string(), 2)]);
     }
 
     #[test]
     fn test_names_point_at_their_subjects() {
-        assert_eq!(
-            tested_names("test_parse_config"),
-            vec!["parseconfig", "parse"]
-        );
+        assert_eq!(tested_names("test_parse_config"), vec!["parseconfig", "parse"]);
         assert_eq!(tested_names("TestParseConfig"), vec!["parseconfig"]);
-        assert_eq!(
-            tested_names("TestParse_errors"),
-            vec!["parseerrors", "parse"]
-        );
+        assert_eq!(tested_names("TestParse_errors"), vec!["parseerrors", "parse"]);
     }
 }

@@ -48,9 +48,7 @@ pub fn is_excluded(rel: &str) -> bool {
 pub fn walk(root: &Path) -> (Vec<Walked>, Vec<WalkProblem>) {
     let found = Mutex::new(Vec::new());
     let problems = Mutex::new(Vec::new());
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(8);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
     WalkBuilder::new(root)
         .threads(threads)
         .follow_links(false)
@@ -62,10 +60,7 @@ pub fn walk(root: &Path) -> (Vec<Walked>, Vec<WalkProblem>) {
                     Ok(e) => e,
                     Err(err) => {
                         if let Ok(mut p) = problems.lock() {
-                            p.push(WalkProblem {
-                                path: String::new(),
-                                message: err.to_string(),
-                            });
+                            p.push(WalkProblem { path: String::new(), message: err.to_string() });
                         }
                         return WalkState::Continue;
                     }
@@ -76,10 +71,7 @@ pub fn walk(root: &Path) -> (Vec<Walked>, Vec<WalkProblem>) {
                 let Some(rel) = relative(root, entry.path()) else {
                     if let Ok(mut p) = problems.lock() {
                         let path = entry.path().display().to_string();
-                        p.push(WalkProblem {
-                            path,
-                            message: "path is not valid UTF-8; skipped".into(),
-                        });
+                        p.push(WalkProblem { path, message: "path is not valid UTF-8; skipped".into() });
                     }
                     return WalkState::Continue;
                 };
@@ -92,19 +84,12 @@ pub fn walk(root: &Path) -> (Vec<Walked>, Vec<WalkProblem>) {
                             .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
                         let size = i64::try_from(meta.len()).unwrap_or(i64::MAX);
                         if let Ok(mut f) = found.lock() {
-                            f.push(Walked {
-                                path: rel,
-                                mtime_ns,
-                                size,
-                            });
+                            f.push(Walked { path: rel, mtime_ns, size });
                         }
                     }
                     Err(err) => {
                         if let Ok(mut p) = problems.lock() {
-                            p.push(WalkProblem {
-                                path: rel,
-                                message: err.to_string(),
-                            });
+                            p.push(WalkProblem { path: rel, message: err.to_string() });
                         }
                     }
                 }

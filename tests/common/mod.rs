@@ -7,9 +7,7 @@ use std::process::{Command, Output};
 
 /// Copies `tests/fixtures/<name>` into a fresh temporary directory.
 pub fn copy_fixture(name: &str) -> tempfile::TempDir {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&src, dir.path());
     dir
@@ -30,46 +28,23 @@ fn copy_dir(from: &Path, to: &Path) {
 
 /// Runs the real binary in `dir`.
 pub fn nerd(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nerd"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
+    Command::new(env!("CARGO_BIN_EXE_nerd")).args(args).current_dir(dir).output().unwrap()
 }
 
 /// `nerd query PREDICATE --json` as parsed JSON values.
 pub fn query(dir: &Path, predicate: &str) -> Vec<serde_json::Value> {
     let out = nerd(dir, &["query", predicate, "--json"]);
-    assert!(
-        out.status.success(),
-        "query {predicate}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    assert!(out.status.success(), "query {predicate}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 /// Runs git in `dir` with a fixed identity, panicking on failure.
 pub fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=nerd-test",
-            "-c",
-            "user.email=test@nerd.invalid",
-            "-c",
-            "commit.gpgsign=false",
-        ])
+        .args(["-c", "user.name=nerd-test", "-c", "user.email=test@nerd.invalid", "-c", "commit.gpgsign=false"])
         .args(args)
         .current_dir(dir)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
