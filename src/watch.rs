@@ -17,8 +17,21 @@ use crate::timing::Phases;
 use crate::world::git;
 use crate::world::lang::Lang;
 use crate::world::project::FileProjection;
-use crate::world::resolve::{defined_names, re_resolve, resolve, FileView, Resolution};
+use crate::world::resolve::{changed_names, re_resolve, resolve, FileView, Resolution};
 use crate::world::walk::{is_excluded, relative, Walked};
+
+/// One batch of file events, sorted out.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Batch {
+    pub paths: Vec<String>,
+    pub git_changed: bool,
+}
+
+impl Batch {
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty() && !self.git_changed
+    }
+}
 
 /// What one batch of file changes did to the derived atoms.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -44,6 +57,8 @@ pub struct WatchSession {
     derived: BTreeSet<Atom>,
     /// The interner of the last evaluation, reused by the next.
     symbols: Symbols,
+    /// Whether the workspace is in a git work tree (checked once).
+    in_git: bool,
 }
 
 impl WatchSession {
@@ -70,6 +85,7 @@ impl WatchSession {
             changed_paths: BTreeSet::new(),
             derived,
             symbols,
+            in_git: git::state(root).is_some(),
         })
     }
 
@@ -77,13 +93,20 @@ impl WatchSession {
         &self.derived
     }
 
-    /// The workspace-relative paths among `paths` that nerd should look at.
-    pub fn relevant(&self, paths: &[PathBuf]) -> Vec<String> {
-        let mut out: Vec<String> =
-            paths.iter().filter_map(|p| relative(&self.root, p)).filter(|rel| !is_excluded(rel)).collect();
-        out.sort();
-        out.dedup();
-        out
+    /// Sorts file events into workspace-relative paths nerd should look at,
+    /// and whether git's own state (index, HEAD, refs) changed.
+    pub fn relevant(&self, paths: &[PathBuf]) -> Batch {
+        let mut batch = Batch::default();
+        for rel in paths.iter().filter_map(|p| relative(&self.root, p)) {
+            if rel == ".git" || rel.starts_with(".git/") {
+                batch.git_changed |= self.in_git && !rel.ends_with(".lock");
+            } else if !is_excluded(&rel) {
+                batch.paths.push(rel);
+            }
+        }
+        batch.paths.sort();
+        batch.paths.dedup();
+        batch
     }
 
     /// Whether the walk would include `rel` (gitignore rules, hidden files).
@@ -95,9 +118,10 @@ impl WatchSession {
         ignore::WalkBuilder::new(dir).max_depth(Some(1)).build().filter_map(Result::ok).any(|e| e.path() == full)
     }
 
-    /// Re-projects the given workspace-relative paths and re-derives.
-    /// Returns `None` when no file content actually changed.
-    pub fn apply(&mut self, rels: &[String]) -> Result<Option<Delta>, NerdError> {
+    /// Re-projects the batch's paths, refreshes git state, and re-derives.
+    /// Returns `None` when neither file content nor git state changed.
+    pub fn apply(&mut self, batch: &Batch) -> Result<Option<Delta>, NerdError> {
+        let rels = &batch.paths;
         let started = Instant::now();
         let mut phases = Phases::default();
         let mut changes = Vec::new();
@@ -127,9 +151,7 @@ impl WatchSession {
                         (Some(p), Some(lang)) => self.projections.insert(rel.clone(), (lang, p.clone())),
                         _ => self.projections.remove(rel),
                     };
-                    let old_names = old.as_ref().map(|(_, p)| defined_names(p)).unwrap_or_default();
-                    let new_names = projection.as_ref().map(defined_names).unwrap_or_default();
-                    names.extend(old_names.symmetric_difference(&new_names).map(|n| n.to_string()));
+                    names.extend(changed_names(old.as_ref().map(|(_, p)| p), projection.as_ref()));
                     changes.push(FileChange::Upsert { record, projection });
                     touched.push(rel.clone());
                 }
@@ -143,14 +165,16 @@ impl WatchSession {
                 _ => {}
             }
         }
-        if changes.is_empty() {
+        if changes.is_empty() && !batch.git_changed {
             return Ok(None);
         }
         phases.mark("project");
         let views: Vec<FileView> =
             self.projections.iter().map(|(p, (l, proj))| FileView { path: p, lang: *l, projection: proj }).collect();
         let redone;
-        let write = if files_came_or_went {
+        let write = if changes.is_empty() {
+            ResolutionWrite::None
+        } else if files_came_or_went {
             self.resolution = resolve(&views);
             ResolutionWrite::Full(&self.resolution)
         } else {
@@ -163,22 +187,26 @@ impl WatchSession {
         phases.mark("store");
         self.changed_paths.extend(touched.iter().cloned());
 
+        // In a git work tree, `modified` means "differs from HEAD", which follows
+        // commits and reverts; elsewhere it means "changed since watching began".
+        let outside_git = !self.in_git;
         let modified_symbols: HashSet<String> = self
             .projections
             .values()
             .flat_map(|(_, p)| &p.symbols)
-            .filter(|s| self.baseline.get(&s.id) != Some(&s.body_hash))
+            .filter(|s| outside_git && self.baseline.get(&s.id) != Some(&s.body_hash))
             .map(|s| s.id.clone())
             .collect();
-        let git = git::state(&self.root).unwrap_or_default();
+        let git = if self.in_git { git::state(&self.root).unwrap_or_default() } else { git::GitState::default() };
         phases.mark("git");
         let files: Vec<FileRecord> = self.files.values().cloned().collect();
+        let empty_paths = BTreeSet::new();
         let world = World {
             files: &files,
             projections: &self.projections,
             resolution: &self.resolution,
             modified: &git.modified,
-            changed_paths: &self.changed_paths,
+            changed_paths: if outside_git { &self.changed_paths } else { &empty_paths },
             modified_symbols: &modified_symbols,
             staged: &git.staged,
         };
@@ -188,10 +216,13 @@ impl WatchSession {
         phases.mark("derive");
         let derived = fixpoint.derived_atoms();
         self.symbols = fixpoint.into_facts().symbols;
-        let appeared = derived.difference(&self.derived).cloned().collect();
-        let disappeared = self.derived.difference(&derived).cloned().collect();
+        let appeared: Vec<Atom> = derived.difference(&self.derived).cloned().collect();
+        let disappeared: Vec<Atom> = self.derived.difference(&derived).cloned().collect();
         self.derived = derived;
         phases.mark("diff");
+        if touched.is_empty() && appeared.is_empty() && disappeared.is_empty() {
+            return Ok(None);
+        }
         Ok(Some(Delta { files: touched, appeared, disappeared, elapsed: started.elapsed(), phases: phases.done }))
     }
 }

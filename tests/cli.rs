@@ -190,12 +190,11 @@ fn a_closed_pipe_is_not_an_error() {
     assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
 }
 
-#[test]
-fn watch_reports_derived_atoms_appearing_and_disappearing() {
-    let dir = repo();
+/// Starts `nerd watch --json` in `dir` and returns the child and a line reader.
+fn spawn_watch(dir: &Path) -> (std::process::Child, impl Fn(&str) -> serde_json::Value) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_nerd"))
         .args(["watch", "--json", "--debounce-ms", "20"])
-        .current_dir(dir.path())
+        .current_dir(dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -209,16 +208,39 @@ fn watch_reports_derived_atoms_appearing_and_disappearing() {
             }
         }
     });
-    let next = |what: &str| -> serde_json::Value {
+    let next = move |what: &str| -> serde_json::Value {
         let deadline = Instant::now() + Duration::from_secs(20);
         let line = rx.recv_timeout(deadline - Instant::now()).unwrap_or_else(|_| panic!("no {what} event"));
         serde_json::from_str(&line).unwrap()
     };
     assert_eq!(next("ready")["event"], "ready");
+    (child, next)
+}
+
+#[test]
+fn watch_outside_git_treats_edits_since_start_as_modified() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), LIB).unwrap();
+    let (mut child, next) = spawn_watch(dir.path());
+    std::fs::write(dir.path().join("src/lib.rs"), LIB.replace("leaf(x) * 2", "leaf(x) * 3")).unwrap();
+    let change = next("change");
+    let appeared = change["appeared"].as_array().unwrap();
+    let has = |p: &str, a: &str| appeared.iter().any(|x| x["predicate"] == p && x["args"][0] == a);
+    assert!(has("impacted", "src/lib.rs#middle"), "{change}");
+    assert!(!has("impacted", "src/lib.rs#leaf"), "leaf did not change: {change}");
+    child.kill().unwrap();
+    let _ = child.wait();
+}
+
+#[test]
+fn watch_reports_derived_atoms_appearing_and_disappearing() {
+    let dir = repo();
+    let (mut child, next) = spawn_watch(dir.path());
 
     std::fs::write(dir.path().join("src/lib.rs"), LIB.replace("x + 1", "x + 3")).unwrap();
     let change = next("change");
-    assert_eq!(change["files"][0], "src/lib.rs");
+    assert_eq!(change["files"][0], "src/lib.rs", "{change}");
     let appeared: Vec<String> = change["appeared"]
         .as_array()
         .unwrap()
@@ -228,11 +250,21 @@ fn watch_reports_derived_atoms_appearing_and_disappearing() {
     assert!(appeared.contains(&"impacted(src/app.rs#top)".to_string()), "{appeared:?}");
     assert!(change["elapsed_ms"].as_f64().unwrap() >= 0.0);
 
-    // Restoring the committed content makes the impact disappear again.
-    std::fs::write(dir.path().join("src/lib.rs"), LIB).unwrap();
-    let change = next("change");
+    // Committing the edit makes it part of HEAD: the impact disappears.
+    git(dir.path(), &["commit", "-q", "-am", "edit"]);
+    let change = loop {
+        let change = next("git change");
+        if change["disappeared"].as_array().is_some_and(|d| !d.is_empty()) {
+            break change;
+        }
+    };
     let gone = change["disappeared"].as_array().unwrap();
     assert!(gone.iter().any(|a| a["predicate"] == "impacted" && a["args"][0] == "src/app.rs#top"), "{change}");
+
+    // Restoring the old content is a new change against the new HEAD.
+    std::fs::write(dir.path().join("src/lib.rs"), LIB).unwrap();
+    let change = next("change");
+    assert_eq!(change["files"][0], "src/lib.rs");
     child.kill().unwrap();
     let _ = child.wait();
 }

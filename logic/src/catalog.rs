@@ -57,7 +57,7 @@ catalog! {
     World "parse_error" ("Path", "Line", "Message") "a file that did not parse cleanly";
     World "diagnostic" ("Severity", "Path", "Line", "Code", "Message") "a compiler, linter or test diagnostic";
     World "test_outcome" ("Name", "Path", "Line", "Outcome") "one test case's result";
-    World "modified" ("SymbolOrPath") "differs from git HEAD, or changed under watch";
+    World "modified" ("SymbolOrPath") "differs from git HEAD; outside git, changed under watch";
     World "staged" ("Path") "a path staged in the git index";
     World "test_state" ("State") "the state of the last test run";
     World "retry_count" ("N") "repair attempts made so far";

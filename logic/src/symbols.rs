@@ -1,8 +1,9 @@
 //! String interning for facts: every string column is a `Sym`, a small copyable
 //! id, so joins hash integers. Knows nothing about where strings come from.
 
-use std::collections::HashMap;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 /// An interned string. Only meaningful together with the `Symbols` that made it.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -12,7 +13,7 @@ pub struct Sym(u32);
 #[derive(Default, Clone, Debug)]
 pub struct Symbols {
     strings: Vec<Arc<str>>,
-    ids: HashMap<Arc<str>, Sym>,
+    ids: FxHashMap<Arc<str>, Sym>,
 }
 
 impl Symbols {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use notify::RecursiveMode;
+use notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::new_debouncer;
 use serde_json::json;
 
@@ -41,7 +41,12 @@ pub fn run(root: &Path, json: bool, debounce_ms: u64) -> Result<i32, NerdError> 
                 continue;
             }
         };
-        let paths: Vec<PathBuf> = events.iter().flat_map(|e| e.paths.iter().cloned()).collect();
+        // Reads (including git's own reads of .git/) change nothing and must not re-trigger us.
+        let paths: Vec<PathBuf> = events
+            .iter()
+            .filter(|e| !matches!(e.kind, EventKind::Access(_)))
+            .flat_map(|e| e.paths.iter().cloned())
+            .collect();
         let rels = session.relevant(&paths);
         if rels.is_empty() {
             continue;
@@ -61,10 +66,10 @@ pub fn run(root: &Path, json: bool, debounce_ms: u64) -> Result<i32, NerdError> 
             });
             writeln!(out, "{value}")?;
         } else {
+            let what = if delta.files.is_empty() { "git state".to_string() } else { delta.files.join(", ") };
             writeln!(
                 out,
-                "{}: {} appeared, {} disappeared ({ms:.1} ms)",
-                delta.files.join(", "),
+                "{what}: {} appeared, {} disappeared ({ms:.1} ms)",
                 delta.appeared.len(),
                 delta.disappeared.len()
             )?;

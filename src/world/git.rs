@@ -32,41 +32,69 @@ fn git(root: &Path, args: &[&str]) -> Option<String> {
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// Reads the git state of the repository at `root`; `None` outside a git work tree.
+/// Reads the git state of the repository at `root`; `None` outside a git work
+/// tree. Two processes at most: `git status` for what changed and whether HEAD
+/// exists, then `git diff` over just the changed tracked paths for line ranges.
 pub fn state(root: &Path) -> Option<GitState> {
-    let inside = git(root, &["rev-parse", "--is-inside-work-tree"])?;
-    if inside.trim() != "true" {
+    let head = git(root, &["rev-parse", "--is-inside-work-tree", "--show-prefix"])?;
+    let mut lines = head.lines();
+    if lines.next()? != "true" {
         return None;
     }
-    let prefix = git(root, &["rev-parse", "--show-prefix"]).unwrap_or_default();
-    let prefix = prefix.trim();
-    let mut state = GitState::default();
-    let has_head = git(root, &["rev-parse", "--verify", "--quiet", "HEAD"]).is_some();
-    if has_head {
-        let diff = git(
-            root,
-            &["diff", "HEAD", "--no-ext-diff", "--no-textconv", "--no-color", "--unified=0", "--relative", "."],
-        )
-        .unwrap_or_default();
-        parse_unified_diff(&diff, &mut state.modified);
-        let staged =
-            git(root, &["diff", "--cached", "--name-only", "--no-ext-diff", "--relative", "HEAD"]).unwrap_or_default();
-        state.staged = staged.lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
+    let prefix = lines.next().unwrap_or("").trim().to_string();
+    let status =
+        git(root, &["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--no-renames", "."])?;
+    let parsed = parse_status(&status, &prefix);
+    let mut state = GitState { staged: parsed.staged, ..GitState::default() };
+    for path in parsed.untracked.iter().chain(&parsed.changed) {
+        state.modified.insert(path.clone(), Vec::new());
     }
-    // Untracked files, and with no HEAD yet every file, are wholly new.
-    let listing = if has_head {
-        git(root, &["ls-files", "--others", "--exclude-standard", "-z"])
-    } else {
-        git(root, &["ls-files", "--cached", "--others", "--exclude-standard", "-z"])
-    };
-    for path in listing.unwrap_or_default().split('\0').filter(|p| !p.is_empty()) {
-        let path = path.strip_prefix(prefix).unwrap_or(path);
-        state.modified.entry(path.to_string()).or_default();
+    if parsed.has_head && !parsed.changed.is_empty() {
+        let mut args =
+            vec!["diff", "HEAD", "--no-ext-diff", "--no-textconv", "--no-color", "--unified=0", "--relative", "--"];
+        args.extend(parsed.changed.iter().map(String::as_str));
+        if let Some(diff) = git(root, &args) {
+            parse_unified_diff(&diff, &mut state.modified);
+        }
     }
     // nerd's own state is never part of the user's change.
     state.modified.retain(|path, _| !super::walk::is_excluded(path));
     state.staged.retain(|path| !super::walk::is_excluded(path));
     Some(state)
+}
+
+/// What `git status --porcelain=v2 --branch -z` says, paths relative to the workspace.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Status {
+    has_head: bool,
+    /// Tracked paths that differ from HEAD in the index or the work tree.
+    changed: Vec<String>,
+    staged: Vec<String>,
+    untracked: Vec<String>,
+}
+
+fn parse_status(out: &str, prefix: &str) -> Status {
+    let mut status = Status { has_head: true, ..Status::default() };
+    let local = |path: &str| path.strip_prefix(prefix).unwrap_or(path).to_string();
+    for record in out.split('\0').filter(|r| !r.is_empty()) {
+        if record == "# branch.oid (initial)" {
+            status.has_head = false;
+        } else if let Some(path) = record.strip_prefix("? ") {
+            status.untracked.push(local(path));
+        } else if let Some(rest) = record.strip_prefix("1 ").or_else(|| record.strip_prefix("u ")) {
+            // `1 XY sub mH mI mW hH hI path`; unmerged `u` entries have one more field.
+            let fields = if record.starts_with('u') { 10 } else { 8 };
+            let mut parts = rest.splitn(fields, ' ');
+            let xy = parts.next().unwrap_or("..");
+            let Some(path) = parts.last() else { continue };
+            let path = local(path);
+            if !xy.starts_with('.') {
+                status.staged.push(path.clone());
+            }
+            status.changed.push(path);
+        }
+    }
+    status
 }
 
 /// Collects new-side hunk ranges per file from `git diff --unified=0` output.
@@ -106,6 +134,17 @@ fn parse_unified_diff(diff: &str, out: &mut BTreeMap<String, Vec<(u32, u32)>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn porcelain_v2_status_is_read() {
+        let out = "# branch.oid (initial)\0# branch.head main\01 A. N... 000000 100644 100644 0000 1111 sub/src/a.rs\0\
+                   1 .M N... 100644 100644 100644 2222 2222 sub/b file.py\0? sub/new.go\0";
+        let s = parse_status(out, "sub/");
+        assert!(!s.has_head);
+        assert_eq!(s.changed, vec!["src/a.rs", "b file.py"]);
+        assert_eq!(s.staged, vec!["src/a.rs"]);
+        assert_eq!(s.untracked, vec!["new.go"]);
+    }
 
     #[test]
     fn hunks_become_new_side_line_ranges() {

@@ -2,7 +2,9 @@
 //! then imports, then a unique global name) and links tests to what they
 //! exercise. Pure over file projections; knows nothing about storage or git.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use nerd_logic::vocab::SymbolKind;
 
@@ -66,8 +68,8 @@ struct Index<'a> {
     local: HashMap<(&'a str, &'a str), Vec<&'a ProjectedSymbol>>,
     /// name → callable symbols anywhere.
     global: HashMap<&'a str, Vec<&'a ProjectedSymbol>>,
-    /// Python dotted module name, Go directory, Rust module stem, TS path without extension → files.
-    modules: HashMap<(Lang, String), Vec<&'a str>>,
+    /// Last segment of a module path → (module path, file) of each file.
+    modules: HashMap<(Lang, &'a str), Vec<(&'a str, &'a str)>>,
 }
 
 fn lang_family(lang: Lang) -> Lang {
@@ -78,44 +80,29 @@ fn lang_family(lang: Lang) -> Lang {
     }
 }
 
-/// The keys under which a file can be imported.
-fn module_keys(lang: Lang, path: &str) -> Vec<String> {
+/// A file's module path in `/` form, as imports name it: the path without
+/// extension for Python, Rust and TypeScript (`__init__`, `mod` and `index`
+/// name their folder), the folder for Go.
+fn module_path(lang: Lang, path: &str) -> &str {
     let stem = path.rsplit_once('.').map_or(path, |(s, _)| s);
     match lang {
-        Lang::Python => {
-            let dotted = stem.trim_end_matches("/__init__").replace('/', ".");
-            // Every suffix, since the package root may sit below the repository root.
-            let mut keys = vec![dotted.clone()];
-            let mut rest = dotted.as_str();
-            while let Some((_, tail)) = rest.split_once('.') {
-                keys.push(tail.to_string());
-                rest = tail;
-            }
-            keys
-        }
-        Lang::Go => {
-            let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
-            let mut keys = vec![dir.to_string()];
-            let mut rest = dir;
-            while let Some((_, tail)) = rest.split_once('/') {
-                keys.push(tail.to_string());
-                rest = tail;
-            }
-            keys
-        }
-        Lang::Rust => {
-            let module = stem.trim_end_matches("/mod");
-            vec![module.rsplit('/').next().unwrap_or(module).to_string()]
-        }
+        Lang::Python => stem.strip_suffix("/__init__").unwrap_or(stem),
+        Lang::Rust => stem.strip_suffix("/mod").unwrap_or(stem),
         Lang::TypeScript | Lang::Tsx => {
-            let module = stem.trim_end_matches(".d");
-            let mut keys = vec![module.to_string()];
-            if let Some(dir) = module.strip_suffix("/index") {
-                keys.push(dir.to_string());
-            }
-            keys
+            let stem = stem.strip_suffix(".d").unwrap_or(stem);
+            stem.strip_suffix("/index").unwrap_or(stem)
         }
+        Lang::Go => path.rsplit_once('/').map_or("", |(d, _)| d),
     }
+}
+
+fn last_segment(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// How many trailing `/`-segments two paths share.
+fn common_tail(a: &str, b: &str) -> usize {
+    a.rsplit('/').zip(b.rsplit('/')).take_while(|(x, y)| x == y).count()
 }
 
 /// The module key an import refers to, from the importing file.
@@ -166,38 +153,41 @@ fn import_key(lang: Lang, from_path: &str, module: &str) -> Option<String> {
 
 impl<'a> Index<'a> {
     fn build(files: &'a [FileView<'a>]) -> Self {
-        let mut index = Index { local: HashMap::new(), global: HashMap::new(), modules: HashMap::new() };
+        let mut index = Index { local: HashMap::default(), global: HashMap::default(), modules: HashMap::default() };
         for f in files {
             for s in f.projection.symbols.iter().filter(|s| callable(s.kind)) {
                 index.local.entry((f.path, s.name.as_str())).or_default().push(s);
                 index.global.entry(s.name.as_str()).or_default().push(s);
             }
-            for key in module_keys(f.lang, f.path) {
-                index.modules.entry((lang_family(f.lang), key)).or_default().push(f.path);
-            }
+            let module = module_path(f.lang, f.path);
+            index.modules.entry((lang_family(f.lang), last_segment(module))).or_default().push((module, f.path));
         }
         index
     }
 
-    /// The files a module key names; a Go import path matches the longest
-    /// suffix that names a directory of the workspace.
+    /// The files of the module an import key names. The key is a module
+    /// path in `.` (Python), `::`-free (Rust: the last module) or `/` form; it
+    /// matches a file whose module path ends with it at a segment boundary. A
+    /// Go import path matches the folders sharing its longest tail.
     fn module_files(&self, lang: Lang, key: &str) -> Vec<&'a str> {
         let family = lang_family(lang);
-        let mut key = key;
-        loop {
-            if let Some(files) = self.modules.get(&(family, key.to_string())) {
-                return files.clone();
-            }
-            match (family, key.split_once('/')) {
-                (Lang::Go, Some((_, rest))) => key = rest,
-                _ => return Vec::new(),
-            }
+        let wanted = if family == Lang::Python { key.replace('.', "/") } else { key.to_string() };
+        let Some(candidates) = self.modules.get(&(family, last_segment(&wanted))) else { return Vec::new() };
+        if family == Lang::Go {
+            let best = candidates.iter().map(|(m, _)| common_tail(m, &wanted)).max().unwrap_or(0);
+            return candidates
+                .iter()
+                .filter(|(m, _)| best > 0 && common_tail(m, &wanted) == best)
+                .map(|(_, f)| *f)
+                .collect();
         }
+        let tail = format!("/{wanted}");
+        candidates.iter().filter(|(m, _)| *m == wanted || m.ends_with(&tail)).map(|(_, f)| *f).collect()
     }
 
     /// What each local name bound by a file's imports can refer to.
     fn bindings(&self, file: &FileView<'a>) -> HashMap<&'a str, Vec<Binding<'a>>> {
-        let mut out: HashMap<&str, Vec<Binding>> = HashMap::new();
+        let mut out: HashMap<&str, Vec<Binding>> = HashMap::default();
         for import in &file.projection.imports {
             let Some(binding) = import.binding.as_deref() else { continue };
             let Some(key) = import_key(file.lang, file.path, &import.module) else { continue };
@@ -328,7 +318,7 @@ fn test_ids<'a>(files: &[FileView<'a>]) -> HashSet<&'a str> {
 
 /// Naming conventions: `test_parse_config` and `TestParseConfig` point at `parse_config` / `ParseConfig`.
 fn named_test_links(files: &[FileView<'_>]) -> Vec<(String, String)> {
-    let mut by_normal_name: HashMap<String, Vec<&ProjectedSymbol>> = HashMap::new();
+    let mut by_normal_name: HashMap<String, Vec<&ProjectedSymbol>> = HashMap::default();
     for s in files.iter().flat_map(|f| &f.projection.symbols).filter(|s| callable(s.kind)) {
         by_normal_name.entry(s.name.to_ascii_lowercase().replace('_', "")).or_default().push(s);
     }
@@ -355,9 +345,21 @@ pub fn resolve(files: &[FileView<'_>]) -> Resolution {
     }
 }
 
-/// Callable names a file defines: what other files' calls may resolve to.
-pub fn defined_names(p: &FileProjection) -> BTreeSet<&str> {
-    p.symbols.iter().filter(|s| callable(s.kind) || s.kind == SymbolKind::Test).map(|s| s.name.as_str()).collect()
+/// The `(name, id)` of every callable a file defines: what other files' calls
+/// may resolve to. Compare two of these to find names whose meaning changed.
+pub fn definitions(p: &FileProjection) -> BTreeSet<(&str, &str)> {
+    p.symbols
+        .iter()
+        .filter(|s| callable(s.kind) || s.kind == SymbolKind::Test)
+        .map(|s| (s.name.as_str(), s.id.as_str()))
+        .collect()
+}
+
+/// Names whose definitions differ between two versions of a file.
+pub fn changed_names(before: Option<&FileProjection>, after: Option<&FileProjection>) -> BTreeSet<String> {
+    let before = before.map(definitions).unwrap_or_default();
+    let after = after.map(definitions).unwrap_or_default();
+    before.symmetric_difference(&after).map(|(name, _)| name.to_string()).collect()
 }
 
 /// Re-resolves after `changed` files changed content, in place: the changed
@@ -381,7 +383,10 @@ pub fn re_resolve(
             redone.push(f.path.to_string());
         }
     }
-    previous.named_test_links = named_test_links(files);
+    // Naming links depend only on definitions, so they change only with `names`.
+    if !names.is_empty() {
+        previous.named_test_links = named_test_links(files);
+    }
     redone
 }
 
@@ -397,8 +402,10 @@ mod tests {
         assert_eq!(import_key(Lang::TypeScript, "src/a/b.ts", "../c/d.js").as_deref(), Some("src/c/d"));
         assert_eq!(import_key(Lang::TypeScript, "src/a.ts", "react"), None);
         assert_eq!(import_key(Lang::Rust, "src/a.rs", "crate::world::lang").as_deref(), Some("lang"));
-        assert!(module_keys(Lang::Python, "src/pkg/__init__.py").contains(&"pkg".to_string()));
-        assert!(module_keys(Lang::TypeScript, "src/util/index.ts").contains(&"src/util".to_string()));
+        assert_eq!(module_path(Lang::Python, "src/pkg/__init__.py"), "src/pkg");
+        assert_eq!(module_path(Lang::TypeScript, "src/util/index.ts"), "src/util");
+        assert_eq!(module_path(Lang::Go, "x/price/price.go"), "x/price");
+        assert_eq!(common_tail("example.com/shop/price", "shop/price"), 2);
     }
 
     /// Applies `edits` one at a time and checks incremental re-resolution
@@ -426,11 +433,10 @@ mod tests {
         let mut projections = project(&sources);
         let mut incremental = resolve(&views(&projections));
         for (path, text) in edits {
-            let before: BTreeSet<String> = defined_names(&projections[path]).into_iter().map(str::to_string).collect();
+            let before = projections[path].clone();
             sources.insert(path.into(), text.into());
             projections = project(&sources);
-            let after: BTreeSet<String> = defined_names(&projections[path]).into_iter().map(str::to_string).collect();
-            let names = before.symmetric_difference(&after).cloned().collect();
+            let names = changed_names(Some(&before), Some(&projections[path]));
             let changed = BTreeSet::from([path.to_string()]);
             re_resolve(&views(&projections), &mut incremental, &changed, &names);
             assert_eq!(incremental, resolve(&views(&projections)), "after editing {path}");
