@@ -54,9 +54,11 @@ ascent! {
 
 /// Runs the clarification program on a fresh instance.
 pub fn run(facts: &Facts) -> ClarificationProgram {
-    let mut p = ClarificationProgram::default();
-    p.focus_resolution = facts.focus_resolution.clone();
-    p.ambiguity_flag = facts.ambiguity_flag.clone();
+    let mut p = ClarificationProgram {
+        focus_resolution: facts.focus_resolution.clone(),
+        ambiguity_flag: facts.ambiguity_flag.clone(),
+        ..Default::default()
+    };
     p.run();
     p
 }

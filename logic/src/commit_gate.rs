@@ -57,10 +57,12 @@ ascent! {
 
 /// Runs the commit gate program on a fresh instance.
 pub fn run(facts: &Facts) -> CommitGateProgram {
-    let mut p = CommitGateProgram::default();
-    p.diagnostic = facts.diagnostic.clone();
-    p.blocking_severity = facts.blocking_severity.iter().map(|&s| (s,)).collect();
-    p.test_outcome = facts.test_outcome.clone();
+    let mut p = CommitGateProgram {
+        diagnostic: facts.diagnostic.clone(),
+        blocking_severity: facts.blocking_severity.iter().map(|&s| (s,)).collect(),
+        test_outcome: facts.test_outcome.clone(),
+        ..Default::default()
+    };
     p.run();
     p
 }

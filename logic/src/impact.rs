@@ -104,21 +104,22 @@ fn call_pairs(facts: &Facts) -> Vec<(Sym, Sym)> {
 
 /// Runs the impact program on a fresh instance.
 pub fn run(facts: &Facts) -> ImpactProgram {
-    let mut p = ImpactProgram::default();
-    p.calls = call_pairs(facts);
-    p.defines = facts.defines.clone();
-    p.modified = facts.modified.iter().map(|&m| (m,)).collect();
-    p.test_symbol = facts.test_symbols().map(|t| (t,)).collect();
-    p.test_of = facts.test_of.clone();
-    p.refactor_target = facts.refactor_target.iter().map(|&t| (t,)).collect();
+    let mut p = ImpactProgram {
+        calls: call_pairs(facts),
+        defines: facts.defines.clone(),
+        modified: facts.modified.iter().map(|&m| (m,)).collect(),
+        test_symbol: facts.test_symbols().map(|t| (t,)).collect(),
+        test_of: facts.test_of.clone(),
+        refactor_target: facts.refactor_target.iter().map(|&t| (t,)).collect(),
+        ..Default::default()
+    };
     p.run();
     p
 }
 
 /// Runs the closure program on a fresh instance.
 pub fn run_closure(facts: &Facts) -> ClosureProgram {
-    let mut p = ClosureProgram::default();
-    p.calls = call_pairs(facts);
+    let mut p = ClosureProgram { calls: call_pairs(facts), ..Default::default() };
     p.run();
     p
 }

@@ -135,20 +135,18 @@ ascent! {
 
 /// Runs the strategy program on a fresh instance, with the upstream atoms it reads.
 pub fn run(facts: &Facts, clarification_needed: &[(Sym,)], unsafe_to_refactor: &[(Sym,)]) -> StrategyProgram {
-    let mut p = StrategyProgram::default();
-    p.user_intent = facts.user_intent.clone();
-    p.context_hint = facts.context_hint.clone();
-    p.clarification_needed = clarification_needed.to_vec();
-    p.unsafe_to_refactor = unsafe_to_refactor.to_vec();
-    p.approval = facts.approval.clone();
-    p.test_state = vec![(facts.test_state,)];
-    p.retry = vec![(facts.retry_count, facts.retry_budget)];
-    if facts.pending_patch {
-        p.pending_patch = vec![()];
-    }
-    if facts.workspace_empty {
-        p.workspace_empty = vec![()];
-    }
+    let mut p = StrategyProgram {
+        user_intent: facts.user_intent.clone(),
+        context_hint: facts.context_hint.clone(),
+        clarification_needed: clarification_needed.to_vec(),
+        unsafe_to_refactor: unsafe_to_refactor.to_vec(),
+        approval: facts.approval.clone(),
+        test_state: vec![(facts.test_state,)],
+        retry: vec![(facts.retry_count, facts.retry_budget)],
+        pending_patch: if facts.pending_patch { vec![()] } else { vec![] },
+        workspace_empty: if facts.workspace_empty { vec![()] } else { vec![] },
+        ..Default::default()
+    };
     p.run();
     p
 }

@@ -151,6 +151,8 @@ vocabulary!(
     }
 );
 
+// The vocabulary macro fixes the derive list, so the default is written out.
+#[allow(clippy::derivable_impls)]
 impl Default for TestState {
     fn default() -> Self {
         TestState::Unknown

@@ -137,9 +137,15 @@ mod tests {
 
     #[test]
     fn porcelain_v2_status_is_read() {
-        let out = "# branch.oid (initial)\0# branch.head main\01 A. N... 000000 100644 100644 0000 1111 sub/src/a.rs\0\
-                   1 .M N... 100644 100644 100644 2222 2222 sub/b file.py\0? sub/new.go\0";
-        let s = parse_status(out, "sub/");
+        let records = [
+            "# branch.oid (initial)",
+            "# branch.head main",
+            "1 A. N... 000000 100644 100644 0000 1111 sub/src/a.rs",
+            "1 .M N... 100644 100644 100644 2222 2222 sub/b file.py",
+            "? sub/new.go",
+        ];
+        let out = records.join("\0");
+        let s = parse_status(&out, "sub/");
         assert!(!s.has_head);
         assert_eq!(s.changed, vec!["src/a.rs", "b file.py"]);
         assert_eq!(s.staged, vec!["src/a.rs"]);

@@ -66,14 +66,17 @@ thread_local! {
 fn parse(lang: Lang, source: &[u8]) -> Result<Option<Tree>, GrammarError> {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
-        if !parsers.contains_key(&lang) {
-            let mut parser = Parser::new();
-            parser
-                .set_language(&lang.grammar())
-                .map_err(|e| GrammarError { lang: lang.name(), message: e.to_string() })?;
-            parsers.insert(lang, parser);
-        }
-        Ok(parsers.get_mut(&lang).and_then(|p| p.parse(source, None)))
+        let parser = match parsers.entry(lang) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let mut parser = Parser::new();
+                parser
+                    .set_language(&lang.grammar())
+                    .map_err(|err| GrammarError { lang: lang.name(), message: err.to_string() })?;
+                e.insert(parser)
+            }
+        };
+        Ok(parser.parse(source, None))
     })
 }
 
