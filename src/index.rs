@@ -172,7 +172,7 @@ pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync
                 FileChange::Touch { .. } => None,
             })
             .collect();
-        let stored = store.projections(&|p| touched.contains(p))?;
+        let stored = store.projections(&|p| touched.contains(p), true)?;
         phases.mark("load_unchanged");
         let mut views: Vec<FileView> =
             stored.iter().map(|(p, l, proj)| FileView { path: p, lang: *l, projection: proj }).collect();

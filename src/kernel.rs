@@ -138,11 +138,24 @@ pub struct Loaded {
     pub git: GitState,
 }
 
+/// What a caller does with the loaded world.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum LoadFor {
+    /// Evaluate once: raw calls are not needed.
+    Evaluation,
+    /// Keep the world and re-resolve it later: raw calls are needed.
+    Resolution,
+}
+
 /// Loads the stored world and the current git state.
-pub fn load(root: &Path, store: &Store) -> Result<Loaded, StoreError> {
+pub fn load(root: &Path, store: &Store, purpose: LoadFor) -> Result<Loaded, StoreError> {
     let mut files: Vec<FileRecord> = store.files()?.into_values().collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    let projections = store.projections(&|_| false)?.into_iter().map(|(p, l, proj)| (p, (l, proj))).collect();
+    let projections = store
+        .projections(&|_| false, purpose == LoadFor::Resolution)?
+        .into_iter()
+        .map(|(p, l, proj)| (p, (l, proj)))
+        .collect();
     let resolution = store.resolution()?;
     let git = git::state(root).unwrap_or_default();
     Ok(Loaded { files, projections, resolution, git })

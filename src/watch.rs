@@ -11,7 +11,7 @@ use nerd_logic::{evaluate, Atom, Symbols};
 
 use crate::error::NerdError;
 use crate::index::{index, read_and_project};
-use crate::kernel::{self, FactScope, World};
+use crate::kernel::{self, FactScope, LoadFor, World};
 use crate::store::{FileChange, FileRecord, ResolutionWrite, Store};
 use crate::timing::Phases;
 use crate::world::git;
@@ -66,7 +66,7 @@ impl WatchSession {
     pub fn start(root: &Path) -> Result<WatchSession, NerdError> {
         let mut store = Store::open(root)?;
         index(root, &mut store, &|_, _| {})?;
-        let loaded = kernel::load(root, &store)?;
+        let loaded = kernel::load(root, &store, LoadFor::Resolution)?;
         let baseline = loaded
             .projections
             .values()

@@ -56,6 +56,9 @@ fn a_clean_checkout_has_nothing_modified_or_impacted() {
     assert_eq!(report["kernel"]["strategy"], "idle");
     assert!(query(dir.path(), "modified").is_empty());
     assert!(query(dir.path(), "impacted").is_empty());
+    // nerd's own state stays out of the user's git status.
+    let status = Command::new("git").args(["status", "--porcelain"]).current_dir(dir.path()).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&status.stdout), "", "git status must stay clean");
 }
 
 #[test]

@@ -1,5 +1,6 @@
 -- The projected world: files and what tree-sitter found in them.
--- Per-file tables cascade from `file`, so removing a file removes its facts.
+-- Per-file rows are keyed by `path`; the store deletes them with their file
+-- (explicitly, in the same transaction: cheaper than foreign-key checks on every insert).
 
 CREATE TABLE file (
     path      TEXT PRIMARY KEY,
@@ -12,7 +13,7 @@ CREATE TABLE file (
 
 CREATE TABLE symbol (
     id         TEXT PRIMARY KEY,
-    path       TEXT NOT NULL REFERENCES file(path) ON DELETE CASCADE,
+    path       TEXT NOT NULL,
     name       TEXT NOT NULL,
     kind       TEXT NOT NULL,
     visibility TEXT NOT NULL,
@@ -25,7 +26,7 @@ CREATE TABLE symbol (
 CREATE INDEX symbol_by_path ON symbol(path);
 
 CREATE TABLE raw_call (
-    path      TEXT NOT NULL REFERENCES file(path) ON DELETE CASCADE,
+    path      TEXT NOT NULL,
     caller    TEXT NOT NULL,
     name      TEXT NOT NULL,
     qualifier TEXT,
@@ -34,7 +35,7 @@ CREATE TABLE raw_call (
 CREATE INDEX raw_call_by_path ON raw_call(path);
 
 CREATE TABLE import_binding (
-    path    TEXT NOT NULL REFERENCES file(path) ON DELETE CASCADE,
+    path    TEXT NOT NULL,
     module  TEXT NOT NULL,
     name    TEXT,
     binding TEXT,
@@ -43,13 +44,13 @@ CREATE TABLE import_binding (
 CREATE INDEX import_binding_by_path ON import_binding(path);
 
 CREATE TABLE parse_error (
-    path    TEXT PRIMARY KEY REFERENCES file(path) ON DELETE CASCADE,
+    path    TEXT PRIMARY KEY,
     line    INTEGER NOT NULL,
     message TEXT NOT NULL
 ) STRICT;
 
 CREATE TABLE chunk (
-    path       TEXT NOT NULL REFERENCES file(path) ON DELETE CASCADE,
+    path       TEXT NOT NULL,
     start_line INTEGER NOT NULL,
     end_line   INTEGER NOT NULL,
     symbol     TEXT NOT NULL

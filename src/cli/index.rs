@@ -8,7 +8,7 @@ use serde_json::json;
 
 use crate::error::{exit, NerdError};
 use crate::index::index;
-use crate::kernel;
+use crate::kernel::{self, LoadFor};
 use crate::store::Store;
 use crate::timing::Phases;
 
@@ -35,7 +35,7 @@ pub fn run(root: &Path, json: bool) -> Result<i32, NerdError> {
         bar.finish_and_clear();
     }
     let started = std::time::Instant::now();
-    let fixpoint = kernel::load(root, &store)?.evaluate();
+    let fixpoint = kernel::load(root, &store, LoadFor::Evaluation)?.evaluate();
     let mut phases = report.phases.clone();
     phases.push(("kernel", started.elapsed()));
     let count = |p: &str| fixpoint.atoms(p).map_or(0, |a| a.len());

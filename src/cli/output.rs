@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::error::NerdError;
 use crate::index::index;
-use crate::kernel;
+use crate::kernel::{self, LoadFor};
 use crate::store::Store;
 
 pub fn term_json(t: &Term) -> Value {
@@ -45,5 +45,5 @@ pub fn fixpoint(root: &Path, refresh: bool) -> Result<Fixpoint, NerdError> {
     if refresh {
         index(root, &mut store, &|_, _| {})?;
     }
-    Ok(kernel::load(root, &store)?.evaluate())
+    Ok(kernel::load(root, &store, LoadFor::Evaluation)?.evaluate())
 }

@@ -63,6 +63,9 @@ pub enum FileChange {
     Remove { path: String },
 }
 
+/// Tables whose rows belong to one file, by `path`.
+const PER_FILE_TABLES: &[&str] = &["file", "symbol", "raw_call", "import_binding", "parse_error", "chunk"];
+
 pub struct Store {
     conn: Connection,
     path: PathBuf,
@@ -73,6 +76,12 @@ impl Store {
     pub fn open(root: &Path) -> Result<Store, StoreError> {
         let dir = root.join(".nerd");
         std::fs::create_dir_all(&dir).map_err(|source| StoreError::CreateDir { path: dir.clone(), source })?;
+        // Keep nerd's local state out of the user's `git status`, as other tools' caches do.
+        let ignore = dir.join(".gitignore");
+        if !ignore.exists() {
+            std::fs::write(&ignore, "# Created by nerd: this folder is local state.\n*\n")
+                .map_err(|source| StoreError::CreateDir { path: ignore.clone(), source })?;
+        }
         Store::open_file(&dir.join("nerd.db"))
     }
 
@@ -81,7 +90,8 @@ impl Store {
         let mut conn = Connection::open(path).map_err(open_err)?;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(open_err)?;
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_err)?;
-        conn.pragma_update(None, "foreign_keys", "ON").map_err(open_err)?;
+        // A 32 MiB page cache keeps bulk index writes from re-reading evicted pages.
+        conn.pragma_update(None, "cache_size", -32768).map_err(open_err)?;
         conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(open_err)?;
         migrations::migrate(&mut conn)?;
         Ok(Store { conn, path: path.to_path_buf() })
@@ -128,7 +138,17 @@ impl Store {
     pub fn apply(&mut self, changes: &[FileChange], resolution: ResolutionWrite<'_>) -> Result<(), StoreError> {
         let tx = self.conn.transaction()?;
         {
-            let mut remove = tx.prepare_cached("DELETE FROM file WHERE path = ?1")?;
+            // A file's rows in every per-file table, removed together.
+            let mut remove_rows: Vec<rusqlite::CachedStatement> = PER_FILE_TABLES
+                .iter()
+                .map(|t| tx.prepare_cached(&format!("DELETE FROM {t} WHERE path = ?1")))
+                .collect::<Result<_, _>>()?;
+            let mut remove = |path: &str| -> Result<(), rusqlite::Error> {
+                for stmt in &mut remove_rows {
+                    stmt.execute([path])?;
+                }
+                Ok(())
+            };
             let mut touch = tx.prepare_cached("UPDATE file SET mtime_ns = ?2 WHERE path = ?1")?;
             let mut file = tx.prepare_cached(
                 "INSERT INTO file(path, sha256, lang, mtime_ns, size, is_test) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -149,14 +169,12 @@ impl Store {
                 tx.prepare_cached("INSERT INTO chunk(path, start_line, end_line, symbol) VALUES (?1, ?2, ?3, ?4)")?;
             for change in changes {
                 match change {
-                    FileChange::Remove { path } => {
-                        remove.execute([path])?;
-                    }
+                    FileChange::Remove { path } => remove(path)?,
                     FileChange::Touch { path, mtime_ns } => {
                         touch.execute(params![path, mtime_ns])?;
                     }
                     FileChange::Upsert { record: r, projection } => {
-                        remove.execute([&r.path])?;
+                        remove(&r.path)?;
                         file.execute(params![r.path, r.sha256, r.lang, r.mtime_ns, r.size, r.is_test])?;
                         let Some(p) = projection else { continue };
                         for s in &p.symbols {
@@ -232,8 +250,13 @@ impl Store {
         Ok(())
     }
 
-    /// The stored projections of every projected file except those in `skip`.
-    pub fn projections(&self, skip: &dyn Fn(&str) -> bool) -> Result<Vec<(String, Lang, FileProjection)>, StoreError> {
+    /// The stored projections of every projected file except those in `skip`;
+    /// raw calls only when `with_calls` (resolution needs them, facts do not).
+    pub fn projections(
+        &self,
+        skip: &dyn Fn(&str) -> bool,
+        with_calls: bool,
+    ) -> Result<Vec<(String, Lang, FileProjection)>, StoreError> {
         let mut by_path: HashMap<String, (Lang, FileProjection)> = HashMap::new();
         let mut stmt = self.conn.prepare("SELECT path, lang FROM file")?;
         for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
@@ -265,7 +288,12 @@ impl Store {
                 depth: r.get(9)?,
             });
         }
-        let mut stmt = self.conn.prepare("SELECT path, caller, name, qualifier, line FROM raw_call ORDER BY rowid")?;
+        let calls_sql = if with_calls {
+            "SELECT path, caller, name, qualifier, line FROM raw_call ORDER BY rowid"
+        } else {
+            "SELECT path, caller, name, qualifier, line FROM raw_call WHERE 0"
+        };
+        let mut stmt = self.conn.prepare(calls_sql)?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let path: String = r.get(0)?;
