@@ -3,7 +3,8 @@
 
 usage: recall.py NERD DIR CTAGS_LANG "KIND..." -> prints "<recall>% (<hits>/<ctags defs>)"
 A ctags definition counts as found when nerd has a function, method or test
-symbol starting on the same line of the same file.
+symbol starting on the same line of the same file. Only files with extensions
+nerd projects count (ctags also reads Cython `.pyx` as Python, for example).
 """
 import json
 import subprocess
@@ -14,10 +15,11 @@ tags = subprocess.run(["ctags", "-R", "--languages=" + lang, "--output-format=js
                        "--extras=-F", "-f", "-", "."], cwd=root, capture_output=True, text=True).stdout
 full = {"f": {"function", "func"}, "P": {"method"}, "m": {"member", "method"}, "G": {"generator"}}
 wanted = set().union(*(full.get(k, {k}) for k in kinds))
+projected = {"Rust": (".rs",), "Go": (".go",), "Python": (".py", ".pyi"), "TypeScript": (".ts", ".mts", ".cts", ".tsx")}[lang]
 defs = set()
 for line in tags.splitlines():
     t = json.loads(line)
-    if t.get("_type") == "tag" and t.get("kind") in wanted:
+    if t.get("_type") == "tag" and t.get("kind") in wanted and t["path"].endswith(projected):
         defs.add((t["path"].removeprefix("./"), t["line"]))
 out = subprocess.run([nerd, "query", "symbol", "--json", "--no-refresh"], cwd=root,
                      capture_output=True, text=True).stdout

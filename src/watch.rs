@@ -190,11 +190,14 @@ impl WatchSession {
         // In a git work tree, `modified` means "differs from HEAD", which follows
         // commits and reverts; elsewhere it means "changed since watching began".
         let outside_git = !self.in_git;
+        // Only files changed since watching began can hold symbols unlike the baseline.
         let modified_symbols: HashSet<String> = self
-            .projections
-            .values()
+            .changed_paths
+            .iter()
+            .filter(|_| outside_git)
+            .filter_map(|path| self.projections.get(path))
             .flat_map(|(_, p)| &p.symbols)
-            .filter(|s| outside_git && self.baseline.get(&s.id) != Some(&s.body_hash))
+            .filter(|s| self.baseline.get(&s.id) != Some(&s.body_hash))
             .map(|s| s.id.clone())
             .collect();
         let git = if self.in_git { git::state(&self.root).unwrap_or_default() } else { git::GitState::default() };

@@ -10,6 +10,12 @@
 (method_definition name: [(property_identifier) (private_property_identifier) (string) (computed_property_name)] @name) @definition.method
 (method_signature name: [(property_identifier) (private_property_identifier) (string) (computed_property_name)] @name) @definition.method
 (abstract_method_signature name: [(property_identifier) (private_property_identifier) (string) (computed_property_name)] @name) @definition.method
+(property_signature
+  name: [(property_identifier) (private_property_identifier) (string)] @name
+  type: (type_annotation (function_type))) @definition.method
+(public_field_definition
+  name: [(property_identifier) (private_property_identifier)] @name
+  value: [(arrow_function) (function_expression)]) @definition.method
 (interface_declaration name: (type_identifier) @name) @definition.interface
 (enum_declaration name: (identifier) @name) @definition.enum
 (type_alias_declaration name: (type_identifier) @name) @definition.type
