@@ -4,6 +4,9 @@
 use nerd_logic::atom::AtomSyntaxError;
 use nerd_logic::KernelError;
 
+use crate::check::snapshot::SnapshotError;
+use crate::check::CheckError;
+use crate::hook::HookError;
 use crate::index::IndexError;
 use crate::store::StoreError;
 
@@ -35,6 +38,10 @@ pub enum NerdError {
     Watch(String),
     #[error("cannot write output: {0}")]
     Output(#[from] std::io::Error),
+    #[error(transparent)]
+    Check(#[from] crate::check::CheckError),
+    #[error(transparent)]
+    Hook(#[from] crate::hook::HookError),
 }
 
 impl NerdError {
@@ -44,6 +51,11 @@ impl NerdError {
             NerdError::Usage(_) | NerdError::AtomSyntax { .. } | NerdError::Kernel(_) => exit::USAGE,
             NerdError::Index(IndexError::NotADirectory(_)) => exit::USAGE,
             NerdError::Index(_) | NerdError::Store(_) | NerdError::Watch(_) | NerdError::Output(_) => exit::RUNTIME,
+            NerdError::Check(CheckError::Store(_) | CheckError::Link { .. }) => exit::RUNTIME,
+            NerdError::Check(CheckError::Snapshot(SnapshotError::Io { .. })) => exit::RUNTIME,
+            NerdError::Check(_) => exit::USAGE,
+            NerdError::Hook(HookError::Io { .. }) => exit::RUNTIME,
+            NerdError::Hook(_) => exit::USAGE,
         }
     }
 
@@ -63,6 +75,15 @@ impl NerdError {
             NerdError::Store(StoreError::TooNew { .. }) => Some("this database was written by a newer nerd"),
             NerdError::Store(StoreError::Open { .. } | StoreError::Corrupt(_)) => {
                 Some("the index is a cache: delete .nerd/nerd.db and run `nerd index` again")
+            }
+            NerdError::Check(CheckError::Snapshot(SnapshotError::NotAGitRepo))
+            | NerdError::Hook(HookError::NotAGitRepo) => Some("run it inside a git repository"),
+            NerdError::Check(CheckError::Config(_)) => Some("fix .nerd/config.toml; the README shows every key"),
+            NerdError::Check(CheckError::Snapshot(SnapshotError::Conflict(_))) => {
+                Some("resolve the merge conflict and `git add` the result first")
+            }
+            NerdError::Hook(HookError::Exists(_)) => {
+                Some("`nerd hook install --force` keeps it as pre-commit.local and runs it before nerd")
             }
             _ => None,
         }

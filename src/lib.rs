@@ -3,8 +3,12 @@
 //! them, evaluates the kernel and presents its answers. It is the only place
 //! with side effects.
 
+pub mod check;
 pub mod cli;
+pub mod config;
 pub mod error;
+pub mod exec;
+pub mod hook;
 pub mod index;
 pub mod kernel;
 pub mod store;

@@ -227,6 +227,22 @@ impl Facts {
             }
             "pending_patch" => a.facts.pending_patch = true,
             "retry_budget" => a.facts.retry_budget = a.u32(0)?,
+            "secret" => {
+                let row = (a.str(0)?, a.u32(1)?, a.str(2)?);
+                a.facts.secret.push(row);
+            }
+            "rule_violation" => {
+                let row = (a.str(0)?, a.str(1)?, a.u32(2)?);
+                a.facts.rule_violation.push(row);
+            }
+            "forbidden_pattern" => {
+                let row = (a.str(0)?, a.str(1)?, a.word(2)?, a.str(3)?);
+                a.facts.forbidden_pattern.push(row);
+            }
+            "commit_override" => {
+                let x = a.str(0)?;
+                a.facts.commit_override.push(x);
+            }
             "blocking_severity" => {
                 let v = a.word(0)?;
                 a.facts.blocking_severity.push(v);

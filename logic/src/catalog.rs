@@ -59,6 +59,8 @@ catalog! {
     World "test_outcome" ("Name", "Path", "Line", "Outcome") "one test case's result";
     World "modified" ("SymbolOrPath") "differs from git HEAD; outside git, changed under watch";
     World "staged" ("Path") "a path staged in the git index";
+    World "secret" ("Path", "Line", "Kind") "a secret in added, staged content";
+    World "rule_violation" ("RuleId", "Path", "Line") "a project rule's pattern matched";
     World "test_state" ("State") "the state of the last test run";
     World "retry_count" ("N") "repair attempts made so far";
     World "workspace_empty" () "the workspace holds no source file";
@@ -71,6 +73,8 @@ catalog! {
     Policy "retry_budget" ("N") "repair attempts allowed before escalating";
     Policy "blocking_severity" ("Severity") "diagnostics of this severity block commits";
     Policy "approval" ("ActionId", "Source") "an explicit, recorded human approval";
+    Policy "forbidden_pattern" ("Lang", "RuleId", "Severity", "Message") "a project rule from .nerd/config.toml";
+    Policy "commit_override" ("Reason") "a human let a blocked commit through";
     Derived "impacted" ("SymbolOrPath") "modified, or depends on something modified";
     Derived "needs_testing" ("TestId") "a test that reaches an impacted symbol";
     Derived "test_reach" ("Symbol") "reached from some test through calls";
@@ -89,6 +93,8 @@ catalog! {
     Derived "refactor_blocked" () "an unsafe refactor target lacks approval";
     Derived "next_action" ("Action") "the next step, guarded by clarification";
     Derived "block_commit" ("Reason", "Path", "Line") "a reason the commit must not land";
+    Derived "commit_blocked" () "some reason blocks the commit and no override is recorded";
+    Derived "commit_overridden" ("Reason") "the commit is blocked but a human overrode it";
 }
 
 /// Looks a predicate up by name.

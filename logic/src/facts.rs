@@ -77,6 +77,10 @@ pub struct Facts {
     pub modified: Vec<Sym>,
     /// `staged(Path)`.
     pub staged: Vec<Sym>,
+    /// `secret(Path, Line, Kind)`: a secret in added, staged content.
+    pub secret: Vec<(Sym, u32, Sym)>,
+    /// `rule_violation(RuleId, Path, Line)`: a project rule's pattern matched.
+    pub rule_violation: Vec<(Sym, Sym, u32)>,
     /// `test_state(State)`: exactly one, `unknown` until tests have run.
     pub test_state: TestState,
     /// `retry_count(N)`.
@@ -105,6 +109,10 @@ pub struct Facts {
     pub blocking_severity: Vec<Severity>,
     /// `approval(ActionId, Source)`: explicit, recorded human approvals.
     pub approval: Vec<(Sym, Sym)>,
+    /// `forbidden_pattern(Lang, RuleId, Severity, Message)`: project rules.
+    pub forbidden_pattern: Vec<(Sym, Sym, Severity, Sym)>,
+    /// `commit_override(Reason)`: a human let a blocked commit through, with a reason.
+    pub commit_override: Vec<Sym>,
 }
 
 impl Facts {

@@ -211,6 +211,10 @@ fn base_atoms(f: &Facts, name: &str) -> Vec<Atom> {
         "retry_budget" => vec![atom!(s, name, f.retry_budget)],
         "blocking_severity" => render::rows(&f.blocking_severity, |&v| atom!(s, name, v)),
         "approval" => render::rows(&f.approval, |&(a, src)| atom!(s, name, a, src)),
+        "secret" => render::rows(&f.secret, |&(p, l, k)| atom!(s, name, p, l, k)),
+        "rule_violation" => render::rows(&f.rule_violation, |&(r, p, l)| atom!(s, name, r, p, l)),
+        "forbidden_pattern" => render::rows(&f.forbidden_pattern, |&(g, r, v, m)| atom!(s, name, g, r, v, m)),
+        "commit_override" => render::rows(&f.commit_override, |&r| atom!(s, name, r)),
         _ => vec![],
     }
 }

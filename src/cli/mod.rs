@@ -2,6 +2,7 @@
 //! dispatch to one function per command. Knows nothing about rules or storage
 //! beyond the calls each command makes.
 
+mod check;
 mod index;
 mod output;
 mod query;
@@ -56,6 +57,29 @@ pub enum Command {
         #[arg(long)]
         no_refresh: bool,
     },
+    /// Judge what would be committed: compilers, tests, secrets, project rules (exit 1 if blocked).
+    Check {
+        /// Judge the git index (the default; what a pre-commit hook needs).
+        #[arg(long, conflicts_with = "all")]
+        staged: bool,
+        /// Judge the working tree as it is.
+        #[arg(long)]
+        all: bool,
+        /// Print the outcome as one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Let a blocked commit through; the reason is recorded.
+        #[arg(long, value_name = "REASON")]
+        r#override: Option<String>,
+        /// Run every check even when this exact tree was checked before.
+        #[arg(long)]
+        no_cache: bool,
+    },
+    /// Install or remove the git pre-commit hook that runs `nerd check --staged`.
+    Hook {
+        #[command(subcommand)]
+        action: HookAction,
+    },
     /// Keep the index live and print derived atoms as they appear and disappear.
     Watch {
         /// Print JSON lines instead of text.
@@ -65,6 +89,18 @@ pub enum Command {
         #[arg(long, default_value_t = 50, value_name = "MS")]
         debounce_ms: u64,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum HookAction {
+    /// Install the hook (refuses to replace a hook nerd did not write).
+    Install {
+        /// Keep an existing hook as pre-commit.local and run it before nerd.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Remove nerd's hook, restoring a chained one.
+    Uninstall,
 }
 
 /// Finds the workspace root for commands that do not name one.
@@ -91,6 +127,21 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
         Command::Why { atom, json, no_refresh } => {
             let root = discover_root(cli.repo.as_deref())?;
             why::run(&root, &atom, json, !no_refresh)
+        }
+        Command::Check { staged: _, all, json, r#override, no_cache } => {
+            let dir = match &cli.repo {
+                Some(p) => p.clone(),
+                None => std::env::current_dir().map_err(|e| NerdError::Usage(format!("no current directory: {e}")))?,
+            };
+            let mode = if all { crate::check::Mode::All } else { crate::check::Mode::Staged };
+            check::run(&dir, mode, json, r#override.as_deref(), !no_cache)
+        }
+        Command::Hook { action } => {
+            let dir = match &cli.repo {
+                Some(p) => p.clone(),
+                None => std::env::current_dir().map_err(|e| NerdError::Usage(format!("no current directory: {e}")))?,
+            };
+            check::hook(&dir, action)
         }
         Command::Watch { json, debounce_ms } => {
             let root = discover_root(cli.repo.as_deref())?;

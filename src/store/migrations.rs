@@ -6,7 +6,10 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// Every migration, in order; position + 1 is its `user_version`.
-const MIGRATIONS: &[(&str, &str)] = &[("0001_world", include_str!("../../memory/migrations/0001_world.sql"))];
+const MIGRATIONS: &[(&str, &str)] = &[
+    ("0001_world", include_str!("../../memory/migrations/0001_world.sql")),
+    ("0002_check", include_str!("../../memory/migrations/0002_check.sql")),
+];
 
 /// Brings the database schema up to date.
 pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {

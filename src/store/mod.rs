@@ -357,6 +357,64 @@ impl Store {
         Ok(out)
     }
 
+    /// The manifest the staged snapshot was last brought to.
+    pub fn snapshot_manifest(&self) -> Result<crate::check::snapshot::Manifest, StoreError> {
+        let mut stmt = self.conn.prepare("SELECT path, mode, blob FROM snapshot_entry")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, crate::check::snapshot::Entry { mode: r.get(1)?, blob: r.get(2)? }))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Records the snapshot's new manifest, replacing the old one.
+    pub fn set_snapshot_manifest(&mut self, manifest: &crate::check::snapshot::Manifest) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        tx.execute("DELETE FROM snapshot_entry", [])?;
+        {
+            let mut insert = tx.prepare_cached("INSERT INTO snapshot_entry(path, mode, blob) VALUES (?1, ?2, ?3)")?;
+            for (path, e) in manifest {
+                insert.execute(params![path, e.mode, e.blob])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// A cached check result.
+    pub fn cached_check(&self, key: &str) -> Result<Option<String>, StoreError> {
+        Ok(self.conn.query_row("SELECT result FROM check_cache WHERE key = ?1", [key], |r| r.get(0)).optional()?)
+    }
+
+    /// Caches a check result, keeping the newest 64.
+    pub fn cache_check(&self, key: &str, at_ns: i64, result: &str) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT OR REPLACE INTO check_cache(key, created_ns, result) VALUES (?1, ?2, ?3)",
+            params![key, at_ns, result],
+        )?;
+        self.conn.execute(
+            "DELETE FROM check_cache WHERE key NOT IN (SELECT key FROM check_cache ORDER BY created_ns DESC LIMIT 64)",
+            [],
+        )?;
+        Ok(())
+    }
+
+    /// Records a human override of a blocked commit.
+    pub fn record_override(&self, at_ns: i64, tree: &str, reason: &str, blockers: &str) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO commit_override(at_ns, tree, reason, blockers) VALUES (?1, ?2, ?3, ?4)",
+            params![at_ns, tree, reason, blockers],
+        )?;
+        Ok(())
+    }
+
+    /// Recorded overrides, newest first: (at_ns, tree, reason, blockers).
+    pub fn overrides(&self) -> Result<Vec<(i64, String, String, String)>, StoreError> {
+        let mut stmt =
+            self.conn.prepare("SELECT at_ns, tree, reason, blockers FROM commit_override ORDER BY id DESC")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Counts rows of the main tables: files, symbols, resolved calls, unresolved calls, parse errors.
     pub fn counts(&self) -> Result<[i64; 5], StoreError> {
         let mut out = [0; 5];

@@ -54,7 +54,9 @@ pub fn state(root: &Path) -> Option<GitState> {
             vec!["diff", "HEAD", "--no-ext-diff", "--no-textconv", "--no-color", "--unified=0", "--relative", "--"];
         args.extend(parsed.changed.iter().map(String::as_str));
         if let Some(diff) = git(root, &args) {
-            parse_unified_diff(&diff, &mut state.modified);
+            for (path, d) in parse_diff(&diff) {
+                state.modified.insert(path, d.ranges);
+            }
         }
     }
     // nerd's own state is never part of the user's change.
@@ -97,11 +99,22 @@ fn parse_status(out: &str, prefix: &str) -> Status {
     status
 }
 
-/// Collects new-side hunk ranges per file from `git diff --unified=0` output.
-fn parse_unified_diff(diff: &str, out: &mut BTreeMap<String, Vec<(u32, u32)>>) {
+/// One file's part of a `git diff --unified=0`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileDiff {
+    /// New-side line ranges that changed (a pure deletion marks the line where text vanished).
+    pub ranges: Vec<(u32, u32)>,
+    /// Added lines with their new-side line numbers and text.
+    pub added: Vec<(u32, String)>,
+}
+
+/// Parses `git diff --unified=0` output, keyed by new path (old path for deletions).
+pub fn parse_diff(diff: &str) -> BTreeMap<String, FileDiff> {
+    let mut out: BTreeMap<String, FileDiff> = BTreeMap::new();
     let mut current: Option<String> = None;
     // `---`/`+++` are headers only between `diff --git` and the first hunk.
     let mut in_header = false;
+    let mut next_line = 0u32;
     for line in diff.lines() {
         if line.starts_with("diff --git ") {
             in_header = true;
@@ -124,12 +137,32 @@ fn parse_unified_diff(diff: &str, out: &mut BTreeMap<String, Vec<(u32, u32)>>) {
                 Some((s, c)) => (s.parse::<u32>().unwrap_or(0), c.parse::<u32>().unwrap_or(1)),
                 None => (new.parse::<u32>().unwrap_or(0), 1),
             };
-            // A pure deletion (count 0) touches the line where text vanished.
             let (lo, hi) = if count == 0 { (start.max(1), start.max(1)) } else { (start, start + count - 1) };
-            out.entry(path.clone()).or_default().push((lo, hi));
+            out.entry(path.clone()).or_default().ranges.push((lo, hi));
+            next_line = start;
+        } else if let (false, Some(text), Some(path)) = (in_header, line.strip_prefix('+'), &current) {
+            out.entry(path.clone()).or_default().added.push((next_line, text.to_string()));
+            next_line += 1;
         }
     }
+    out
 }
+
+/// Added lines of what is staged (`staged`) or of the work tree, against HEAD.
+/// Untracked files are not included; with no HEAD, everything staged is added.
+pub fn added_lines(root: &Path, staged: bool) -> BTreeMap<String, FileDiff> {
+    let has_head = git(root, &["rev-parse", "--verify", "--quiet", "HEAD"]).is_some();
+    let base = if has_head { "HEAD" } else { EMPTY_TREE };
+    let mut args = vec!["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--unified=0", "--relative"];
+    if staged {
+        args.push("--cached");
+    }
+    args.push(base);
+    parse_diff(&git(root, &args).unwrap_or_default())
+}
+
+/// The id of git's empty tree: the base to diff against before the first commit.
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 #[cfg(test)]
 mod tests {
@@ -156,10 +189,10 @@ mod tests {
     fn hunks_become_new_side_line_ranges() {
         let diff = "diff --git a/src/a.rs b/src/a.rs\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -3,0 +4,2 @@ fn x\n+a\n+b\n@@ -10 +12 @@\n--- a/not-a-header\n+y\n@@ -20,3 +21,0 @@\n-gone\n\
                     diff --git a/old.py b/old.py\n--- a/old.py\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n-y\n";
-        let mut out = BTreeMap::new();
-        parse_unified_diff(diff, &mut out);
-        assert_eq!(out["src/a.rs"], vec![(4, 5), (12, 12), (21, 21)]);
-        assert!(out["old.py"].is_empty());
+        let out = parse_diff(diff);
+        assert_eq!(out["src/a.rs"].ranges, vec![(4, 5), (12, 12), (21, 21)]);
+        assert_eq!(out["src/a.rs"].added, vec![(4, "a".into()), (5, "b".into()), (12, "y".into())]);
+        assert!(out["old.py"].ranges.is_empty());
         assert!(!out.contains_key("not-a-header"));
     }
 }

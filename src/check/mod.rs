@@ -1,0 +1,312 @@
+//! `nerd check`: judges exactly what would be committed. The staged tree is
+//! materialised, the repository's own compilers, linters and (optionally)
+//! test runners run on it, added lines are scanned for secrets and project
+//! rules, and everything becomes facts; the kernel derives `block_commit` and
+//! `commit_blocked`. Results are cached by the staged tree's content hash.
+//! Knows nothing about how the outcome is printed.
+
+pub mod parse;
+pub mod rules;
+pub mod secrets;
+pub mod snapshot;
+pub mod tools;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use nerd_logic::{evaluate, Atom, Facts, Term};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::config::{Config, ConfigError};
+use crate::store::{Store, StoreError};
+use crate::world::git;
+use parse::{Finding, Found};
+use snapshot::SnapshotError;
+use tools::ToolReport;
+
+/// What is judged.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    /// The git index: what `git commit` would record.
+    Staged,
+    /// The working tree as it is.
+    All,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot link {path} into the snapshot: {source}")]
+    Link { path: PathBuf, source: std::io::Error },
+}
+
+/// One reason the commit is blocked, as the kernel derived it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Blocker {
+    pub reason: String,
+    pub path: String,
+    pub line: u32,
+    /// The checks whose findings sit at this place.
+    pub sources: Vec<String>,
+}
+
+/// Everything one check produced.
+#[derive(Debug, Serialize)]
+pub struct Outcome {
+    pub root: PathBuf,
+    /// Content hash of the judged tree (`worktree` in `--all` mode).
+    pub tree: String,
+    pub cached: bool,
+    pub tools: Vec<ToolReport>,
+    pub findings: Vec<Finding>,
+    pub blockers: Vec<Blocker>,
+    pub blocked: bool,
+    /// The recorded override, when one let a blocked commit through.
+    pub overridden: Option<String>,
+    pub elapsed_ms: f64,
+    /// Time not spent inside the tools.
+    pub overhead_ms: f64,
+}
+
+/// What is cached per staged tree.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    tools: Vec<ToolReport>,
+    findings: Vec<Finding>,
+}
+
+fn now_ns() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Runs the gate for the repository containing `dir`.
+pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: bool) -> Result<Outcome, CheckError> {
+    let started = Instant::now();
+    let root = snapshot::toplevel(dir)?;
+    let config = Config::load(&root)?;
+    let mut store = Store::open(&root)?;
+
+    let (tree_dir, tree, has_python) = match mode {
+        Mode::Staged => {
+            let manifest = snapshot::manifest(&root)?;
+            let previous = store.snapshot_manifest()?;
+            let staged_dir = root.join(".nerd/staged");
+            snapshot::materialise(&root, &staged_dir, &manifest, &previous)?;
+            if manifest != previous {
+                store.set_snapshot_manifest(&manifest)?;
+            }
+            link_dependencies(&root, &staged_dir)?;
+            let has_python = manifest.keys().any(|p| p.ends_with(".py"));
+            (staged_dir, snapshot::tree_hash(&manifest), has_python)
+        }
+        Mode::All => {
+            let has_python = crate::world::walk::walk(&root).0.iter().any(|w| w.path.ends_with(".py"));
+            (root.clone(), "worktree".to_string(), has_python)
+        }
+    };
+
+    let key = {
+        let mut h = Sha256::new();
+        for part in [
+            tree.as_str(),
+            env!("CARGO_PKG_VERSION"),
+            &config.source,
+            std::env::var("PATH").unwrap_or_default().as_str(),
+        ] {
+            h.update(part.as_bytes());
+            h.update([0]);
+        }
+        hex(&h.finalize())
+    };
+    let cached = if use_cache && mode == Mode::Staged {
+        store.cached_check(&key)?.and_then(|json| serde_json::from_str::<Stored>(&json).ok())
+    } else {
+        None
+    };
+    let was_cached = cached.is_some();
+    let stored = match cached {
+        Some(s) => s,
+        None => {
+            let s = run_checks(&root, &tree_dir, mode, &config, has_python);
+            if mode == Mode::Staged {
+                if let Ok(json) = serde_json::to_string(&s) {
+                    store.cache_check(&key, now_ns(), &json)?;
+                }
+            }
+            s
+        }
+    };
+
+    let mut facts = facts(&config, &stored);
+    let fixpoint = evaluate(facts.clone());
+    let mut blocked = !atoms(&fixpoint, "commit_blocked").is_empty();
+    let mut overridden = None;
+    let blockers_of = |fp: &nerd_logic::Fixpoint| -> Vec<Blocker> {
+        atoms(fp, "block_commit").into_iter().map(|a| blocker(&a, &stored.findings, &stored.tools)).collect()
+    };
+    let blockers = blockers_of(&fixpoint);
+    if let (true, Some(reason)) = (blocked, override_reason) {
+        let summary = serde_json::to_string(&blockers).unwrap_or_default();
+        store.record_override(now_ns(), &tree, reason, &summary)?;
+        let r = facts.sym(reason);
+        facts.commit_override.push(r);
+        let again = evaluate(facts);
+        blocked = !atoms(&again, "commit_blocked").is_empty();
+        overridden = atoms(&again, "commit_overridden").first().and_then(|a| match a.args.first() {
+            Some(Term::Str(s)) => Some(s.clone()),
+            _ => None,
+        });
+    }
+    let elapsed = started.elapsed();
+    let in_tools: f64 = if was_cached { 0.0 } else { stored.tools.iter().map(|t| t.elapsed_ms).sum() };
+    Ok(Outcome {
+        root,
+        tree,
+        cached: was_cached,
+        findings: stored.findings.clone(),
+        tools: stored.tools,
+        blockers,
+        blocked,
+        overridden,
+        elapsed_ms: elapsed.as_secs_f64() * 1000.0,
+        overhead_ms: (elapsed.as_secs_f64() * 1000.0 - in_tools).max(0.0),
+    })
+}
+
+/// Ignored dependency folders of the work tree that checks need in the snapshot.
+const DEPENDENCY_DIRS: &[&str] = &["node_modules"];
+
+/// Makes ignored dependency folders of the work tree visible in the snapshot.
+fn link_dependencies(root: &Path, staged: &Path) -> Result<(), CheckError> {
+    for name in DEPENDENCY_DIRS.iter().copied() {
+        let (from, to) = (root.join(name), staged.join(name));
+        if from.is_dir() && std::fs::symlink_metadata(&to).is_err() {
+            std::os::unix::fs::symlink(&from, &to).map_err(|source| CheckError::Link { path: to.clone(), source })?;
+        }
+    }
+    Ok(())
+}
+
+fn run_checks(root: &Path, dir: &Path, mode: Mode, config: &Config, has_python: bool) -> Stored {
+    let timeout = Duration::from_secs(config.check.timeout_secs);
+    let target_dir = target_dir_for(&root.join(".nerd/check-target"), mode);
+    let target_dir = target_dir.as_path();
+    let selected = tools::detect(dir, &config.check, has_python);
+    // Languages' tools run side by side; each compiler parallelises itself too.
+    let mut reports: Vec<ToolReport> = std::thread::scope(|scope| {
+        let handles: Vec<_> = selected
+            .iter()
+            .map(|&tool| scope.spawn(move || tools::run(tool, dir, root, target_dir, timeout)))
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    reports.sort_by(|a, b| a.tool.cmp(&b.tool));
+    let added = git::added_lines(root, mode == Mode::Staged);
+    let mut findings: Vec<Finding> = reports.iter().flat_map(|r| r.findings.iter().cloned()).collect();
+    for (path, diff) in &added {
+        findings.extend(secrets::scan(path, &diff.added));
+    }
+    // Files that are secrets by name are blocked even when no line was added (empty or binary).
+    for path in added.keys().filter(|p| secrets::secret_file(p).is_some()) {
+        if !findings.iter().any(|f| &f.path == path && matches!(f.found, Found::Secret { .. })) {
+            let kind = secrets::secret_file(path).unwrap_or("secret_file").to_string();
+            findings.push(Finding {
+                found: Found::Secret { kind },
+                path: path.clone(),
+                line: 1,
+                source: "secrets".into(),
+            });
+        }
+    }
+    findings.extend(rules::check(dir, &config.check.rules, &added));
+    Stored { tools: reports, findings }
+}
+
+/// Compiler output for the staged snapshot goes to nerd's own target folder;
+/// `--all` uses the project's usual one.
+fn target_dir_for(nerd_target: &Path, mode: Mode) -> PathBuf {
+    match mode {
+        Mode::Staged => nerd_target.to_path_buf(),
+        Mode::All => PathBuf::from("target"),
+    }
+}
+
+/// The gate's fact base: findings, configured rules and blocking severities.
+fn facts(config: &Config, stored: &Stored) -> Facts {
+    let mut f = Facts::with_default_policy();
+    f.blocking_severity = config.check.block_on.clone();
+    for rule in &config.check.rules {
+        let row = (f.sym(rule.lang.name()), f.sym(&rule.id), rule.severity, f.sym(&rule.message));
+        f.forbidden_pattern.push(row);
+    }
+    for finding in &stored.findings {
+        let path = f.sym(&finding.path);
+        match &finding.found {
+            Found::Diagnostic { severity, code, message } => {
+                let row = (*severity, path, finding.line, f.sym(code), f.sym(message));
+                f.diagnostic.push(row);
+            }
+            Found::Test { name, outcome } => {
+                let row = (f.sym(name), path, finding.line, *outcome);
+                f.test_outcome.push(row);
+            }
+            Found::Secret { kind } => {
+                let row = (path, finding.line, f.sym(kind));
+                f.secret.push(row);
+            }
+            Found::Rule { id } => {
+                let row = (f.sym(id), path, finding.line);
+                f.rule_violation.push(row);
+            }
+        }
+    }
+    f
+}
+
+fn atoms(fixpoint: &nerd_logic::Fixpoint, predicate: &str) -> Vec<Atom> {
+    fixpoint.atoms(predicate).unwrap_or_default()
+}
+
+fn blocker(atom: &Atom, findings: &[Finding], tools: &[ToolReport]) -> Blocker {
+    let text = |t: Option<&Term>| match t {
+        Some(Term::Str(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    let (reason, path) = (text(atom.args.first()), text(atom.args.get(1)));
+    let line = match atom.args.get(2) {
+        Some(Term::Int(n)) => u32::try_from(*n).unwrap_or(0),
+        _ => 0,
+    };
+    let mut sources: Vec<String> =
+        findings.iter().filter(|f| f.path == path && f.line == line).map(|f| f.source.clone()).collect();
+    sources.sort();
+    sources.dedup();
+    if sources.is_empty() {
+        sources = tools.iter().filter(|t| reason.contains(&t.tool)).map(|t| t.tool.clone()).collect();
+    }
+    Blocker { reason, path, line, sources }
+}
+
+/// Groups blockers by file for display, files in order.
+pub fn by_file(blockers: &[Blocker]) -> BTreeMap<&str, Vec<&Blocker>> {
+    let mut out: BTreeMap<&str, Vec<&Blocker>> = BTreeMap::new();
+    for b in blockers {
+        out.entry(b.path.as_str()).or_default().push(b);
+    }
+    for list in out.values_mut() {
+        list.sort_by_key(|b| b.line);
+    }
+    out
+}

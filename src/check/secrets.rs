@@ -1,0 +1,156 @@
+//! Finds secrets in added lines: private keys, cloud and service tokens with
+//! a known shape, high-entropy values assigned to secret-sounding names, and
+//! files that are secrets by name (`.env`, `id_rsa`, `*.pem`...). Only added
+//! lines are scanned, so a secret already in history does not block every
+//! commit (rotate it; the gate cannot un-leak it).
+//! Knows nothing about git or how findings are used.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use super::parse::{Finding, Found};
+
+/// Token shapes: (kind, pattern).
+const SHAPES: &[(&str, &str)] = &[
+    ("private_key", r"-----BEGIN ((RSA|DSA|EC|OPENSSH|PGP|ENCRYPTED) )?PRIVATE KEY( BLOCK)?-----"),
+    ("aws_access_key_id", r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"),
+    ("github_token", r"\b(gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b"),
+    ("gitlab_token", r"\bglpat-[A-Za-z0-9_\-]{20,}\b"),
+    ("slack_token", r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b"),
+    ("google_api_key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
+    ("stripe_live_key", r"\b[sr]k_live_[0-9A-Za-z]{20,}\b"),
+    ("anthropic_api_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
+    ("openai_api_key", r"\bsk-(proj-)?[A-Za-z0-9_\-]{32,}"),
+];
+
+/// `name = "value"` where the name sounds secret.
+const ASSIGNMENT: &str = r#"(?i)\b[\w.-]*(secret|token|passw(or)?d|api[_-]?key|access[_-]?key|private[_-]?key|credential)[\w.-]*["']?\s*[:=]+\s*["']([^"'\s]{16,})["']"#;
+
+fn compiled() -> &'static (Vec<(&'static str, Regex)>, Regex) {
+    static CELL: OnceLock<(Vec<(&'static str, Regex)>, Regex)> = OnceLock::new();
+    CELL.get_or_init(|| {
+        let shapes = SHAPES
+            .iter()
+            .map(|(k, p)| (*k, Regex::new(p).unwrap_or_else(|e| panic!("built-in secret pattern {k}: {e}"))))
+            .collect();
+        let assignment = Regex::new(ASSIGNMENT).unwrap_or_else(|e| panic!("built-in assignment pattern: {e}"));
+        (shapes, assignment)
+    })
+}
+
+/// Shannon entropy in bits per character.
+fn entropy(s: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    for b in s.bytes() {
+        counts[b as usize] += 1;
+    }
+    let n = s.len() as f64;
+    counts.iter().filter(|&&c| c > 0).map(|&c| f64::from(c) / n).map(|p| -p * p.log2()).sum()
+}
+
+/// Values that are obviously not real secrets.
+fn placeholder(v: &str) -> bool {
+    let lower = v.to_ascii_lowercase();
+    ["example", "xxxx", "changeme", "placeholder", "dummy", "your_", "your-", "<", "${", "{{", "redacted", "test"]
+        .iter()
+        .any(|p| lower.contains(p))
+}
+
+/// The kind of secret a path is by its name alone.
+pub fn secret_file(path: &str) -> Option<&'static str> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let env_file =
+        name == ".env" || (name.starts_with(".env.") && !name.ends_with(".example") && !name.ends_with(".sample"));
+    if env_file {
+        return Some("env_file");
+    }
+    if matches!(name, "id_rsa" | "id_dsa" | "id_ecdsa" | "id_ed25519" | ".netrc" | ".pgpass" | "credentials.json") {
+        return Some("credentials_file");
+    }
+    let ext = name.rsplit_once('.').map(|(_, e)| e);
+    matches!(ext, Some("pem" | "key" | "p12" | "pfx" | "jks" | "keystore")).then_some("key_file")
+}
+
+/// Secrets among the added lines of one file.
+pub fn scan(path: &str, added: &[(u32, String)]) -> Vec<Finding> {
+    let (shapes, assignment) = compiled();
+    let mut out = Vec::new();
+    let finding = |kind: &str, line: u32| Finding {
+        found: Found::Secret { kind: kind.to_string() },
+        path: path.to_string(),
+        line,
+        source: "secrets".into(),
+    };
+    if let Some(kind) = secret_file(path) {
+        out.push(finding(kind, added.first().map_or(1, |(l, _)| *l)));
+    }
+    for (line, text) in added {
+        if let Some((kind, _)) = shapes.iter().find(|(_, re)| re.is_match(text)) {
+            out.push(finding(kind, *line));
+            continue;
+        }
+        if let Some(value) = assignment.captures(text).and_then(|c| c.get(3)) {
+            let v = value.as_str();
+            if !placeholder(v) && entropy(v) >= 3.5 {
+                out.push(finding("high_entropy_assignment", *line));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(path: &str, lines: &[&str]) -> Vec<String> {
+        let added: Vec<(u32, String)> = lines.iter().enumerate().map(|(i, l)| (i as u32 + 1, l.to_string())).collect();
+        scan(path, &added)
+            .into_iter()
+            .map(|f| match f.found {
+                Found::Secret { kind } => format!("{kind}@{}", f.line),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn real_shapes_are_found() {
+        let found = kinds(
+            "src/config.rs",
+            &[
+                "-----BEGIN OPENSSH PRIVATE KEY-----",
+                "let id = \"AKIAIOSFODNN7EXAMPLQ\";",
+                "token: ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+                "API_KEY = \"q8Zr3mVx9LkP2wT7yBn4HcJ6\"",
+                "let x = 1;",
+            ],
+        );
+        assert_eq!(found, vec!["private_key@1", "aws_access_key_id@2", "github_token@3", "high_entropy_assignment@4"]);
+    }
+
+    #[test]
+    fn placeholders_and_low_entropy_are_not_secrets() {
+        let found = kinds(
+            "src/config.py",
+            &[
+                "password = \"changeme-changeme\"",
+                "API_KEY = \"aaaaaaaaaaaaaaaaaaaa\"",
+                "token = \"${GITHUB_TOKEN}xxxxxxx\"",
+                "name = \"a perfectly normal string\"",
+            ],
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn secret_files_by_name() {
+        assert_eq!(secret_file("config/.env"), Some("env_file"));
+        assert_eq!(secret_file(".env.example"), None);
+        assert_eq!(secret_file("deploy/id_rsa"), Some("credentials_file"));
+        assert_eq!(secret_file("certs/server.pem"), Some("key_file"));
+        assert_eq!(secret_file("src/key.rs"), None);
+        assert_eq!(kinds(".env", &["DB=postgres://x"]), vec!["env_file@1"]);
+    }
+}

@@ -1,0 +1,195 @@
+//! Which checks run on a tree, how each is invoked (argv, environment), and
+//! how its output becomes findings. Detection reads marker files (Cargo.toml,
+//! go.mod, tsconfig.json, Python project files); configuration can list tools
+//! explicitly. A missing tool is reported with an install hint, never a crash.
+//! Knows nothing about git or the logic.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use nerd_logic::vocab::Severity;
+use serde::{Deserialize, Serialize};
+
+use super::parse::{self, Finding, Found};
+use crate::config::{CheckConfig, Tool};
+use crate::exec::{self, ExecError, Job};
+
+/// How one tool's run went.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Status {
+    /// It ran; `code` is its exit status (`None`: killed).
+    Ran {
+        code: Option<i32>,
+    },
+    /// Not installed: what to do about it.
+    Missing {
+        hint: String,
+    },
+    TimedOut,
+}
+
+/// One tool's report.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ToolReport {
+    pub tool: String,
+    pub status: Status,
+    pub elapsed_ms: f64,
+    pub findings: Vec<Finding>,
+}
+
+/// The tools to run on `dir`: the configured list, or what the tree's marker files call for.
+pub fn detect(dir: &Path, config: &CheckConfig, has_python: bool) -> Vec<Tool> {
+    if let Some(tools) = &config.tools {
+        return tools.clone();
+    }
+    let has = |f: &str| dir.join(f).is_file();
+    let mut tools = Vec::new();
+    if has("Cargo.toml") {
+        tools.push(Tool::CargoCheck);
+        tools.push(Tool::CargoTest);
+    }
+    if has("go.mod") {
+        tools.extend([Tool::GoBuild, Tool::GoVet, Tool::GoTest]);
+    }
+    if has("tsconfig.json") {
+        tools.push(Tool::Tsc);
+    }
+    if has("package.json") {
+        tools.push(Tool::NodeTest);
+    }
+    let python_project = ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"].iter().any(|f| has(f));
+    if python_project || has_python {
+        tools.push(Tool::Ruff);
+        tools.push(Tool::Pytest);
+    }
+    tools.retain(|t| config.tests || !t.is_test_runner());
+    tools
+}
+
+fn hint(tool: Tool) -> &'static str {
+    match tool {
+        Tool::CargoCheck | Tool::Clippy | Tool::CargoTest => {
+            "install Rust with rustup (and `rustup component add clippy`)"
+        }
+        Tool::GoBuild | Tool::GoVet | Tool::GoTest => "install Go (Debian: apt-get install golang-go)",
+        Tool::Tsc => "npm install --save-dev typescript",
+        Tool::NodeTest => "install Node.js (Debian: apt-get install nodejs)",
+        Tool::Ruff => "pip install ruff",
+        Tool::Pytest => "pip install pytest",
+    }
+}
+
+/// The argv of a tool, resolving where it lives; `None` when it is not installed.
+fn argv(tool: Tool, workspace: &Path) -> Option<Vec<OsString>> {
+    let os = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
+    let python_module = |module: &str, rest: &[&str]| -> Option<Vec<OsString>> {
+        let probe = exec::run(&Job {
+            argv: os(&["python3", "-m", module, "--version"]),
+            cwd: std::env::temp_dir(),
+            env: vec![],
+            timeout: Duration::from_secs(20),
+        });
+        probe.ok().filter(|f| f.code == Some(0)).map(|_| {
+            let mut v = os(&["python3", "-m", module]);
+            v.extend(rest.iter().map(OsString::from));
+            v
+        })
+    };
+    Some(match tool {
+        Tool::CargoCheck => os(&["cargo", "check", "--workspace", "--all-targets", "--message-format=json", "--quiet"]),
+        Tool::Clippy => os(&["cargo", "clippy", "--workspace", "--all-targets", "--message-format=json", "--quiet"]),
+        // Not `--quiet`: it makes libtest terse, dropping the `test x ... FAILED` lines.
+        Tool::CargoTest => os(&["cargo", "test", "--workspace", "--no-fail-fast", "--message-format=json"]),
+        Tool::GoBuild => os(&["go", "build", "./..."]),
+        Tool::GoVet => os(&["go", "vet", "./..."]),
+        Tool::GoTest => os(&["go", "test", "-json", "./..."]),
+        Tool::Tsc => {
+            let local: PathBuf = workspace.join("node_modules/.bin/tsc");
+            let tsc = if local.is_file() { local.into_os_string() } else { OsString::from("tsc") };
+            vec![tsc, "--noEmit".into(), "--pretty".into(), "false".into(), "-p".into(), ".".into()]
+        }
+        Tool::NodeTest => os(&["node", "--test", "--test-reporter=tap"]),
+        Tool::Ruff => {
+            // The snapshot holds only tracked files, and sits under nerd's own ignored folder.
+            let args = ["check", "--output-format", "json", "--exit-zero", "--no-cache", "--no-respect-gitignore", "."];
+            if exec::which("ruff").is_some() {
+                let mut v = os(&["ruff"]);
+                v.extend(args.iter().map(OsString::from));
+                v
+            } else {
+                return python_module("ruff", &args);
+            }
+        }
+        Tool::Pytest => return python_module("pytest", &["-q", "-rfE", "--tb=line", "-p", "no:cacheprovider"]),
+    })
+    .filter(|v| exec::which(&v[0].to_string_lossy()).is_some())
+}
+
+/// Runs one tool in `dir` and reads its findings.
+pub fn run(tool: Tool, dir: &Path, workspace: &Path, target_dir: &Path, timeout: Duration) -> ToolReport {
+    let report = |status, elapsed: Duration, findings| ToolReport {
+        tool: tool.name().to_string(),
+        status,
+        elapsed_ms: elapsed.as_secs_f64() * 1000.0,
+        findings,
+    };
+    let Some(argv) = argv(tool, workspace) else {
+        return report(Status::Missing { hint: hint(tool).to_string() }, Duration::ZERO, vec![]);
+    };
+    let env = vec![
+        ("CARGO_TARGET_DIR".to_string(), target_dir.as_os_str().to_os_string()),
+        ("CARGO_TERM_COLOR".to_string(), OsString::from("never")),
+        ("NO_COLOR".to_string(), OsString::from("1")),
+    ];
+    let finished = match exec::run(&Job { argv, cwd: dir.to_path_buf(), env, timeout }) {
+        Ok(f) => f,
+        Err(ExecError::NotFound(_)) => {
+            return report(Status::Missing { hint: hint(tool).to_string() }, Duration::ZERO, vec![])
+        }
+        Err(e) => {
+            let failure = failure(tool, &e.to_string());
+            return report(Status::Ran { code: None }, Duration::ZERO, vec![failure]);
+        }
+    };
+    if finished.timed_out {
+        let f = failure(tool, &format!("timed out after {} s", timeout.as_secs()));
+        return report(Status::TimedOut, finished.elapsed, vec![f]);
+    }
+    let mut findings = match tool {
+        Tool::CargoCheck | Tool::Clippy | Tool::CargoTest => parse::cargo(dir, &finished.stdout, tool.name()),
+        Tool::GoBuild | Tool::GoVet => parse::go_text(dir, &finished.stderr, tool.name()),
+        Tool::GoTest => parse::go_test(dir, &finished.stdout),
+        Tool::Tsc => parse::tsc(dir, &finished.stdout),
+        Tool::NodeTest => parse::node_tap(dir, &finished.stdout),
+        Tool::Ruff => parse::ruff(dir, &finished.stdout).unwrap_or_else(|e| vec![failure(tool, &e)]),
+        Tool::Pytest => parse::pytest(dir, &finished.stdout),
+    };
+    // A failing exit with nothing we could read is itself a blocker: a broken
+    // manifest or a crashed tool must not let the commit through silently.
+    let failed = finished.code != Some(0) && !(tool == Tool::Pytest && finished.code == Some(5));
+    let blocking_found = findings.iter().any(|f| match &f.found {
+        Found::Diagnostic { severity, .. } => *severity == Severity::Error,
+        _ => true,
+    });
+    if failed && !blocking_found {
+        let tail: Vec<&str> = finished.stderr.lines().rev().filter(|l| !l.trim().is_empty()).take(3).collect();
+        let detail: Vec<&str> = tail.into_iter().rev().collect();
+        let code = finished.code.map_or("a signal".to_string(), |c| format!("status {c}"));
+        findings.push(failure(tool, &format!("exited with {code}: {}", detail.join(" | "))));
+    }
+    report(Status::Ran { code: finished.code }, finished.elapsed, findings)
+}
+
+fn failure(tool: Tool, message: &str) -> Finding {
+    Finding {
+        found: Found::Diagnostic {
+            severity: Severity::Error,
+            code: format!("{}-failed", tool.name()),
+            message: message.to_string(),
+        },
+        path: String::new(),
+        line: 0,
+        source: tool.name().to_string(),
+    }
+}

@@ -1,0 +1,83 @@
+//! `nerd check` and `nerd hook`: run the gate, print its verdict.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::HookAction;
+use crate::check::{self, tools::Status, Mode, Outcome};
+use crate::error::{exit, NerdError};
+
+pub fn run(
+    dir: &Path,
+    mode: Mode,
+    json: bool,
+    override_reason: Option<&str>,
+    use_cache: bool,
+) -> Result<i32, NerdError> {
+    if override_reason.is_some_and(|r| r.trim().is_empty()) {
+        return Err(NerdError::Usage("--override needs a reason: nerd check --override \"why this may land\"".into()));
+    }
+    let outcome = check::check(dir, mode, override_reason, use_cache)?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", serde_json::to_string(&outcome).map_err(|e| NerdError::Usage(e.to_string()))?)?;
+    } else {
+        print_text(&mut out, &outcome)?;
+    }
+    Ok(if outcome.blocked { exit::LOGIC_SAID_NO } else { exit::SUCCESS })
+}
+
+fn print_text(out: &mut impl Write, o: &Outcome) -> std::io::Result<()> {
+    let short = &o.tree[..o.tree.len().min(12)];
+    let verdict = match (o.blocked, &o.overridden) {
+        (true, _) => format!("blocked ({} reason{})", o.blockers.len(), if o.blockers.len() == 1 { "" } else { "s" }),
+        (false, Some(_)) => "overridden".to_string(),
+        (false, None) => "pass".to_string(),
+    };
+    writeln!(out, "nerd check: {verdict} — tree {short}{}", if o.cached { " (cached)" } else { "" })?;
+    for (path, blockers) in check::by_file(&o.blockers) {
+        writeln!(out, "{}", if path.is_empty() { "(no file)" } else { path })?;
+        for b in blockers {
+            let from = if b.sources.is_empty() { String::new() } else { format!("  ({})", b.sources.join(", ")) };
+            writeln!(out, "  {:>5}  {}{from}", b.line, b.reason)?;
+        }
+    }
+    let tools: Vec<String> = o
+        .tools
+        .iter()
+        .map(|t| match &t.status {
+            Status::Ran { .. } => format!("{} {:.1} s", t.tool, t.elapsed_ms / 1000.0),
+            Status::Missing { hint } => format!("{} missing ({hint})", t.tool),
+            Status::TimedOut => format!("{} timed out", t.tool),
+        })
+        .collect();
+    if !tools.is_empty() {
+        writeln!(out, "checks: {}", tools.join("; "))?;
+    }
+    if let Some(reason) = &o.overridden {
+        writeln!(out, "override recorded: {reason}")?;
+    } else if o.blocked {
+        writeln!(out, "to commit anyway (recorded): nerd check --override \"reason\"")?;
+    }
+    Ok(())
+}
+
+pub fn hook(dir: &Path, action: HookAction) -> Result<i32, NerdError> {
+    let mut out = std::io::stdout().lock();
+    match action {
+        HookAction::Install { force } => {
+            let nerd =
+                std::env::current_exe().map_err(|e| NerdError::Usage(format!("cannot locate nerd itself: {e}")))?;
+            let (path, chained) = crate::hook::install(dir, &nerd, force)?;
+            writeln!(out, "installed {}", path.display())?;
+            if chained {
+                writeln!(out, "the previous hook is kept as pre-commit.local and runs first")?;
+            }
+        }
+        HookAction::Uninstall => match crate::hook::uninstall(dir)? {
+            Some(path) => writeln!(out, "removed {}", path.display())?,
+            None => writeln!(out, "no pre-commit hook to remove")?,
+        },
+    }
+    Ok(exit::SUCCESS)
+}

@@ -1,0 +1,309 @@
+//! `.nerd/config.toml`: the project's configuration, parsed strictly into
+//! checked types. Unknown keys, bad values and bad patterns are errors with
+//! the file and the reason, never silently ignored. Configuration can only
+//! restrict: it adds checks, blocking severities and rules.
+//! Knows nothing about how the settings are used.
+
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use nerd_logic::vocab::Severity;
+use serde::Deserialize;
+
+use crate::world::lang::Lang;
+
+/// Why the configuration cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// The checks `nerd check` knows how to run.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tool {
+    CargoCheck,
+    Clippy,
+    CargoTest,
+    GoBuild,
+    GoVet,
+    GoTest,
+    Tsc,
+    NodeTest,
+    Ruff,
+    Pytest,
+}
+
+impl Tool {
+    pub const ALL: [Tool; 10] = [
+        Tool::CargoCheck,
+        Tool::Clippy,
+        Tool::CargoTest,
+        Tool::GoBuild,
+        Tool::GoVet,
+        Tool::GoTest,
+        Tool::Tsc,
+        Tool::NodeTest,
+        Tool::Ruff,
+        Tool::Pytest,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::CargoCheck => "cargo-check",
+            Tool::Clippy => "clippy",
+            Tool::CargoTest => "cargo-test",
+            Tool::GoBuild => "go-build",
+            Tool::GoVet => "go-vet",
+            Tool::GoTest => "go-test",
+            Tool::Tsc => "tsc",
+            Tool::NodeTest => "node-test",
+            Tool::Ruff => "ruff",
+            Tool::Pytest => "pytest",
+        }
+    }
+
+    /// Whether the tool runs tests (only when `tests = true` or listed explicitly).
+    pub fn is_test_runner(self) -> bool {
+        matches!(self, Tool::CargoTest | Tool::GoTest | Tool::NodeTest | Tool::Pytest)
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    check: RawCheck,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCheck {
+    tools: Option<Vec<Tool>>,
+    #[serde(default)]
+    tests: bool,
+    #[serde(default = "default_block_on")]
+    block_on: Vec<String>,
+    #[serde(default = "default_timeout")]
+    timeout_secs: u64,
+    #[serde(default)]
+    rule: Vec<RawRule>,
+}
+
+impl Default for RawCheck {
+    fn default() -> Self {
+        RawCheck {
+            tools: None,
+            tests: false,
+            block_on: default_block_on(),
+            timeout_secs: default_timeout(),
+            rule: vec![],
+        }
+    }
+}
+
+fn default_block_on() -> Vec<String> {
+    vec!["error".into()]
+}
+
+fn default_timeout() -> u64 {
+    600
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    id: String,
+    lang: String,
+    call: Option<String>,
+    query: Option<String>,
+    message: String,
+    #[serde(default = "default_rule_severity")]
+    severity: String,
+    #[serde(default)]
+    include_tests: bool,
+    #[serde(default)]
+    paths: Vec<String>,
+}
+
+fn default_rule_severity() -> String {
+    "error".into()
+}
+
+/// What a rule looks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// A call to a function or method with this name.
+    Call(String),
+    /// A tree-sitter query; the `@match` capture (or the whole match) is reported.
+    Query(String),
+}
+
+/// A project rule: a structural pattern that must not appear in added code.
+#[derive(Clone, Debug)]
+pub struct Rule {
+    pub id: String,
+    pub lang: Lang,
+    pub pattern: Pattern,
+    pub message: String,
+    pub severity: Severity,
+    /// Whether test files and test functions are checked too.
+    pub include_tests: bool,
+    /// Restricts the rule to matching paths (all paths when empty).
+    pub paths: Option<GlobSet>,
+}
+
+/// Settings of `nerd check`.
+#[derive(Clone, Debug)]
+pub struct CheckConfig {
+    /// Explicit tool list; detected from the repository when `None`.
+    pub tools: Option<Vec<Tool>>,
+    /// Also run the detected languages' test runners.
+    pub tests: bool,
+    pub block_on: Vec<Severity>,
+    pub timeout_secs: u64,
+    pub rules: Vec<Rule>,
+}
+
+/// The whole project configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub check: CheckConfig,
+    /// The file's bytes, hashed into cache keys.
+    pub source: String,
+}
+
+impl Config {
+    /// Reads `<root>/.nerd/config.toml`; defaults when the file does not exist.
+    pub fn load(root: &Path) -> Result<Config, ConfigError> {
+        let path = root.join(".nerd/config.toml");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(source) => return Err(ConfigError::Read { path, source }),
+        };
+        Config::parse(&text).map_err(|message| ConfigError::Invalid { path, message })
+    }
+
+    /// Parses configuration text.
+    pub fn parse(text: &str) -> Result<Config, String> {
+        let raw: RawConfig = toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())?;
+        let c = raw.check;
+        let block_on = c
+            .block_on
+            .iter()
+            .map(|s| s.parse::<Severity>().map_err(|e| format!("check.block_on: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        if c.timeout_secs == 0 {
+            return Err("check.timeout_secs must be at least 1".into());
+        }
+        let mut rules = Vec::with_capacity(c.rule.len());
+        for r in c.rule {
+            rules.push(rule(r)?);
+        }
+        let mut ids: Vec<&str> = rules.iter().map(|r| r.id.as_str()).collect();
+        ids.sort_unstable();
+        if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
+            return Err(format!("two rules share the id `{}`", w[0]));
+        }
+        Ok(Config {
+            check: CheckConfig { tools: c.tools, tests: c.tests, block_on, timeout_secs: c.timeout_secs, rules },
+            source: text.to_string(),
+        })
+    }
+}
+
+fn rule(r: RawRule) -> Result<Rule, String> {
+    let at = |m: String| format!("rule `{}`: {m}", r.id);
+    if r.id.is_empty() || !r.id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        return Err(format!("rule id `{}` must be letters, digits, `-` or `_`", r.id));
+    }
+    let lang = Lang::from_name(&r.lang)
+        .ok_or_else(|| at(format!("unknown lang `{}` (rust, go, python, typescript, tsx)", r.lang)))?;
+    let pattern = match (r.call, r.query) {
+        (Some(call), None) if !call.is_empty() => Pattern::Call(call),
+        (None, Some(query)) => {
+            tree_sitter::Query::new(&lang.grammar(), &query).map_err(|e| at(format!("query does not compile: {e}")))?;
+            Pattern::Query(query)
+        }
+        _ => return Err(at("give exactly one of `call` or `query`".into())),
+    };
+    let severity = r.severity.parse::<Severity>().map_err(|e| at(e.to_string()))?;
+    let paths = if r.paths.is_empty() {
+        None
+    } else {
+        let mut set = GlobSetBuilder::new();
+        for p in &r.paths {
+            set.add(Glob::new(p).map_err(|e| at(format!("bad path glob `{p}`: {e}")))?);
+        }
+        Some(set.build().map_err(|e| at(e.to_string()))?)
+    };
+    Ok(Rule { id: r.id, lang, pattern, message: r.message, severity, include_tests: r.include_tests, paths })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_config_parses() {
+        let c = Config::parse(
+            r#"
+            [check]
+            tools = ["cargo-check", "ruff"]
+            tests = true
+            block_on = ["error", "warning"]
+
+            [[check.rule]]
+            id = "no-unwrap"
+            lang = "rust"
+            call = "unwrap"
+            message = "no .unwrap() outside tests"
+
+            [[check.rule]]
+            id = "no-print"
+            lang = "python"
+            query = "(call function: (identifier) @f (#eq? @f \"print\")) @match"
+            message = "no print( in library code"
+            severity = "warning"
+            paths = ["src/**"]
+            "#,
+        )
+        .unwrap();
+        assert_eq!(c.check.tools, Some(vec![Tool::CargoCheck, Tool::Ruff]));
+        assert_eq!(c.check.block_on, vec![Severity::Error, Severity::Warning]);
+        assert_eq!(c.check.rules.len(), 2);
+        assert!(c.check.rules[1].paths.as_ref().unwrap().is_match("src/a.py"));
+        assert!(!c.check.rules[1].paths.as_ref().unwrap().is_match("tests/a.py"));
+    }
+
+    #[test]
+    fn mistakes_are_errors_with_a_reason() {
+        let cases = [
+            ("[check]\ntool = [\"ruff\"]", "unknown field"),
+            ("[check]\ntools = [\"eslint\"]", "unknown variant"),
+            ("[check]\nblock_on = [\"fatal\"]", "unknown severity"),
+            ("[[check.rule]]\nid = \"x\"\nlang = \"cobol\"\ncall = \"f\"\nmessage = \"m\"", "unknown lang"),
+            ("[[check.rule]]\nid = \"x\"\nlang = \"rust\"\nmessage = \"m\"", "exactly one"),
+            ("[[check.rule]]\nid = \"x\"\nlang = \"rust\"\nquery = \"(nope\"\nmessage = \"m\"", "does not compile"),
+            ("[[check.rule]]\nid = \"a b\"\nlang = \"rust\"\ncall = \"f\"\nmessage = \"m\"", "must be letters"),
+            ("[check]\ntimeout_secs = 0", "at least 1"),
+            ("this is = not toml", "expected"),
+        ];
+        for (text, want) in cases {
+            let err = Config::parse(text).expect_err(text);
+            assert!(err.contains(want), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn an_empty_file_is_the_default() {
+        let c = Config::parse("").unwrap();
+        assert_eq!(c.check.tools, None);
+        assert_eq!(c.check.block_on, vec![Severity::Error]);
+        assert!(!c.check.tests);
+    }
+}

@@ -1,0 +1,302 @@
+//! The commit gate end to end: real git repositories in temp dirs, the real
+//! `nerd` binary, and the real compilers and linters (cargo, ruff, go, tsc;
+//! `scripts/install-test-deps` installs the last three).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::git;
+
+/// A committed repository holding `files`.
+fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), files);
+    git(dir.path(), &["init", "-q", "-b", "main"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "init"]);
+    dir
+}
+
+fn write(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let full = root.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, text).unwrap();
+    }
+}
+
+/// PATH with the test tools installed by `scripts/install-test-deps`.
+fn path_with_tools() -> String {
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tools/node_modules/.bin");
+    format!("{}:{}", tools.display(), std::env::var("PATH").unwrap_or_default())
+}
+
+fn nerd_with_path(dir: &Path, args: &[&str], path: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nerd")).args(args).current_dir(dir).env("PATH", path).output().unwrap()
+}
+
+fn check(dir: &Path) -> (i32, serde_json::Value) {
+    let out = nerd_with_path(dir, &["check", "--json"], &path_with_tools());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|_| panic!("no JSON: {stdout}\nstderr: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap_or(-1), value)
+}
+
+/// `(reason, path, line)` of each blocker.
+fn blockers(v: &serde_json::Value) -> Vec<(String, String, u64)> {
+    v["blockers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["reason"].as_str().unwrap().to_string(),
+                b["path"].as_str().unwrap().to_string(),
+                b["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+const CARGO_TOML: &str = "[package]\nname = \"gated\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+const GOOD_RS: &str = "pub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n";
+const BAD_RS: &str = "pub fn add(a: u32, b: u32) -> u32 {\n    let s: String = a + b;\n    0\n}\n";
+
+fn rust_repo() -> tempfile::TempDir {
+    repo(&[("Cargo.toml", CARGO_TOML), ("src/lib.rs", GOOD_RS)])
+}
+
+#[test]
+fn a_staged_rust_type_error_blocks_and_restaging_a_fix_passes() {
+    let dir = rust_repo();
+    write(dir.path(), &[("src/lib.rs", BAD_RS)]);
+    git(dir.path(), &["add", "src/lib.rs"]);
+    let (code, v) = check(dir.path());
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(blockers(&v), vec![("error[E0308]: mismatched types".to_string(), "src/lib.rs".to_string(), 2)]);
+
+    write(dir.path(), &[("src/lib.rs", GOOD_RS)]);
+    git(dir.path(), &["add", "src/lib.rs"]);
+    let (code, v) = check(dir.path());
+    assert_eq!(code, 0, "{v}");
+    assert!(blockers(&v).is_empty());
+}
+
+#[test]
+fn a_broken_unstaged_edit_does_not_block_a_clean_staged_change() {
+    let dir = rust_repo();
+    write(dir.path(), &[("src/lib.rs", &format!("{GOOD_RS}\npub fn sub(a: u32) -> u32 {{\n    a\n}}\n"))]);
+    git(dir.path(), &["add", "src/lib.rs"]);
+    write(dir.path(), &[("src/lib.rs", BAD_RS)]); // broken, but not staged
+    let (code, v) = check(dir.path());
+    assert_eq!(code, 0, "{v}");
+}
+
+#[test]
+fn a_broken_staged_change_blocks_even_when_the_work_tree_is_fixed() {
+    let dir = rust_repo();
+    write(dir.path(), &[("src/lib.rs", BAD_RS)]);
+    git(dir.path(), &["add", "src/lib.rs"]);
+    write(dir.path(), &[("src/lib.rs", GOOD_RS)]); // fixed, but not staged
+    let (code, v) = check(dir.path());
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(blockers(&v)[0].1, "src/lib.rs");
+    // `--all` judges the work tree instead, which is fine.
+    let out = nerd_with_path(dir.path(), &["check", "--all"], &path_with_tools());
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn a_forbidden_pattern_blocks_with_its_message_but_not_in_tests() {
+    let config = "[[check.rule]]\nid = \"no-unwrap\"\nlang = \"rust\"\ncall = \"unwrap\"\nmessage = \"no .unwrap() outside tests\"\n";
+    let dir = repo(&[("Cargo.toml", CARGO_TOML), ("src/lib.rs", GOOD_RS), (".nerd/config.toml", config)]);
+    let code = "pub fn parse(s: &str) -> u32 {\n    s.parse().unwrap()\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn parses() {\n        assert_eq!(super::parse(\"1\"), \"1\".parse::<u32>().unwrap());\n    }\n}\n";
+    write(dir.path(), &[("src/lib.rs", code)]);
+    git(dir.path(), &["add", "src/lib.rs"]);
+    let (exit, v) = check(dir.path());
+    assert_eq!(exit, 1, "{v}");
+    assert_eq!(
+        blockers(&v),
+        vec![("rule no-unwrap: no .unwrap() outside tests".to_string(), "src/lib.rs".to_string(), 2)]
+    );
+}
+
+#[test]
+fn a_staged_private_key_blocks() {
+    let dir = repo(&[("README.md", "hello\n")]);
+    let key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n";
+    write(dir.path(), &[("deploy/key.txt", key), ("config/.env", "DATABASE_URL=postgres://u:p@h/db\n")]);
+    git(dir.path(), &["add", "-A"]);
+    let (exit, v) = check(dir.path());
+    assert_eq!(exit, 1, "{v}");
+    let b = blockers(&v);
+    assert!(b.contains(&("secret: private_key".to_string(), "deploy/key.txt".to_string(), 1)), "{b:?}");
+    assert!(b.contains(&("secret: env_file".to_string(), "config/.env".to_string(), 1)), "{b:?}");
+}
+
+#[test]
+fn an_override_lets_a_blocked_commit_through_and_is_recorded() {
+    let dir = rust_repo();
+    write(dir.path(), &[("src/lib.rs", BAD_RS)]);
+    git(dir.path(), &["add", "src/lib.rs"]);
+    let out =
+        nerd_with_path(dir.path(), &["check", "--override", "hotfix; CI will catch it", "--json"], &path_with_tools());
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["overridden"], "hotfix; CI will catch it");
+    assert_eq!(v["blocked"], false);
+    assert_eq!(v["blockers"].as_array().unwrap().len(), 1, "the blockers are still reported");
+    // The record is in the database.
+    let db = rusqlite_count(&dir.path().join(".nerd/nerd.db"));
+    assert_eq!(db, 1);
+    let out = nerd_with_path(dir.path(), &["check", "--override", "  "], &path_with_tools());
+    assert_eq!(out.status.code(), Some(2), "an empty reason is refused");
+}
+
+fn rusqlite_count(db: &Path) -> i64 {
+    let out = Command::new("python3")
+        .args(["-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from commit_override').fetchone()[0])"])
+        .arg(db)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+#[test]
+fn an_unchanged_staged_tree_is_not_checked_again() {
+    let dir = rust_repo();
+    write(dir.path(), &[("src/lib.rs", BAD_RS)]);
+    git(dir.path(), &["add", "src/lib.rs"]);
+    let (_, first) = check(dir.path());
+    assert_eq!(first["cached"], false);
+    let (code, second) = check(dir.path());
+    assert_eq!(code, 1);
+    assert_eq!(second["cached"], true);
+    assert_eq!(blockers(&first), blockers(&second));
+    assert!(second["elapsed_ms"].as_f64().unwrap() < first["elapsed_ms"].as_f64().unwrap());
+}
+
+#[test]
+fn the_installed_hook_really_stops_git_commit() {
+    let dir = rust_repo();
+    let out = nerd_with_path(dir.path(), &["hook", "install"], &path_with_tools());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    write(dir.path(), &[("src/lib.rs", BAD_RS)]);
+    git(dir.path(), &["add", "src/lib.rs"]);
+    let commit = |dir: &Path| {
+        Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "broken"])
+            .current_dir(dir)
+            .env("PATH", path_with_tools())
+            .output()
+            .unwrap()
+    };
+    let out = commit(dir.path());
+    assert!(!out.status.success(), "the hook must refuse the commit");
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains("error[E0308]: mismatched types"), "{said}");
+    write(dir.path(), &[("src/lib.rs", GOOD_RS)]);
+    git(dir.path(), &["add", "src/lib.rs"]);
+    // Nothing left to commit once fixed back to HEAD; stage a real change.
+    write(dir.path(), &[("src/lib.rs", &format!("{GOOD_RS}\npub fn one() -> u32 {{\n    1\n}}\n"))]);
+    git(dir.path(), &["add", "src/lib.rs"]);
+    assert!(commit(dir.path()).status.success(), "a clean commit goes through");
+    let out = nerd_with_path(dir.path(), &["hook", "uninstall"], &path_with_tools());
+    assert!(out.status.success());
+    assert!(!dir.path().join(".git/hooks/pre-commit").exists());
+}
+
+#[test]
+fn an_existing_hook_is_never_silently_replaced() {
+    let dir = rust_repo();
+    let hooks: PathBuf = dir.path().join(".githooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    git(dir.path(), &["config", "core.hooksPath", ".githooks"]);
+    std::fs::write(hooks.join("pre-commit"), "#!/bin/sh\necho theirs\n").unwrap();
+    let out = nerd_with_path(dir.path(), &["hook", "install"], &path_with_tools());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--force"));
+    let out = nerd_with_path(dir.path(), &["hook", "install", "--force"], &path_with_tools());
+    assert!(out.status.success());
+    assert_eq!(std::fs::read_to_string(hooks.join("pre-commit.local")).unwrap(), "#!/bin/sh\necho theirs\n");
+    assert!(std::fs::read_to_string(hooks.join("pre-commit")).unwrap().contains("check --staged"));
+    let out = nerd_with_path(dir.path(), &["hook", "uninstall"], &path_with_tools());
+    assert!(out.status.success());
+    assert_eq!(std::fs::read_to_string(hooks.join("pre-commit")).unwrap(), "#!/bin/sh\necho theirs\n", "restored");
+}
+
+#[test]
+fn python_errors_from_ruff_block_and_warnings_do_not() {
+    let dir = repo(&[("pyproject.toml", "[project]\nname = \"p\"\nversion = \"0\"\n"), ("pkg/__init__.py", "")]);
+    write(dir.path(), &[("pkg/a.py", "import os\n\n\ndef f():\n    return undefined_name\n")]);
+    git(dir.path(), &["add", "-A"]);
+    let (code, v) = check(dir.path());
+    assert_eq!(code, 1, "{v}");
+    let b = blockers(&v);
+    assert_eq!(b.len(), 1, "the unused import is a warning: {b:?}");
+    assert_eq!((b[0].1.as_str(), b[0].2), ("pkg/a.py", 5));
+    assert!(b[0].0.starts_with("error[F821]"), "{b:?}");
+}
+
+#[test]
+fn a_go_build_error_blocks() {
+    let dir =
+        repo(&[("go.mod", "module example.com/gated\n\ngo 1.19\n"), ("main.go", "package main\n\nfunc main() {}\n")]);
+    write(dir.path(), &[("main.go", "package main\n\nfunc main() {\n\tvar x int = \"no\"\n\t_ = x\n}\n")]);
+    git(dir.path(), &["add", "-A"]);
+    let (code, v) = check(dir.path());
+    assert_eq!(code, 1, "{v}");
+    let b = blockers(&v);
+    assert!(b.iter().any(|(_, p, l)| p == "main.go" && *l == 4), "{b:?}");
+}
+
+#[test]
+fn a_typescript_type_error_blocks() {
+    let tsconfig = "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n";
+    let dir = repo(&[("tsconfig.json", tsconfig), ("src/a.ts", "export const n: number = 1;\n")]);
+    write(dir.path(), &[("src/a.ts", "export const n: number = \"one\";\n")]);
+    git(dir.path(), &["add", "-A"]);
+    let (code, v) = check(dir.path());
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(blockers(&v)[0].0.split(':').next().unwrap(), "error[TS2322]");
+    assert_eq!((blockers(&v)[0].1.as_str(), blockers(&v)[0].2), ("src/a.ts", 1));
+}
+
+#[test]
+fn a_missing_tool_is_reported_and_does_not_crash_the_gate() {
+    let dir = repo(&[("tsconfig.json", "{}\n"), ("src/a.ts", "export const n = 1;\n")]);
+    write(dir.path(), &[("src/a.ts", "export const n = 2;\n")]);
+    git(dir.path(), &["add", "-A"]);
+    let out = nerd_with_path(dir.path(), &["check", "--json"], "/usr/bin:/bin");
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["tools"][0]["status"]["Missing"]["hint"].as_str().unwrap().contains("typescript"), "{v}");
+}
+
+#[test]
+fn failing_tests_block_when_configured() {
+    let config = "[check]\ntests = true\n";
+    let dir = repo(&[("Cargo.toml", CARGO_TOML), ("src/lib.rs", GOOD_RS), (".nerd/config.toml", config)]);
+    let failing = format!("{GOOD_RS}\n#[cfg(test)]\nmod tests {{\n    #[test]\n    fn adds() {{\n        assert_eq!(super::add(1, 1), 3);\n    }}\n}}\n");
+    write(dir.path(), &[("src/lib.rs", &failing)]);
+    git(dir.path(), &["add", "-A"]);
+    let (code, v) = check(dir.path());
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(blockers(&v), vec![("test failed: tests::adds".to_string(), "src/lib.rs".to_string(), 9)]);
+}
+
+#[test]
+fn bad_configuration_and_no_repository_are_usage_errors() {
+    let dir = repo(&[("README.md", "x\n"), (".nerd/config.toml", "[check]\ntools = [\"eslint\"]\n")]);
+    let out = nerd_with_path(dir.path(), &["check"], &path_with_tools());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("config.toml") && err.contains("eslint") && err.contains("hint:"), "{err}");
+    let plain = tempfile::tempdir().unwrap();
+    let out = nerd_with_path(plain.path(), &["check"], &path_with_tools());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not inside a git work tree"));
+}
