@@ -97,25 +97,12 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
     let config = Config::load(&root)?;
     let mut store = Store::open(&root)?;
 
-    let (tree_dir, tree, has_python) = match mode {
-        Mode::Staged => {
-            let manifest = snapshot::manifest(&root)?;
-            let previous = store.snapshot_manifest()?;
-            let staged_dir = root.join(".nerd/staged");
-            snapshot::materialise(&root, &staged_dir, &manifest, &previous)?;
-            if manifest != previous {
-                store.set_snapshot_manifest(&manifest)?;
-            }
-            link_dependencies(&root, &staged_dir)?;
-            let has_python = manifest.keys().any(|p| p.ends_with(".py"));
-            (staged_dir, snapshot::tree_hash(&manifest), has_python)
-        }
-        Mode::All => {
-            let has_python = crate::world::walk::walk(&root).0.iter().any(|w| w.path.ends_with(".py"));
-            (root.clone(), "worktree".to_string(), has_python)
-        }
+    // The content hash comes first: on a cache hit nothing is materialised or run.
+    let manifest = match mode {
+        Mode::Staged => Some(snapshot::manifest(&root)?),
+        Mode::All => None,
     };
-
+    let tree = manifest.as_ref().map_or_else(|| "worktree".to_string(), snapshot::tree_hash);
     let key = {
         let mut h = Sha256::new();
         for part in [
@@ -135,16 +122,26 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
         None
     };
     let was_cached = cached.is_some();
-    let stored = match cached {
-        Some(s) => s,
-        None => {
-            let s = run_checks(&root, &tree_dir, mode, &config, has_python);
-            if mode == Mode::Staged {
-                if let Ok(json) = serde_json::to_string(&s) {
-                    store.cache_check(&key, now_ns(), &json)?;
-                }
+    let stored = match (cached, &manifest) {
+        (Some(s), _) => s,
+        (None, Some(manifest)) => {
+            let previous = store.snapshot_manifest()?;
+            let staged_dir = root.join(".nerd/staged");
+            snapshot::materialise(&root, &staged_dir, manifest, &previous)?;
+            if *manifest != previous {
+                store.set_snapshot_manifest(manifest)?;
+            }
+            link_dependencies(&root, &staged_dir)?;
+            let has_python = manifest.keys().any(|p| p.ends_with(".py"));
+            let s = run_checks(&root, &staged_dir, mode, &config, has_python);
+            if let Ok(json) = serde_json::to_string(&s) {
+                store.cache_check(&key, now_ns(), &json)?;
             }
             s
+        }
+        (None, None) => {
+            let has_python = crate::world::walk::walk(&root).0.iter().any(|w| w.path.ends_with(".py"));
+            run_checks(&root, &root, mode, &config, has_python)
         }
     };
 
