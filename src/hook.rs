@@ -5,7 +5,6 @@
 //! Knows nothing about what the check does.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The marker that identifies a hook nerd wrote.
 const MARKER: &str = "# nerd pre-commit hook";
@@ -24,16 +23,9 @@ pub enum HookError {
 
 /// The hooks folder git uses for the repository containing `dir`.
 pub fn hooks_dir(dir: &Path) -> Result<PathBuf, HookError> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["rev-parse", "--path-format=absolute", "--git-path", "hooks"])
-        .output()
+    let out = crate::world::git::run(dir, &["rev-parse", "--path-format=absolute", "--git-path", "hooks"])
         .map_err(|_| HookError::NotAGitRepo)?;
-    if !out.status.success() {
-        return Err(HookError::NotAGitRepo);
-    }
-    Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+    Ok(PathBuf::from(out.trim()))
 }
 
 fn script(nerd: &Path) -> String {

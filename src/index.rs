@@ -6,10 +6,9 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
-use sha2::{Digest, Sha256};
 
 use crate::store::{FileChange, FileRecord, ResolutionWrite, Store, StoreError};
 use crate::timing::Phases;
@@ -56,7 +55,7 @@ pub struct IndexReport {
 pub fn read_and_project(root: &Path, w: &Walked) -> Result<(FileRecord, Option<FileProjection>), WalkProblem> {
     let bytes =
         std::fs::read(root.join(&w.path)).map_err(|e| WalkProblem { path: w.path.clone(), message: e.to_string() })?;
-    let sha256 = hex(&Sha256::digest(&bytes));
+    let sha256 = crate::digest::sha256_hex(&bytes);
     let lang = Lang::of_path(&w.path);
     let record = FileRecord {
         path: w.path.clone(),
@@ -80,20 +79,6 @@ pub fn read_and_project(root: &Path, w: &Walked) -> Result<(FileRecord, Option<F
     Ok((record, projection))
 }
 
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(DIGITS[(b >> 4) as usize] as char);
-        s.push(DIGITS[(b & 15) as usize] as char);
-    }
-    s
-}
-
-fn now_ns() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
-}
-
 /// Indexes the workspace at `root` into `store`. `progress` is told about each file read.
 pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<IndexReport, IndexError> {
     let started = Instant::now();
@@ -101,7 +86,7 @@ pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync
     if !root.is_dir() {
         return Err(IndexError::NotADirectory(root.display().to_string()));
     }
-    let run_started_ns = now_ns();
+    let run_started_ns = crate::timing::now_ns();
     let previous_run_ns: i64 = store.meta("last_index_started_ns")?.and_then(|v| v.parse().ok()).unwrap_or(0);
     let (walked, mut problems) = walk(root);
     let known = store.files()?;

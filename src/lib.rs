@@ -6,6 +6,7 @@
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod digest;
 pub mod error;
 pub mod exec;
 pub mod hook;

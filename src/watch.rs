@@ -134,11 +134,7 @@ impl WatchSession {
             let meta = std::fs::symlink_metadata(&full).ok().filter(|m| m.is_file());
             match meta {
                 Some(meta) if self.files.contains_key(rel) || self.walk_includes(rel) => {
-                    let mtime_ns = meta
-                        .modified()
-                        .ok()
-                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+                    let mtime_ns = crate::timing::mtime_ns(&meta);
                     let walked = Walked { path: rel.clone(), mtime_ns, size: meta.len() as i64 };
                     let Ok((record, projection)) = read_and_project(&self.root, &walked) else {
                         continue;

@@ -13,7 +13,7 @@ pub mod tools;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use nerd_logic::{evaluate, Atom, Facts, Term};
 use serde::{Deserialize, Serialize};
@@ -82,14 +82,6 @@ struct Stored {
     findings: Vec<Finding>,
 }
 
-fn now_ns() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// Runs the gate for the repository containing `dir`.
 pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: bool) -> Result<Outcome, CheckError> {
     let started = Instant::now();
@@ -114,7 +106,7 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
             h.update(part.as_bytes());
             h.update([0]);
         }
-        hex(&h.finalize())
+        crate::digest::hex(&h.finalize())
     };
     let cached = if use_cache && mode == Mode::Staged {
         store.cached_check(&key)?.and_then(|json| serde_json::from_str::<Stored>(&json).ok())
@@ -135,7 +127,7 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
             let has_python = manifest.keys().any(|p| p.ends_with(".py"));
             let s = run_checks(&root, &staged_dir, mode, &config, has_python);
             if let Ok(json) = serde_json::to_string(&s) {
-                store.cache_check(&key, now_ns(), &json)?;
+                store.cache_check(&key, crate::timing::now_ns(), &json)?;
             }
             s
         }
@@ -155,7 +147,7 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
     let blockers = blockers_of(&fixpoint);
     if let (true, Some(reason)) = (blocked, override_reason) {
         let summary = serde_json::to_string(&blockers).unwrap_or_default();
-        store.record_override(now_ns(), &tree, reason, &summary)?;
+        store.record_override(crate::timing::now_ns(), &tree, reason, &summary)?;
         let r = facts.sym(reason);
         facts.commit_override.push(r);
         let again = evaluate(facts);

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Component, Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use sha2::{Digest, Sha256};
 
@@ -37,19 +37,7 @@ pub struct Entry {
 pub type Manifest = BTreeMap<String, Entry>;
 
 fn git(root: &Path, args: &[&str]) -> Result<String, SnapshotError> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(["-c", "core.fsmonitor=false", "-c", "core.quotePath=false"])
-        .args(args)
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| SnapshotError::Git(e.to_string()))?;
-    if !out.status.success() {
-        return Err(SnapshotError::Git(String::from_utf8_lossy(&out.stderr).trim().to_string()));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    crate::world::git::run(root, args).map_err(SnapshotError::Git)
 }
 
 /// The top of the work tree containing `dir`.
@@ -94,7 +82,7 @@ pub fn tree_hash(manifest: &Manifest) -> String {
         h.update(e.blob.as_bytes());
         h.update([0]);
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    crate::digest::hex(&h.finalize())
 }
 
 /// Brings `dir` to the content of `manifest`, given what it held before
@@ -123,9 +111,7 @@ pub fn materialise(
     if wanted.is_empty() {
         return Ok(Vec::new());
     }
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(root)
+    let mut child = crate::world::git::command(root)
         .args(["cat-file", "--batch"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -17,19 +17,32 @@ pub struct GitState {
     pub staged: Vec<String>,
 }
 
-fn git(root: &Path, args: &[&str]) -> Option<String> {
-    let out = Command::new("git")
-        .arg("-C")
+/// A `git` command in `root` that repository configuration cannot turn into
+/// running something else: no fsmonitor hook, no external diff, no optional
+/// locks (reading state never writes to `.git/`), stdin from /dev/null.
+pub fn command(root: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.arg("-C")
         .arg(root)
         .args(["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "diff.external="])
-        .args(args)
         .env("GIT_OPTIONAL_LOCKS", "0")
         .env_remove("GIT_EXTERNAL_DIFF")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// Runs a hardened `git`: its stdout on success, its stderr's text on failure.
+pub fn run(root: &Path, args: &[&str]) -> Result<String, String> {
+    let out = command(root).args(args).output().map_err(|e| format!("cannot run git: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
+}
+
+fn git(root: &Path, args: &[&str]) -> Option<String> {
+    run(root, args).ok()
 }
 
 /// Reads the git state of the repository at `root`; `None` outside a git work

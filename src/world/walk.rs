@@ -5,7 +5,6 @@
 
 use std::path::Path;
 use std::sync::Mutex;
-use std::time::UNIX_EPOCH;
 
 use ignore::{WalkBuilder, WalkState};
 
@@ -77,11 +76,7 @@ pub fn walk(root: &Path) -> (Vec<Walked>, Vec<WalkProblem>) {
                 };
                 match entry.metadata() {
                     Ok(meta) => {
-                        let mtime_ns = meta
-                            .modified()
-                            .ok()
-                            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+                        let mtime_ns = crate::timing::mtime_ns(&meta);
                         let size = i64::try_from(meta.len()).unwrap_or(i64::MAX);
                         if let Ok(mut f) = found.lock() {
                             f.push(Walked { path: rel, mtime_ns, size });
