@@ -239,6 +239,123 @@ impl Facts {
                 let row = (a.str(0)?, a.str(1)?, a.word(2)?, a.str(3)?);
                 a.facts.forbidden_pattern.push(row);
             }
+            "autonomy" => a.facts.autonomy = a.word(0)?,
+            "allowed_binary" => {
+                let row = a.str(0)?;
+                a.facts.allowed_binary.push(row);
+            }
+            "code_runner" => {
+                let row = a.str(0)?;
+                a.facts.code_runner.push(row);
+            }
+            "mutating_program" => {
+                let row = a.str(0)?;
+                a.facts.mutating_program.push(row);
+            }
+            "high_risk_program" => {
+                let row = a.str(0)?;
+                a.facts.high_risk_program.push(row);
+            }
+            "script_runner" => {
+                let row = a.str(0)?;
+                a.facts.script_runner.push(row);
+            }
+            "shell" => {
+                let row = a.str(0)?;
+                a.facts.shell.push(row);
+            }
+            "mutating_subcommand" => {
+                let row = (a.str(0)?, a.str(1)?);
+                a.facts.mutating_subcommand.push(row);
+            }
+            "mutating_flag" => {
+                let row = (a.str(0)?, a.str(1)?);
+                a.facts.mutating_flag.push(row);
+            }
+            "allowed_module" => {
+                let row = (a.str(0)?, a.str(1)?);
+                a.facts.allowed_module.push(row);
+            }
+            "mutating_module" => {
+                let row = (a.str(0)?, a.str(1)?);
+                a.facts.mutating_module.push(row);
+            }
+            "critical_subcommand" => {
+                let row = (a.str(0)?, a.str(1)?);
+                a.facts.critical_subcommand.push(row);
+            }
+            "denied_flag" => {
+                let row = (a.str(0)?, a.str(1)?, a.str(2)?);
+                a.facts.denied_flag.push(row);
+            }
+            "denied_subcommand" => {
+                let row = (a.str(0)?, a.str(1)?, a.str(2)?);
+                a.facts.denied_subcommand.push(row);
+            }
+            "network_allow" => {
+                let row = a.str(0)?;
+                a.facts.network_allow.push(row);
+            }
+            "policy_ask" => {
+                let row = a.word(0)?;
+                a.facts.policy_ask.push(row);
+            }
+            "action" => {
+                let row = (a.str(0)?, a.word(1)?);
+                a.facts.action.push(row);
+            }
+            "exec_program" => {
+                let row = (a.str(0)?, a.str(1)?);
+                a.facts.exec_program.push(row);
+            }
+            "exec_unresolved" => {
+                let row = a.str(0)?;
+                a.facts.exec_unresolved.push(row);
+            }
+            "exec_flag" => {
+                let row = (a.str(0)?, a.str(1)?);
+                a.facts.exec_flag.push(row);
+            }
+            "exec_subcommand" => {
+                let row = (a.str(0)?, a.str(1)?);
+                a.facts.exec_subcommand.push(row);
+            }
+            "exec_module" => {
+                let row = (a.str(0)?, a.str(1)?);
+                a.facts.exec_module.push(row);
+            }
+            "exec_script" => {
+                let row = a.str(0)?;
+                a.facts.exec_script.push(row);
+            }
+            "exec_suspicious" => {
+                let row = (a.str(0)?, a.str(1)?);
+                a.facts.exec_suspicious.push(row);
+            }
+            "touches" => {
+                let row = (a.str(0)?, a.str(1)?, a.word(2)?);
+                a.facts.touches.push(row);
+            }
+            "path_class" => {
+                let row = (a.str(0)?, a.word(1)?);
+                a.facts.path_class.push(row);
+            }
+            "net_host" => {
+                let row = (a.str(0)?, a.str(1)?);
+                a.facts.net_host.push(row);
+            }
+            "net_domain" => {
+                let row = (a.str(0)?, a.str(1)?);
+                a.facts.net_domain.push(row);
+            }
+            "net_class" => {
+                let row = (a.str(0)?, a.word(1)?);
+                a.facts.net_class.push(row);
+            }
+            "exfiltration" => {
+                let row = (a.str(0)?, a.str(1)?);
+                a.facts.exfiltration.push(row);
+            }
             "commit_override" => {
                 let x = a.str(0)?;
                 a.facts.commit_override.push(x);

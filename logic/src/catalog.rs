@@ -75,6 +75,36 @@ catalog! {
     Policy "approval" ("ActionId", "Source") "an explicit, recorded human approval";
     Policy "forbidden_pattern" ("Lang", "RuleId", "Severity", "Message") "a project rule from .nerd/config.toml";
     Policy "commit_override" ("Reason") "a human let a blocked commit through";
+    Policy "autonomy" ("Profile") "how much nerd may do without asking";
+    Policy "allowed_binary" ("Program") "a program the agent may run";
+    Policy "code_runner" ("Program") "a program that runs workspace code";
+    Policy "mutating_program" ("Program") "a program that changes files whatever its arguments";
+    Policy "high_risk_program" ("Program") "a program whose effects are hard to undo";
+    Policy "script_runner" ("Program") "an interpreter that runs script files";
+    Policy "shell" ("Program") "a shell, never run";
+    Policy "mutating_subcommand" ("Program", "Subcommand") "a subcommand that changes tracked content or state";
+    Policy "mutating_flag" ("Program", "Flag") "a flag that makes a program write";
+    Policy "allowed_module" ("Program", "Module") "a module an interpreter may run with -m";
+    Policy "mutating_module" ("Program", "Module") "a module that changes the environment";
+    Policy "critical_subcommand" ("Program", "Subcommand") "a subcommand a human must always approve";
+    Policy "denied_flag" ("Program", "Flag", "Reason") "an argument never allowed";
+    Policy "denied_subcommand" ("Program", "Subcommand", "Reason") "a subcommand never allowed";
+    Policy "network_allow" ("Domain") "a domain the network allowlist holds";
+    Policy "policy_ask" ("ActionKind") "project policy: always ask for this kind of action";
+    Perception "action" ("ActionId", "Kind") "an action proposed for this turn";
+    Perception "exec_program" ("ActionId", "Program") "the program an exec runs, wrappers unwrapped";
+    Perception "exec_unresolved" ("ActionId") "an exec whose program is not installed";
+    Perception "exec_flag" ("ActionId", "Flag") "a flag of an exec (combined short flags split)";
+    Perception "exec_subcommand" ("ActionId", "Subcommand") "the subcommand of an exec";
+    Perception "exec_module" ("ActionId", "Module") "the module an interpreter runs with -m";
+    Perception "exec_script" ("ActionId") "an interpreter exec that runs a script file";
+    Perception "exec_suspicious" ("ActionId", "Reason") "a command name that is not what it seems";
+    Perception "touches" ("ActionId", "Path", "Access") "an action reads, writes or deletes a path";
+    World "path_class" ("Path", "Class") "a normalised, symlink-resolved path's place";
+    Perception "net_host" ("ActionId", "Host") "the host a network action reaches";
+    Perception "net_domain" ("ActionId", "Domain") "each dot-suffix of that host";
+    Perception "net_class" ("ActionId", "Class") "what the network target is";
+    Perception "exfiltration" ("ActionId", "Reason") "a network action that looks like exfiltration";
     Derived "impacted" ("SymbolOrPath") "modified, or depends on something modified";
     Derived "needs_testing" ("TestId") "a test that reaches an impacted symbol";
     Derived "test_reach" ("Symbol") "reached from some test through calls";
@@ -95,6 +125,11 @@ catalog! {
     Derived "block_commit" ("Reason", "Path", "Line") "a reason the commit must not land";
     Derived "commit_blocked" () "some reason blocks the commit and no override is recorded";
     Derived "commit_overridden" ("Reason") "the commit is blocked but a human overrode it";
+    Derived "denied" ("ActionId", "Reason") "a rule of the constitution refuses the action";
+    Derived "mutating" ("ActionId") "the action changes files or repository state";
+    Derived "risk" ("ActionId", "Level") "the action's risk: low, medium, high, critical";
+    Derived "route" ("ActionId", "Route") "auto, sandbox or ask, from risk and autonomy";
+    Derived "permitted" ("ActionId") "the router may run exactly this action";
 }
 
 /// Looks a predicate up by name.

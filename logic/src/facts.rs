@@ -3,7 +3,10 @@
 //! configuration); the programs never see where a fact came from.
 
 use crate::symbols::{Sym, Symbols};
-use crate::vocab::{Category, ContextHint, Severity, SymbolKind, TestOutcome, TestState, Verb, Visibility};
+use crate::vocab::{
+    Access, ActionKind, Autonomy, Category, ContextHint, NetClass, PathClass, Severity, SymbolKind, TestOutcome,
+    TestState, Verb, Visibility,
+};
 
 /// `file(Path, Sha256, Lang, MTime, Size, IsTest)`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -113,12 +116,78 @@ pub struct Facts {
     pub forbidden_pattern: Vec<(Sym, Sym, Severity, Sym)>,
     /// `commit_override(Reason)`: a human let a blocked commit through, with a reason.
     pub commit_override: Vec<Sym>,
+    /// `autonomy(Profile)`: how much nerd may do without asking.
+    pub autonomy: Autonomy,
+
+    // The constitution's inputs: its compiled-in tables (policy) and the
+    // actions of a turn as the runtime extracted them.
+    /// `allowed_binary(Program)`: a program the agent may run.
+    pub allowed_binary: Vec<Sym>,
+    /// `code_runner(Program)`: a program that runs workspace code.
+    pub code_runner: Vec<Sym>,
+    /// `mutating_program(Program)`: a program that changes files whatever its arguments.
+    pub mutating_program: Vec<Sym>,
+    /// `high_risk_program(Program)`: a program whose effects are hard to undo.
+    pub high_risk_program: Vec<Sym>,
+    /// `script_runner(Program)`: an interpreter that runs script files.
+    pub script_runner: Vec<Sym>,
+    /// `shell(Program)`: a shell, never run.
+    pub shell: Vec<Sym>,
+    /// `mutating_subcommand(Program, Subcommand)`: a subcommand that changes tracked content or state.
+    pub mutating_subcommand: Vec<(Sym, Sym)>,
+    /// `mutating_flag(Program, Flag)`: a flag that makes a program write.
+    pub mutating_flag: Vec<(Sym, Sym)>,
+    /// `allowed_module(Program, Module)`: a module an interpreter may run with -m.
+    pub allowed_module: Vec<(Sym, Sym)>,
+    /// `mutating_module(Program, Module)`: a module that changes the environment.
+    pub mutating_module: Vec<(Sym, Sym)>,
+    /// `critical_subcommand(Program, Subcommand)`: a subcommand a human must always approve.
+    pub critical_subcommand: Vec<(Sym, Sym)>,
+    /// `denied_flag(Program, Flag, Reason)`: an argument never allowed.
+    pub denied_flag: Vec<(Sym, Sym, Sym)>,
+    /// `denied_subcommand(Program, Subcommand, Reason)`: a subcommand never allowed.
+    pub denied_subcommand: Vec<(Sym, Sym, Sym)>,
+    /// `network_allow(Domain)`: a domain the network allowlist holds.
+    pub network_allow: Vec<Sym>,
+    /// `policy_ask(ActionKind)`: project policy: always ask for this kind of action.
+    pub policy_ask: Vec<ActionKind>,
+    /// `action(ActionId, Kind)`: an action proposed for this turn.
+    pub action: Vec<(Sym, ActionKind)>,
+    /// `exec_program(ActionId, Program)`: the program an exec runs, wrappers unwrapped.
+    pub exec_program: Vec<(Sym, Sym)>,
+    /// `exec_unresolved(ActionId)`: an exec whose program is not installed.
+    pub exec_unresolved: Vec<Sym>,
+    /// `exec_flag(ActionId, Flag)`: a flag of an exec (combined short flags split).
+    pub exec_flag: Vec<(Sym, Sym)>,
+    /// `exec_subcommand(ActionId, Subcommand)`: the subcommand of an exec.
+    pub exec_subcommand: Vec<(Sym, Sym)>,
+    /// `exec_module(ActionId, Module)`: the module an interpreter runs with -m.
+    pub exec_module: Vec<(Sym, Sym)>,
+    /// `exec_script(ActionId)`: an interpreter exec that runs a script file.
+    pub exec_script: Vec<Sym>,
+    /// `exec_suspicious(ActionId, Reason)`: a command name that is not what it seems.
+    pub exec_suspicious: Vec<(Sym, Sym)>,
+    /// `touches(ActionId, Path, Access)`: an action reads, writes or deletes a path.
+    pub touches: Vec<(Sym, Sym, Access)>,
+    /// `path_class(Path, Class)`: a normalised, symlink-resolved path's place.
+    pub path_class: Vec<(Sym, PathClass)>,
+    /// `net_host(ActionId, Host)`: the host a network action reaches.
+    pub net_host: Vec<(Sym, Sym)>,
+    /// `net_domain(ActionId, Domain)`: each dot-suffix of that host.
+    pub net_domain: Vec<(Sym, Sym)>,
+    /// `net_class(ActionId, Class)`: what the network target is.
+    pub net_class: Vec<(Sym, NetClass)>,
+    /// `exfiltration(ActionId, Reason)`: a network action that looks like exfiltration.
+    pub exfiltration: Vec<(Sym, Sym)>,
 }
 
 impl Facts {
-    /// An empty fact base with the default policy: errors block commits, three repair attempts.
+    /// An empty fact base with the default policy: errors block commits, three
+    /// repair attempts, the balanced autonomy profile and the constitution's tables.
     pub fn with_default_policy() -> Self {
-        Facts { retry_budget: 3, blocking_severity: vec![Severity::Error], ..Facts::default() }
+        let mut f = Facts { retry_budget: 3, blocking_severity: vec![Severity::Error], ..Facts::default() };
+        crate::constitution::seed(&mut f);
+        f
     }
 
     /// Interns `s` in this fact base.

@@ -11,6 +11,7 @@ use crate::atom::Atom;
 use crate::catalog::{self, Origin};
 use crate::clarification::{self, ClarificationProgram};
 use crate::commit_gate::{self, CommitGateProgram};
+use crate::constitution::{self, ConstitutionProgram};
 use crate::facts::Facts;
 use crate::impact::{self, CallSites, ClosureProgram, ImpactProgram};
 use crate::proof::{self, Explanation, Proof};
@@ -52,6 +53,7 @@ pub struct Fixpoint {
     clarification: ClarificationProgram,
     strategy: StrategyProgram,
     gate: CommitGateProgram,
+    constitution: ConstitutionProgram,
     closure: OnceCell<ClosureProgram>,
     fact_sets: RefCell<HashMap<&'static str, HashSet<Atom>>>,
 }
@@ -62,12 +64,14 @@ pub fn evaluate(facts: Facts) -> Fixpoint {
     let clarification = clarification::run(&facts);
     let strategy = strategy::run(&facts, &clarification.clarification_needed, &impact.unsafe_to_refactor);
     let gate = commit_gate::run(&facts);
+    let constitution = constitution::run(&facts);
     Fixpoint {
         facts,
         impact,
         clarification,
         strategy,
         gate,
+        constitution,
         closure: OnceCell::new(),
         fact_sets: RefCell::new(HashMap::new()),
     }
@@ -118,6 +122,7 @@ impl Fixpoint {
             .or_else(|| self.clarification.atoms(name, s))
             .or_else(|| self.strategy.atoms(name, s))
             .or_else(|| self.gate.atoms(name, s))
+            .or_else(|| self.constitution.atoms(name, s))
             .unwrap_or_default()
     }
 
@@ -150,6 +155,7 @@ impl Fixpoint {
         self.clarification.proofs(s, &mut all);
         self.strategy.proofs(s, &mut all);
         self.gate.proofs(s, &mut all);
+        self.constitution.proofs(s, &mut all);
         if with_closure {
             self.closure().proofs(&sites, &mut all);
         }
@@ -215,6 +221,36 @@ fn base_atoms(f: &Facts, name: &str) -> Vec<Atom> {
         "rule_violation" => render::rows(&f.rule_violation, |&(r, p, l)| atom!(s, name, r, p, l)),
         "forbidden_pattern" => render::rows(&f.forbidden_pattern, |&(g, r, v, m)| atom!(s, name, g, r, v, m)),
         "commit_override" => render::rows(&f.commit_override, |&r| atom!(s, name, r)),
+        "autonomy" => vec![atom!(s, name, f.autonomy)],
+        "allowed_binary" => render::rows(&f.allowed_binary, |&x| atom!(s, name, x)),
+        "code_runner" => render::rows(&f.code_runner, |&x| atom!(s, name, x)),
+        "mutating_program" => render::rows(&f.mutating_program, |&x| atom!(s, name, x)),
+        "high_risk_program" => render::rows(&f.high_risk_program, |&x| atom!(s, name, x)),
+        "script_runner" => render::rows(&f.script_runner, |&x| atom!(s, name, x)),
+        "shell" => render::rows(&f.shell, |&x| atom!(s, name, x)),
+        "mutating_subcommand" => render::rows(&f.mutating_subcommand, |&(x, y)| atom!(s, name, x, y)),
+        "mutating_flag" => render::rows(&f.mutating_flag, |&(x, y)| atom!(s, name, x, y)),
+        "allowed_module" => render::rows(&f.allowed_module, |&(x, y)| atom!(s, name, x, y)),
+        "mutating_module" => render::rows(&f.mutating_module, |&(x, y)| atom!(s, name, x, y)),
+        "critical_subcommand" => render::rows(&f.critical_subcommand, |&(x, y)| atom!(s, name, x, y)),
+        "denied_flag" => render::rows(&f.denied_flag, |&(x, y, z)| atom!(s, name, x, y, z)),
+        "denied_subcommand" => render::rows(&f.denied_subcommand, |&(x, y, z)| atom!(s, name, x, y, z)),
+        "network_allow" => render::rows(&f.network_allow, |&x| atom!(s, name, x)),
+        "policy_ask" => render::rows(&f.policy_ask, |&x| atom!(s, name, x)),
+        "action" => render::rows(&f.action, |&(x, y)| atom!(s, name, x, y)),
+        "exec_program" => render::rows(&f.exec_program, |&(x, y)| atom!(s, name, x, y)),
+        "exec_unresolved" => render::rows(&f.exec_unresolved, |&x| atom!(s, name, x)),
+        "exec_flag" => render::rows(&f.exec_flag, |&(x, y)| atom!(s, name, x, y)),
+        "exec_subcommand" => render::rows(&f.exec_subcommand, |&(x, y)| atom!(s, name, x, y)),
+        "exec_module" => render::rows(&f.exec_module, |&(x, y)| atom!(s, name, x, y)),
+        "exec_script" => render::rows(&f.exec_script, |&x| atom!(s, name, x)),
+        "exec_suspicious" => render::rows(&f.exec_suspicious, |&(x, y)| atom!(s, name, x, y)),
+        "touches" => render::rows(&f.touches, |&(x, y, z)| atom!(s, name, x, y, z)),
+        "path_class" => render::rows(&f.path_class, |&(x, y)| atom!(s, name, x, y)),
+        "net_host" => render::rows(&f.net_host, |&(x, y)| atom!(s, name, x, y)),
+        "net_domain" => render::rows(&f.net_domain, |&(x, y)| atom!(s, name, x, y)),
+        "net_class" => render::rows(&f.net_class, |&(x, y)| atom!(s, name, x, y)),
+        "exfiltration" => render::rows(&f.exfiltration, |&(x, y)| atom!(s, name, x, y)),
         _ => vec![],
     }
 }

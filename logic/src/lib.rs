@@ -11,6 +11,7 @@ pub mod atom;
 pub mod catalog;
 pub mod clarification;
 pub mod commit_gate;
+pub mod constitution;
 pub mod facts;
 pub mod fixpoint;
 pub mod impact;

@@ -5,7 +5,8 @@ use crate::atom::{Atom, Term};
 use crate::facts::Confidence;
 use crate::symbols::{Sym, Symbols};
 use crate::vocab::{
-    Action, Category, ContextHint, Severity, Strategy, SymbolKind, TestOutcome, TestState, Verb, Visibility,
+    Access, Action, ActionKind, Autonomy, Category, ContextHint, NetClass, PathClass, Risk, Route, Severity, Strategy,
+    SymbolKind, TestOutcome, TestState, Verb, Visibility,
 };
 
 /// A fact column that can be shown as a term.
@@ -63,7 +64,14 @@ render_vocabulary!(
     ContextHint,
     TestState,
     Strategy,
-    Action
+    Action,
+    ActionKind,
+    Access,
+    PathClass,
+    NetClass,
+    Risk,
+    Route,
+    Autonomy
 );
 
 /// Builds an `Atom` from a predicate name and renderable columns.

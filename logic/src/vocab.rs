@@ -151,7 +151,52 @@ vocabulary!(
     }
 );
 
-// The vocabulary macro fixes the derive list, so the default is written out.
+vocabulary!(
+    /// The closed set of things the agent can do; the router matches them exhaustively.
+    ActionKind, "action kind" {
+        Exec => "exec", ReadFile => "read_file", WriteFile => "write_file", DeleteFile => "delete_file",
+        NetRequest => "net_request", Search => "search", Browse => "browse", Spawn => "spawn", Memory => "memory",
+    }
+);
+
+vocabulary!(
+    /// How an action touches a path.
+    Access, "access" { Read => "read", Write => "write", Delete => "delete" }
+);
+
+vocabulary!(
+    /// What a normalised, symlink-resolved path is to the workspace.
+    PathClass, "path class" { Inside => "inside", Outside => "outside", Secret => "secret", Protected => "protected" }
+);
+
+vocabulary!(
+    /// What a network target is.
+    NetClass, "network class" { Public => "public", Private => "private", Loopback => "loopback", Metadata => "metadata" }
+);
+
+vocabulary!(
+    /// Risk of an action, in increasing order.
+    Risk, "risk" { Low => "low", Medium => "medium", High => "high", Critical => "critical" }
+);
+
+vocabulary!(
+    /// How an action may run: directly, confined, or only after a human says yes.
+    Route, "route" { Auto => "auto", Sandbox => "sandbox", Ask => "ask" }
+);
+
+vocabulary!(
+    /// How much the user lets nerd do without asking.
+    Autonomy, "autonomy profile" { Cautious => "cautious", Balanced => "balanced", Autonomous => "autonomous" }
+);
+
+// The vocabulary macro fixes the derive lists, so the defaults are written out.
+#[allow(clippy::derivable_impls)]
+impl Default for Autonomy {
+    fn default() -> Self {
+        Autonomy::Balanced
+    }
+}
+
 #[allow(clippy::derivable_impls)]
 impl Default for TestState {
     fn default() -> Self {

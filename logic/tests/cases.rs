@@ -105,3 +105,8 @@ fn strategy_cases() {
 fn commit_gate_cases() {
     run_file("commit_gate.case", include_str!("cases/commit_gate.case"));
 }
+
+#[test]
+fn constitution_cases() {
+    run_file("constitution.case", include_str!("cases/constitution.case"));
+}

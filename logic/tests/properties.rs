@@ -189,7 +189,10 @@ fn the_parse_boundary_refuses_derived_and_ill_typed_atoms() {
         ("impacted(\"x\")", "derived"),
         ("next_action(\"run_tests\")", "derived"),
         ("strategy(\"refactor\")", "derived"),
-        ("permitted(\"rm -rf /\")", "unknown"),
+        ("permitted(\"rm -rf /\")", "derived"),
+        ("denied(\"a1\", \"x\")", "derived"),
+        ("route(\"a1\", \"auto\")", "derived"),
+        ("grant(\"a1\")", "unknown"),
         ("modified(\"a\", \"b\")", "arity"),
         ("user_intent(\"i\", \"query\", \"yeet\", \"t\", \"\")", "verb"),
         ("diagnostic(\"fatal\", \"a\", 1, \"c\", \"m\")", "severity"),
@@ -209,4 +212,93 @@ fn the_parse_boundary_refuses_derived_and_ill_typed_atoms() {
     }
     assert!(f.calls.is_empty() && f.modified.is_empty() && f.user_intent.is_empty());
     assert_eq!(evaluate(f).strategy(), Strategy::Idle);
+}
+
+/// Random action facts over the constitution's vocabulary.
+fn random_actions(seed: u64, category: Option<Category>) -> Facts {
+    use nerd_logic::vocab::{Access, ActionKind, Autonomy, PathClass};
+    let mut rng = Lcg(seed);
+    let mut f = Facts::with_default_policy();
+    if let Some(c) = category {
+        let (i, t, none) = (f.sym("i"), f.sym("t"), f.sym(""));
+        let verb = Verb::ALL.iter().copied().find(|v| v.category() == c).unwrap();
+        f.user_intent.push((i, c, verb, t, none));
+    }
+    f.autonomy = Autonomy::ALL[rng.next(3) as usize];
+    let programs = ["git", "rm", "cargo", "python3", "bash", "curl", "ls", "sed", "npm", "find"];
+    let flags = ["-c", "-f", "--hard", "-i", "-m", "-exec", "-r", "--force", "-n", "-x"];
+    let subs = ["status", "push", "reset", "add", "clean", "test", "install", "log", "commit", "run"];
+    for n in 0..(1 + rng.next(6)) {
+        let a = f.sym(&format!("a{n}"));
+        let kind = ActionKind::ALL[rng.next(ActionKind::ALL.len() as u64) as usize];
+        f.action.push((a, kind));
+        if kind == ActionKind::Exec {
+            let p = f.sym(programs[rng.next(10) as usize]);
+            f.exec_program.push((a, p));
+            for _ in 0..rng.next(3) {
+                let x = f.sym(flags[rng.next(10) as usize]);
+                f.exec_flag.push((a, x));
+            }
+            if rng.next(2) == 0 {
+                let x = f.sym(subs[rng.next(10) as usize]);
+                f.exec_subcommand.push((a, x));
+            }
+        } else {
+            let path = f.sym(&format!("p{}", rng.next(5)));
+            let access = Access::ALL[rng.next(3) as usize];
+            f.touches.push((a, path, access));
+            f.path_class.push((path, PathClass::ALL[rng.next(4) as usize]));
+        }
+        if rng.next(4) == 0 {
+            let src = f.sym("user");
+            f.approval.push((a, src));
+        }
+    }
+    f
+}
+
+fn arg0(atoms: Vec<Atom>) -> BTreeSet<Term> {
+    atoms.into_iter().map(|a| a.args[0].clone()).collect()
+}
+
+#[test]
+fn permitted_is_default_deny() {
+    for seed in 0..400 {
+        let category =
+            [None, Some(Category::Query), Some(Category::Mutation), Some(Category::Instruction)][seed as usize % 4];
+        let fixpoint = evaluate(random_actions(seed, category));
+        let permitted = arg0(fixpoint.atoms("permitted").unwrap());
+        let denied = arg0(fixpoint.atoms("denied").unwrap());
+        let approved = arg0(fixpoint.atoms("approval").unwrap());
+        let asked: BTreeSet<Term> = fixpoint
+            .atoms("route")
+            .unwrap()
+            .into_iter()
+            .filter(|a| a.args[1] == Term::Str("ask".into()))
+            .map(|a| a.args[0].clone())
+            .collect();
+        for a in &permitted {
+            assert!(!denied.contains(a), "seed {seed}: {a} permitted and denied");
+            assert!(!asked.contains(a) || approved.contains(a), "seed {seed}: {a} needs a human but has no approval");
+        }
+        // Every derived decision explains down to facts.
+        for a in fixpoint.atoms("permitted").unwrap().iter().chain(&fixpoint.atoms("denied").unwrap()) {
+            fixpoint.explain(a).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        }
+    }
+}
+
+#[test]
+fn without_a_mutation_intent_nothing_mutating_is_permitted() {
+    for seed in 0..400 {
+        let category = [None, Some(Category::Query), Some(Category::Instruction)][seed as usize % 3];
+        let fixpoint = evaluate(random_actions(seed, category));
+        let permitted = arg0(fixpoint.atoms("permitted").unwrap());
+        let mutating = arg0(fixpoint.atoms("mutating").unwrap());
+        assert!(
+            permitted.is_disjoint(&mutating),
+            "seed {seed}: {:?}",
+            permitted.intersection(&mutating).collect::<Vec<_>>()
+        );
+    }
 }
