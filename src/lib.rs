@@ -12,6 +12,7 @@ pub mod exec;
 pub mod hook;
 pub mod index;
 pub mod kernel;
+pub mod policy;
 pub mod store;
 pub mod timing;
 pub mod watch;

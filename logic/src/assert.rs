@@ -292,6 +292,10 @@ impl Facts {
                 let row = (a.str(0)?, a.str(1)?, a.str(2)?);
                 a.facts.denied_subcommand.push(row);
             }
+            "denied_subcommand_flag" => {
+                let row = (a.str(0)?, a.str(1)?, a.str(2)?, a.str(3)?);
+                a.facts.denied_subcommand_flag.push(row);
+            }
             "network_allow" => {
                 let row = a.str(0)?;
                 a.facts.network_allow.push(row);

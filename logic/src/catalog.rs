@@ -89,6 +89,7 @@ catalog! {
     Policy "critical_subcommand" ("Program", "Subcommand") "a subcommand a human must always approve";
     Policy "denied_flag" ("Program", "Flag", "Reason") "an argument never allowed";
     Policy "denied_subcommand" ("Program", "Subcommand", "Reason") "a subcommand never allowed";
+    Policy "denied_subcommand_flag" ("Program", "Subcommand", "Flag", "Reason") "a flag never allowed with that subcommand";
     Policy "network_allow" ("Domain") "a domain the network allowlist holds";
     Policy "policy_ask" ("ActionKind") "project policy: always ask for this kind of action";
     Perception "action" ("ActionId", "Kind") "an action proposed for this turn";

@@ -116,13 +116,11 @@ pub const DENIED_FLAGS: &[(&str, &str, &str)] = &[
     ("git", "--upload-pack", "--upload-pack runs an arbitrary program"),
     ("git", "--receive-pack", "--receive-pack runs an arbitrary program"),
     ("git", "--no-verify", "--no-verify skips the hooks and nerd's commit gate"),
-    ("git", "-n", "-n skips the hooks and nerd's commit gate (commit) or hides what happens"),
     ("git", "--force", "force can destroy history or uncommitted work"),
     ("git", "--force-with-lease", "force-push rewrites shared history"),
     ("git", "-f", "force can destroy history or uncommitted work"),
     ("git", "--hard", "reset --hard destroys uncommitted work"),
     ("git", "--mirror", "--mirror overwrites every remote ref"),
-    ("git", "-D", "-D deletes a branch whatever its state"),
     ("find", "-exec", "find -exec runs arbitrary commands"),
     ("find", "-execdir", "find -execdir runs arbitrary commands"),
     ("find", "-ok", "find -ok runs arbitrary commands"),
@@ -147,6 +145,15 @@ pub const DENIED_FLAGS: &[(&str, &str, &str)] = &[
     ("npm", "--unsafe-perm", "runs install scripts with elevated permissions"),
     ("make", "-f", "an alternative makefile runs arbitrary recipes"),
     ("make", "--eval", "make --eval runs arbitrary recipes"),
+];
+
+/// Flags never allowed with one subcommand (program, subcommand, flag, reason).
+pub const DENIED_SUBCOMMAND_FLAGS: &[(&str, &str, &str, &str)] = &[
+    ("git", "commit", "-n", "-n skips the hooks and nerd's commit gate"),
+    ("git", "branch", "-D", "-D deletes a branch whatever its state"),
+    ("git", "checkout", "-B", "-B resets a branch whatever its state"),
+    ("git", "stash", "clear", "drops every stash for good"),
+    ("git", "stash", "drop", "drops a stash for good"),
 ];
 
 /// Subcommands that are never allowed (program, subcommand, reason).
@@ -212,6 +219,7 @@ pub enum Why {
     Suspicious(Sym),
     Flag(Sym, Sym, Sym),
     Subcommand(Sym, Sym, Sym),
+    SubcommandFlag(Sym, Sym, Sym, Sym),
     Shell(Sym),
     Module(Sym, Sym),
     Path(Sym, PathClass, Access),
@@ -230,6 +238,7 @@ impl Render for Why {
             Why::Suspicious(why) => r(why),
             Why::Flag(p, f, why) => format!("{} {}: {}", r(p), r(f), r(why)),
             Why::Subcommand(p, sub, why) => format!("{} {}: {}", r(p), r(sub), r(why)),
+            Why::SubcommandFlag(p, sub, f, why) => format!("{} {} {}: {}", r(p), r(sub), r(f), r(why)),
             Why::Shell(p) => format!("`{}` is a shell; commands are judged one argv at a time", r(p)),
             Why::Module(p, m) => format!("`{} -m {}` is not an allowed module", r(p), r(m)),
             Why::Path(path, PathClass::Outside, _) => format!("{} is outside the workspace", r(path)),
@@ -256,6 +265,7 @@ ascent! {
     relation script_runner(Sym);
     relation denied_flag(Sym, Sym, Sym);
     relation denied_subcommand(Sym, Sym, Sym);
+    relation denied_subcommand_flag(Sym, Sym, Sym, Sym);
     relation allowed_module(Sym, Sym);
     relation mutating_module(Sym, Sym);
     relation shell(Sym);
@@ -305,6 +315,8 @@ ascent! {
     denied(a, Why::Suspicious(*why)) <-- exec_suspicious(a, why);
     denied(a, Why::Flag(*p, *f, *why)) <-- exec_program(a, p), exec_flag(a, f), denied_flag(p, f, why);
     denied(a, Why::Subcommand(*p, *s, *why)) <-- exec_program(a, p), exec_subcommand(a, s), denied_subcommand(p, s, why);
+    denied(a, Why::SubcommandFlag(*p, *s, *f, *why)) <--
+        exec_program(a, p), exec_subcommand(a, s), exec_flag(a, f), denied_subcommand_flag(p, s, f, why);
     denied(a, Why::Shell(*p)) <-- exec_program(a, p), shell(p);
     denied(a, Why::Module(*p, *m)) <-- exec_program(a, p), exec_module(a, m), !allowed_module(p, m);
 
@@ -377,6 +389,8 @@ pub fn seed(f: &mut Facts) {
     f.critical_subcommand = two(f, CRITICAL_SUBCOMMANDS);
     f.denied_flag = three(f, DENIED_FLAGS);
     f.denied_subcommand = three(f, DENIED_SUBCOMMANDS);
+    f.denied_subcommand_flag =
+        DENIED_SUBCOMMAND_FLAGS.iter().map(|(p, s, x, r)| (f.sym(p), f.sym(s), f.sym(x), f.sym(r))).collect();
 }
 
 /// The source of the constitution (rules and tables), for its integrity hash.
@@ -398,6 +412,7 @@ pub fn run(f: &Facts) -> ConstitutionProgram {
         critical_subcommand: f.critical_subcommand.clone(),
         denied_flag: f.denied_flag.clone(),
         denied_subcommand: f.denied_subcommand.clone(),
+        denied_subcommand_flag: f.denied_subcommand_flag.clone(),
         network_allow: f.network_allow.iter().map(|&x| (x,)).collect(),
         policy_ask: f.policy_ask.iter().map(|&x| (x,)).collect(),
         action: f.action.clone(),
@@ -453,6 +468,12 @@ impl ConstitutionProgram {
                 h(atom!(s, "exec_program", a, p)),
                 h(atom!(s, "exec_subcommand", a, x)),
                 h(atom!(s, "denied_subcommand", p, x, r)),
+            ],
+            Why::SubcommandFlag(p, x, f, r) => vec![
+                h(atom!(s, "exec_program", a, p)),
+                h(atom!(s, "exec_subcommand", a, x)),
+                h(atom!(s, "exec_flag", a, f)),
+                h(atom!(s, "denied_subcommand_flag", p, x, f, r)),
             ],
             Why::Shell(p) => vec![h(atom!(s, "exec_program", a, p)), h(atom!(s, "shell", p))],
             Why::Module(p, m) => vec![

@@ -137,6 +137,8 @@ pub struct Facts {
     pub mutating_subcommand: Vec<(Sym, Sym)>,
     /// `mutating_flag(Program, Flag)`: a flag that makes a program write.
     pub mutating_flag: Vec<(Sym, Sym)>,
+    /// `denied_subcommand_flag(Program, Subcommand, Flag, Reason)`: a flag never allowed with that subcommand.
+    pub denied_subcommand_flag: Vec<(Sym, Sym, Sym, Sym)>,
     /// `allowed_module(Program, Module)`: a module an interpreter may run with -m.
     pub allowed_module: Vec<(Sym, Sym)>,
     /// `mutating_module(Program, Module)`: a module that changes the environment.

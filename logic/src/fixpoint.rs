@@ -235,6 +235,7 @@ fn base_atoms(f: &Facts, name: &str) -> Vec<Atom> {
         "critical_subcommand" => render::rows(&f.critical_subcommand, |&(x, y)| atom!(s, name, x, y)),
         "denied_flag" => render::rows(&f.denied_flag, |&(x, y, z)| atom!(s, name, x, y, z)),
         "denied_subcommand" => render::rows(&f.denied_subcommand, |&(x, y, z)| atom!(s, name, x, y, z)),
+        "denied_subcommand_flag" => render::rows(&f.denied_subcommand_flag, |&(p, x, g, r)| atom!(s, name, p, x, g, r)),
         "network_allow" => render::rows(&f.network_allow, |&x| atom!(s, name, x)),
         "policy_ask" => render::rows(&f.policy_ask, |&x| atom!(s, name, x)),
         "action" => render::rows(&f.action, |&(x, y)| atom!(s, name, x, y)),

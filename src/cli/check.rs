@@ -78,6 +78,7 @@ pub fn hook(dir: &Path, action: HookAction) -> Result<i32, NerdError> {
             Some(path) => writeln!(out, "removed {}", path.display())?,
             None => writeln!(out, "no pre-commit hook to remove")?,
         },
+        HookAction::ClaudePretooluse => return super::policy::claude_pretooluse(dir),
     }
     Ok(exit::SUCCESS)
 }

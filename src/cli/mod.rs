@@ -5,6 +5,7 @@
 mod check;
 mod index;
 mod output;
+mod policy;
 mod query;
 mod watch;
 mod why;
@@ -80,6 +81,13 @@ pub enum Command {
         #[command(subcommand)]
         action: HookAction,
     },
+    /// Ask the constitution about one action.
+    Policy {
+        #[command(subcommand)]
+        action: PolicyAction,
+    },
+    /// Print nerd's version and its constitution's integrity hash.
+    Version,
     /// Keep the index live and print derived atoms as they appear and disappear.
     Watch {
         /// Print JSON lines instead of text.
@@ -101,6 +109,27 @@ pub enum HookAction {
     },
     /// Remove nerd's hook, restoring a chained one.
     Uninstall,
+    /// Answer a Claude Code PreToolUse hook (payload on stdin) with nerd's decision.
+    ClaudePretooluse,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum PolicyAction {
+    /// Decide one action (exit 0 allow, 1 ask or deny, 2 bad input).
+    Check {
+        /// The action as JSON, e.g. '{"kind":"exec","argv":["cargo","test"]}'.
+        #[arg(long, value_name = "JSON")]
+        action: String,
+        /// The intent the action serves.
+        #[arg(long, default_value = "mutation", value_name = "query|mutation|instruction")]
+        intent: String,
+        /// The autonomy profile.
+        #[arg(long, default_value = "balanced", value_name = "cautious|balanced|autonomous")]
+        autonomy: String,
+        /// Print {"decision": ..., "reasons": [...]}.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Finds the workspace root for commands that do not name one.
@@ -136,6 +165,11 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
             let mode = if all { crate::check::Mode::All } else { crate::check::Mode::Staged };
             check::run(&dir, mode, json, r#override.as_deref(), !no_cache)
         }
+        Command::Policy { action: PolicyAction::Check { action, intent, autonomy, json } } => {
+            let root = discover_root(cli.repo.as_deref())?;
+            policy::check(&root, &action, &intent, &autonomy, json)
+        }
+        Command::Version => policy::version(),
         Command::Hook { action } => {
             let dir = match &cli.repo {
                 Some(p) => p.clone(),

@@ -1,0 +1,104 @@
+//! `nerd policy check`, `nerd version` and `nerd hook claude-pretooluse`.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use nerd_logic::vocab::{Autonomy, Category};
+use serde_json::json;
+
+use crate::error::{exit, NerdError};
+use crate::policy::claude::{self, Call};
+use crate::policy::{self, Action, Decision, Verdict};
+
+fn canonical(root: &Path) -> Result<std::path::PathBuf, NerdError> {
+    root.canonicalize().map_err(|e| NerdError::Usage(format!("cannot use workspace {}: {e}", root.display())))
+}
+
+pub fn check(root: &Path, action: &str, intent: &str, autonomy: &str, json: bool) -> Result<i32, NerdError> {
+    let intent: Category =
+        intent.parse().map_err(|e: nerd_logic::vocab::UnknownWord| NerdError::Usage(e.to_string()))?;
+    let autonomy: Autonomy =
+        autonomy.parse().map_err(|e: nerd_logic::vocab::UnknownWord| NerdError::Usage(e.to_string()))?;
+    let action = Action::parse(action).map_err(|e| NerdError::Usage(e.to_string()))?;
+    let decision = policy::decide(&canonical(root)?, &action, intent, autonomy);
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(
+            out,
+            "{}",
+            json!({"decision": decision.decision, "reasons": decision.reasons, "risk": decision.risk, "route": decision.route})
+        )?;
+    } else {
+        let word = match decision.decision {
+            Verdict::Allow => "allow",
+            Verdict::Ask => "ask",
+            Verdict::Deny => "deny",
+        };
+        writeln!(out, "{word}")?;
+        for r in &decision.reasons {
+            writeln!(out, "  {r}")?;
+        }
+    }
+    Ok(if decision.decision == Verdict::Allow { exit::SUCCESS } else { exit::LOGIC_SAID_NO })
+}
+
+pub fn version() -> Result<i32, NerdError> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "nerd {}", env!("CARGO_PKG_VERSION"))?;
+    writeln!(out, "constitution sha256:{}", policy::constitution_hash())?;
+    Ok(exit::SUCCESS)
+}
+
+/// The most restrictive of several decisions, with every reason that led there.
+fn combine(decisions: Vec<Decision>) -> (Verdict, Vec<String>) {
+    let worst = decisions.iter().map(|d| d.decision).max_by_key(|v| match v {
+        Verdict::Allow => 0,
+        Verdict::Ask => 1,
+        Verdict::Deny => 2,
+    });
+    let verdict = worst.unwrap_or(Verdict::Ask);
+    let reasons = decisions.into_iter().filter(|d| d.decision == verdict).flat_map(|d| d.reasons).collect();
+    (verdict, reasons)
+}
+
+/// Answers a Claude Code PreToolUse hook: JSON on stdout; exit 2 with the reason on stderr to block.
+pub fn claude_pretooluse(fallback_root: &Path) -> Result<i32, NerdError> {
+    let mut input = String::new();
+    std::io::stdin().take(policy::action::MAX_ACTION_BYTES as u64 * 4).read_to_string(&mut input)?;
+    let payload: claude::Payload =
+        serde_json::from_str(&input).map_err(|e| NerdError::Usage(format!("not a PreToolUse payload: {e}")))?;
+    let root = payload.cwd.as_deref().map(Path::new).unwrap_or(fallback_root);
+    let root = super::discover_root(Some(root)).and_then(|r| canonical(&r))?;
+    let (verdict, reasons) = match claude::call(&payload) {
+        Call::Inert => (Verdict::Allow, vec!["nothing to judge".to_string()]),
+        Call::Unknown(why) => (Verdict::Ask, vec![why]),
+        Call::Actions(actions) => {
+            let mut decisions = Vec::new();
+            for action in &actions {
+                match action.validate() {
+                    Ok(()) => decisions.push(policy::decide(&root, action, Category::Mutation, Autonomy::Balanced)),
+                    Err(e) => decisions.push(Decision {
+                        decision: Verdict::Deny,
+                        reasons: vec![e.to_string()],
+                        risk: None,
+                        route: None,
+                    }),
+                }
+            }
+            combine(decisions)
+        }
+    };
+    let word = match verdict {
+        Verdict::Allow => "allow",
+        Verdict::Ask => "ask",
+        Verdict::Deny => "deny",
+    };
+    let reason = format!("nerd: {}", reasons.join("; "));
+    let answer = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": word, "permissionDecisionReason": reason}});
+    writeln!(std::io::stdout().lock(), "{answer}")?;
+    if verdict == Verdict::Deny {
+        eprintln!("{reason}");
+        return Ok(2);
+    }
+    Ok(exit::SUCCESS)
+}

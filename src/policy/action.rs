@@ -1,0 +1,169 @@
+//! The closed set of actions the agent can ask for, parsed strictly from JSON
+//! (`{"kind": "exec", "argv": [...]}`): unknown kinds, unknown fields, empty
+//! argv, NUL bytes and oversize payloads are refused with a reason.
+//! Knows nothing about whether an action is allowed.
+
+use serde::{Deserialize, Serialize};
+
+use nerd_logic::vocab::ActionKind;
+
+/// Bytes an action's JSON may have.
+pub const MAX_ACTION_BYTES: usize = 1 << 20;
+
+/// One thing the agent wants to do.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Action {
+    /// Run a program: an argv array, never a shell string.
+    Exec {
+        argv: Vec<String>,
+    },
+    ReadFile {
+        path: String,
+    },
+    /// Write a file; `content` is what would be written.
+    WriteFile {
+        path: String,
+        #[serde(default)]
+        content: Option<String>,
+    },
+    DeleteFile {
+        path: String,
+    },
+    /// An HTTP request; `body` is what would be sent.
+    NetRequest {
+        url: String,
+        #[serde(default)]
+        body: Option<String>,
+    },
+    /// A structural or text search in the workspace.
+    Search {
+        pattern: String,
+        #[serde(default)]
+        path: Option<String>,
+    },
+    /// Load a page in the headless browser.
+    Browse {
+        url: String,
+    },
+    /// Start a shard kernel with a profile.
+    Spawn {
+        profile: String,
+    },
+    /// A memory operation.
+    Memory {
+        op: String,
+    },
+}
+
+/// Why a payload is not an action.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ActionError {
+    #[error("not an action: {0}")]
+    Json(String),
+    #[error("exec needs a non-empty argv array")]
+    EmptyArgv,
+    #[error("argv element {0} is empty")]
+    EmptyArg(usize),
+    #[error("the action holds a NUL byte")]
+    Nul,
+    #[error("the action is larger than {MAX_ACTION_BYTES} bytes")]
+    TooLarge,
+    #[error("{0} needs a non-empty `{1}`")]
+    Empty(&'static str, &'static str),
+}
+
+impl Action {
+    /// Parses and validates one action from JSON text.
+    pub fn parse(text: &str) -> Result<Action, ActionError> {
+        if text.len() > MAX_ACTION_BYTES {
+            return Err(ActionError::TooLarge);
+        }
+        let action: Action = serde_json::from_str(text).map_err(|e| ActionError::Json(e.to_string()))?;
+        action.validate()?;
+        Ok(action)
+    }
+
+    /// Checks what the type cannot say.
+    pub fn validate(&self) -> Result<(), ActionError> {
+        let strings: Vec<&str> = match self {
+            Action::Exec { argv } => {
+                if argv.is_empty() {
+                    return Err(ActionError::EmptyArgv);
+                }
+                if let Some(i) = argv.iter().position(|a| a.is_empty()).filter(|&i| i == 0) {
+                    return Err(ActionError::EmptyArg(i));
+                }
+                argv.iter().map(String::as_str).collect()
+            }
+            Action::ReadFile { path } | Action::DeleteFile { path } => vec![path],
+            Action::WriteFile { path, content } => vec![path.as_str(), content.as_deref().unwrap_or("")],
+            Action::NetRequest { url, body } => vec![url.as_str(), body.as_deref().unwrap_or("")],
+            Action::Search { pattern, path } => vec![pattern.as_str(), path.as_deref().unwrap_or("")],
+            Action::Browse { url } => vec![url],
+            Action::Spawn { profile } => vec![profile],
+            Action::Memory { op } => vec![op],
+        };
+        if strings.iter().any(|s| s.contains('\0')) {
+            return Err(ActionError::Nul);
+        }
+        let required = match self {
+            Action::ReadFile { path } | Action::WriteFile { path, .. } | Action::DeleteFile { path } => {
+                Some(("path", path))
+            }
+            Action::NetRequest { url, .. } | Action::Browse { url } => Some(("url", url)),
+            Action::Search { pattern, .. } => Some(("pattern", pattern)),
+            Action::Spawn { profile } => Some(("profile", profile)),
+            Action::Memory { op } => Some(("op", op)),
+            Action::Exec { .. } => None,
+        };
+        if let Some((field, value)) = required {
+            if value.trim().is_empty() {
+                return Err(ActionError::Empty(self.kind().as_str(), field));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn kind(&self) -> ActionKind {
+        match self {
+            Action::Exec { .. } => ActionKind::Exec,
+            Action::ReadFile { .. } => ActionKind::ReadFile,
+            Action::WriteFile { .. } => ActionKind::WriteFile,
+            Action::DeleteFile { .. } => ActionKind::DeleteFile,
+            Action::NetRequest { .. } => ActionKind::NetRequest,
+            Action::Search { .. } => ActionKind::Search,
+            Action::Browse { .. } => ActionKind::Browse,
+            Action::Spawn { .. } => ActionKind::Spawn,
+            Action::Memory { .. } => ActionKind::Memory,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_parse_strictly() {
+        assert_eq!(
+            Action::parse(r#"{"kind":"exec","argv":["cargo","test"]}"#),
+            Ok(Action::Exec { argv: vec!["cargo".into(), "test".into()] })
+        );
+        assert_eq!(Action::parse(r#"{"kind":"read_file","path":"src/lib.rs"}"#).unwrap().kind(), ActionKind::ReadFile);
+        let bad = [
+            (r#"{"kind":"exec","argv":[]}"#, "non-empty argv"),
+            (r#"{"kind":"exec","argv":"rm -rf /"}"#, "not an action"),
+            (r#"{"kind":"teleport"}"#, "not an action"),
+            (r#"{"kind":"read_file","path":"a","mode":"x"}"#, "not an action"),
+            (r#"{"kind":"read_file","path":" "}"#, "non-empty `path`"),
+            (r#"{"kind":"exec","argv":["ls","a\u0000b"]}"#, "NUL"),
+            ("not json", "not an action"),
+            (r#"{"kind":"exec","argv":[""]}"#, "is empty"),
+        ];
+        for (text, want) in bad {
+            let err = Action::parse(text).expect_err(text).to_string();
+            assert!(err.contains(want), "{text}: {err}");
+        }
+    }
+}
