@@ -50,6 +50,8 @@ pub struct Job {
     /// Variables set on top of the allowlisted environment.
     pub env: Vec<(String, OsString)>,
     pub timeout: Duration,
+    /// Confinement applied in the child before exec (the router's sandbox).
+    pub confine: Option<std::sync::Arc<crate::router::sandbox::Prepared>>,
 }
 
 /// What a finished program left.
@@ -137,6 +139,12 @@ pub fn run(job: &Job) -> Result<Finished, ExecError> {
     for (k, v) in &job.env {
         cmd.env(k, v);
     }
+    if let Some(prepared) = job.confine.clone() {
+        // SAFETY: apply_in_child only makes syscalls (setrlimit, prctl, landlock, seccomp).
+        unsafe {
+            cmd.pre_exec(move || prepared.apply_in_child());
+        }
+    }
     let started = Instant::now();
     let mut child = cmd.spawn().map_err(|source| ExecError::Spawn { program: program.clone(), source })?;
     let pid = child.id() as i32;
@@ -182,6 +190,7 @@ mod tests {
             cwd: std::env::temp_dir(),
             env: vec![],
             timeout: Duration::from_millis(timeout_ms),
+            confine: None,
         }
     }
 

@@ -3,6 +3,7 @@
 //! them, evaluates the kernel and presents its answers. It is the only place
 //! with side effects.
 
+pub mod audit;
 pub mod check;
 pub mod cli;
 pub mod config;
@@ -13,6 +14,7 @@ pub mod hook;
 pub mod index;
 pub mod kernel;
 pub mod policy;
+pub mod router;
 pub mod store;
 pub mod timing;
 pub mod watch;

@@ -76,6 +76,7 @@ catalog! {
     Policy "forbidden_pattern" ("Lang", "RuleId", "Severity", "Message") "a project rule from .nerd/config.toml";
     Policy "commit_override" ("Reason") "a human let a blocked commit through";
     Policy "autonomy" ("Profile") "how much nerd may do without asking";
+    World "audit_event" ("Seq", "Kind", "Program", "Outcome") "what the router did earlier this session";
     Policy "allowed_binary" ("Program") "a program the agent may run";
     Policy "code_runner" ("Program") "a program that runs workspace code";
     Policy "mutating_program" ("Program") "a program that changes files whatever its arguments";
@@ -126,6 +127,8 @@ catalog! {
     Derived "block_commit" ("Reason", "Path", "Line") "a reason the commit must not land";
     Derived "commit_blocked" () "some reason blocks the commit and no override is recorded";
     Derived "commit_overridden" ("Reason") "the commit is blocked but a human overrode it";
+    Derived "watchdog_stop" ("Program", "RefusedSeq", "ExecutedSeq") "a refused program ran later anyway: stop";
+    Derived "watchdog_pause" ("Failed", "Recent") "most recent actions failed: pause and ask";
     Derived "denied" ("ActionId", "Reason") "a rule of the constitution refuses the action";
     Derived "mutating" ("ActionId") "the action changes files or repository state";
     Derived "risk" ("ActionId", "Level") "the action's risk: low, medium, high, critical";

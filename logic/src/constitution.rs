@@ -227,6 +227,7 @@ pub enum Why {
     Domain(Sym),
     Exfiltration(Sym),
     NoMutationIntent,
+    Stopped,
 }
 
 impl Render for Why {
@@ -248,6 +249,7 @@ impl Render for Why {
             Why::Domain(h) => format!("{} is not on the network allowlist", r(h)),
             Why::Exfiltration(why) => format!("looks like exfiltration: {}", r(why)),
             Why::NoMutationIntent => "no mutation was asked for: a query never changes anything".to_string(),
+            Why::Stopped => "the watchdog stopped this session".to_string(),
         })
     }
 }
@@ -275,6 +277,7 @@ ascent! {
     relation policy_ask(ActionKind);
     relation approval(Sym, Sym);
     relation user_intent_category(Category);
+    relation session_stopped();
 
     relation action(Sym, ActionKind);
     relation exec_program(Sym, Sym);
@@ -341,6 +344,7 @@ ascent! {
     mutating(a), w_mutating(a, 4, m) <-- exec_program(a, p), exec_module(a, m), mutating_module(p, m);
     mutating(a), w_mutating(a, 5, p) <-- exec_program(a, p), exec_script(a), script_runner(p);
     denied(a, Why::NoMutationIntent) <-- mutating(a), !mutation_intent();
+    denied(a, Why::Stopped) <-- action(a, _), session_stopped();
     any_denied(a) <-- denied(a, _);
 
     // Risk: the highest level any rule gives.
@@ -397,7 +401,7 @@ pub fn seed(f: &mut Facts) {
 pub const SOURCE: &str = include_str!("constitution.rs");
 
 /// Runs the constitution on a fresh instance.
-pub fn run(f: &Facts) -> ConstitutionProgram {
+pub fn run(f: &Facts, session_stopped: bool) -> ConstitutionProgram {
     let mut p = ConstitutionProgram {
         allowed_binary: f.allowed_binary.iter().map(|&x| (x,)).collect(),
         code_runner: f.code_runner.iter().map(|&x| (x,)).collect(),
@@ -430,6 +434,7 @@ pub fn run(f: &Facts) -> ConstitutionProgram {
         net_class: f.net_class.clone(),
         exfiltration: f.exfiltration.clone(),
         autonomy: vec![(f.autonomy,)],
+        session_stopped: if session_stopped { vec![()] } else { vec![] },
         approval: f.approval.clone(),
         user_intent_category: f.user_intent.iter().map(|t| (t.1,)).collect(),
         ..Default::default()
@@ -490,6 +495,7 @@ impl ConstitutionProgram {
             Why::NoMutationIntent => {
                 vec![h(atom!(s, "mutating", a)), Premise::Check("no user_intent of category mutation".to_string())]
             }
+            Why::Stopped => vec![Premise::Check("watchdog_stop holds for this session".to_string())],
         }
     }
 

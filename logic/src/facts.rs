@@ -4,8 +4,8 @@
 
 use crate::symbols::{Sym, Symbols};
 use crate::vocab::{
-    Access, ActionKind, Autonomy, Category, ContextHint, NetClass, PathClass, Severity, SymbolKind, TestOutcome,
-    TestState, Verb, Visibility,
+    Access, ActionKind, ActionOutcome, Autonomy, Category, ContextHint, NetClass, PathClass, Severity, SymbolKind,
+    TestOutcome, TestState, Verb, Visibility,
 };
 
 /// `file(Path, Sha256, Lang, MTime, Size, IsTest)`.
@@ -116,6 +116,8 @@ pub struct Facts {
     pub forbidden_pattern: Vec<(Sym, Sym, Severity, Sym)>,
     /// `commit_override(Reason)`: a human let a blocked commit through, with a reason.
     pub commit_override: Vec<Sym>,
+    /// `audit_event(Seq, Kind, Program, Outcome)`: what the router did this session.
+    pub audit_event: Vec<(u32, ActionKind, Sym, ActionOutcome)>,
     /// `autonomy(Profile)`: how much nerd may do without asking.
     pub autonomy: Autonomy,
 

@@ -17,6 +17,7 @@ use crate::impact::{self, CallSites, ClosureProgram, ImpactProgram};
 use crate::proof::{self, Explanation, Proof};
 use crate::strategy::{self, StrategyProgram};
 use crate::vocab::Strategy;
+use crate::watchdog::{self, WatchdogProgram};
 use crate::{atom, render};
 
 /// Why a query or explanation could not be answered.
@@ -54,6 +55,7 @@ pub struct Fixpoint {
     strategy: StrategyProgram,
     gate: CommitGateProgram,
     constitution: ConstitutionProgram,
+    watchdog: WatchdogProgram,
     closure: OnceCell<ClosureProgram>,
     fact_sets: RefCell<HashMap<&'static str, HashSet<Atom>>>,
 }
@@ -64,7 +66,8 @@ pub fn evaluate(facts: Facts) -> Fixpoint {
     let clarification = clarification::run(&facts);
     let strategy = strategy::run(&facts, &clarification.clarification_needed, &impact.unsafe_to_refactor);
     let gate = commit_gate::run(&facts);
-    let constitution = constitution::run(&facts);
+    let watchdog = watchdog::run(&facts);
+    let constitution = constitution::run(&facts, !watchdog.watchdog_stop.is_empty());
     Fixpoint {
         facts,
         impact,
@@ -72,6 +75,7 @@ pub fn evaluate(facts: Facts) -> Fixpoint {
         strategy,
         gate,
         constitution,
+        watchdog,
         closure: OnceCell::new(),
         fact_sets: RefCell::new(HashMap::new()),
     }
@@ -123,6 +127,7 @@ impl Fixpoint {
             .or_else(|| self.strategy.atoms(name, s))
             .or_else(|| self.gate.atoms(name, s))
             .or_else(|| self.constitution.atoms(name, s))
+            .or_else(|| self.watchdog.atoms(name, s))
             .unwrap_or_default()
     }
 
@@ -156,6 +161,7 @@ impl Fixpoint {
         self.strategy.proofs(s, &mut all);
         self.gate.proofs(s, &mut all);
         self.constitution.proofs(s, &mut all);
+        self.watchdog.proofs(s, &mut all);
         if with_closure {
             self.closure().proofs(&sites, &mut all);
         }
@@ -222,6 +228,7 @@ fn base_atoms(f: &Facts, name: &str) -> Vec<Atom> {
         "forbidden_pattern" => render::rows(&f.forbidden_pattern, |&(g, r, v, m)| atom!(s, name, g, r, v, m)),
         "commit_override" => render::rows(&f.commit_override, |&r| atom!(s, name, r)),
         "autonomy" => vec![atom!(s, name, f.autonomy)],
+        "audit_event" => render::rows(&f.audit_event, |&(q, k, p, o)| atom!(s, name, q, k, p, o)),
         "allowed_binary" => render::rows(&f.allowed_binary, |&x| atom!(s, name, x)),
         "code_runner" => render::rows(&f.code_runner, |&x| atom!(s, name, x)),
         "mutating_program" => render::rows(&f.mutating_program, |&x| atom!(s, name, x)),

@@ -20,6 +20,7 @@ pub mod render;
 pub mod strategy;
 pub mod symbols;
 pub mod vocab;
+pub mod watchdog;
 
 pub use assert::AssertError;
 pub use atom::{parse_atom, Atom, Term};

@@ -5,8 +5,8 @@ use crate::atom::{Atom, Term};
 use crate::facts::Confidence;
 use crate::symbols::{Sym, Symbols};
 use crate::vocab::{
-    Access, Action, ActionKind, Autonomy, Category, ContextHint, NetClass, PathClass, Risk, Route, Severity, Strategy,
-    SymbolKind, TestOutcome, TestState, Verb, Visibility,
+    Access, Action, ActionKind, ActionOutcome, Autonomy, Category, ContextHint, NetClass, PathClass, Risk, Route,
+    Severity, Strategy, SymbolKind, TestOutcome, TestState, Verb, Visibility,
 };
 
 /// A fact column that can be shown as a term.
@@ -71,7 +71,8 @@ render_vocabulary!(
     NetClass,
     Risk,
     Route,
-    Autonomy
+    Autonomy,
+    ActionOutcome
 );
 
 /// Builds an `Atom` from a predicate name and renderable columns.

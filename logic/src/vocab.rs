@@ -185,6 +185,11 @@ vocabulary!(
 );
 
 vocabulary!(
+    /// What became of an action the router was given.
+    ActionOutcome, "action outcome" { Executed => "executed", Refused => "refused", Failed => "failed" }
+);
+
+vocabulary!(
     /// How much the user lets nerd do without asking.
     Autonomy, "autonomy profile" { Cautious => "cautious", Balanced => "balanced", Autonomous => "autonomous" }
 );

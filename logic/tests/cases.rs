@@ -110,3 +110,8 @@ fn commit_gate_cases() {
 fn constitution_cases() {
     run_file("constitution.case", include_str!("cases/constitution.case"));
 }
+
+#[test]
+fn watchdog_cases() {
+    run_file("watchdog.case", include_str!("cases/watchdog.case"));
+}

@@ -2,6 +2,7 @@
 //! dispatch to one function per command. Knows nothing about rules or storage
 //! beyond the calls each command makes.
 
+mod act;
 mod check;
 mod index;
 mod output;
@@ -88,6 +89,30 @@ pub enum Command {
     },
     /// Print nerd's version and its constitution's integrity hash.
     Version,
+    /// Run one action through the router: judged, audited, sandboxed (exit 1 if refused).
+    Act {
+        /// The action as JSON, e.g. '{"kind":"exec","argv":["cargo","test"]}'.
+        #[arg(long, value_name = "JSON")]
+        action: String,
+        #[arg(long, default_value = "mutation", value_name = "query|mutation|instruction")]
+        intent: String,
+        #[arg(long, default_value = "balanced", value_name = "cautious|balanced|autonomous")]
+        autonomy: String,
+        /// Record a human approval of exactly this action first.
+        #[arg(long)]
+        approve: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The hash-chained audit trail of the router.
+    Audit {
+        #[command(subcommand)]
+        action: AuditAction,
+    },
+    /// Restore the files the last router write or delete changed.
+    Undo,
+    /// Report which confinement layers this machine offers.
+    Doctor,
     /// Keep the index live and print derived atoms as they appear and disappear.
     Watch {
         /// Print JSON lines instead of text.
@@ -111,6 +136,19 @@ pub enum HookAction {
     Uninstall,
     /// Answer a Claude Code PreToolUse hook (payload on stdin) with nerd's decision.
     ClaudePretooluse,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AuditAction {
+    /// Check every link and the checkpoint (exit 1 on tampering or truncation).
+    Verify,
+    /// Print the records.
+    Show {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-derive decision record N from its recorded facts and compare.
+    Replay { n: i64 },
 }
 
 #[derive(Subcommand, Debug)]
@@ -170,6 +208,20 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
             policy::check(&root, &action, &intent, &autonomy, json)
         }
         Command::Version => policy::version(),
+        Command::Act { action, intent, autonomy, approve, json } => {
+            let root = discover_root(cli.repo.as_deref())?;
+            act::act(&root, &action, &intent, &autonomy, approve, json)
+        }
+        Command::Audit { action } => {
+            let root = discover_root(cli.repo.as_deref())?;
+            match action {
+                AuditAction::Verify => act::verify(&root),
+                AuditAction::Show { json } => act::show(&root, json),
+                AuditAction::Replay { n } => act::replay(&root, n),
+            }
+        }
+        Command::Undo => act::undo(&discover_root(cli.repo.as_deref())?),
+        Command::Doctor => act::doctor(),
         Command::Hook { action } => {
             let dir = match &cli.repo {
                 Some(p) => p.clone(),

@@ -270,7 +270,9 @@ fn exec(r: &mut Recorder<'_>, argv: &[String]) {
             }
             let opt = a.split('=').next().unwrap_or(a);
             let attached = a.split_once('=').map(|(_, v)| v);
-            let takes_value = (value_option(opt) || OUTPUT_OPTIONS.contains(&opt)) && attached.is_none();
+            let python_module = opt == "-m" && matches!(program.as_str(), "python3" | "python");
+            let takes_value =
+                (value_option(opt) || OUTPUT_OPTIONS.contains(&opt) || python_module) && attached.is_none();
             let value = if takes_value { args.get(i + 1).map(String::as_str) } else { attached };
             if let Some(v) = value {
                 if OUTPUT_OPTIONS.contains(&opt) {
@@ -278,12 +280,12 @@ fn exec(r: &mut Recorder<'_>, argv: &[String]) {
                 } else if matches!(opt, "-C" | "--git-dir" | "--work-tree" | "--manifest-path" | "--target-dir" | "-f")
                 {
                     r.touch(v, Access::Read);
-                } else if opt == "-m" && matches!(program.as_str(), "python3" | "python") {
+                } else if python_module {
                     let row = r.pair(v);
                     r.f.exec_module.push(row);
                 }
             }
-            if takes_value || (opt == "-m" && matches!(program.as_str(), "python3" | "python") && attached.is_none()) {
+            if takes_value {
                 i += 1;
             }
         } else if program.starts_with("cargo") && a.starts_with('+') && positional.is_empty() {
@@ -346,6 +348,23 @@ mod tests {
         let (args, _) = unwrap(&strings(&["/usr/bin/env", "-S", "rm -rf /"]), &mut sus);
         assert_eq!(args, strings(&["rm -rf /"]));
         assert!(sus.iter().any(|s| s.contains("-S")));
+    }
+
+    #[test]
+    fn interpreter_modules_and_scripts_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let facts_of = |argv: &[&str]| {
+            let mut f = Facts::with_default_policy();
+            facts(&mut f, dir.path(), "a", &Action::Exec { argv: strings(argv) });
+            f
+        };
+        let f = facts_of(&["python3", "-m", "http.server", "8000"]);
+        let modules: Vec<&str> = f.exec_module.iter().map(|(_, m)| f.symbols.resolve(*m)).collect();
+        assert_eq!(modules, vec!["http.server"]);
+        assert!(f.exec_script.is_empty());
+        let f = facts_of(&["python3", "-W", "ignore", "tool.py"]);
+        assert_eq!(f.exec_script.len(), 1);
+        assert!(f.exec_module.is_empty());
     }
 
     #[test]

@@ -63,6 +63,25 @@ pub enum FileChange {
     Remove { path: String },
 }
 
+/// One record of the audit trail as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuditRow {
+    pub seq: i64,
+    pub at_ns: i64,
+    pub body: String,
+    pub prev: String,
+    pub hash: String,
+}
+
+/// What a file held before a router write or delete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileCheckpoint {
+    pub id: i64,
+    pub path: String,
+    /// `None` when the file did not exist.
+    pub content: Option<Vec<u8>>,
+}
+
 /// Tables whose rows belong to one file, by `path`.
 const PER_FILE_TABLES: &[&str] = &["file", "symbol", "raw_call", "import_binding", "parse_error", "chunk"];
 
@@ -413,6 +432,67 @@ impl Store {
             self.conn.prepare("SELECT at_ns, tree, reason, blockers FROM commit_override ORDER BY id DESC")?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The last audit record: (seq, hash), or (0, genesis) when empty.
+    pub fn audit_head(&self) -> Result<(i64, String), StoreError> {
+        let head = self
+            .conn
+            .query_row("SELECT seq, hash FROM audit_record ORDER BY seq DESC LIMIT 1", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()?;
+        Ok(head.unwrap_or((0, crate::audit::GENESIS.to_string())))
+    }
+
+    /// Appends one audit record (the caller computed its hash).
+    pub fn audit_insert(&self, seq: i64, at_ns: i64, body: &str, prev: &str, hash: &str) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO audit_record(seq, at_ns, body, prev, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![seq, at_ns, body, prev, hash],
+        )?;
+        Ok(())
+    }
+
+    /// Every audit record in order.
+    pub fn audit_records(&self) -> Result<Vec<AuditRow>, StoreError> {
+        let mut stmt = self.conn.prepare("SELECT seq, at_ns, body, prev, hash FROM audit_record ORDER BY seq")?;
+        let rows = stmt.query_map([], |r| {
+            Ok(AuditRow { seq: r.get(0)?, at_ns: r.get(1)?, body: r.get(2)?, prev: r.get(3)?, hash: r.get(4)? })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Saves what a file held before the router changed it.
+    pub fn checkpoint_file(&self, audit: i64, path: &str, content: Option<&[u8]>) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO file_checkpoint(audit, path, existed, content) VALUES (?1, ?2, ?3, ?4)",
+            params![audit, path, content.is_some(), content],
+        )?;
+        Ok(())
+    }
+
+    /// The checkpoints of the newest audit record that has any not yet undone.
+    pub fn last_checkpoints(&self) -> Result<Vec<FileCheckpoint>, StoreError> {
+        let audit: Option<i64> = self
+            .conn
+            .query_row("SELECT max(audit) FROM file_checkpoint WHERE undone = 0", [], |r| r.get(0))
+            .optional()?
+            .flatten();
+        let Some(audit) = audit else { return Ok(Vec::new()) };
+        let mut stmt = self.conn.prepare(
+            "SELECT id, path, existed, content FROM file_checkpoint WHERE audit = ?1 AND undone = 0 ORDER BY id DESC",
+        )?;
+        let rows = stmt.query_map([audit], |r| {
+            let existed: bool = r.get(2)?;
+            Ok(FileCheckpoint { id: r.get(0)?, path: r.get(1)?, content: if existed { r.get(3)? } else { None } })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn mark_undone(&self, id: i64) -> Result<(), StoreError> {
+        self.conn.execute("UPDATE file_checkpoint SET undone = 1 WHERE id = ?1", [id])?;
+        Ok(())
     }
 
     /// Counts rows of the main tables: files, symbols, resolved calls, unresolved calls, parse errors.

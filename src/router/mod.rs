@@ -1,0 +1,385 @@
+//! The router: the only module that acts. For every action it re-derives the
+//! constitution's verdict for exactly that action (with the session's audit
+//! events and any recorded human approval), appends the decision to the
+//! audit trail before acting, and only then runs it: execs confined by the
+//! sandbox, reads capped, writes atomic and checkpointed for `nerd undo`,
+//! deletes checkpointed. Refusals are recorded too. The match over actions is
+//! exhaustive; kinds this build cannot carry out fail with a clear error.
+//! Knows nothing about why an action was proposed.
+
+pub mod sandbox;
+
+use std::collections::{BTreeSet, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use nerd_logic::vocab::{ActionKind, ActionOutcome, Autonomy, Category};
+use nerd_logic::{evaluate, Atom, Facts, Origin, PREDICATES};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::audit::{self, AuditError};
+use crate::exec::{self, Job};
+use crate::policy::{self, paths, Action, Verdict, ACTION_ID};
+use crate::store::{Store, StoreError};
+use sandbox::{Confinement, Layers};
+
+/// Bytes of a file a read returns.
+pub const MAX_READ_BYTES: usize = 8 * 1024 * 1024;
+/// Bytes of each output stream kept in an audit record.
+const AUDIT_OUTPUT_BYTES: usize = 4096;
+/// Search matches returned.
+const MAX_MATCHES: usize = 1000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RouterError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Audit(#[from] AuditError),
+    #[error("cannot use workspace {path}: {source}")]
+    Workspace { path: PathBuf, source: std::io::Error },
+}
+
+/// What an executed action produced.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Output {
+    Exec { code: Option<i32>, stdout: String, stderr: String, timed_out: bool, truncated: bool, sandbox: Layers },
+    Read { content: String, truncated: bool },
+    Written { bytes: usize },
+    Deleted,
+    Search { matches: Vec<(String, u32, String)> },
+}
+
+/// What became of an action.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case", tag = "status")]
+pub enum Outcome {
+    Refused { reasons: Vec<String> },
+    Executed { output: Output },
+    Failed { error: String },
+}
+
+pub struct Router {
+    root: PathBuf,
+    store: Store,
+    session: String,
+    intent: Category,
+    autonomy: Autonomy,
+    /// Digests of the actions a human approved.
+    approvals: HashSet<String>,
+    /// This session's events, for the watchdog.
+    events: Vec<(ActionKind, String, ActionOutcome)>,
+    timeout: Duration,
+}
+
+fn digest(action: &Action) -> String {
+    crate::digest::sha256_hex(serde_json::to_string(action).unwrap_or_default().as_bytes())
+}
+
+fn clip(s: &str) -> String {
+    if s.len() <= AUDIT_OUTPUT_BYTES {
+        return s.to_string();
+    }
+    let mut end = AUDIT_OUTPUT_BYTES;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}[... {} more bytes]", &s[..end], s.len() - end)
+}
+
+/// The base facts of `f` that the default policy does not already hold: what a replay needs.
+fn recorded_facts(f: &Facts) -> Vec<String> {
+    let default = evaluate(Facts::with_default_policy());
+    let current = evaluate(f.clone());
+    let mut out = Vec::new();
+    for p in PREDICATES.iter().filter(|p| p.origin != Origin::Derived) {
+        let base: BTreeSet<Atom> = default.atoms(p.name).unwrap_or_default().into_iter().collect();
+        out.extend(
+            current.atoms(p.name).unwrap_or_default().into_iter().filter(|a| !base.contains(a)).map(|a| a.to_string()),
+        );
+    }
+    out
+}
+
+/// The decision atoms about the action: what a replay must reproduce.
+pub const DECISION_PREDICATES: &[&str] = &["denied", "mutating", "risk", "route", "permitted", "watchdog_stop"];
+
+fn decision_atoms(fixpoint: &nerd_logic::Fixpoint) -> Vec<String> {
+    DECISION_PREDICATES.iter().flat_map(|p| fixpoint.atoms(p).unwrap_or_default()).map(|a| a.to_string()).collect()
+}
+
+impl Router {
+    /// A router for the workspace at `root`, serving one intent.
+    pub fn open(root: &Path, intent: Category, autonomy: Autonomy) -> Result<Router, RouterError> {
+        let root = root.canonicalize().map_err(|source| RouterError::Workspace { path: root.to_path_buf(), source })?;
+        let store = Store::open(&root)?;
+        let session = format!("{:x}", crate::timing::now_ns());
+        Ok(Router {
+            root,
+            store,
+            session,
+            intent,
+            autonomy,
+            approvals: HashSet::new(),
+            events: Vec::new(),
+            timeout: Duration::from_secs(600),
+        })
+    }
+
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Records a human's approval of exactly this action.
+    pub fn approve(&mut self, action: &Action, source: &str) -> Result<(), RouterError> {
+        self.approvals.insert(digest(action));
+        audit::append(
+            &self.root,
+            &self.store,
+            &json!({"record": "approval", "session": self.session, "action": action, "source": source}),
+        )?;
+        Ok(())
+    }
+
+    /// Whether the watchdog asks to pause for the user.
+    pub fn paused(&self) -> bool {
+        let fixpoint = evaluate(self.facts_for(None));
+        !fixpoint.atoms("watchdog_pause").unwrap_or_default().is_empty()
+    }
+
+    fn facts_for(&self, action: Option<&Action>) -> Facts {
+        let mut f = match action {
+            Some(a) => policy::decision_facts(&self.root, a, self.intent, self.autonomy),
+            None => Facts::with_default_policy(),
+        };
+        for (i, (kind, program, outcome)) in self.events.iter().enumerate() {
+            let p = f.sym(program);
+            f.audit_event.push((i as u32 + 1, *kind, p, *outcome));
+        }
+        if action.is_some_and(|a| self.approvals.contains(&digest(a))) {
+            let (id, src) = (f.sym(ACTION_ID), f.sym("human"));
+            f.approval.push((id, src));
+        }
+        f
+    }
+
+    /// Judges and, if permitted, carries out one action.
+    pub fn execute(&mut self, action: &Action) -> Result<Outcome, RouterError> {
+        let program = match action {
+            Action::Exec { argv } => {
+                argv.first().map(|p| p.rsplit('/').next().unwrap_or(p).to_string()).unwrap_or_default()
+            }
+            _ => String::new(),
+        };
+        if let Err(e) = action.validate() {
+            let outcome = Outcome::Refused { reasons: vec![e.to_string()] };
+            self.record_result(None, action, &outcome, &program)?;
+            return Ok(outcome);
+        }
+        let facts = self.facts_for(Some(action));
+        let recorded = recorded_facts(&facts);
+        let fixpoint = evaluate(facts);
+        let decision = policy::verdict(&fixpoint, ACTION_ID, self.autonomy);
+        let seq = audit::append(
+            &self.root,
+            &self.store,
+            &json!({
+                "record": "decision",
+                "session": self.session,
+                "constitution": policy::constitution_hash(),
+                "action": action,
+                "facts": recorded,
+                "derived": decision_atoms(&fixpoint),
+                "decision": decision.decision,
+                "reasons": decision.reasons,
+            }),
+        )?;
+        let outcome = if decision.decision != Verdict::Allow {
+            Outcome::Refused { reasons: decision.reasons }
+        } else {
+            match self.perform(seq, action) {
+                Ok(output) => Outcome::Executed { output },
+                Err(error) => Outcome::Failed { error },
+            }
+        };
+        self.record_result(Some(seq), action, &outcome, &program)?;
+        Ok(outcome)
+    }
+
+    fn record_result(
+        &mut self,
+        decision: Option<i64>,
+        action: &Action,
+        outcome: &Outcome,
+        program: &str,
+    ) -> Result<(), RouterError> {
+        let audited = match outcome {
+            Outcome::Executed { output: Output::Exec { code, stdout, stderr, timed_out, truncated, sandbox } } => {
+                json!({
+                    "status": "executed", "code": code, "stdout": clip(stdout), "stderr": clip(stderr),
+                    "timed_out": timed_out, "truncated": truncated, "sandbox": sandbox,
+                })
+            }
+            Outcome::Executed { output: Output::Read { content, truncated } } => {
+                json!({"status": "executed", "read_bytes": content.len(), "truncated": truncated})
+            }
+            Outcome::Executed { output: Output::Search { matches } } => {
+                json!({"status": "executed", "matches": matches.len()})
+            }
+            other => serde_json::to_value(other).unwrap_or_default(),
+        };
+        audit::append(
+            &self.root,
+            &self.store,
+            &json!({"record": "result", "session": self.session, "decision": decision, "action": action, "outcome": audited}),
+        )?;
+        let status = match outcome {
+            Outcome::Refused { .. } => ActionOutcome::Refused,
+            Outcome::Executed { output: Output::Exec { code: Some(0), .. } } => ActionOutcome::Executed,
+            Outcome::Executed { output: Output::Exec { .. } } => ActionOutcome::Failed,
+            Outcome::Executed { .. } => ActionOutcome::Executed,
+            Outcome::Failed { .. } => ActionOutcome::Failed,
+        };
+        self.events.push((action.kind(), program.to_string(), status));
+        Ok(())
+    }
+
+    fn resolve(&self, path: &str) -> PathBuf {
+        paths::classify(&self.root, path).0
+    }
+
+    fn perform(&self, seq: i64, action: &Action) -> Result<Output, String> {
+        match action {
+            Action::Exec { argv } => self.exec(argv),
+            Action::ReadFile { path } => {
+                let real = self.resolve(path);
+                let bytes = std::fs::read(&real).map_err(|e| format!("cannot read {path}: {e}"))?;
+                let truncated = bytes.len() > MAX_READ_BYTES;
+                let content = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_READ_BYTES)]).into_owned();
+                Ok(Output::Read { content, truncated })
+            }
+            Action::WriteFile { path, content } => {
+                let content = content.as_deref().ok_or("write_file needs `content` to carry out")?;
+                let real = self.resolve(path);
+                self.checkpoint(seq, &real)?;
+                write_atomic(&real, content.as_bytes()).map_err(|e| format!("cannot write {path}: {e}"))?;
+                Ok(Output::Written { bytes: content.len() })
+            }
+            Action::DeleteFile { path } => {
+                let real = self.resolve(path);
+                self.checkpoint(seq, &real)?;
+                std::fs::remove_file(&real).map_err(|e| format!("cannot delete {path}: {e}"))?;
+                Ok(Output::Deleted)
+            }
+            Action::Search { pattern, path } => self.search(pattern, path.as_deref()),
+            Action::NetRequest { .. } | Action::Browse { .. } | Action::Spawn { .. } | Action::Memory { .. } => {
+                Err(format!("{} actions are not available in this build of nerd", action.kind()))
+            }
+        }
+    }
+
+    fn checkpoint(&self, seq: i64, real: &Path) -> Result<(), String> {
+        let previous = match std::fs::read(real) {
+            Ok(bytes) => Some(bytes),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(format!("cannot checkpoint {}: {e}", real.display())),
+        };
+        self.store.checkpoint_file(seq, &real.display().to_string(), previous.as_deref()).map_err(|e| e.to_string())
+    }
+
+    fn exec(&self, argv: &[String]) -> Result<Output, String> {
+        let tmp = std::env::temp_dir().join(format!("nerd-{}", self.session));
+        std::fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+        let prepared = sandbox::prepare(&Confinement {
+            writable: vec![self.root.clone(), tmp.clone(), PathBuf::from("/dev/null")],
+            network: false,
+            cpu_seconds: self.timeout.as_secs() + 5,
+        });
+        let layers = prepared.layers.clone();
+        let job = Job {
+            argv: argv.iter().map(Into::into).collect(),
+            cwd: self.root.clone(),
+            // Caches that would live under $HOME go to the session's temp dir, which is writable.
+            env: vec![
+                ("TMPDIR".into(), tmp.clone().into_os_string()),
+                ("GOCACHE".into(), tmp.join("gocache").into_os_string()),
+            ],
+            timeout: self.timeout,
+            confine: Some(Arc::new(prepared)),
+        };
+        let f = exec::run(&job).map_err(|e| e.to_string())?;
+        Ok(Output::Exec {
+            code: f.code,
+            stdout: f.stdout,
+            stderr: f.stderr,
+            timed_out: f.timed_out,
+            truncated: f.truncated,
+            sandbox: layers,
+        })
+    }
+
+    fn search(&self, pattern: &str, path: Option<&str>) -> Result<Output, String> {
+        let re = regex::Regex::new(pattern).map_err(|e| format!("bad search pattern: {e}"))?;
+        let base = self.resolve(path.unwrap_or("."));
+        let mut matches = Vec::new();
+        for entry in ignore::WalkBuilder::new(&base).build().filter_map(Result::ok) {
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(entry.path()) else { continue };
+            let shown = entry.path().strip_prefix(&self.root).unwrap_or(entry.path()).display().to_string();
+            for (n, line) in text.lines().enumerate() {
+                if re.is_match(line) {
+                    matches.push((shown.clone(), n as u32 + 1, line.chars().take(200).collect()));
+                    if matches.len() >= MAX_MATCHES {
+                        return Ok(Output::Search { matches });
+                    }
+                }
+            }
+        }
+        Ok(Output::Search { matches })
+    }
+}
+
+/// Writes through a temp file in the same folder and a rename: readers never see half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let parent = path.parent().ok_or_else(|| std::io::Error::other("no parent folder"))?;
+    std::fs::create_dir_all(parent)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let tmp = parent.join(format!(".{name}.nerd-tmp-{}", std::process::id()));
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
+}
+
+/// Restores the files the newest checkpointed action changed; returns their paths.
+pub fn undo(root: &Path) -> Result<Vec<String>, RouterError> {
+    let store = Store::open(root)?;
+    let mut restored = Vec::new();
+    for checkpoint in store.last_checkpoints()? {
+        let p = Path::new(&checkpoint.path);
+        let result = match &checkpoint.content {
+            Some(bytes) => write_atomic(p, bytes),
+            None => match std::fs::remove_file(p) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                other => other,
+            },
+        };
+        result.map_err(|source| RouterError::Workspace { path: p.to_path_buf(), source })?;
+        store.mark_undone(checkpoint.id)?;
+        restored.push(checkpoint.path);
+    }
+    Ok(restored)
+}

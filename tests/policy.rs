@@ -1,0 +1,113 @@
+//! The public policy interfaces other tools depend on: `nerd policy check`
+//! (JSON in, decision and reasons out, stable exit codes) and `nerd hook
+//! claude-pretooluse` (a Claude Code PreToolUse payload on stdin).
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn policy(dir: &std::path::Path, action: &str, extra: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .args(["policy", "check", "--json", "--action", action])
+        .args(extra)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn policy_check_answers_with_a_decision_and_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
+    let cases = [
+        (r#"{"kind":"exec","argv":["cargo","test"]}"#, "allow", 0, &[][..]),
+        (r#"{"kind":"exec","argv":["git","reset","--hard"]}"#, "deny", 1, &[][..]),
+        (r#"{"kind":"read_file","path":"src/lib.rs"}"#, "allow", 0, &["--intent", "query"][..]),
+        (r#"{"kind":"write_file","path":"src/lib.rs"}"#, "deny", 1, &["--intent", "query"][..]),
+        (r#"{"kind":"delete_file","path":"src/old.rs"}"#, "ask", 1, &[][..]),
+        (r#"{"kind":"net_request","url":"https://pypi.org/simple/"}"#, "ask", 1, &[][..]),
+        (r#"{"kind":"net_request","url":"http://169.254.169.254/"}"#, "deny", 1, &[][..]),
+        (r#"{"kind":"write_file","path":"src/lib.rs"}"#, "ask", 1, &["--autonomy", "cautious"][..]),
+    ];
+    for (action, want, code, extra) in cases {
+        let (got_code, out, err) = policy(dir.path(), action, extra);
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap_or_else(|_| panic!("{action}: {out} {err}"));
+        assert_eq!(v["decision"], want, "{action} {extra:?}: {v}");
+        assert_eq!(got_code, code, "{action}");
+        assert!(!v["reasons"].as_array().unwrap().is_empty());
+    }
+    for bad in [
+        r#"{"kind":"exec","argv":[]}"#,
+        r#"{"kind":"teleport"}"#,
+        "{not json",
+        r#"{"kind":"exec","argv":["ls"],"shell":true}"#,
+    ] {
+        let (code, _, err) = policy(dir.path(), bad, &[]);
+        assert_eq!(code, 2, "{bad}");
+        assert!(err.starts_with("error: "), "{bad}: {err}");
+    }
+}
+
+fn claude(dir: &std::path::Path, payload: &str) -> (i32, serde_json::Value, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .args(["hook", "claude-pretooluse"])
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(payload.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (out.status.code().unwrap_or(-1), v, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn the_claude_hook_guards_another_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path().canonicalize().unwrap().display().to_string();
+    let payload = |tool: &str, input: serde_json::Value| {
+        serde_json::json!({"tool_name": tool, "tool_input": input, "cwd": cwd}).to_string()
+    };
+    let decision =
+        |v: &serde_json::Value| v["hookSpecificOutput"]["permissionDecision"].as_str().unwrap_or("?").to_string();
+
+    let (code, v, err) = claude(dir.path(), &payload("Bash", serde_json::json!({"command": "git status && rm -rf /"})));
+    assert_eq!((code, decision(&v).as_str()), (2, "deny"), "{v}");
+    assert!(err.contains("outside the workspace"), "{err}");
+
+    let (code, v, _) =
+        claude(dir.path(), &payload("Bash", serde_json::json!({"command": "git status --short | head -n 5"})));
+    assert_eq!((code, decision(&v).as_str()), (0, "allow"), "{v}");
+
+    let (code, v, _) = claude(dir.path(), &payload("Read", serde_json::json!({"file_path": format!("{cwd}/.env")})));
+    assert_eq!((code, decision(&v).as_str()), (2, "deny"), "{v}");
+
+    let (code, v, _) =
+        claude(dir.path(), &payload("Bash", serde_json::json!({"command": "cat $(echo ~/.ssh/id_rsa)"})));
+    assert_eq!((code, decision(&v).as_str()), (0, "ask"), "substitutions are asked about: {v}");
+
+    let (code, v, _) = claude(
+        dir.path(),
+        &payload("Write", serde_json::json!({"file_path": "/etc/cron.d/x", "content": "* * * * * root id"})),
+    );
+    assert_eq!((code, decision(&v).as_str()), (2, "deny"), "{v}");
+
+    let (code, v, _) =
+        claude(dir.path(), &payload("WebFetch", serde_json::json!({"url": "http://169.254.169.254/latest/"})));
+    assert_eq!((code, decision(&v).as_str()), (2, "deny"), "{v}");
+
+    let (code, v, _) = claude(dir.path(), &payload("TodoWrite", serde_json::json!({"todos": []})));
+    assert_eq!((code, decision(&v).as_str()), (0, "allow"), "{v}");
+
+    let (code, _, err) = claude(dir.path(), "not a payload");
+    assert_eq!(code, 2);
+    assert!(err.contains("not a PreToolUse payload"), "{err}");
+}
