@@ -77,6 +77,46 @@ impl Tool {
 struct RawConfig {
     #[serde(default)]
     check: RawCheck,
+    #[serde(default)]
+    policy: RawPolicy,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawPolicy {
+    autonomy: Option<String>,
+    #[serde(default)]
+    ask: Vec<String>,
+    #[serde(default)]
+    deny_programs: Vec<String>,
+}
+
+/// The project's additions to the constitution. They can only restrict.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PolicyConfig {
+    /// The most autonomy the project allows; a caller asking for more gets this.
+    pub autonomy: Option<nerd_logic::vocab::Autonomy>,
+    /// Kinds of action that always ask.
+    pub ask: Vec<nerd_logic::vocab::ActionKind>,
+    /// Programs never run here.
+    pub deny_programs: Vec<String>,
+}
+
+impl PolicyConfig {
+    /// The effective profile: the more cautious of the caller's and the project's.
+    pub fn autonomy(&self, asked: nerd_logic::vocab::Autonomy) -> nerd_logic::vocab::Autonomy {
+        self.autonomy.map_or(asked, |cap| asked.min(cap))
+    }
+
+    /// Adds the project's restrictions to a fact base.
+    pub fn apply(&self, f: &mut nerd_logic::Facts) {
+        f.autonomy = self.autonomy(f.autonomy);
+        f.policy_ask.extend(self.ask.iter().copied());
+        for p in &self.deny_programs {
+            let s = f.sym(p);
+            f.project_denied_program.push(s);
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -172,6 +212,7 @@ pub struct CheckConfig {
 #[derive(Clone, Debug)]
 pub struct Config {
     pub check: CheckConfig,
+    pub policy: PolicyConfig,
     /// The file's bytes, hashed into cache keys.
     pub source: String,
 }
@@ -209,8 +250,22 @@ impl Config {
         if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
             return Err(format!("two rules share the id `{}`", w[0]));
         }
+        let p = raw.policy;
+        let autonomy = p
+            .autonomy
+            .map(|a| a.parse::<nerd_logic::vocab::Autonomy>().map_err(|e| format!("policy.autonomy: {e}")))
+            .transpose()?;
+        let ask = p
+            .ask
+            .iter()
+            .map(|k| k.parse::<nerd_logic::vocab::ActionKind>().map_err(|e| format!("policy.ask: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some(bad) = p.deny_programs.iter().find(|x| x.is_empty() || x.contains('/')) {
+            return Err(format!("policy.deny_programs: `{bad}` must be a program name"));
+        }
         Ok(Config {
             check: CheckConfig { tools: c.tools, tests: c.tests, block_on, timeout_secs: c.timeout_secs, rules },
+            policy: PolicyConfig { autonomy, ask, deny_programs: p.deny_programs },
             source: text.to_string(),
         })
     }
@@ -296,6 +351,26 @@ mod tests {
         for (text, want) in cases {
             let err = Config::parse(text).expect_err(text);
             assert!(err.contains(want), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn project_policy_only_restricts() {
+        use nerd_logic::vocab::{ActionKind, Autonomy};
+        let c =
+            Config::parse("[policy]\nautonomy = \"cautious\"\nask = [\"net_request\"]\ndeny_programs = [\"npm\"]\n")
+                .unwrap();
+        assert_eq!(c.policy.autonomy(Autonomy::Autonomous), Autonomy::Cautious);
+        assert_eq!(c.policy.ask, vec![ActionKind::NetRequest]);
+        let relaxed = Config::parse("[policy]\nautonomy = \"autonomous\"\n").unwrap();
+        assert_eq!(relaxed.policy.autonomy(Autonomy::Cautious), Autonomy::Cautious, "a project cannot loosen");
+        for bad in [
+            "[policy]\nautonomy = \"yolo\"",
+            "[policy]\nask = [\"teleport\"]",
+            "[policy]\ndeny_programs = [\"/bin/rm\"]",
+            "[policy]\nallow = [\"curl\"]",
+        ] {
+            assert!(Config::parse(bad).is_err(), "{bad}");
         }
     }
 

@@ -111,3 +111,31 @@ fn the_claude_hook_guards_another_agent() {
     assert_eq!(code, 2);
     assert!(err.contains("not a PreToolUse payload"), "{err}");
 }
+
+#[test]
+fn project_policy_can_only_restrict() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".nerd")).unwrap();
+    std::fs::write(
+        dir.path().join(".nerd/config.toml"),
+        "[policy]\nautonomy = \"autonomous\"\nask = [\"write_file\"]\ndeny_programs = [\"cargo\"]\n",
+    )
+    .unwrap();
+    let decide = |action: &str, extra: &[&str]| {
+        let (code, out, err) = policy(dir.path(), action, extra);
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap_or_else(|_| panic!("{out} {err}"));
+        (code, v["decision"].as_str().unwrap_or("?").to_string(), v["reasons"][0].as_str().unwrap_or("").to_string())
+    };
+    let (_, d, why) = decide(r#"{"kind":"exec","argv":["cargo","test"]}"#, &[]);
+    assert_eq!(d, "deny");
+    assert!(why.contains("project's policy denies `cargo`"), "{why}");
+    let (_, d, why) = decide(r#"{"kind":"write_file","path":"src/lib.rs"}"#, &["--autonomy", "autonomous"]);
+    assert_eq!(d, "ask", "{why}");
+    // The project asked for autonomous, the caller for cautious: cautious wins.
+    let (_, d, _) = decide(r#"{"kind":"exec","argv":["git","status"]}"#, &["--autonomy", "cautious"]);
+    assert_eq!(d, "allow");
+    std::fs::write(dir.path().join(".nerd/config.toml"), "[policy]\nallow_programs = [\"curl\"]\n").unwrap();
+    let (code, _, err) = policy(dir.path(), r#"{"kind":"exec","argv":["git","status"]}"#, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown field"), "{err}");
+}

@@ -240,6 +240,10 @@ impl Facts {
                 a.facts.forbidden_pattern.push(row);
             }
             "autonomy" => a.facts.autonomy = a.word(0)?,
+            "project_denied_program" => {
+                let x = a.str(0)?;
+                a.facts.project_denied_program.push(x);
+            }
             "audit_event" => {
                 let row = (a.u32(0)?, a.word(1)?, a.str(2)?, a.word(3)?);
                 a.facts.audit_event.push(row);

@@ -76,6 +76,7 @@ catalog! {
     Policy "forbidden_pattern" ("Lang", "RuleId", "Severity", "Message") "a project rule from .nerd/config.toml";
     Policy "commit_override" ("Reason") "a human let a blocked commit through";
     Policy "autonomy" ("Profile") "how much nerd may do without asking";
+    Policy "project_denied_program" ("Program") "the project's policy forbids running it";
     World "audit_event" ("Seq", "Kind", "Program", "Outcome") "what the router did earlier this session";
     Policy "allowed_binary" ("Program") "a program the agent may run";
     Policy "code_runner" ("Program") "a program that runs workspace code";

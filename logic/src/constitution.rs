@@ -215,6 +215,7 @@ pub const NETWORK_ALLOW: &[&str] = &[
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Why {
     NotAllowlisted(Sym),
+    ProjectDenied(Sym),
     NotOnPath,
     Suspicious(Sym),
     Flag(Sym, Sym, Sym),
@@ -235,6 +236,7 @@ impl Render for Why {
         let r = |x: Sym| s.resolve(x).to_string();
         Term::Str(match *self {
             Why::NotAllowlisted(p) => format!("`{}` is not on the program allowlist", r(p)),
+            Why::ProjectDenied(p) => format!("the project's policy denies `{}`", r(p)),
             Why::NotOnPath => "the program is not installed".to_string(),
             Why::Suspicious(why) => r(why),
             Why::Flag(p, f, why) => format!("{} {}: {}", r(p), r(f), r(why)),
@@ -273,6 +275,7 @@ ascent! {
     relation shell(Sym);
     relation critical_subcommand(Sym, Sym);
     relation network_allow(Sym);
+    relation project_denied_program(Sym);
     relation autonomy(Autonomy);
     relation policy_ask(ActionKind);
     relation approval(Sym, Sym);
@@ -314,6 +317,7 @@ ascent! {
 
     // Programs and their arguments.
     denied(a, Why::NotAllowlisted(*p)) <-- exec_program(a, p), !allowed_binary(p);
+    denied(a, Why::ProjectDenied(*p)) <-- exec_program(a, p), project_denied_program(p);
     denied(a, Why::NotOnPath) <-- exec_unresolved(a);
     denied(a, Why::Suspicious(*why)) <-- exec_suspicious(a, why);
     denied(a, Why::Flag(*p, *f, *why)) <-- exec_program(a, p), exec_flag(a, f), denied_flag(p, f, why);
@@ -418,6 +422,7 @@ pub fn run(f: &Facts, session_stopped: bool) -> ConstitutionProgram {
         denied_subcommand: f.denied_subcommand.clone(),
         denied_subcommand_flag: f.denied_subcommand_flag.clone(),
         network_allow: f.network_allow.iter().map(|&x| (x,)).collect(),
+        project_denied_program: f.project_denied_program.iter().map(|&x| (x,)).collect(),
         policy_ask: f.policy_ask.iter().map(|&x| (x,)).collect(),
         action: f.action.clone(),
         exec_program: f.exec_program.clone(),
@@ -462,6 +467,7 @@ impl ConstitutionProgram {
             Why::NotAllowlisted(p) => {
                 vec![h(atom!(s, "exec_program", a, p)), Premise::Absent(atom!(s, "allowed_binary", p))]
             }
+            Why::ProjectDenied(p) => vec![h(atom!(s, "exec_program", a, p)), h(atom!(s, "project_denied_program", p))],
             Why::NotOnPath => vec![h(atom!(s, "exec_unresolved", a))],
             Why::Suspicious(r) => vec![h(atom!(s, "exec_suspicious", a, r))],
             Why::Flag(p, f, r) => vec![

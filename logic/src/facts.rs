@@ -116,6 +116,8 @@ pub struct Facts {
     pub forbidden_pattern: Vec<(Sym, Sym, Severity, Sym)>,
     /// `commit_override(Reason)`: a human let a blocked commit through, with a reason.
     pub commit_override: Vec<Sym>,
+    /// `project_denied_program(Program)`: the project's policy forbids running it.
+    pub project_denied_program: Vec<Sym>,
     /// `audit_event(Seq, Kind, Program, Outcome)`: what the router did this session.
     pub audit_event: Vec<(u32, ActionKind, Sym, ActionOutcome)>,
     /// `autonomy(Profile)`: how much nerd may do without asking.

@@ -228,6 +228,7 @@ fn base_atoms(f: &Facts, name: &str) -> Vec<Atom> {
         "forbidden_pattern" => render::rows(&f.forbidden_pattern, |&(g, r, v, m)| atom!(s, name, g, r, v, m)),
         "commit_override" => render::rows(&f.commit_override, |&r| atom!(s, name, r)),
         "autonomy" => vec![atom!(s, name, f.autonomy)],
+        "project_denied_program" => render::rows(&f.project_denied_program, |&x| atom!(s, name, x)),
         "audit_event" => render::rows(&f.audit_event, |&(q, k, p, o)| atom!(s, name, q, k, p, o)),
         "allowed_binary" => render::rows(&f.allowed_binary, |&x| atom!(s, name, x)),
         "code_runner" => render::rows(&f.code_runner, |&x| atom!(s, name, x)),

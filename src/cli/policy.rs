@@ -20,7 +20,9 @@ pub fn check(root: &Path, action: &str, intent: &str, autonomy: &str, json: bool
     let autonomy: Autonomy =
         autonomy.parse().map_err(|e: nerd_logic::vocab::UnknownWord| NerdError::Usage(e.to_string()))?;
     let action = Action::parse(action).map_err(|e| NerdError::Usage(e.to_string()))?;
-    let decision = policy::decide(&canonical(root)?, &action, intent, autonomy);
+    let root = canonical(root)?;
+    let project = crate::config::Config::load(&root).map_err(|e| NerdError::Usage(e.to_string()))?.policy;
+    let decision = policy::decide(&root, &project, &action, intent, autonomy);
     let mut out = std::io::stdout().lock();
     if json {
         writeln!(
@@ -69,6 +71,7 @@ pub fn claude_pretooluse(fallback_root: &Path) -> Result<i32, NerdError> {
         serde_json::from_str(&input).map_err(|e| NerdError::Usage(format!("not a PreToolUse payload: {e}")))?;
     let root = payload.cwd.as_deref().map(Path::new).unwrap_or(fallback_root);
     let root = super::discover_root(Some(root)).and_then(|r| canonical(&r))?;
+    let project = crate::config::Config::load(&root).map_err(|e| NerdError::Usage(e.to_string()))?.policy;
     let (verdict, reasons) = match claude::call(&payload) {
         Call::Inert => (Verdict::Allow, vec!["nothing to judge".to_string()]),
         Call::Unknown(why) => (Verdict::Ask, vec![why]),
@@ -76,7 +79,9 @@ pub fn claude_pretooluse(fallback_root: &Path) -> Result<i32, NerdError> {
             let mut decisions = Vec::new();
             for action in &actions {
                 match action.validate() {
-                    Ok(()) => decisions.push(policy::decide(&root, action, Category::Mutation, Autonomy::Balanced)),
+                    Ok(()) => {
+                        decisions.push(policy::decide(&root, &project, action, Category::Mutation, Autonomy::Balanced))
+                    }
                     Err(e) => decisions.push(Decision {
                         decision: Verdict::Deny,
                         reasons: vec![e.to_string()],

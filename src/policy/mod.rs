@@ -45,10 +45,17 @@ pub fn constitution_hash() -> String {
     crate::digest::sha256_hex(nerd_logic::constitution::SOURCE.as_bytes())
 }
 
-/// The facts of one decision: default policy, the intent, the action.
-pub fn decision_facts(workspace: &Path, action: &Action, intent: Category, autonomy: Autonomy) -> Facts {
+/// The facts of one decision: default policy, the project's restrictions, the intent, the action.
+pub fn decision_facts(
+    workspace: &Path,
+    project: &crate::config::PolicyConfig,
+    action: &Action,
+    intent: Category,
+    autonomy: Autonomy,
+) -> Facts {
     let mut f = Facts::with_default_policy();
     f.autonomy = autonomy;
+    project.apply(&mut f);
     let verb = match intent {
         Category::Query => Verb::Status,
         Category::Mutation => Verb::Implement,
@@ -88,17 +95,32 @@ pub fn verdict(fixpoint: &Fixpoint, id: &str, autonomy: Autonomy) -> Decision {
         );
         (Verdict::Allow, vec![why])
     } else {
-        let why = format!(
-            "a human must approve: {} risk routes to ask under the {autonomy} profile",
-            risk.as_deref().unwrap_or("?")
-        );
+        // Ask comes from the matrix, or from project policy when the matrix would not ask.
+        let by_matrix = risk
+            .as_deref()
+            .and_then(|r| r.parse::<nerd_logic::vocab::Risk>().ok())
+            .map(|r| nerd_logic::constitution::matrix(autonomy, r) == nerd_logic::vocab::Route::Ask);
+        let why = if by_matrix == Some(false) {
+            "a human must approve: the project's policy asks for this kind of action".to_string()
+        } else {
+            format!(
+                "a human must approve: {} risk routes to ask under the {autonomy} profile",
+                risk.as_deref().unwrap_or("?")
+            )
+        };
         (Verdict::Ask, vec![why])
     };
     Decision { decision, reasons, risk, route }
 }
 
 /// Decides one action in `workspace` (canonical) for an intent and profile.
-pub fn decide(workspace: &Path, action: &Action, intent: Category, autonomy: Autonomy) -> Decision {
-    let fixpoint = evaluate(decision_facts(workspace, action, intent, autonomy));
-    verdict(&fixpoint, ACTION_ID, autonomy)
+pub fn decide(
+    workspace: &Path,
+    project: &crate::config::PolicyConfig,
+    action: &Action,
+    intent: Category,
+    autonomy: Autonomy,
+) -> Decision {
+    let fixpoint = evaluate(decision_facts(workspace, project, action, intent, autonomy));
+    verdict(&fixpoint, ACTION_ID, project.autonomy(autonomy))
 }

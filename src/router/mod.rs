@@ -41,6 +41,8 @@ pub enum RouterError {
     Audit(#[from] AuditError),
     #[error("cannot use workspace {path}: {source}")]
     Workspace { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
 }
 
 /// What an executed action produced.
@@ -69,6 +71,8 @@ pub struct Router {
     session: String,
     intent: Category,
     autonomy: Autonomy,
+    /// The project's restrictions from `.nerd/config.toml`.
+    project: crate::config::PolicyConfig,
     /// Digests of the actions a human approved.
     approvals: HashSet<String>,
     /// This session's events, for the watchdog.
@@ -117,6 +121,7 @@ impl Router {
     pub fn open(root: &Path, intent: Category, autonomy: Autonomy) -> Result<Router, RouterError> {
         let root = root.canonicalize().map_err(|source| RouterError::Workspace { path: root.to_path_buf(), source })?;
         let store = Store::open(&root)?;
+        let project = crate::config::Config::load(&root)?.policy;
         let session = format!("{:x}", crate::timing::now_ns());
         Ok(Router {
             root,
@@ -124,6 +129,7 @@ impl Router {
             session,
             intent,
             autonomy,
+            project,
             approvals: HashSet::new(),
             events: Vec::new(),
             timeout: Duration::from_secs(600),
@@ -158,7 +164,7 @@ impl Router {
 
     fn facts_for(&self, action: Option<&Action>) -> Facts {
         let mut f = match action {
-            Some(a) => policy::decision_facts(&self.root, a, self.intent, self.autonomy),
+            Some(a) => policy::decision_facts(&self.root, &self.project, a, self.intent, self.autonomy),
             None => Facts::with_default_policy(),
         };
         for (i, (kind, program, outcome)) in self.events.iter().enumerate() {
@@ -188,7 +194,7 @@ impl Router {
         let facts = self.facts_for(Some(action));
         let recorded = recorded_facts(&facts);
         let fixpoint = evaluate(facts);
-        let decision = policy::verdict(&fixpoint, ACTION_ID, self.autonomy);
+        let decision = policy::verdict(&fixpoint, ACTION_ID, self.project.autonomy(self.autonomy));
         let seq = audit::append(
             &self.root,
             &self.store,
