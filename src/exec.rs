@@ -151,6 +151,8 @@ pub fn run(job: &Job) -> Result<Finished, ExecError> {
     let out = child.stdout.take().map(|s| std::thread::spawn(move || capped(s)));
     let err = child.stderr.take().map(|s| std::thread::spawn(move || capped(s)));
     let mut timed_out = false;
+    // Poll quickly at first (most tools finish fast), then back off to 20 ms.
+    let mut pause = Duration::from_micros(200);
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
@@ -160,7 +162,10 @@ pub fn run(job: &Job) -> Result<Finished, ExecError> {
                 timed_out = true;
                 break child.wait().ok();
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Ok(None) => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(20));
+            }
             Err(_) => break None,
         }
     };

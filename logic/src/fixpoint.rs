@@ -184,8 +184,8 @@ impl Fixpoint {
     }
 }
 
-/// Renders the base facts of one predicate.
-fn base_atoms(f: &Facts, name: &str) -> Vec<Atom> {
+/// Renders the base facts of one predicate (none for derived or unknown names).
+pub fn base_atoms(f: &Facts, name: &str) -> Vec<Atom> {
     let s = &f.symbols;
     let one = |present: bool| {
         if present {

@@ -26,6 +26,6 @@ pub use assert::AssertError;
 pub use atom::{parse_atom, Atom, Term};
 pub use catalog::{Origin, Predicate, PREDICATES};
 pub use facts::{Confidence, Facts, FileFact, SymbolFact};
-pub use fixpoint::{evaluate, Fixpoint, KernelError};
+pub use fixpoint::{base_atoms, evaluate, Fixpoint, KernelError};
 pub use proof::{ExplainedPremise, Explanation, Premise, Proof};
 pub use symbols::{Sym, Symbols};

@@ -119,8 +119,12 @@ pub fn replay(root: &Path, n: i64) -> Result<i32, NerdError> {
             v["record"].as_str().unwrap_or("?")
         )));
     }
+    let recorded: Vec<&str> = v["facts"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    if v["facts_digest"].as_str() != Some(crate::digest::sha256_hex(recorded.join("\n").as_bytes()).as_str()) {
+        return Err(usage(format!("record {n}'s facts do not match their digest")));
+    }
     let mut facts = Facts::with_default_policy();
-    for atom in v["facts"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+    for atom in recorded {
         let parsed = parse_atom(atom).map_err(usage)?;
         facts.assert_atom(&parsed).map_err(usage)?;
     }

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nerd_logic::vocab::{ActionKind, ActionOutcome, Autonomy, Category};
-use nerd_logic::{evaluate, Atom, Facts, Origin, PREDICATES};
+use nerd_logic::{base_atoms, evaluate, Atom, Facts, Origin, PREDICATES};
 use serde::Serialize;
 use serde_json::json;
 
@@ -97,14 +97,11 @@ fn clip(s: &str) -> String {
 
 /// The base facts of `f` that the default policy does not already hold: what a replay needs.
 fn recorded_facts(f: &Facts) -> Vec<String> {
-    let default = evaluate(Facts::with_default_policy());
-    let current = evaluate(f.clone());
+    let default = Facts::with_default_policy();
     let mut out = Vec::new();
     for p in PREDICATES.iter().filter(|p| p.origin != Origin::Derived) {
-        let base: BTreeSet<Atom> = default.atoms(p.name).unwrap_or_default().into_iter().collect();
-        out.extend(
-            current.atoms(p.name).unwrap_or_default().into_iter().filter(|a| !base.contains(a)).map(|a| a.to_string()),
-        );
+        let base: BTreeSet<Atom> = base_atoms(&default, p.name).into_iter().collect();
+        out.extend(base_atoms(f, p.name).into_iter().filter(|a| !base.contains(a)).map(|a| a.to_string()));
     }
     out
 }
@@ -193,6 +190,7 @@ impl Router {
         }
         let facts = self.facts_for(Some(action));
         let recorded = recorded_facts(&facts);
+        let facts_digest = crate::digest::sha256_hex(recorded.join("\n").as_bytes());
         let fixpoint = evaluate(facts);
         let decision = policy::verdict(&fixpoint, ACTION_ID, self.project.autonomy(self.autonomy));
         let seq = audit::append(
@@ -203,6 +201,7 @@ impl Router {
                 "session": self.session,
                 "constitution": policy::constitution_hash(),
                 "action": action,
+                "facts_digest": facts_digest,
                 "facts": recorded,
                 "derived": decision_atoms(&fixpoint),
                 "decision": decision.decision,
