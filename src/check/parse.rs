@@ -13,14 +13,14 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Found {
     Diagnostic {
-        #[serde(with = "as_word")]
+        #[serde(with = "crate::words")]
         severity: Severity,
         code: String,
         message: String,
     },
     Test {
         name: String,
-        #[serde(with = "as_word")]
+        #[serde(with = "crate::words")]
         outcome: TestOutcome,
     },
     Secret {
@@ -40,27 +40,6 @@ pub struct Finding {
     pub line: u32,
     /// The tool, `secrets` or `rule`.
     pub source: String,
-}
-
-/// Serde through a vocabulary's canonical word (the logic crate has no serde).
-mod as_word {
-    use std::fmt::Display;
-    use std::str::FromStr;
-
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<T: Display, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(value)
-    }
-
-    pub fn deserialize<'de, T, D>(d: D) -> Result<T, D::Error>
-    where
-        T: FromStr,
-        T::Err: Display,
-        D: Deserializer<'de>,
-    {
-        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
-    }
 }
 
 fn rx(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {

@@ -6,6 +6,7 @@ mod act;
 mod check;
 mod index;
 mod output;
+mod perceive;
 mod policy;
 mod query;
 mod watch;
@@ -86,6 +87,17 @@ pub enum Command {
     Policy {
         #[command(subcommand)]
         action: PolicyAction,
+    },
+    /// Read a request into intent facts with the offline transducer, grounded on the index.
+    Perceive {
+        /// The request, e.g. "fix the failing test in parser_test.go".
+        text: String,
+        /// The transducer. Only the built-in offline one exists in this build.
+        #[arg(long, default_value = "offline", value_parser = ["offline"])]
+        provider: String,
+        /// Print {"category", "verb", "target", "constraints", "confidence", "clarification", ...}.
+        #[arg(long)]
+        json: bool,
     },
     /// Print nerd's version and its constitution's integrity hash.
     Version,
@@ -208,6 +220,9 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
             policy::check(&root, &action, &intent, &autonomy, json)
         }
         Command::Version => policy::version(),
+        Command::Perceive { text, provider: _, json } => {
+            perceive::run(&discover_root(cli.repo.as_deref())?, &text, json)
+        }
         Command::Act { action, intent, autonomy, approve, json } => {
             let root = discover_root(cli.repo.as_deref())?;
             act::act(&root, &action, &intent, &autonomy, approve, json)

@@ -1,0 +1,104 @@
+//! Focus resolution: grounds a fuzzy reference ("the auth thing",
+//! "parse_config", "Session.login") on the projected symbols and files, each
+//! candidate with a confidence in [0, 1]. It only proposes; the kernel's
+//! clarification rules decide whether the best candidate is good enough.
+//! Knows nothing about intents or the kernel.
+
+/// One grounding of a reference.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Candidate {
+    pub path: String,
+    /// A symbol id, or empty when the reference names a file.
+    pub symbol: String,
+    pub confidence: f64,
+}
+
+/// A projected symbol as focus resolution sees it.
+pub struct Known<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub path: &'a str,
+}
+
+/// Most candidates kept.
+pub const MAX_CANDIDATES: usize = 5;
+
+fn normal(s: &str) -> String {
+    s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+}
+
+const FILLER: &[&str] =
+    &["the", "thing", "stuff", "code", "module", "function", "class", "method", "file", "that", "this", "one"];
+
+/// Candidates for `reference`, best first.
+pub fn resolve(reference: &str, symbols: &[Known<'_>], files: &[&str]) -> Vec<Candidate> {
+    let r = reference.trim().trim_end_matches("()");
+    if r.is_empty() {
+        return Vec::new();
+    }
+    let rn = normal(r);
+    let words: Vec<String> = r
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .filter(|w| w.len() >= 3 && !FILLER.contains(&w.as_str()))
+        .collect();
+    let mut out: Vec<Candidate> = Vec::new();
+    for s in symbols {
+        let qualified = s.id.split_once('#').map_or(s.id, |(_, q)| q);
+        let confidence = if s.id == r {
+            1.0
+        } else if qualified == r || s.name == r {
+            0.95
+        } else if normal(s.name) == rn || normal(qualified) == rn {
+            0.88
+        } else if !words.is_empty() {
+            let hay = normal(s.id);
+            let hits = words.iter().filter(|w| hay.contains(w.as_str())).count();
+            if hits == 0 {
+                continue;
+            }
+            0.4 + 0.35 * hits as f64 / words.len() as f64
+        } else {
+            continue;
+        };
+        out.push(Candidate { path: s.path.to_string(), symbol: s.id.to_string(), confidence });
+    }
+    for f in files {
+        let confidence = if *f == r || f.ends_with(&format!("/{r}")) {
+            0.97
+        } else if !words.is_empty() && words.iter().all(|w| normal(f).contains(w.as_str())) {
+            0.6
+        } else {
+            continue;
+        };
+        out.push(Candidate { path: f.to_string(), symbol: String::new(), confidence });
+    }
+    out.sort_by(|a, b| {
+        b.confidence.total_cmp(&a.confidence).then_with(|| (&a.path, &a.symbol).cmp(&(&b.path, &b.symbol)))
+    });
+    out.truncate(MAX_CANDIDATES);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_names_are_confident_fuzzy_ones_are_not() {
+        let symbols = [
+            Known { id: "src/config.rs#parse_config", name: "parse_config", path: "src/config.rs" },
+            Known { id: "src/auth.rs#login", name: "login", path: "src/auth.rs" },
+            Known { id: "src/auth.rs#Session.refresh", name: "refresh", path: "src/auth.rs" },
+            Known { id: "src/cli.rs#parse_args", name: "parse_args", path: "src/cli.rs" },
+        ];
+        let files = ["src/config.rs", "src/auth.rs"];
+        let best = |r: &str| resolve(r, &symbols, &files).first().cloned();
+        assert_eq!(best("parse_config").unwrap().confidence, 0.95);
+        assert_eq!(best("Session.refresh").unwrap().symbol, "src/auth.rs#Session.refresh");
+        assert_eq!(best("src/auth.rs").unwrap().confidence, 0.97);
+        let fuzzy = resolve("the auth thing", &symbols, &files);
+        assert!(fuzzy.len() >= 2 && fuzzy.iter().all(|c| c.confidence < 0.85), "{fuzzy:?}");
+        assert!(resolve("nothing like it", &symbols, &files).is_empty());
+    }
+}

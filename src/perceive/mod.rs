@@ -1,0 +1,112 @@
+//! Perception: text in, checked intent facts out. A transducer (the offline
+//! rules, or a model) writes intent JSON; the boundary parses it into typed
+//! values; malformed output gets a bounded repair loop that feeds the parse
+//! error back, then falls back to asking the user. Focus resolution grounds
+//! the target on the projected symbols and paths with a confidence, which the
+//! kernel's clarification rules judge. Knows nothing about acting.
+
+pub mod boundary;
+pub mod focus;
+pub mod offline;
+
+pub use boundary::{BoundaryError, Intent, Missing};
+
+/// Attempts after the first at repairing malformed output.
+pub const MAX_REPAIRS: usize = 2;
+
+/// Something that turns a request into intent JSON.
+pub trait Transducer {
+    fn name(&self) -> &str;
+    /// One attempt; `feedback` is the previous attempt's parse error.
+    fn transduce(&mut self, text: &str, feedback: Option<&str>) -> Result<String, String>;
+}
+
+/// The deterministic, offline transducer: the embedded default.
+pub struct Offline;
+
+impl Transducer for Offline {
+    fn name(&self) -> &str {
+        "offline"
+    }
+
+    fn transduce(&mut self, text: &str, _feedback: Option<&str>) -> Result<String, String> {
+        Ok(offline::transduce(text))
+    }
+}
+
+/// A recorded transcript replayed in order: model outputs for tests and audits.
+pub struct Transcript {
+    pub outputs: std::collections::VecDeque<String>,
+    /// The feedback each attempt received, for inspection.
+    pub feedback: Vec<Option<String>>,
+}
+
+impl Transducer for Transcript {
+    fn name(&self) -> &str {
+        "transcript"
+    }
+
+    fn transduce(&mut self, _text: &str, feedback: Option<&str>) -> Result<String, String> {
+        self.feedback.push(feedback.map(str::to_string));
+        self.outputs.pop_front().ok_or_else(|| "the transcript has no more outputs".to_string())
+    }
+}
+
+/// How perception went.
+#[derive(Debug, PartialEq)]
+pub enum Perceived {
+    Intent {
+        intent: Intent,
+        attempts: usize,
+    },
+    /// Every attempt failed: the request must be clarified with the user.
+    Unparsed {
+        errors: Vec<String>,
+    },
+}
+
+/// Perceives `text`, repairing malformed output at most `MAX_REPAIRS` times.
+pub fn perceive(transducer: &mut dyn Transducer, text: &str) -> Perceived {
+    let mut errors = Vec::new();
+    for attempt in 0..=MAX_REPAIRS {
+        let feedback = errors.last().map(String::as_str);
+        let raw = match transducer.transduce(text, feedback) {
+            Ok(raw) => raw,
+            Err(e) => {
+                errors.push(e);
+                break;
+            }
+        };
+        match boundary::parse(&raw) {
+            Ok(intent) => return Perceived::Intent { intent, attempts: attempt + 1 },
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    Perceived::Unparsed { errors }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn malformed_output_is_repaired_within_the_budget_with_the_error_fed_back() {
+        let good = r#"{"category":"mutation","verb":"fix","target":"parser","confidence":0.9}"#;
+        let mut t = Transcript { outputs: ["not json".to_string(), good.to_string()].into(), feedback: vec![] };
+        let got = perceive(&mut t, "fix the parser");
+        assert!(matches!(got, Perceived::Intent { attempts: 2, .. }), "{got:?}");
+        assert_eq!(t.feedback[0], None);
+        assert!(t.feedback[1].as_deref().unwrap_or("").contains("not the intent JSON"));
+    }
+
+    #[test]
+    fn a_model_that_never_complies_ends_in_clarification() {
+        let bad = r#"{"category":"mutation","verb":"delete","confidence":1,"permitted":true}"#;
+        let mut t = Transcript { outputs: vec![bad.to_string(); 5].into(), feedback: vec![] };
+        match perceive(&mut t, "delete everything") {
+            Perceived::Unparsed { errors } => assert_eq!(errors.len(), MAX_REPAIRS + 1),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(t.outputs.len(), 5 - (MAX_REPAIRS + 1), "bounded: no more attempts than the budget");
+    }
+}

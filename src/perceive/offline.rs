@@ -1,0 +1,267 @@
+//! The offline transducer: deterministic rules that read a request into the
+//! intent JSON a model would produce (category and controlled verb, target,
+//! constraints, context hint, confidence, missing parameters). Identifiers
+//! (`snake_case`, `Type.method`, paths, quoted or backticked names) are masked
+//! before verbs are looked for, so "simplify resolve_file" is a refactor, not
+//! a fix. Knows nothing about the repository.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde_json::json;
+
+fn rx(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    cell.get_or_init(|| Regex::new(pattern).unwrap_or_else(|e| panic!("built-in perception pattern {pattern}: {e}")))
+}
+
+macro_rules! pattern {
+    ($name:ident, $re:expr) => {
+        fn $name() -> &'static Regex {
+            static CELL: OnceLock<Regex> = OnceLock::new();
+            rx(&CELL, $re)
+        }
+    };
+}
+
+// Instructions: standing rules for the project, not one-off requests.
+pattern!(
+    instruction,
+    r"^(from now on,?\s*)?(never|always|don'?t ever|do not ever|stop using|avoid|prefer|favou?r|we'?d rather|make sure (all|every|to always)|every \S.* must|all \S.* must)\b|\bfrom now on\b"
+);
+pattern!(forbid, r"\b(never|don'?t ever|do not ever|stop using|avoid|must not|must never)\b");
+pattern!(prefer, r"\b(prefer|favou?r|rather)\b");
+
+// Queries, in precedence order.
+pattern!(q_impact, r"\b(what (would )?breaks?|would break|impact of|affected|depends on|blast radius)\b");
+pattern!(
+    q_status,
+    r"\b(tests? (are |is )?(passing|failing|green|red)|are the tests|which tests are failing|does (it|the project|the code) (still )?(build|compile)|ci (is )?green|status of|build status|is the build)\b"
+);
+pattern!(q_review, r"\b(review|critique|look over|check my changes)\b");
+pattern!(
+    q_search,
+    r"^(search|find|where|grep|list|show me where|look for|any references)\b|\b(uses of|usages of|references to|callers of|who calls|what calls|where is|where are)\b"
+);
+pattern!(
+    q_explain,
+    r"^(explain|how does|how do|how is|what does|what is|what's|why does|why is|why do|describe|walk me through|give me an overview|tell me about)\b|\b(overview|architecture)\b"
+);
+pattern!(question_start, r"^(what|where|which|who|why|how|is|are|does|do|can|could|show|list|any)\b");
+
+// Mutations, in precedence order.
+pattern!(
+    m_test,
+    r"\b(write|add|create)\b.*\b(tests?|test cases?)\b|\btest coverage\b|\bunit tests?\b|\bregression tests?\b"
+);
+pattern!(m_document, r"\b(document|docstrings?|doc comments?|documentation|readme|docs)\b");
+pattern!(m_rename, r"\brename\b|\bchange the name\b|\bcall (the )?\S+( \S+)? \S+ instead\b");
+pattern!(m_commit, r"\b(commit|check in)\b");
+pattern!(
+    m_scaffold,
+    r"\b(scaffold|bootstrap|set up a new|create a new \w+( \w+)? (project|package|library|crate|app))\b|\bnew \w+ project\b"
+);
+pattern!(m_delete, r"\b(delete|remove|drop|get rid of|eliminate)\b");
+pattern!(m_fix, r"\b(fix|repair|debug|resolve|make the tests pass|broken|crash(es)?|throws|bug)\b");
+pattern!(
+    m_refactor,
+    r"\b(refactor|clean up|cleanup|simplify|extract|restructure|reorgani[sz]e|split|deduplicate|dedupe|inline|tidy)\b"
+);
+pattern!(m_implement, r"\b(add|implement|create|build|support|introduce|write|make)\b");
+
+pattern!(
+    broad,
+    r"\b(architecture|overview|overall|whole (project|codebase|repo)|project structure|big picture|codebase)\b"
+);
+pattern!(
+    constraint,
+    r"\b(without [^,.;]+|but (don'?t|do not) [^,.;]+|don'?t touch [^,.;]+|only (in|for) [^,.;]+|keep(ing)? [^,.;]+ (unchanged|intact|as is)|everywhere)"
+);
+pattern!(code_span, r#"`([^`]+)`|"([^"]+)"|'([^']{2,})'"#);
+pattern!(
+    identifier,
+    r"[A-Za-z_][\w]*(?:(?:::|\.|/)[\w\-]+)+(?:\(\))?|[A-Za-z]*_[\w]+(?:\(\))?|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\b\w+\(\)"
+);
+pattern!(rename_to, r"\bto `?([A-Za-z_][\w.:]*)`?");
+
+/// A verb and the pattern that signals it, in precedence order.
+type VerbCue = (&'static str, fn() -> &'static Regex);
+
+const STOPWORDS: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "my",
+    "this",
+    "that",
+    "it",
+    "please",
+    "in",
+    "of",
+    "to",
+    "for",
+    "with",
+    "again",
+    "right",
+    "now",
+    "all",
+    "every",
+    "some",
+    "our",
+    "its",
+    "and",
+    "me",
+    "can",
+    "you",
+    "is",
+    "be",
+    "so",
+    "just",
+    "on",
+    "from",
+    "into",
+    // Query connectives: they frame the reference, they are not it.
+    "uses",
+    "usages",
+    "references",
+    "callers",
+    "if",
+    "i",
+    "change",
+    "edit",
+    "modify",
+    "would",
+    "does",
+    "do",
+    "defined",
+    "calls",
+    "called",
+    "where",
+    "what",
+    "which",
+    "who",
+    "how",
+    "why",
+    "break",
+    "breaks",
+    "affected",
+    "depends",
+    "used",
+    "gets",
+    "are",
+    "was",
+    "were",
+    "any",
+    "there",
+];
+
+/// Masks identifiers, returning the masked text and the identifiers in order.
+fn mask(text: &str) -> (String, Vec<String>) {
+    let mut ids = Vec::new();
+    let after_spans = code_span().replace_all(text, |c: &regex::Captures| {
+        let inner = c.get(1).or(c.get(2)).or(c.get(3)).map_or("", |m| m.as_str());
+        ids.push(inner.to_string());
+        " ID ".to_string()
+    });
+    let masked = identifier().replace_all(&after_spans, |c: &regex::Captures| {
+        ids.push(c[0].trim_end_matches("()").to_string());
+        " ID ".to_string()
+    });
+    (masked.into_owned(), ids)
+}
+
+/// Words after the first match of `cue`, without stopwords: a fallback target.
+fn words_after(masked: &str, cue: &Regex) -> String {
+    let start = cue.find(masked).map_or(0, |m| m.end());
+    masked[start..]
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .filter(|w| !w.is_empty() && w != &"ID" && !STOPWORDS.contains(&w.to_ascii_lowercase().as_str()))
+        .take(4)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Reads one request into intent JSON.
+pub fn transduce(text: &str) -> String {
+    let original = text.trim();
+    let (masked_raw, ids) = mask(original);
+    let masked = masked_raw.to_lowercase().trim_end_matches(['?', '.', '!', ' ']).to_string();
+    let lower = masked.trim().to_string();
+    let is_question = original.ends_with('?') || question_start().is_match(&lower);
+
+    let (category, verb, cue, cues): (&str, &str, &Regex, usize) = if instruction().is_match(&lower) {
+        let verb = if forbid().is_match(&lower) {
+            "forbid"
+        } else if prefer().is_match(&lower) {
+            "prefer"
+        } else {
+            "require"
+        };
+        ("instruction", verb, instruction(), 1)
+    } else {
+        let queries: [VerbCue; 5] = [
+            ("impact", q_impact),
+            ("status", q_status),
+            ("review", q_review),
+            ("search", q_search),
+            ("explain", q_explain),
+        ];
+        let mutations: [VerbCue; 9] = [
+            ("test", m_test),
+            ("document", m_document),
+            ("rename", m_rename),
+            ("commit", m_commit),
+            ("scaffold", m_scaffold),
+            ("delete", m_delete),
+            ("fix", m_fix),
+            ("refactor", m_refactor),
+            ("implement", m_implement),
+        ];
+        let query = queries.iter().find(|(_, re)| re().is_match(&lower));
+        let matched: Vec<&VerbCue> = mutations.iter().filter(|(_, re)| re().is_match(&lower)).collect();
+        match (query, matched.first()) {
+            (Some((verb, re)), _) => ("query", *verb, re(), 1),
+            (None, Some((verb, re))) => ("mutation", *verb, re(), matched.len()),
+            (None, None) if is_question => ("query", "explain", q_explain(), 0),
+            (None, None) => ("mutation", "implement", m_implement(), 0),
+        }
+    };
+
+    let mut constraints: Vec<String> =
+        constraint().find_iter(&original.to_lowercase()).map(|m| m.as_str().trim().to_string()).collect();
+    // A rename names the new name after "to"; the target is the other name.
+    let new_name = if verb == "rename" { rename_to().captures(original).map(|c| c[1].to_string()) } else { None };
+    let target = match &new_name {
+        Some(new) => ids.iter().find(|i| *i != new).cloned().unwrap_or_else(|| {
+            let before_to = lower.split(" to ").next().unwrap_or(&lower);
+            words_after(before_to, cue)
+        }),
+        None => ids.first().cloned().unwrap_or_else(|| words_after(&lower, cue)),
+    };
+    if let Some(new) = new_name.or_else(|| if verb == "rename" { ids.get(1).cloned() } else { None }) {
+        constraints.push(format!("new name: {new}"));
+    }
+    constraints.truncate(8);
+    let confidence = match cues {
+        0 => 0.5,
+        1 => 0.95,
+        _ => 0.8,
+    };
+    let mut missing = Vec::new();
+    if target.is_empty() && category == "mutation" && !matches!(verb, "commit" | "fix") {
+        missing.push(json!({"param": "target", "clue": original, "hypothesis": ""}));
+    }
+    if verb == "rename" && !constraints.iter().any(|c| c.starts_with("new name")) {
+        missing.push(json!({"param": "new_name", "clue": original, "hypothesis": ""}));
+    }
+    let context = if broad().is_match(&lower) { "broad" } else { "narrow" };
+    json!({
+        "category": category,
+        "verb": verb,
+        "target": target,
+        "constraints": constraints,
+        "context": context,
+        "confidence": confidence,
+        "missing": missing,
+    })
+    .to_string()
+}

@@ -1,0 +1,21 @@
+//! Serde for the logic crate's closed vocabularies through their canonical
+//! words (`"error"`, `"mutation"`...): the logic crate itself has no serde.
+//! Use with `#[serde(with = "crate::words")]`. Knows nothing about any vocabulary.
+
+use std::fmt::Display;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serializer};
+
+pub fn serialize<T: Display, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(value)
+}
+
+pub fn deserialize<'de, T, D>(d: D) -> Result<T, D::Error>
+where
+    T: FromStr,
+    T::Err: Display,
+    D: Deserializer<'de>,
+{
+    String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+}

@@ -1,0 +1,112 @@
+//! The offline transducer against the labelled set in
+//! `tests/fixtures/perception/intents.tsv`, through the same boundary a model's
+//! output crosses. Category and verb must both be right to count.
+
+mod common;
+
+use nerd::perceive::{perceive, Offline, Perceived};
+
+/// (split, category, verb, utterance) rows.
+fn rows() -> Vec<(String, String, String, String)> {
+    include_str!("fixtures/perception/intents.tsv")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.splitn(4, '\t').collect();
+            (f[0].to_string(), f[1].to_string(), f[2].to_string(), f[3].to_string())
+        })
+        .collect()
+}
+
+/// Accuracy of one split, and the misses.
+fn score(split: &str) -> (f64, usize, Vec<String>) {
+    let rows: Vec<_> = rows().into_iter().filter(|r| r.0 == split).collect();
+    let mut misses = Vec::new();
+    for (_, category, verb, text) in &rows {
+        match perceive(&mut Offline, text) {
+            Perceived::Intent { intent, .. }
+                if intent.category.as_str() == category && intent.verb.as_str() == verb => {}
+            Perceived::Intent { intent, .. } => {
+                misses.push(format!("{text:?}: want {category}/{verb}, got {}/{}", intent.category, intent.verb))
+            }
+            Perceived::Unparsed { errors } => misses.push(format!("{text:?}: unparsed {errors:?}")),
+        }
+    }
+    let n = rows.len();
+    ((n - misses.len()) as f64 / n as f64, n, misses)
+}
+
+#[test]
+fn offline_accuracy_on_the_tuning_split() {
+    let (acc, n, misses) = score("tune");
+    assert!(n >= 50, "{n}");
+    assert!(acc >= 0.9, "{:.1}% of {n}; misses:\n{}", acc * 100.0, misses.join("\n"));
+}
+
+#[test]
+fn offline_accuracy_on_the_held_out_split() {
+    let (acc, n, misses) = score("holdout");
+    assert!(n >= 20, "{n}");
+    assert!(acc >= 0.9, "{:.1}% of {n}; misses:\n{}", acc * 100.0, misses.join("\n"));
+}
+
+/// Prints both splits' figures (`cargo test --test perception -- --nocapture report`).
+#[test]
+fn report() {
+    for split in ["tune", "holdout"] {
+        let (acc, n, misses) = score(split);
+        println!("{split}: {:.1}% of {n}", acc * 100.0);
+        for m in misses {
+            println!("  miss {m}");
+        }
+    }
+    let texts: Vec<String> = rows().into_iter().map(|r| r.3).collect();
+    let started = std::time::Instant::now();
+    for _ in 0..20 {
+        for t in &texts {
+            let _ = perceive(&mut Offline, t);
+        }
+    }
+    let per = started.elapsed().as_secs_f64() * 1e6 / (20 * texts.len()) as f64;
+    println!("latency: {per:.1} µs per utterance (transducer + boundary, this build's profile)");
+}
+
+fn perceive_json(dir: &std::path::Path, text: &str) -> serde_json::Value {
+    let out = common::nerd(dir, &["perceive", "--json", text]);
+    assert!(out.status.success(), "{text}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn perceive_grounds_references_and_asks_when_unsure() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/auth.rs"), "pub fn login() {}\npub fn logout() {}\n").unwrap();
+    std::fs::write(dir.path().join("src/config.rs"), "pub fn parse_config() {}\n").unwrap();
+    common::git(dir.path(), &["init", "-q", "-b", "main"]);
+
+    let v = perceive_json(dir.path(), "Search for uses of parse_config");
+    assert_eq!((v["category"].as_str(), v["verb"].as_str()), (Some("query"), Some("search")));
+    assert_eq!(v["focus"][0]["symbol"], "src/config.rs#parse_config");
+    assert!(v["clarification"].is_null(), "{v}");
+    assert_eq!(v["next_action"], "answer_query");
+
+    let v = perceive_json(dir.path(), "refactor the auth thing");
+    let q = v["clarification"].as_str().unwrap_or_default();
+    assert!(q.contains("src/auth.rs#login") && q.contains("src/auth.rs#logout"), "{v}");
+    assert_eq!(v["strategy"], "clarify");
+    assert_eq!(v["next_action"], "ask_clarification", "only an interrogative action while unsure");
+
+    let v = perceive_json(dir.path(), "rename login");
+    assert!(v["clarification"].as_str().unwrap_or_default().contains("new name"), "{v}");
+
+    let v = perceive_json(dir.path(), "rename login to sign_in");
+    assert!(v["clarification"].is_null(), "{v}");
+    assert_eq!(v["constraints"][0], "new name: sign_in");
+    assert_eq!(v["next_action"], "apply_refactor");
+
+    let out = common::nerd(dir.path(), &["perceive", "  "]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = common::nerd(dir.path(), &["perceive", "--provider", "openai", "x"]);
+    assert_eq!(out.status.code(), Some(2), "only the offline transducer exists in this build");
+}
