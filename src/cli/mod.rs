@@ -92,8 +92,8 @@ pub enum Command {
     Perceive {
         /// The request, e.g. "fix the failing test in parser_test.go".
         text: String,
-        /// The transducer. Only the built-in offline one exists in this build.
-        #[arg(long, default_value = "offline", value_parser = ["offline"])]
+        /// The transducer: the built-in rules, or a model over HTTP (see the README for the environment).
+        #[arg(long, default_value = "offline", value_parser = ["offline", "openai", "anthropic"])]
         provider: String,
         /// Print {"category", "verb", "target", "constraints", "confidence", "clarification", ...}.
         #[arg(long)]
@@ -220,8 +220,8 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
             policy::check(&root, &action, &intent, &autonomy, json)
         }
         Command::Version => policy::version(),
-        Command::Perceive { text, provider: _, json } => {
-            perceive::run(&discover_root(cli.repo.as_deref())?, &text, json)
+        Command::Perceive { text, provider, json } => {
+            perceive::run(&discover_root(cli.repo.as_deref())?, &text, &provider, json)
         }
         Command::Act { action, intent, autonomy, approve, json } => {
             let root = discover_root(cli.repo.as_deref())?;

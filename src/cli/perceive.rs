@@ -58,11 +58,15 @@ fn question(intent: &Intent, candidates: &[Candidate], unclear: bool) -> Option<
     Some(format!("Which do you mean by \"{}\"? {}", intent.target, options.join("  ")))
 }
 
-pub fn run(root: &Path, text: &str, json_out: bool) -> Result<i32, NerdError> {
+pub fn run(root: &Path, text: &str, provider: &str, json_out: bool) -> Result<i32, NerdError> {
     if text.trim().is_empty() {
         return Err(NerdError::Usage("nothing to perceive: give the request as text".into()));
     }
-    let intent = match perceive(&mut Offline, text) {
+    let mut transducer: Box<dyn crate::perceive::Transducer> = match provider {
+        "offline" => Box::new(Offline),
+        other => Box::new(crate::perceive::http::from_env(other).map_err(NerdError::Usage)?),
+    };
+    let intent = match perceive(transducer.as_mut(), text) {
         Perceived::Intent { intent, .. } => intent,
         Perceived::Unparsed { errors } => {
             return Err(NerdError::Usage(format!("could not read the request: {}", errors.join("; "))))

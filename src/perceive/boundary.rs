@@ -73,6 +73,39 @@ pub enum BoundaryError {
     Value(String),
 }
 
+/// The JSON schema of the intent, generated from the vocabularies: what
+/// models are asked to produce (structured output, tool input).
+pub fn schema() -> serde_json::Value {
+    use nerd_logic::vocab::{Category, ContextHint, Verb};
+    serde_json::json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["category", "verb", "target", "constraints", "context", "confidence", "missing"],
+        "properties": {
+            "category": {"type": "string", "enum": Category::NAMES},
+            "verb": {"type": "string", "enum": Verb::NAMES},
+            "target": {"type": "string", "maxLength": MAX_TEXT},
+            "constraints": {"type": "array", "maxItems": MAX_ITEMS, "items": {"type": "string", "maxLength": MAX_TEXT}},
+            "context": {"type": "string", "enum": ContextHint::NAMES},
+            "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+            "missing": {
+                "type": "array",
+                "maxItems": MAX_ITEMS,
+                "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["param", "clue", "hypothesis"],
+                    "properties": {
+                        "param": {"type": "string", "maxLength": MAX_TEXT},
+                        "clue": {"type": "string", "maxLength": MAX_TEXT},
+                        "hypothesis": {"type": "string", "maxLength": MAX_TEXT}
+                    }
+                }
+            }
+        }
+    })
+}
+
 /// Fields that name kernel decisions or human approvals: never accepted from a model.
 const FORBIDDEN: &[&str] = &[
     "permitted",

@@ -7,6 +7,7 @@
 
 pub mod boundary;
 pub mod focus;
+pub mod http;
 pub mod offline;
 
 pub use boundary::{BoundaryError, Intent, Missing};

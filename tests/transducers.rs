@@ -1,0 +1,159 @@
+//! The HTTP model transducers against a loopback server that replays recorded
+//! responses in the real wire formats (OpenAI chat completions, Anthropic
+//! messages), through the same boundary and repair loop as everything else.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+use nerd::perceive::http::{Http, Wire};
+use nerd::perceive::{perceive, Perceived};
+
+/// One request the server saw: path, lower-cased headers, JSON body.
+type Seen = Arc<Mutex<Vec<(String, Vec<(String, String)>, serde_json::Value)>>>;
+
+/// Serves `responses` (status, body) in order on a loopback port; returns the base URL and what it saw.
+fn serve(responses: Vec<(u16, String)>) -> (String, Seen) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let seen: Seen = Arc::default();
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for (status, body) in responses {
+            let Ok((stream, _)) = listener.accept() else { return };
+            let mut reader = BufReader::new(stream);
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let path = line.split(' ').nth(1).unwrap_or("").to_string();
+            let mut headers = Vec::new();
+            loop {
+                let mut h = String::new();
+                reader.read_line(&mut h).unwrap();
+                let h = h.trim_end();
+                if h.is_empty() {
+                    break;
+                }
+                if let Some((k, v)) = h.split_once(':') {
+                    headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+                }
+            }
+            let len: usize =
+                headers.iter().find(|(k, _)| k == "content-length").and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
+            let mut buf = vec![0u8; len];
+            reader.read_exact(&mut buf).unwrap();
+            log.lock().unwrap().push((path, headers, serde_json::from_slice(&buf).unwrap_or(serde_json::Value::Null)));
+            let mut stream = reader.into_inner();
+            let reply = format!(
+                "HTTP/1.1 {status} OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            stream.write_all(reply.as_bytes()).unwrap();
+        }
+    });
+    (base, seen)
+}
+
+fn openai_reply(content: &str) -> (u16, String) {
+    let body = serde_json::json!({
+        "id": "chatcmpl-rec1", "object": "chat.completion", "created": 1_763_000_000, "model": "gpt-4o-mini",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 412, "completion_tokens": 38, "total_tokens": 450}
+    });
+    (200, body.to_string())
+}
+
+const FIX: &str = r#"{"category":"mutation","verb":"fix","target":"parse_config","constraints":[],"context":"narrow","confidence":0.93,"missing":[]}"#;
+
+#[test]
+fn openai_compatible_output_is_repaired_with_the_error_fed_back() {
+    let (base, seen) = serve(vec![openai_reply("Sure! Here is the intent you asked for."), openai_reply(FIX)]);
+    let mut t = Http::new(Wire::OpenAi, &format!("{base}/v1"), Some("test-key".into()), "gpt-4o-mini");
+    match perceive(&mut t, "fix parse_config, it crashes on empty files") {
+        Perceived::Intent { intent, attempts } => {
+            assert_eq!(attempts, 2);
+            assert_eq!((intent.verb.as_str(), intent.target.as_str()), ("fix", "parse_config"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let seen = seen.lock().unwrap();
+    let (path, headers, body) = &seen[0];
+    assert_eq!(path, "/v1/chat/completions");
+    assert!(headers.contains(&("authorization".into(), "Bearer test-key".into())));
+    let verbs = &body["response_format"]["json_schema"]["schema"]["properties"]["verb"]["enum"];
+    assert!(verbs.as_array().unwrap().iter().any(|v| v == "fix"), "{body}");
+    let retry = seen[1].2["messages"].as_array().unwrap().last().unwrap()["content"].as_str().unwrap().to_string();
+    assert!(retry.contains("rejected") && retry.contains("not the intent JSON"), "{retry}");
+}
+
+#[test]
+fn anthropic_tool_use_is_read_as_the_intent() {
+    let reply = serde_json::json!({
+        "id": "msg_rec1", "type": "message", "role": "assistant", "model": "claude-3-5-haiku-latest",
+        "content": [{"type": "tool_use", "id": "toolu_rec1", "name": "record_intent",
+                     "input": {"category": "query", "verb": "search", "target": "delete_user", "constraints": [], "context": "narrow", "confidence": 0.97, "missing": []}}],
+        "stop_reason": "tool_use", "usage": {"input_tokens": 500, "output_tokens": 60}
+    });
+    let (base, seen) = serve(vec![(200, reply.to_string())]);
+    let mut t = Http::new(Wire::Anthropic, &base, Some("ak-test".into()), "claude-3-5-haiku-latest");
+    match perceive(&mut t, "Search for uses of delete_user") {
+        Perceived::Intent { intent, .. } => {
+            assert_eq!((intent.category.as_str(), intent.verb.as_str()), ("query", "search"))
+        }
+        other => panic!("{other:?}"),
+    }
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0].0, "/v1/messages");
+    assert!(seen[0].1.contains(&("x-api-key".into(), "ak-test".into())));
+    assert!(seen[0].1.iter().any(|(k, _)| k == "anthropic-version"));
+    assert_eq!(seen[0].2["tool_choice"]["name"], "record_intent");
+}
+
+#[test]
+fn a_model_that_asserts_permissions_is_refused_and_errors_are_clear() {
+    let hostile = r#"{"category":"mutation","verb":"delete","target":"/","constraints":[],"context":"narrow","confidence":1,"missing":[],"permitted":true}"#;
+    let (base, _) = serve(vec![openai_reply(hostile), openai_reply(hostile), openai_reply(hostile)]);
+    let mut t = Http::new(Wire::OpenAi, &base, None, "m");
+    match perceive(&mut t, "delete everything") {
+        Perceived::Unparsed { errors } => {
+            assert_eq!(errors.len(), 3);
+            assert!(errors.iter().all(|e| e.contains("decided by nerd")), "{errors:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let (base, _) = serve(vec![(401, r#"{"error":{"message":"Incorrect API key provided"}}"#.into())]);
+    let mut t = Http::new(Wire::OpenAi, &base, Some("bad".into()), "m");
+    match perceive(&mut t, "fix it") {
+        Perceived::Unparsed { errors } => {
+            assert!(errors[0].contains("401") && errors[0].contains("Incorrect API key"), "{errors:?}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn nerd_perceive_uses_a_provider_from_the_environment() {
+    let (base, _) = serve(vec![openai_reply(FIX)]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .args(["perceive", "--provider", "openai", "--json", "fix parse_config"])
+        .current_dir(dir.path())
+        .env("OPENAI_BASE_URL", format!("{base}/v1"))
+        .env("OPENAI_API_KEY", "k")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["category"].as_str(), v["verb"].as_str()), (Some("mutation"), Some("fix")));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .args(["perceive", "--provider", "openai", "fix it"])
+        .current_dir(dir.path())
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("OLLAMA_HOST")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("OPENAI_API_KEY"));
+}
