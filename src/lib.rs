@@ -11,6 +11,7 @@ pub mod digest;
 pub mod error;
 pub mod exec;
 pub mod hook;
+pub mod hrf;
 pub mod index;
 pub mod kernel;
 pub mod perceive;

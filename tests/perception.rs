@@ -71,6 +71,26 @@ fn report() {
     println!("latency: {per:.1} µs per utterance (transducer + boundary, this build's profile)");
 }
 
+#[test]
+fn nerd_hrf_validate_reports_hrf_codes() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hrf");
+    let dir = tempfile::tempdir().unwrap();
+    let out = common::nerd(dir.path(), &["hrf", "validate", fixtures.join("valid.json").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let out =
+        common::nerd(dir.path(), &["hrf", "validate", fixtures.join("tool_call_on_final.json").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "HRF_SEMANTIC_VALIDATION_FAILED");
+    let details = v["error"]["details"].to_string();
+    assert!(
+        details.contains("plugin.function") && details.contains("commentary") && details.contains("only assistant"),
+        "{details}"
+    );
+    let out = common::nerd(dir.path(), &["hrf", "validate", "/definitely/missing.json"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
 fn perceive_json(dir: &std::path::Path, text: &str) -> serde_json::Value {
     let out = common::nerd(dir, &["perceive", "--json", text]);
     assert!(out.status.success(), "{text}: {}", String::from_utf8_lossy(&out.stderr));

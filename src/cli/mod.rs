@@ -99,6 +99,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Harmony Response Format envelopes.
+    Hrf {
+        #[command(subcommand)]
+        action: HrfAction,
+    },
     /// Print nerd's version and its constitution's integrity hash.
     Version,
     /// Run one action through the router: judged, audited, sandboxed (exit 1 if refused).
@@ -148,6 +153,12 @@ pub enum HookAction {
     Uninstall,
     /// Answer a Claude Code PreToolUse hook (payload on stdin) with nerd's decision.
     ClaudePretooluse,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum HrfAction {
+    /// Validate an envelope (exit 0 valid, 1 invalid with the HRF error as JSON, 2 unreadable).
+    Validate { file: std::path::PathBuf },
 }
 
 #[derive(Subcommand, Debug)]
@@ -220,6 +231,7 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
             policy::check(&root, &action, &intent, &autonomy, json)
         }
         Command::Version => policy::version(),
+        Command::Hrf { action: HrfAction::Validate { file } } => hrf_validate(&file),
         Command::Perceive { text, provider, json } => {
             perceive::run(&discover_root(cli.repo.as_deref())?, &text, &provider, json)
         }
@@ -247,6 +259,39 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
         Command::Watch { json, debounce_ms } => {
             let root = discover_root(cli.repo.as_deref())?;
             watch::run(&root, json, debounce_ms)
+        }
+    }
+}
+
+/// `nerd hrf validate FILE`.
+fn hrf_validate(file: &Path) -> Result<i32, NerdError> {
+    use std::io::Write;
+    let text =
+        std::fs::read_to_string(file).map_err(|e| NerdError::Usage(format!("cannot read {}: {e}", file.display())))?;
+    let mut out = std::io::stdout().lock();
+    let value: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            let error = crate::hrf::HarmonyError {
+                code: crate::hrf::ENVELOPE_FAILED,
+                message: format!("not JSON: {e}"),
+                details: vec![],
+            };
+            writeln!(out, "{}", serde_json::json!({"error": error}))?;
+            return Ok(crate::error::exit::LOGIC_SAID_NO);
+        }
+    };
+    match crate::hrf::validate(&value) {
+        Ok(report) => {
+            writeln!(out, "valid")?;
+            for w in report.warnings {
+                writeln!(out, "warning: {w}")?;
+            }
+            Ok(crate::error::exit::SUCCESS)
+        }
+        Err(error) => {
+            writeln!(out, "{}", serde_json::json!({"error": error}))?;
+            Ok(crate::error::exit::LOGIC_SAID_NO)
         }
     }
 }

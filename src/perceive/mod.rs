@@ -78,7 +78,16 @@ pub fn perceive(transducer: &mut dyn Transducer, text: &str) -> Perceived {
                 break;
             }
         };
-        match boundary::parse(&raw) {
+        // A model that speaks in HRF channels answers on `final`; the envelope is validated first.
+        let body = match crate::hrf::final_content(&raw) {
+            Ok(Some(content)) => content,
+            Ok(None) => raw,
+            Err(e) => {
+                errors.push(format!("{}: {} {}", e.code, e.message, e.details.join("; ")));
+                continue;
+            }
+        };
+        match boundary::parse(&body) {
             Ok(intent) => return Perceived::Intent { intent, attempts: attempt + 1 },
             Err(e) => errors.push(e.to_string()),
         }
@@ -98,6 +107,22 @@ mod tests {
         assert!(matches!(got, Perceived::Intent { attempts: 2, .. }), "{got:?}");
         assert_eq!(t.feedback[0], None);
         assert!(t.feedback[1].as_deref().unwrap_or("").contains("not the intent JSON"));
+    }
+
+    #[test]
+    fn a_model_speaking_hrf_channels_goes_through_the_same_boundary() {
+        let env = r#"{"HRFVersion":"1.0","messages":[
+            {"role":"assistant","channel":"analysis","content":"they want a fix"},
+            {"role":"assistant","channel":"final","contentType":"json","content":{"category":"mutation","verb":"fix","target":"lexer","confidence":0.8}}]}"#;
+        let broken = r#"{"HRFVersion":"1.0","messages":[{"role":"assistant","content":"no channel"}]}"#;
+        let mut t = Transcript { outputs: [broken.to_string(), env.to_string()].into(), feedback: vec![] };
+        match perceive(&mut t, "fix the lexer") {
+            Perceived::Intent { intent, attempts } => {
+                assert_eq!((intent.verb.as_str(), attempts), ("fix", 2));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(t.feedback[1].as_deref().unwrap_or("").contains("HRF_SEMANTIC_VALIDATION_FAILED"));
     }
 
     #[test]
