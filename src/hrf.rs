@@ -212,10 +212,7 @@ pub fn final_content(text: &str) -> Result<Option<String>, HarmonyError> {
     validate(&value)?;
     let finals = value["messages"]
         .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|m| m["role"] == "assistant" && m["channel"] == "final")
-        .last()
+        .and_then(|list| list.iter().rev().find(|m| m["role"] == "assistant" && m["channel"] == "final"))
         .map(|m| match &m["content"] {
             Value::String(s) => s.clone(),
             other => other.to_string(),
