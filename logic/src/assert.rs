@@ -206,7 +206,12 @@ impl Facts {
             "retry_count" => a.facts.retry_count = a.u32(0)?,
             "workspace_empty" => a.facts.workspace_empty = true,
             "user_intent" => {
-                let row = (a.str(0)?, a.word(1)?, a.word(2)?, a.str(3)?, a.str(4)?);
+                let row = (a.str(0)?, a.word(1)?, a.word::<crate::vocab::Verb>(2)?, a.str(3)?, a.str(4)?);
+                if row.2.category() != row.1 {
+                    let reason =
+                        format!("verb `{}` belongs to category `{}`, not `{}`", row.2, row.2.category(), row.1);
+                    return Err(a.bad(2, reason));
+                }
                 a.facts.user_intent.push(row);
             }
             "context_hint" => {
@@ -227,6 +232,10 @@ impl Facts {
             }
             "pending_patch" => a.facts.pending_patch = true,
             "retry_budget" => a.facts.retry_budget = a.u32(0)?,
+            "changed_file" => {
+                let row = (a.str(0)?, a.u32(1)?, a.u32(2)?);
+                a.facts.changed_file.push(row);
+            }
             "secret" => {
                 let row = (a.str(0)?, a.u32(1)?, a.str(2)?);
                 a.facts.secret.push(row);

@@ -59,6 +59,7 @@ catalog! {
     World "test_outcome" ("Name", "Path", "Line", "Outcome") "one test case's result";
     World "modified" ("SymbolOrPath") "differs from git HEAD; outside git, changed under watch";
     World "staged" ("Path") "a path staged in the git index";
+    World "changed_file" ("Path", "Added", "Removed") "what this turn changed";
     World "secret" ("Path", "Line", "Kind") "a secret in added, staged content";
     World "rule_violation" ("RuleId", "Path", "Line") "a project rule's pattern matched";
     World "test_state" ("State") "the state of the last test run";
@@ -126,6 +127,7 @@ catalog! {
     Derived "refactor_blocked" () "an unsafe refactor target lacks approval";
     Derived "next_action" ("Action") "the next step, guarded by clarification";
     Derived "block_commit" ("Reason", "Path", "Line") "a reason the commit must not land";
+    Derived "surface" ("Mode") "how the turn's outcome is shown: question, answer, diff or summary";
     Derived "commit_blocked" () "some reason blocks the commit and no override is recorded";
     Derived "commit_overridden" ("Reason") "the commit is blocked but a human overrode it";
     Derived "watchdog_stop" ("Program", "RefusedSeq", "ExecutedSeq") "a refused program ran later anyway: stop";

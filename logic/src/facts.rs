@@ -80,6 +80,8 @@ pub struct Facts {
     pub modified: Vec<Sym>,
     /// `staged(Path)`.
     pub staged: Vec<Sym>,
+    /// `changed_file(Path, Added, Removed)`: what this turn changed.
+    pub changed_file: Vec<(Sym, u32, u32)>,
     /// `secret(Path, Line, Kind)`: a secret in added, staged content.
     pub secret: Vec<(Sym, u32, Sym)>,
     /// `rule_violation(RuleId, Path, Line)`: a project rule's pattern matched.

@@ -7,6 +7,7 @@ use std::cell::{OnceCell, RefCell};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 
+use crate::articulation::{self, ArticulationProgram};
 use crate::atom::Atom;
 use crate::catalog::{self, Origin};
 use crate::clarification::{self, ClarificationProgram};
@@ -56,6 +57,7 @@ pub struct Fixpoint {
     gate: CommitGateProgram,
     constitution: ConstitutionProgram,
     watchdog: WatchdogProgram,
+    articulation: ArticulationProgram,
     closure: OnceCell<ClosureProgram>,
     fact_sets: RefCell<HashMap<&'static str, HashSet<Atom>>>,
 }
@@ -66,6 +68,7 @@ pub fn evaluate(facts: Facts) -> Fixpoint {
     let clarification = clarification::run(&facts);
     let strategy = strategy::run(&facts, &clarification.clarification_needed, &impact.unsafe_to_refactor);
     let gate = commit_gate::run(&facts);
+    let articulation = articulation::run(&facts, !clarification.clarification_needed.is_empty());
     let watchdog = watchdog::run(&facts);
     let constitution = constitution::run(&facts, !watchdog.watchdog_stop.is_empty());
     Fixpoint {
@@ -76,6 +79,7 @@ pub fn evaluate(facts: Facts) -> Fixpoint {
         gate,
         constitution,
         watchdog,
+        articulation,
         closure: OnceCell::new(),
         fact_sets: RefCell::new(HashMap::new()),
     }
@@ -128,6 +132,7 @@ impl Fixpoint {
             .or_else(|| self.gate.atoms(name, s))
             .or_else(|| self.constitution.atoms(name, s))
             .or_else(|| self.watchdog.atoms(name, s))
+            .or_else(|| self.articulation.atoms(name, s))
             .unwrap_or_default()
     }
 
@@ -162,6 +167,7 @@ impl Fixpoint {
         self.gate.proofs(s, &mut all);
         self.constitution.proofs(s, &mut all);
         self.watchdog.proofs(s, &mut all);
+        self.articulation.proofs(s, &mut all);
         if with_closure {
             self.closure().proofs(&sites, &mut all);
         }
@@ -224,6 +230,7 @@ pub fn base_atoms(f: &Facts, name: &str) -> Vec<Atom> {
         "blocking_severity" => render::rows(&f.blocking_severity, |&v| atom!(s, name, v)),
         "approval" => render::rows(&f.approval, |&(a, src)| atom!(s, name, a, src)),
         "secret" => render::rows(&f.secret, |&(p, l, k)| atom!(s, name, p, l, k)),
+        "changed_file" => render::rows(&f.changed_file, |&(p, a, r)| atom!(s, name, p, a, r)),
         "rule_violation" => render::rows(&f.rule_violation, |&(r, p, l)| atom!(s, name, r, p, l)),
         "forbidden_pattern" => render::rows(&f.forbidden_pattern, |&(g, r, v, m)| atom!(s, name, g, r, v, m)),
         "commit_override" => render::rows(&f.commit_override, |&r| atom!(s, name, r)),

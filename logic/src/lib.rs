@@ -6,6 +6,7 @@
 //! facts in give the same atoms out. It must never know where facts come
 //! from (files, git, models) or how decisions are carried out.
 
+pub mod articulation;
 pub mod assert;
 pub mod atom;
 pub mod catalog;

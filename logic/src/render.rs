@@ -6,7 +6,7 @@ use crate::facts::Confidence;
 use crate::symbols::{Sym, Symbols};
 use crate::vocab::{
     Access, Action, ActionKind, ActionOutcome, Autonomy, Category, ContextHint, NetClass, PathClass, Risk, Route,
-    Severity, Strategy, SymbolKind, TestOutcome, TestState, Verb, Visibility,
+    Severity, Strategy, SurfaceMode, SymbolKind, TestOutcome, TestState, Verb, Visibility,
 };
 
 /// A fact column that can be shown as a term.
@@ -72,7 +72,8 @@ render_vocabulary!(
     Risk,
     Route,
     Autonomy,
-    ActionOutcome
+    ActionOutcome,
+    SurfaceMode
 );
 
 /// Builds an `Atom` from a predicate name and renderable columns.

@@ -185,6 +185,11 @@ vocabulary!(
 );
 
 vocabulary!(
+    /// How a turn's outcome is shown to the user.
+    SurfaceMode, "surface mode" { Question => "question", Answer => "answer", Diff => "diff", Summary => "summary" }
+);
+
+vocabulary!(
     /// What became of an action the router was given.
     ActionOutcome, "action outcome" { Executed => "executed", Refused => "refused", Failed => "failed" }
 );

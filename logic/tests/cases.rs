@@ -115,3 +115,8 @@ fn constitution_cases() {
 fn watchdog_cases() {
     run_file("watchdog.case", include_str!("cases/watchdog.case"));
 }
+
+#[test]
+fn articulation_cases() {
+    run_file("articulation.case", include_str!("cases/articulation.case"));
+}

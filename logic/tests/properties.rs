@@ -195,6 +195,7 @@ fn the_parse_boundary_refuses_derived_and_ill_typed_atoms() {
         ("grant(\"a1\")", "unknown"),
         ("modified(\"a\", \"b\")", "arity"),
         ("user_intent(\"i\", \"query\", \"yeet\", \"t\", \"\")", "verb"),
+        ("user_intent(\"i\", \"query\", \"delete\", \"t\", \"\")", "category"),
         ("diagnostic(\"fatal\", \"a\", 1, \"c\", \"m\")", "severity"),
         ("calls(\"a\", \"b\", \"p\", -1)", "range"),
         ("focus_resolution(\"r\", \"p\", \"s\", 7)", "ratio"),
