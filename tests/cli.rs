@@ -264,9 +264,15 @@ fn watch_reports_derived_atoms_appearing_and_disappearing() {
     let gone = change["disappeared"].as_array().unwrap();
     assert!(gone.iter().any(|a| a["predicate"] == "impacted" && a["args"][0] == "src/app.rs#top"), "{change}");
 
-    // Restoring the old content is a new change against the new HEAD.
+    // Restoring the old content is a new change against the new HEAD. (Git may
+    // still report the tail of the commit first: wait for the file's event.)
     std::fs::write(dir.path().join("src/lib.rs"), LIB).unwrap();
-    let change = next("change");
+    let change = loop {
+        let change = next("change");
+        if change["files"].as_array().is_some_and(|f| !f.is_empty()) {
+            break change;
+        }
+    };
     assert_eq!(change["files"][0], "src/lib.rs");
     child.kill().unwrap();
     let _ = child.wait();

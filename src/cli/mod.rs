@@ -18,6 +18,12 @@ use clap::{Parser, Subcommand};
 
 use crate::error::NerdError;
 
+/// The transducers this build offers.
+#[cfg(feature = "local")]
+const PROVIDERS: &[&str] = &["offline", "openai", "anthropic", "local"];
+#[cfg(not(feature = "local"))]
+const PROVIDERS: &[&str] = &["offline", "openai", "anthropic"];
+
 /// A logic-first coding agent: a Datalog kernel decides, a model only transduces.
 #[derive(Parser, Debug)]
 #[command(name = "nerd", version, about, long_about = None)]
@@ -92,8 +98,8 @@ pub enum Command {
     Perceive {
         /// The request, e.g. "fix the failing test in parser_test.go".
         text: String,
-        /// The transducer: the built-in rules, or a model over HTTP (see the README for the environment).
-        #[arg(long, default_value = "offline", value_parser = ["offline", "openai", "anthropic"])]
+        /// The transducer: the built-in rules, a model over HTTP, or (with the `local` feature) a GGUF model.
+        #[arg(long, default_value = "offline", value_parser = clap::builder::PossibleValuesParser::new(PROVIDERS))]
         provider: String,
         /// Print {"category", "verb", "target", "constraints", "confidence", "clarification", ...}.
         #[arg(long)]

@@ -64,6 +64,8 @@ pub fn run(root: &Path, text: &str, provider: &str, json_out: bool) -> Result<i3
     }
     let mut transducer: Box<dyn crate::perceive::Transducer> = match provider {
         "offline" => Box::new(Offline),
+        #[cfg(feature = "local")]
+        "local" => Box::new(local_from_env()?),
         other => Box::new(crate::perceive::http::from_env(other).map_err(NerdError::Usage)?),
     };
     let intent = match perceive(transducer.as_mut(), text) {
@@ -138,4 +140,15 @@ pub fn run(root: &Path, text: &str, provider: &str, json_out: bool) -> Result<i3
         }
     }
     Ok(exit::SUCCESS)
+}
+
+/// The local model from `NERD_LOCAL_MODEL`, `NERD_LOCAL_THREADS` (default 1) and `NERD_SEED` (default 0).
+#[cfg(feature = "local")]
+fn local_from_env() -> Result<crate::perceive::local::Local, NerdError> {
+    let path = std::env::var_os("NERD_LOCAL_MODEL").ok_or_else(|| {
+        NerdError::Usage("set NERD_LOCAL_MODEL to a GGUF model (scripts/install-model installs SmolLM2-135M)".into())
+    })?;
+    let threads = std::env::var("NERD_LOCAL_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(1);
+    let seed = std::env::var("NERD_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    crate::perceive::local::Local::load(std::path::Path::new(&path), threads, seed).map_err(NerdError::Usage)
 }

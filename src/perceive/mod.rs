@@ -7,7 +7,10 @@
 
 pub mod boundary;
 pub mod focus;
+pub mod grammar;
 pub mod http;
+#[cfg(feature = "local")]
+pub mod local;
 pub mod offline;
 
 pub use boundary::{BoundaryError, Intent, Missing};
@@ -95,6 +98,56 @@ pub fn perceive(transducer: &mut dyn Transducer, text: &str) -> Perceived {
     Perceived::Unparsed { errors }
 }
 
+/// Agreement below which a reading is uncertain and the user is asked.
+pub const MIN_AGREEMENT: f64 = 2.0 / 3.0;
+
+/// Several readings of one request, and how much they agreed.
+#[derive(Debug, PartialEq)]
+pub struct Consensus {
+    pub perceived: Perceived,
+    /// Share of the readings that gave the majority's category and verb.
+    pub agreement: f64,
+}
+
+/// Perceives `text` `n` times (self-consistency). When fewer than
+/// `MIN_AGREEMENT` of the readings agree, the majority reading is returned
+/// marked uncertain: an `intent` parameter is missing, so the kernel asks.
+pub fn perceive_consistent(transducer: &mut dyn Transducer, text: &str, n: usize) -> Consensus {
+    let n = n.max(1);
+    let mut intents = Vec::new();
+    let mut errors = Vec::new();
+    for _ in 0..n {
+        match perceive(transducer, text) {
+            Perceived::Intent { intent, .. } => intents.push(intent),
+            Perceived::Unparsed { errors: e } => errors.extend(e),
+        }
+    }
+    let mut votes: Vec<((nerd_logic::vocab::Category, nerd_logic::vocab::Verb), usize)> = Vec::new();
+    for i in &intents {
+        match votes.iter_mut().find(|(k, _)| *k == (i.category, i.verb)) {
+            Some((_, count)) => *count += 1,
+            None => votes.push(((i.category, i.verb), 1)),
+        }
+    }
+    let Some(&(winner, count)) = votes.iter().max_by_key(|(_, c)| *c) else {
+        return Consensus { perceived: Perceived::Unparsed { errors }, agreement: 0.0 };
+    };
+    let agreement = count as f64 / n as f64;
+    let Some(mut intent) = intents.into_iter().find(|i| (i.category, i.verb) == winner) else {
+        return Consensus { perceived: Perceived::Unparsed { errors }, agreement: 0.0 };
+    };
+    if agreement < MIN_AGREEMENT {
+        let tally: Vec<String> = votes.iter().map(|((c, v), k)| format!("{c}/{v}×{k}")).collect();
+        intent.missing.push(Missing {
+            param: "intent".into(),
+            clue: format!("readings disagree: {}", tally.join(", ")),
+            hypothesis: format!("{}/{}", winner.0, winner.1),
+        });
+        intent.confidence = intent.confidence.min(agreement);
+    }
+    Consensus { perceived: Perceived::Intent { intent, attempts: n }, agreement }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +176,28 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(t.feedback[1].as_deref().unwrap_or("").contains("HRF_SEMANTIC_VALIDATION_FAILED"));
+    }
+
+    #[test]
+    fn disagreeing_readings_mark_the_intent_uncertain() {
+        let fix = r#"{"category":"mutation","verb":"fix","target":"x","confidence":0.9}"#;
+        let refactor = r#"{"category":"mutation","verb":"refactor","target":"x","confidence":0.9}"#;
+        let search = r#"{"category":"query","verb":"search","target":"x","confidence":0.9}"#;
+        let mut t = Transcript { outputs: [fix, refactor, search].map(String::from).into(), feedback: vec![] };
+        let c = perceive_consistent(&mut t, "do the thing to x", 3);
+        assert!((c.agreement - 1.0 / 3.0).abs() < 1e-9);
+        match c.perceived {
+            Perceived::Intent { intent, .. } => {
+                assert!(intent.missing.iter().any(|m| m.param == "intent"), "{intent:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut t = Transcript { outputs: [fix, fix, refactor].map(String::from).into(), feedback: vec![] };
+        let c = perceive_consistent(&mut t, "fix x", 3);
+        match c.perceived {
+            Perceived::Intent { intent, .. } => assert!(intent.missing.is_empty() && intent.verb.as_str() == "fix"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

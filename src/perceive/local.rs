@@ -1,0 +1,117 @@
+//! The local transducer: a GGUF model run in-process by llama.cpp
+//! (`llama-cpp-2`), sampling under the GBNF grammar generated from the intent
+//! schema, so every token is masked to what the schema allows. One thread by
+//! default (more collapsed under load on small machines); the seed makes runs
+//! reproducible. Built only with the `local` cargo feature.
+//! Knows nothing about what the intent means.
+
+use std::num::NonZeroU32;
+use std::path::Path;
+
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaModel};
+use llama_cpp_2::sampling::LlamaSampler;
+
+use super::http::SYSTEM;
+use super::{grammar, Transducer};
+
+/// Tokens a reply may have; the grammar bounds every field, so this is a safety net.
+pub const MAX_TOKENS: usize = 384;
+const CONTEXT_TOKENS: u32 = 2048;
+
+pub struct Local {
+    backend: &'static LlamaBackend,
+    model: LlamaModel,
+    pub threads: i32,
+    pub seed: u32,
+}
+
+/// llama.cpp's backend is one per process: initialised once, shared by every model.
+fn backend() -> Result<&'static LlamaBackend, String> {
+    static BACKEND: std::sync::OnceLock<Result<LlamaBackend, String>> = std::sync::OnceLock::new();
+    BACKEND
+        .get_or_init(|| {
+            let mut b = LlamaBackend::init().map_err(err)?;
+            b.void_logs();
+            Ok(b)
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+impl Local {
+    /// Loads a GGUF model.
+    pub fn load(path: &Path, threads: i32, seed: u32) -> Result<Local, String> {
+        if !path.is_file() {
+            return Err(format!("no model at {} (scripts/install-model installs the test model)", path.display()));
+        }
+        let backend = backend()?;
+        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default()).map_err(err)?;
+        Ok(Local { backend, model, threads: threads.max(1), seed })
+    }
+
+    fn prompt(&self, text: &str, feedback: Option<&str>) -> Result<String, String> {
+        let mut chat = vec![
+            LlamaChatMessage::new("system".into(), SYSTEM.into()).map_err(err)?,
+            LlamaChatMessage::new("user".into(), text.into()).map_err(err)?,
+        ];
+        if let Some(why) = feedback {
+            let again = format!("Your previous answer was rejected: {why}. Answer again with only the JSON.");
+            chat.push(LlamaChatMessage::new("user".into(), again).map_err(err)?);
+        }
+        let template = self.model.chat_template(None).map_err(err)?;
+        self.model.apply_chat_template(&template, &chat, true).map_err(err)
+    }
+}
+
+impl Transducer for Local {
+    fn name(&self) -> &str {
+        "local"
+    }
+
+    fn transduce(&mut self, text: &str, feedback: Option<&str>) -> Result<String, String> {
+        let prompt = self.prompt(text, feedback)?;
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(CONTEXT_TOKENS))
+            .with_n_threads(self.threads)
+            .with_n_threads_batch(self.threads);
+        let mut ctx = self.model.new_context(self.backend, params).map_err(err)?;
+        let vocab = self.model.vocab();
+        let tokens = vocab.tokenize(prompt.as_bytes(), false, true);
+        if tokens.is_empty() || tokens.len() + MAX_TOKENS > CONTEXT_TOKENS as usize {
+            return Err(format!(
+                "the prompt has {} tokens; at most {}",
+                tokens.len(),
+                CONTEXT_TOKENS as usize - MAX_TOKENS
+            ));
+        }
+        let mut batch = LlamaBatch::new(CONTEXT_TOKENS as usize, 1);
+        let last = tokens.len() - 1;
+        for (i, t) in tokens.iter().enumerate() {
+            batch.add(*t, i as i32, &[0], i == last).map_err(err)?;
+        }
+        ctx.decode(&mut batch).map_err(err)?;
+        let grammar = LlamaSampler::grammar(&self.model, &grammar::gbnf(), "root").map_err(err)?;
+        let mut sampler = LlamaSampler::chain_simple([grammar, LlamaSampler::dist(self.seed)]);
+        let mut out: Vec<u8> = Vec::new();
+        let start = tokens.len() as i32;
+        for position in start..start + MAX_TOKENS as i32 {
+            let token = sampler.sample(&ctx, batch.n_tokens() - 1);
+            if vocab.is_eog(token) {
+                break;
+            }
+            out.extend(vocab.token_to_piece(token, false, None));
+            batch.clear();
+            batch.add(token, position, &[0], true).map_err(err)?;
+            ctx.decode(&mut batch).map_err(err)?;
+        }
+        String::from_utf8(out).map_err(|e| format!("the model wrote invalid UTF-8: {e}"))
+    }
+}
