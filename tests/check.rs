@@ -300,3 +300,29 @@ fn bad_configuration_and_no_repository_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not inside a git work tree"));
 }
+
+#[test]
+fn an_instruction_becomes_a_rule_the_gate_enforces() {
+    let dir = rust_repo();
+    let out = nerd_with_path(dir.path(), &["instruct", "never use unwrap in library code"], &path_with_tools());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("recorded rule no-unwrap"));
+    let again = nerd_with_path(dir.path(), &["instruct", "never use unwrap in library code"], &path_with_tools());
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already a rule"));
+    let refused = nerd_with_path(dir.path(), &["instruct", "prefer iterators over index loops"], &path_with_tools());
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stdout).contains("not recorded"));
+
+    write(dir.path(), &[("src/lib.rs", "pub fn parse(s: &str) -> u32 {\n    s.parse().unwrap()\n}\n")]);
+    git(dir.path(), &["add", "src/lib.rs"]);
+    let (code, v) = check(dir.path());
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(
+        blockers(&v),
+        vec![(
+            "rule no-unwrap: project rule: never use unwrap in library code".to_string(),
+            "src/lib.rs".to_string(),
+            2
+        )]
+    );
+}

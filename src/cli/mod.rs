@@ -5,6 +5,7 @@
 mod act;
 mod check;
 mod index;
+mod instruct;
 mod output;
 mod perceive;
 mod policy;
@@ -104,6 +105,11 @@ pub enum Command {
         /// Print {"category", "verb", "target", "constraints", "confidence", "clarification", ...}.
         #[arg(long)]
         json: bool,
+    },
+    /// Record a standing instruction ("never use unwrap in library code") as a project rule.
+    Instruct {
+        /// The instruction, in words.
+        text: String,
     },
     /// Harmony Response Format envelopes.
     Hrf {
@@ -237,6 +243,7 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
             policy::check(&root, &action, &intent, &autonomy, json)
         }
         Command::Version => policy::version(),
+        Command::Instruct { text } => instruct::run(&discover_root(cli.repo.as_deref())?, &text),
         Command::Hrf { action: HrfAction::Validate { file } } => hrf_validate(&file),
         Command::Perceive { text, provider, json } => {
             perceive::run(&discover_root(cli.repo.as_deref())?, &text, &provider, json)

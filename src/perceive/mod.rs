@@ -9,6 +9,7 @@ pub mod boundary;
 pub mod focus;
 pub mod grammar;
 pub mod http;
+pub mod instruction;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod offline;
