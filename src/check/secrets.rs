@@ -40,7 +40,7 @@ fn compiled() -> &'static (Vec<(&'static str, Regex)>, Regex) {
 }
 
 /// Shannon entropy in bits per character.
-fn entropy(s: &str) -> f64 {
+pub(crate) fn entropy(s: &str) -> f64 {
     let mut counts = [0u32; 256];
     for b in s.bytes() {
         counts[b as usize] += 1;

@@ -20,15 +20,6 @@ pub struct Target {
     pub exfiltration: Vec<String>,
 }
 
-fn entropy(s: &str) -> f64 {
-    let mut counts = [0u32; 256];
-    for b in s.bytes() {
-        counts[b as usize] += 1;
-    }
-    let n = s.len() as f64;
-    counts.iter().filter(|&&c| c > 0).map(|&c| f64::from(c) / n).map(|p| -p * p.log2()).sum()
-}
-
 fn classify_host(host: &str) -> NetClass {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     if matches!(bare, "metadata.google.internal" | "metadata" | "instance-data" | "metadata.azure.com") {
@@ -110,7 +101,7 @@ pub fn target(url: &str, body: Option<&str>) -> Result<Target, String> {
             let value = pair.split_once('=').map_or(pair, |(_, v)| v);
             let base64ish =
                 value.len() >= 32 && value.chars().all(|c| c.is_ascii_alphanumeric() || "+/=_-%".contains(c));
-            if value.len() >= 24 && (entropy(value) >= 4.0 || base64ish) {
+            if value.len() >= 24 && (secrets::entropy(value) >= 4.0 || base64ish) {
                 exfiltration.push("a high-entropy or base64 query value".to_string());
                 break;
             }
