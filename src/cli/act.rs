@@ -4,13 +4,13 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
 
-use nerd_logic::vocab::{Autonomy, Category};
 use nerd_logic::{evaluate, parse_atom, Facts};
 use serde_json::{json, Value};
 
+use super::ActionRequest;
 use crate::audit::{self, Verdict};
 use crate::error::{exit, NerdError};
-use crate::policy::{self, Action};
+use crate::policy;
 use crate::router::{self, sandbox, Outcome, Router, DECISION_PREDICATES};
 use crate::store::Store;
 
@@ -19,17 +19,8 @@ fn usage(e: impl std::fmt::Display) -> NerdError {
 }
 
 /// Runs one action through the router.
-pub fn act(
-    root: &Path,
-    action: &str,
-    intent: &str,
-    autonomy: &str,
-    approve: bool,
-    json: bool,
-) -> Result<i32, NerdError> {
-    let intent: Category = intent.parse().map_err(usage)?;
-    let autonomy: Autonomy = autonomy.parse().map_err(usage)?;
-    let action = Action::parse(action).map_err(usage)?;
+pub fn act(root: &Path, request: &ActionRequest, approve: bool, json: bool) -> Result<i32, NerdError> {
+    let (action, intent, autonomy) = request.parse()?;
     let mut router = Router::open(root, intent, autonomy).map_err(usage)?;
     if approve {
         router.approve(&action, "command line --approve").map_err(usage)?;

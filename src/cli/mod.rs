@@ -15,9 +15,11 @@ mod why;
 
 use std::path::{Path, PathBuf};
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
+use nerd_logic::vocab::{Autonomy, Category};
 
 use crate::error::NerdError;
+use crate::policy::Action;
 
 /// The transducers this build offers.
 #[cfg(feature = "local")]
@@ -120,13 +122,8 @@ pub enum Command {
     Version,
     /// Run one action through the router: judged, audited, sandboxed (exit 1 if refused).
     Act {
-        /// The action as JSON, e.g. '{"kind":"exec","argv":["cargo","test"]}'.
-        #[arg(long, value_name = "JSON")]
-        action: String,
-        #[arg(long, default_value = "mutation", value_name = "query|mutation|instruction")]
-        intent: String,
-        #[arg(long, default_value = "balanced", value_name = "cautious|balanced|autonomous")]
-        autonomy: String,
+        #[command(flatten)]
+        request: ActionRequest,
         /// Record a human approval of exactly this action first.
         #[arg(long)]
         approve: bool,
@@ -190,19 +187,38 @@ pub enum AuditAction {
 pub enum PolicyAction {
     /// Decide one action (exit 0 allow, 1 ask or deny, 2 bad input).
     Check {
-        /// The action as JSON, e.g. '{"kind":"exec","argv":["cargo","test"]}'.
-        #[arg(long, value_name = "JSON")]
-        action: String,
-        /// The intent the action serves.
-        #[arg(long, default_value = "mutation", value_name = "query|mutation|instruction")]
-        intent: String,
-        /// The autonomy profile.
-        #[arg(long, default_value = "balanced", value_name = "cautious|balanced|autonomous")]
-        autonomy: String,
+        #[command(flatten)]
+        request: ActionRequest,
         /// Print {"decision": ..., "reasons": [...]}.
         #[arg(long)]
         json: bool,
     },
+}
+
+/// One action with the intent it serves and the autonomy profile, as `nerd act` and
+/// `nerd policy check` take it.
+#[derive(Args, Debug)]
+pub struct ActionRequest {
+    /// The action as JSON, e.g. '{"kind":"exec","argv":["cargo","test"]}'.
+    #[arg(long, value_name = "JSON")]
+    action: String,
+    /// The intent the action serves.
+    #[arg(long, default_value = "mutation", value_name = "query|mutation|instruction")]
+    intent: String,
+    /// The autonomy profile.
+    #[arg(long, default_value = "balanced", value_name = "cautious|balanced|autonomous")]
+    autonomy: String,
+}
+
+impl ActionRequest {
+    /// Parses the three arguments into checked values; any mistake is a usage error.
+    fn parse(&self) -> Result<(Action, Category, Autonomy), NerdError> {
+        let usage = |e: &dyn std::fmt::Display| NerdError::Usage(e.to_string());
+        let intent: Category = self.intent.parse().map_err(|e| usage(&e))?;
+        let autonomy: Autonomy = self.autonomy.parse().map_err(|e| usage(&e))?;
+        let action = Action::parse(&self.action).map_err(|e| usage(&e))?;
+        Ok((action, intent, autonomy))
+    }
 }
 
 /// Finds the workspace root for commands that do not name one.
@@ -238,9 +254,9 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
             let mode = if all { crate::check::Mode::All } else { crate::check::Mode::Staged };
             check::run(&dir, mode, json, r#override.as_deref(), !no_cache)
         }
-        Command::Policy { action: PolicyAction::Check { action, intent, autonomy, json } } => {
+        Command::Policy { action: PolicyAction::Check { request, json } } => {
             let root = discover_root(cli.repo.as_deref())?;
-            policy::check(&root, &action, &intent, &autonomy, json)
+            policy::check(&root, &request, json)
         }
         Command::Version => policy::version(),
         Command::Instruct { text } => instruct::run(&discover_root(cli.repo.as_deref())?, &text),
@@ -248,9 +264,9 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
         Command::Perceive { text, provider, json } => {
             perceive::run(&discover_root(cli.repo.as_deref())?, &text, &provider, json)
         }
-        Command::Act { action, intent, autonomy, approve, json } => {
+        Command::Act { request, approve, json } => {
             let root = discover_root(cli.repo.as_deref())?;
-            act::act(&root, &action, &intent, &autonomy, approve, json)
+            act::act(&root, &request, approve, json)
         }
         Command::Audit { action } => {
             let root = discover_root(cli.repo.as_deref())?;

@@ -6,20 +6,17 @@ use std::path::Path;
 use nerd_logic::vocab::{Autonomy, Category};
 use serde_json::json;
 
+use super::ActionRequest;
 use crate::error::{exit, NerdError};
 use crate::policy::claude::{self, Call};
-use crate::policy::{self, Action, Decision, Verdict};
+use crate::policy::{self, Decision, Verdict};
 
 fn canonical(root: &Path) -> Result<std::path::PathBuf, NerdError> {
     root.canonicalize().map_err(|e| NerdError::Usage(format!("cannot use workspace {}: {e}", root.display())))
 }
 
-pub fn check(root: &Path, action: &str, intent: &str, autonomy: &str, json: bool) -> Result<i32, NerdError> {
-    let intent: Category =
-        intent.parse().map_err(|e: nerd_logic::vocab::UnknownWord| NerdError::Usage(e.to_string()))?;
-    let autonomy: Autonomy =
-        autonomy.parse().map_err(|e: nerd_logic::vocab::UnknownWord| NerdError::Usage(e.to_string()))?;
-    let action = Action::parse(action).map_err(|e| NerdError::Usage(e.to_string()))?;
+pub fn check(root: &Path, request: &ActionRequest, json: bool) -> Result<i32, NerdError> {
+    let (action, intent, autonomy) = request.parse()?;
     let root = canonical(root)?;
     let project = crate::config::Config::load(&root).map_err(|e| NerdError::Usage(e.to_string()))?.policy;
     let decision = policy::decide(&root, &project, &action, intent, autonomy);
