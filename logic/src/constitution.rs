@@ -563,21 +563,20 @@ impl ConstitutionProgram {
             premises.push(Premise::Check(format!("{r} is the most cautious route any rule gives")));
             push(atom!(s, "route", a, r), "constitution/route", premises);
         }
-        for &(a, r) in &self.w_permitted_route {
+        // An undenied action is permitted by its route or by a recorded approval.
+        let by_route =
+            self.w_permitted_route.iter().map(|&(a, r)| (a, atom!(s, "route", a, r), "constitution/permitted"));
+        let by_approval = self
+            .w_permitted_approval
+            .iter()
+            .map(|&(a, src)| (a, atom!(s, "approval", a, src), "constitution/approved"));
+        for (a, grant, rule) in by_route.chain(by_approval) {
             let premises = vec![
                 Premise::Holds(atom!(s, "action", a, self.kind(a))),
                 Premise::Absent(atom!(s, "denied", a)),
-                Premise::Holds(atom!(s, "route", a, r)),
+                Premise::Holds(grant),
             ];
-            push(atom!(s, "permitted", a), "constitution/permitted", premises);
-        }
-        for &(a, src) in &self.w_permitted_approval {
-            let premises = vec![
-                Premise::Holds(atom!(s, "action", a, self.kind(a))),
-                Premise::Absent(atom!(s, "denied", a)),
-                Premise::Holds(atom!(s, "approval", a, src)),
-            ];
-            push(atom!(s, "permitted", a), "constitution/approved", premises);
+            push(atom!(s, "permitted", a), rule, premises);
         }
     }
 
