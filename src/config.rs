@@ -79,6 +79,46 @@ struct RawConfig {
     check: RawCheck,
     #[serde(default)]
     policy: RawPolicy,
+    #[serde(default)]
+    model: ModelConfig,
+}
+
+/// `[model]`: which language model nerd uses, in the user's or the project's config.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// offline, openai, anthropic, ollama or (with the `local` feature) local.
+    pub provider: Option<String>,
+    /// The model name the server knows (or the GGUF file for `local`).
+    pub model: Option<String>,
+    /// The server's base URL (OpenAI-compatible or Anthropic).
+    pub base_url: Option<String>,
+    /// The environment variable holding the API key, instead of the provider's usual one.
+    pub api_key_env: Option<String>,
+}
+
+impl ModelConfig {
+    /// `self` with the fields `over` sets replaced.
+    pub fn overlay(&self, over: &ModelConfig) -> ModelConfig {
+        ModelConfig {
+            provider: over.provider.clone().or_else(|| self.provider.clone()),
+            model: over.model.clone().or_else(|| self.model.clone()),
+            base_url: over.base_url.clone().or_else(|| self.base_url.clone()),
+            api_key_env: over.api_key_env.clone().or_else(|| self.api_key_env.clone()),
+        }
+    }
+
+    /// Parses a user config file (`~/.config/nerd/config.toml`), which holds only `[model]`.
+    pub fn parse_user(text: &str) -> Result<ModelConfig, String> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct User {
+            #[serde(default)]
+            model: ModelConfig,
+        }
+        let user: User = toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())?;
+        Ok(user.model)
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -213,6 +253,7 @@ pub struct CheckConfig {
 pub struct Config {
     pub check: CheckConfig,
     pub policy: PolicyConfig,
+    pub model: ModelConfig,
     /// The file's bytes, hashed into cache keys.
     pub source: String,
 }
@@ -266,6 +307,7 @@ impl Config {
         Ok(Config {
             check: CheckConfig { tools: c.tools, tests: c.tests, block_on, timeout_secs: c.timeout_secs, rules },
             policy: PolicyConfig { autonomy, ask, deny_programs: p.deny_programs },
+            model: raw.model,
             source: text.to_string(),
         })
     }

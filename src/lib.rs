@@ -3,6 +3,7 @@
 //! them, evaluates the kernel and presents its answers. It is the only place
 //! with side effects.
 
+pub mod agent;
 pub mod articulate;
 pub mod audit;
 pub mod check;

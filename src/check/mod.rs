@@ -239,7 +239,13 @@ fn facts(config: &Config, stored: &Stored) -> Facts {
         let row = (f.sym(rule.lang.name()), f.sym(&rule.id), rule.severity, f.sym(&rule.message));
         f.forbidden_pattern.push(row);
     }
-    for finding in &stored.findings {
+    assert_findings(&mut f, &stored.findings);
+    f
+}
+
+/// Asserts findings as the facts the commit gate and the repair loop read.
+pub fn assert_findings(f: &mut Facts, findings: &[Finding]) {
+    for finding in findings {
         let path = f.sym(&finding.path);
         match &finding.found {
             Found::Diagnostic { severity, code, message } => {
@@ -260,7 +266,6 @@ fn facts(config: &Config, stored: &Stored) -> Facts {
             }
         }
     }
-    f
 }
 
 fn atoms(fixpoint: &nerd_logic::Fixpoint, predicate: &str) -> Vec<Atom> {

@@ -278,14 +278,22 @@ pub fn pytest(root: &Path, stdout: &str) -> Vec<Finding> {
             lines.push((relative_to(root, &c[1]), c[2].parse().unwrap_or(0)));
         }
     }
+    // `--tb=line` prints one line per failure, in the order of the summary's FAILED lines.
+    let mut used = vec![false; lines.len()];
     let mut out = Vec::new();
-    for l in stdout.lines() {
-        if let Some(c) = failed.captures(l) {
-            let path = relative_to(root, &c[2]);
-            let outcome = if &c[1] == "FAILED" { TestOutcome::Fail } else { TestOutcome::Error };
-            let line = lines.iter().find(|(p, _)| *p == path).map_or(0, |(_, n)| *n);
-            out.push(test(&format!("{path}::{}", &c[3]), outcome, path, line, "pytest"));
-        }
+    for (i, l) in stdout.lines().filter_map(|l| failed.captures(l)).enumerate() {
+        let c = l;
+        let path = relative_to(root, &c[2]);
+        let outcome = if &c[1] == "FAILED" { TestOutcome::Fail } else { TestOutcome::Error };
+        let at = match lines.get(i) {
+            Some((p, _)) if *p == path && !used[i] => Some(i),
+            _ => lines.iter().enumerate().position(|(k, (p, _))| *p == path && !used[k]),
+        };
+        let line = at.map_or(0, |k| {
+            used[k] = true;
+            lines[k].1
+        });
+        out.push(test(&format!("{path}::{}", &c[3]), outcome, path, line, "pytest"));
     }
     out
 }

@@ -67,7 +67,8 @@ pub fn detect(dir: &Path, config: &CheckConfig, has_python: bool) -> Vec<Tool> {
     tools
 }
 
-fn hint(tool: Tool) -> &'static str {
+/// What to install when a tool is missing.
+pub fn hint(tool: Tool) -> &'static str {
     match tool {
         Tool::CargoCheck | Tool::Clippy | Tool::CargoTest => {
             "install Rust with rustup (and `rustup component add clippy`)"
@@ -81,7 +82,7 @@ fn hint(tool: Tool) -> &'static str {
 }
 
 /// The argv of a tool, resolving where it lives; `None` when it is not installed.
-fn argv(tool: Tool, workspace: &Path) -> Option<Vec<OsString>> {
+pub fn argv(tool: Tool, workspace: &Path) -> Option<Vec<OsString>> {
     let os = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
     let python_module = |module: &str, rest: &[&str]| -> Option<Vec<OsString>> {
         let probe = exec::run(&Job {
@@ -157,29 +158,35 @@ pub fn run(tool: Tool, dir: &Path, workspace: &Path, target_dir: &Path, timeout:
         let f = failure(tool, &format!("timed out after {} s", timeout.as_secs()));
         return report(Status::TimedOut, finished.elapsed, vec![f]);
     }
+    let findings = findings(tool, dir, finished.code, &finished.stdout, &finished.stderr);
+    report(Status::Ran { code: finished.code }, finished.elapsed, findings)
+}
+
+/// Reads one finished run of `tool` in `dir` into findings. A failing exit
+/// with nothing readable is itself an error finding (`<tool>-failed`): a broken
+/// manifest or a crashed tool must never look like a pass.
+pub fn findings(tool: Tool, dir: &Path, code: Option<i32>, stdout: &str, stderr: &str) -> Vec<Finding> {
     let mut findings = match tool {
-        Tool::CargoCheck | Tool::Clippy | Tool::CargoTest => parse::cargo(dir, &finished.stdout, tool.name()),
-        Tool::GoBuild | Tool::GoVet => parse::go_text(dir, &finished.stderr, tool.name()),
-        Tool::GoTest => parse::go_test(dir, &finished.stdout),
-        Tool::Tsc => parse::tsc(dir, &finished.stdout),
-        Tool::NodeTest => parse::node_tap(dir, &finished.stdout),
-        Tool::Ruff => parse::ruff(dir, &finished.stdout).unwrap_or_else(|e| vec![failure(tool, &e)]),
-        Tool::Pytest => parse::pytest(dir, &finished.stdout),
+        Tool::CargoCheck | Tool::Clippy | Tool::CargoTest => parse::cargo(dir, stdout, tool.name()),
+        Tool::GoBuild | Tool::GoVet => parse::go_text(dir, stderr, tool.name()),
+        Tool::GoTest => parse::go_test(dir, stdout),
+        Tool::Tsc => parse::tsc(dir, stdout),
+        Tool::NodeTest => parse::node_tap(dir, stdout),
+        Tool::Ruff => parse::ruff(dir, stdout).unwrap_or_else(|e| vec![failure(tool, &e)]),
+        Tool::Pytest => parse::pytest(dir, stdout),
     };
-    // A failing exit with nothing we could read is itself a blocker: a broken
-    // manifest or a crashed tool must not let the commit through silently.
-    let failed = finished.code != Some(0) && !(tool == Tool::Pytest && finished.code == Some(5));
+    let failed = code != Some(0) && !(tool == Tool::Pytest && code == Some(5));
     let blocking_found = findings.iter().any(|f| match &f.found {
         Found::Diagnostic { severity, .. } => *severity == Severity::Error,
         _ => true,
     });
     if failed && !blocking_found {
-        let tail: Vec<&str> = finished.stderr.lines().rev().filter(|l| !l.trim().is_empty()).take(3).collect();
+        let tail: Vec<&str> = stderr.lines().rev().filter(|l| !l.trim().is_empty()).take(3).collect();
         let detail: Vec<&str> = tail.into_iter().rev().collect();
-        let code = finished.code.map_or("a signal".to_string(), |c| format!("status {c}"));
+        let code = code.map_or("a signal".to_string(), |c| format!("status {c}"));
         findings.push(failure(tool, &format!("exited with {code}: {}", detail.join(" | "))));
     }
-    report(Status::Ran { code: finished.code }, finished.elapsed, findings)
+    findings
 }
 
 fn failure(tool: Tool, message: &str) -> Finding {

@@ -6,10 +6,13 @@ mod act;
 mod check;
 mod index;
 mod instruct;
+mod interactive;
 mod output;
 mod perceive;
 mod policy;
 mod query;
+pub mod run;
+pub mod session;
 mod watch;
 mod why;
 
@@ -34,12 +37,21 @@ pub struct Cli {
     /// The workspace (default: the nearest ancestor with .nerd/ or .git/, else the current directory).
     #[arg(long, global = true, value_name = "PATH")]
     pub repo: Option<PathBuf>,
+    /// With no command: resume the latest session, or session ID.
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
+    #[command(flatten)]
+    pub agent: session::AgentArgs,
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Handle one request without a conversation (exit 0 success, 1 configuration, 2 task, 3 runtime, 4 partial batch).
+    Run(run::RunArgs),
+    /// List this workspace's agent sessions, newest first.
+    Sessions,
     /// Project the workspace into facts (incremental) and print counts.
     Index {
         /// The workspace to index (overrides --repo).
@@ -233,7 +245,14 @@ pub fn discover_root(explicit: Option<&Path>) -> Result<PathBuf, NerdError> {
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> Result<i32, NerdError> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        let root = discover_root(cli.repo.as_deref())?;
+        let resume = cli.resume.map(|id| (!id.is_empty()).then_some(id));
+        return interactive::run(&root, &cli.agent, resume);
+    };
+    match command {
+        Command::Run(args) => run::run(&discover_root(cli.repo.as_deref())?, args),
+        Command::Sessions => sessions(&discover_root(cli.repo.as_deref())?),
         Command::Index { path, json } => {
             let root = discover_root(path.as_deref().or(cli.repo.as_deref()))?;
             index::run(&root, json)
@@ -290,6 +309,21 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
             watch::run(&root, json, debounce_ms)
         }
     }
+}
+
+/// `nerd sessions`.
+fn sessions(root: &Path) -> Result<i32, NerdError> {
+    use std::io::Write;
+    let store = crate::store::Store::open(root)?;
+    let mut out = std::io::stdout().lock();
+    for (id, updated_ns, state) in store.sessions()? {
+        let state: crate::agent::session::State = serde_json::from_str(&state).unwrap_or_default();
+        let last = state.requests.last().map(String::as_str).unwrap_or("");
+        let status = state.last_status.map_or("-", |s| s.as_str());
+        let when = run::utc_stamp(updated_ns);
+        writeln!(out, "{id}  {when}  {} request(s)  {status}  {last}", state.requests.len())?;
+    }
+    Ok(crate::error::exit::SUCCESS)
 }
 
 /// `nerd hrf validate FILE`.

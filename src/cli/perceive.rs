@@ -3,59 +3,29 @@
 use std::io::Write;
 use std::path::Path;
 
-use nerd_logic::vocab::Verb;
-use nerd_logic::{evaluate, Confidence, Term};
+use nerd_logic::{evaluate, Term};
 use serde_json::json;
 
+use crate::agent::ground;
 use crate::error::{exit, NerdError};
 use crate::kernel::{self, LoadFor};
-use crate::perceive::focus::{self, Candidate, Known};
+use crate::perceive::focus::Candidate;
 use crate::perceive::{perceive, Intent, Offline, Perceived};
 use crate::store::Store;
 
 /// Grounds the target on the workspace's index, when the workspace has one.
-fn candidates(root: &Path, target: &str) -> Result<Vec<Candidate>, NerdError> {
-    if target.is_empty() || !(root.join(".nerd").is_dir() || root.join(".git").exists()) {
+fn candidates(root: &Path, intent: &Intent) -> Result<Vec<Candidate>, NerdError> {
+    if !indexed(root) {
         return Ok(Vec::new());
     }
     let mut store = Store::open(root)?;
     crate::index::index(root, &mut store, &|_, _| {})?;
     let loaded = kernel::load(root, &store, LoadFor::Evaluation)?;
-    let known: Vec<Known> = loaded
-        .projections
-        .iter()
-        .flat_map(|(path, (_, p))| p.symbols.iter().map(move |s| Known { id: &s.id, name: &s.name, path }))
-        .collect();
-    let files: Vec<&str> = loaded.files.iter().map(|f| f.path.as_str()).collect();
-    Ok(focus::resolve(target, &known, &files))
+    Ok(ground::candidates(intent, &loaded))
 }
 
-fn question(intent: &Intent, candidates: &[Candidate], unclear: bool) -> Option<String> {
-    if let Some(m) = intent.missing.first() {
-        let what = if m.param == "new_name" {
-            "What should the new name be?".to_string()
-        } else {
-            format!("What should I {}?", intent.verb)
-        };
-        return Some(format!("{what} (missing: {})", m.param));
-    }
-    if !unclear {
-        return None;
-    }
-    if candidates.is_empty() {
-        return Some(format!(
-            "I found nothing matching \"{}\" in this workspace. Which file or symbol do you mean?",
-            intent.target
-        ));
-    }
-    let options: Vec<String> = candidates
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            format!("{}) {} ({:.2})", i + 1, if c.symbol.is_empty() { &c.path } else { &c.symbol }, c.confidence)
-        })
-        .collect();
-    Some(format!("Which do you mean by \"{}\"? {}", intent.target, options.join("  ")))
+fn indexed(root: &Path) -> bool {
+    root.join(".nerd").is_dir() || root.join(".git").exists()
 }
 
 pub fn run(root: &Path, text: &str, provider: &str, json_out: bool) -> Result<i32, NerdError> {
@@ -74,29 +44,9 @@ pub fn run(root: &Path, text: &str, provider: &str, json_out: bool) -> Result<i3
             return Err(NerdError::Usage(format!("could not read the request: {}", errors.join("; "))))
         }
     };
-    let cands = candidates(root, &intent.target)?;
+    let cands = candidates(root, &intent)?;
     let mut f = nerd_logic::Facts::with_default_policy();
-    let (id, target, constraint) = (f.sym("request"), f.sym(&intent.target), f.sym(&intent.constraints.join("; ")));
-    f.user_intent.push((id, intent.category, intent.verb, target, constraint));
-    f.context_hint.push((id, intent.context));
-    for c in &cands {
-        let (path, symbol) = (f.sym(&c.path), f.sym(&c.symbol));
-        f.focus_resolution.push((target, path, symbol, Confidence::from_f64(c.confidence)));
-    }
-    for m in &intent.missing {
-        let row = (f.sym(&m.param), f.sym(&m.clue), f.sym(&m.hypothesis));
-        f.ambiguity_flag.push(row);
-    }
-    // A mutation on a named target with no grounding at all is unclear too.
-    let needs_grounding = intent.category == nerd_logic::vocab::Category::Mutation
-        && !matches!(intent.verb, Verb::Scaffold | Verb::Commit | Verb::Implement)
-        && !intent.target.is_empty()
-        && cands.is_empty()
-        && (root.join(".nerd").is_dir() || root.join(".git").exists());
-    if needs_grounding {
-        let (p, clue, none) = (f.sym("target"), f.sym(&intent.target), f.sym(""));
-        f.ambiguity_flag.push((p, clue, none));
-    }
+    ground::assert_intent(&mut f, &intent, &cands, indexed(root));
     let fixpoint = evaluate(f);
     let first = |pred: &str| {
         fixpoint.atoms(pred).unwrap_or_default().first().and_then(|a| match a.args.first() {
@@ -105,7 +55,7 @@ pub fn run(root: &Path, text: &str, provider: &str, json_out: bool) -> Result<i3
         })
     };
     let unclear = fixpoint.atoms("clarification_needed").is_ok_and(|a| !a.is_empty());
-    let clarification = if unclear { question(&intent, &cands, true) } else { None };
+    let clarification = if unclear { Some(ground::question(&intent, &cands)) } else { None };
     let mut out = std::io::stdout().lock();
     if json_out {
         let value = json!({

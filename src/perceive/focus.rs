@@ -5,7 +5,7 @@
 //! Knows nothing about intents or the kernel.
 
 /// One grounding of a reference.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Candidate {
     pub path: String,
     /// A symbol id, or empty when the reference names a file.

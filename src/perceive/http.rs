@@ -27,12 +27,54 @@ instruction (a standing rule for the project). The verb must belong to its categ
 target: the symbol, file or thing the request is about, as written. constraints: limits the user set. \
 context: broad for architecture or overview questions, else narrow. missing: parameters the request leaves open.";
 
+/// Instructions for writing patches; the patch schema does the rest.
+pub const PATCH_SYSTEM: &str = "You are the patch writer of a coding agent. You get a task, the failures \
+the agent observed and the files you may change, with line numbers. Find the root cause and answer only \
+with the JSON object the schema describes: a short explanation and line-range edits (1-based, inclusive; \
+end_line = start_line - 1 inserts before start_line). Change only the files shown. Never touch tests \
+to make them pass unless the task says the test is wrong.";
+
+/// What a transducer is asked to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Task {
+    /// Read a request into intent JSON.
+    Intent,
+    /// Write a patch proposal for the repair and implement strategies.
+    Patch,
+}
+
+impl Task {
+    fn system(self) -> &'static str {
+        match self {
+            Task::Intent => SYSTEM,
+            Task::Patch => PATCH_SYSTEM,
+        }
+    }
+
+    fn schema(self) -> Value {
+        match self {
+            Task::Intent => boundary::schema(),
+            Task::Patch => crate::agent::patch::schema(),
+        }
+    }
+
+    fn tool(self) -> (&'static str, &'static str) {
+        match self {
+            Task::Intent => ("record_intent", "Record the request's intent."),
+            Task::Patch => ("propose_patch", "Propose a patch."),
+        }
+    }
+}
+
 /// An HTTP model transducer.
 pub struct Http {
     pub wire: Wire,
     pub base_url: String,
     pub api_key: Option<String>,
     pub model: String,
+    pub task: Task,
+    /// Sent as `seed` to OpenAI-compatible servers, for reproducible runs where the server honours it.
+    pub seed: Option<u64>,
     agent: ureq::Agent,
 }
 
@@ -75,7 +117,26 @@ impl Http {
             .http_status_as_error(false)
             .build()
             .into();
-        Http { wire, base_url: base_url.trim_end_matches('/').to_string(), api_key, model: model.to_string(), agent }
+        Http {
+            wire,
+            base_url: base_url.trim_end_matches('/').to_string(),
+            api_key,
+            model: model.to_string(),
+            task: Task::Intent,
+            seed: None,
+            agent,
+        }
+    }
+
+    /// The same connection, asked for another kind of output.
+    pub fn for_task(mut self, task: Task) -> Http {
+        self.task = task;
+        self
+    }
+
+    pub fn with_seed(mut self, seed: Option<u64>) -> Http {
+        self.seed = seed;
+        self
     }
 
     fn messages(text: &str, feedback: Option<&str>) -> Vec<Value> {
@@ -115,14 +176,18 @@ impl Transducer for Http {
     fn transduce(&mut self, text: &str, feedback: Option<&str>) -> Result<String, String> {
         match self.wire {
             Wire::OpenAi => {
-                let mut messages = vec![json!({"role": "system", "content": SYSTEM})];
+                let mut messages = vec![json!({"role": "system", "content": self.task.system()})];
                 messages.extend(Http::messages(text, feedback));
-                let body = json!({
+                let (name, _) = self.task.tool();
+                let mut body = json!({
                     "model": self.model,
                     "temperature": 0,
                     "messages": messages,
-                    "response_format": {"type": "json_schema", "json_schema": {"name": "intent", "strict": true, "schema": boundary::schema()}},
+                    "response_format": {"type": "json_schema", "json_schema": {"name": name, "strict": true, "schema": self.task.schema()}},
                 });
+                if let Some(seed) = self.seed {
+                    body["seed"] = json!(seed);
+                }
                 let headers: Vec<(&str, String)> =
                     self.api_key.iter().map(|k| ("authorization", format!("Bearer {k}"))).collect();
                 let v = self.post(&format!("{}/chat/completions", self.base_url), &body, &headers)?;
@@ -132,13 +197,15 @@ impl Transducer for Http {
                     .ok_or_else(|| "the response has no choices[0].message.content".to_string())
             }
             Wire::Anthropic => {
+                let (name, description) = self.task.tool();
+                let max_tokens = if self.task == Task::Patch { 4096 } else { 512 };
                 let body = json!({
                     "model": self.model,
-                    "max_tokens": 512,
-                    "system": SYSTEM,
+                    "max_tokens": max_tokens,
+                    "system": self.task.system(),
                     "messages": Http::messages(text, feedback),
-                    "tools": [{"name": "record_intent", "description": "Record the request's intent.", "input_schema": boundary::schema()}],
-                    "tool_choice": {"type": "tool", "name": "record_intent"},
+                    "tools": [{"name": name, "description": description, "input_schema": self.task.schema()}],
+                    "tool_choice": {"type": "tool", "name": name},
                 });
                 let mut headers = vec![("anthropic-version", "2023-06-01".to_string())];
                 headers.extend(self.api_key.iter().map(|k| ("x-api-key", k.clone())));

@@ -180,6 +180,42 @@ fn words_after(masked: &str, cue: &Regex) -> String {
         .join(" ")
 }
 
+/// Words that describe the situation rather than name code: "fix the failing
+/// tests" has no target, the failures are the focus.
+const GENERIC: &[&str] = &[
+    "failing",
+    "failed",
+    "test",
+    "tests",
+    "build",
+    "broken",
+    "error",
+    "errors",
+    "passing",
+    "pass",
+    "green",
+    "red",
+    "ci",
+    "suite",
+    "compile",
+    "compiles",
+    "compilation",
+    "code",
+    "project",
+    "repo",
+    "repository",
+];
+
+/// `lowered` as it was written in `original` (targets are found in lowercased text).
+fn recase(original: &str, lowered: &str) -> String {
+    let haystack = original.to_lowercase();
+    match haystack.find(lowered) {
+        // Lowercasing can change byte lengths outside ASCII; only map back when it did not.
+        Some(at) if haystack.len() == original.len() => original[at..at + lowered.len()].to_string(),
+        _ => lowered.to_string(),
+    }
+}
+
 /// Reads one request into intent JSON.
 pub fn transduce(text: &str) -> String {
     let original = text.trim();
@@ -235,8 +271,13 @@ pub fn transduce(text: &str) -> String {
             let before_to = lower.split(" to ").next().unwrap_or(&lower);
             words_after(before_to, cue)
         }),
-        None => ids.first().cloned().unwrap_or_else(|| words_after(&lower, cue)),
+        None => ids.first().cloned().unwrap_or_else(|| recase(original, &words_after(&lower, cue))),
     };
+    let generic = !target.is_empty()
+        && ids.is_empty()
+        && target.split_whitespace().all(|w| GENERIC.contains(&w.to_lowercase().as_str()));
+    let target =
+        if generic && matches!(verb, "fix" | "test" | "status" | "review" | "commit") { String::new() } else { target };
     if let Some(new) = new_name.or_else(|| if verb == "rename" { ids.get(1).cloned() } else { None }) {
         constraints.push(format!("new name: {new}"));
     }

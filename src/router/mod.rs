@@ -78,6 +78,8 @@ pub struct Router {
     /// This session's events, for the watchdog.
     events: Vec<(ActionKind, String, ActionOutcome)>,
     timeout: Duration,
+    /// The agent turn the next writes belong to; `nerd undo` restores a turn whole.
+    turn: Option<String>,
 }
 
 fn digest(action: &Action) -> String {
@@ -130,6 +132,7 @@ impl Router {
             approvals: HashSet::new(),
             events: Vec::new(),
             timeout: Duration::from_secs(600),
+            turn: None,
         })
     }
 
@@ -140,6 +143,33 @@ impl Router {
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// This router's audit session id.
+    pub fn session(&self) -> &str {
+        &self.session
+    }
+
+    /// Groups the writes that follow under one agent turn (`None`: each action on its own).
+    pub fn set_turn(&mut self, turn: Option<String>) {
+        self.turn = turn;
+    }
+
+    /// Appends a record of the caller's own to the audit trail (an agent turn's decision).
+    pub fn record(&self, mut body: serde_json::Value) -> Result<i64, RouterError> {
+        if let Some(map) = body.as_object_mut() {
+            map.insert("session".into(), json!(self.session));
+        }
+        Ok(audit::append(&self.root, &self.store, &body)?)
+    }
+
+    /// What the constitution would decide about `action` now, without acting or recording.
+    pub fn judge(&self, action: &Action) -> policy::Decision {
+        if let Err(e) = action.validate() {
+            return policy::Decision { decision: Verdict::Deny, reasons: vec![e.to_string()], risk: None, route: None };
+        }
+        let fixpoint = evaluate(self.facts_for(Some(action)));
+        policy::verdict(&fixpoint, ACTION_ID, self.project.autonomy(self.autonomy))
     }
 
     /// Records a human's approval of exactly this action.
@@ -298,7 +328,9 @@ impl Router {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(format!("cannot checkpoint {}: {e}", real.display())),
         };
-        self.store.checkpoint_file(seq, &real.display().to_string(), previous.as_deref()).map_err(|e| e.to_string())
+        self.store
+            .checkpoint_file(seq, self.turn.as_deref(), &real.display().to_string(), previous.as_deref())
+            .map_err(|e| e.to_string())
     }
 
     fn exec(&self, argv: &[String]) -> Result<Output, String> {
@@ -317,6 +349,8 @@ impl Router {
             env: vec![
                 ("TMPDIR".into(), tmp.clone().into_os_string()),
                 ("GOCACHE".into(), tmp.join("gocache").into_os_string()),
+                // Running code must not leave bytecode caches in the workspace.
+                ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
             ],
             timeout: self.timeout,
             confine: Some(Arc::new(prepared)),

@@ -10,6 +10,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_world", include_str!("../../memory/migrations/0001_world.sql")),
     ("0002_check", include_str!("../../memory/migrations/0002_check.sql")),
     ("0003_audit", include_str!("../../memory/migrations/0003_audit.sql")),
+    ("0004_agent", include_str!("../../memory/migrations/0004_agent.sql")),
 ];
 
 /// Brings the database schema up to date.

@@ -463,30 +463,99 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Saves what a file held before the router changed it.
-    pub fn checkpoint_file(&self, audit: i64, path: &str, content: Option<&[u8]>) -> Result<(), StoreError> {
+    /// Saves what a file held before the router changed it, under the agent turn it belongs to.
+    pub fn checkpoint_file(
+        &self,
+        audit: i64,
+        turn: Option<&str>,
+        path: &str,
+        content: Option<&[u8]>,
+    ) -> Result<(), StoreError> {
         self.conn.execute(
-            "INSERT INTO file_checkpoint(audit, path, existed, content) VALUES (?1, ?2, ?3, ?4)",
-            params![audit, path, content.is_some(), content],
+            "INSERT INTO file_checkpoint(audit, turn, path, existed, content) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![audit, turn, path, content.is_some(), content],
         )?;
         Ok(())
     }
 
-    /// The checkpoints of the newest audit record that has any not yet undone.
+    /// The checkpoints not yet undone of the newest change: every write of its
+    /// agent turn when it belongs to one, else its single router action. Newest first,
+    /// so restoring them in order leaves each file as it was before the first write.
     pub fn last_checkpoints(&self) -> Result<Vec<FileCheckpoint>, StoreError> {
-        let audit: Option<i64> = self
+        let newest: Option<(i64, Option<String>)> = self
             .conn
-            .query_row("SELECT max(audit) FROM file_checkpoint WHERE undone = 0", [], |r| r.get(0))
-            .optional()?
-            .flatten();
-        let Some(audit) = audit else { return Ok(Vec::new()) };
-        let mut stmt = self.conn.prepare(
-            "SELECT id, path, existed, content FROM file_checkpoint WHERE audit = ?1 AND undone = 0 ORDER BY id DESC",
-        )?;
-        let rows = stmt.query_map([audit], |r| {
+            .query_row("SELECT audit, turn FROM file_checkpoint WHERE undone = 0 ORDER BY id DESC LIMIT 1", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()?;
+        let Some((audit, turn)) = newest else { return Ok(Vec::new()) };
+        let read = |r: &rusqlite::Row<'_>| {
             let existed: bool = r.get(2)?;
             Ok(FileCheckpoint { id: r.get(0)?, path: r.get(1)?, content: if existed { r.get(3)? } else { None } })
-        })?;
+        };
+        let rows = match turn {
+            Some(turn) => {
+                let mut stmt = self.conn.prepare(
+                    "SELECT id, path, existed, content FROM file_checkpoint WHERE turn = ?1 AND undone = 0 ORDER BY id DESC",
+                )?;
+                let rows = stmt.query_map([turn], read)?.collect::<Result<_, _>>()?;
+                rows
+            }
+            None => {
+                let mut stmt = self.conn.prepare(
+                    "SELECT id, path, existed, content FROM file_checkpoint WHERE audit = ?1 AND undone = 0 ORDER BY id DESC",
+                )?;
+                let rows = stmt.query_map([audit], read)?.collect::<Result<_, _>>()?;
+                rows
+            }
+        };
+        Ok(rows)
+    }
+
+    /// Creates or replaces a session's resumable state.
+    pub fn save_session(&self, id: &str, at_ns: i64, state: &str) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO session(id, created_ns, updated_ns, state) VALUES (?1, ?2, ?2, ?3)
+             ON CONFLICT(id) DO UPDATE SET updated_ns = ?2, state = ?3",
+            params![id, at_ns, state],
+        )?;
+        Ok(())
+    }
+
+    /// A session's state, if it exists.
+    pub fn session(&self, id: &str) -> Result<Option<String>, StoreError> {
+        Ok(self.conn.query_row("SELECT state FROM session WHERE id = ?1", [id], |r| r.get(0)).optional()?)
+    }
+
+    /// The id of the most recently updated session.
+    pub fn latest_session(&self) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn
+            .query_row("SELECT id FROM session ORDER BY updated_ns DESC, rowid DESC LIMIT 1", [], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Every session as (id, updated, state), newest first.
+    pub fn sessions(&self) -> Result<Vec<(String, i64, String)>, StoreError> {
+        let mut stmt = self.conn.prepare("SELECT id, updated_ns, state FROM session ORDER BY updated_ns DESC")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Appends one event to a session's log.
+    pub fn append_session_event(&self, id: &str, at_ns: i64, event: &str) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO session_event(session, seq, at_ns, event)
+             VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM session_event WHERE session = ?1), ?2, ?3)",
+            params![id, at_ns, event],
+        )?;
+        Ok(())
+    }
+
+    /// A session's events, oldest first.
+    pub fn session_events(&self, id: &str) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self.conn.prepare("SELECT event FROM session_event WHERE session = ?1 ORDER BY seq")?;
+        let rows = stmt.query_map([id], |r| r.get(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

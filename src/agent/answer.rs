@@ -1,0 +1,300 @@
+//! Questions answered from facts, no model needed: where a symbol is defined
+//! and what calls it, what breaks if it changes (a hypothetical `modified`
+//! fact run through the impact rules), what a symbol is, a breadth-first
+//! survey of the repository, and a review of the working tree's changes.
+//! Every answer is text built from the projected world and derived atoms.
+//! Knows nothing about acting or about models.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use nerd_logic::vocab::SymbolKind;
+use nerd_logic::{evaluate, Term};
+
+use crate::kernel::Loaded;
+use crate::perceive::focus::Candidate;
+use crate::world::project::ProjectedSymbol;
+
+/// Call sites listed before the rest is summarised.
+const MAX_LISTED: usize = 25;
+
+/// A symbol with the file that defines it.
+struct Found<'a> {
+    path: &'a str,
+    symbol: &'a ProjectedSymbol,
+}
+
+fn lookup<'a>(loaded: &'a Loaded, id: &str) -> Option<Found<'a>> {
+    let path = id.split('#').next()?;
+    let (_, projection) = loaded.projections.get(path)?;
+    let symbol = projection.symbols.iter().find(|s| s.id == id)?;
+    Some(Found { path: loaded.projections.get_key_value(path)?.0, symbol })
+}
+
+/// `(caller, path, line)` of every resolved call to `id`.
+fn callers<'a>(loaded: &'a Loaded, id: &str) -> Vec<(&'a str, &'a str, u32)> {
+    let mut out: Vec<(&str, &str, u32)> = loaded
+        .resolution
+        .files
+        .iter()
+        .flat_map(|(path, r)| {
+            r.calls
+                .iter()
+                .filter(move |(_, callee, _)| callee == id)
+                .map(move |(c, _, l)| (c.as_str(), path.as_str(), *l))
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `(callee, line)` of every resolved call made by `id`.
+fn callees<'a>(loaded: &'a Loaded, id: &str) -> Vec<(&'a str, u32)> {
+    let path = id.split('#').next().unwrap_or_default();
+    let mut out: Vec<(&str, u32)> = loaded
+        .resolution
+        .files
+        .get(path)
+        .map(|r| r.calls.iter().filter(|(c, _, _)| c == id).map(|(_, callee, l)| (callee.as_str(), *l)).collect())
+        .unwrap_or_default();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn describe(f: &Found<'_>) -> String {
+    let sig = if f.symbol.signature.is_empty() { String::new() } else { format!(": {}", f.symbol.signature) };
+    format!("{} `{}` at {}:{}{}", f.symbol.kind, f.symbol.name, f.path, f.symbol.line, sig)
+}
+
+fn list<T>(items: &[T], show: impl Fn(&T) -> String) -> Vec<String> {
+    let mut lines: Vec<String> = items.iter().take(MAX_LISTED).map(|i| format!("  {}", show(i))).collect();
+    if items.len() > MAX_LISTED {
+        lines.push(format!("  … and {} more", items.len() - MAX_LISTED));
+    }
+    lines
+}
+
+/// The symbols a question is about: the best-grounded candidates that name symbols.
+fn symbols_of<'a>(loaded: &'a Loaded, focus: &[Candidate]) -> Vec<Found<'a>> {
+    let best = focus.iter().map(|c| c.confidence).fold(0.0, f64::max);
+    focus
+        .iter()
+        .filter(|c| !c.symbol.is_empty() && (best - c.confidence).abs() < 1e-9)
+        .filter_map(|c| lookup(loaded, &c.symbol))
+        .collect()
+}
+
+/// "Where is X defined", "what calls X", "what is X": definition, callers, callees, tests.
+pub fn locate(question: &str, focus: &[Candidate], loaded: &Loaded) -> String {
+    let asks_callers = {
+        let q = question.to_lowercase();
+        ["call", "use", "usage", "reference", "who "].iter().any(|w| q.contains(w))
+    };
+    let found = symbols_of(loaded, focus);
+    if found.is_empty() {
+        return match focus.first() {
+            Some(c) => file_summary(&c.path, loaded),
+            None => "Nothing in this workspace matches that name.".to_string(),
+        };
+    }
+    let tests = test_links(loaded);
+    let mut out = Vec::new();
+    for f in &found {
+        let calls = callers(loaded, &f.symbol.id);
+        out.push(format!("{} is the {}", f.symbol.name, describe(f)));
+        if calls.is_empty() {
+            out.push("No resolved call sites call it.".to_string());
+        } else {
+            out.push(format!("Called from {} site(s):", calls.len()));
+            out.extend(list(&calls, |(caller, path, line)| format!("{caller}  ({path}:{line})")));
+        }
+        if !asks_callers {
+            let made = callees(loaded, &f.symbol.id);
+            if !made.is_empty() {
+                out.push(format!("It calls {} symbol(s):", made.len()));
+                out.extend(list(&made, |(callee, line)| format!("{callee}  (line {line})")));
+            }
+        }
+        let covering: Vec<&str> =
+            tests.iter().filter(|(_, s)| *s == f.symbol.id).map(|(t, _)| t.as_str()).collect::<Vec<_>>();
+        if !covering.is_empty() {
+            out.push(format!("Tests that exercise it: {}", covering.join(", ")));
+        }
+        out.push(String::new());
+    }
+    out.join("\n").trim_end().to_string()
+}
+
+fn test_links(loaded: &Loaded) -> Vec<(String, String)> {
+    loaded.resolution.test_of().into_iter().map(|(t, s)| (t.to_string(), s.to_string())).collect()
+}
+
+fn file_summary(path: &str, loaded: &Loaded) -> String {
+    let Some((lang, projection)) = loaded.projections.get(path) else {
+        return format!("{path} is in the workspace but has no projected symbols.");
+    };
+    let top: Vec<&ProjectedSymbol> = projection.symbols.iter().filter(|s| s.depth == 0).collect();
+    let mut out = vec![format!("{path} ({}) defines {} top-level symbol(s):", lang.name(), top.len())];
+    out.extend(list(&top, |s| format!("{} {} (line {})", s.kind, s.name, s.line)));
+    let prefix = format!("{path}#");
+    let users: BTreeSet<&str> = loaded
+        .resolution
+        .files
+        .iter()
+        .filter(|(from, r)| *from != path && r.calls.iter().any(|(_, callee, _)| callee.starts_with(&prefix)))
+        .map(|(from, _)| from.as_str())
+        .collect();
+    if !users.is_empty() {
+        out.push(format!("Called from: {}", users.into_iter().collect::<Vec<_>>().join(", ")));
+    }
+    out.join("\n")
+}
+
+/// "What breaks if I change X": the impact rules over a hypothetical change of X.
+pub fn impact(focus: &[Candidate], loaded: &Loaded) -> String {
+    let found = symbols_of(loaded, focus);
+    let targets: Vec<String> = if found.is_empty() {
+        focus.first().map(|c| vec![c.path.clone()]).unwrap_or_default()
+    } else {
+        found.iter().map(|f| f.symbol.id.clone()).collect()
+    };
+    if targets.is_empty() {
+        return "Nothing in this workspace matches that name.".to_string();
+    }
+    let mut facts = loaded.facts();
+    // Only the hypothetical change: what git says is modified is not the question.
+    facts.modified.clear();
+    for t in &targets {
+        let s = facts.sym(t);
+        facts.modified.push(s);
+        facts.refactor_target.push(s);
+    }
+    let fixpoint = evaluate(facts);
+    let strings = |pred: &str| -> BTreeSet<String> {
+        fixpoint
+            .atoms(pred)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|a| match a.args.first() {
+                Some(Term::Str(s)) => Some(s.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let impacted = strings("impacted");
+    let symbols: Vec<&String> = impacted.iter().filter(|s| s.contains('#') && !targets.contains(s)).collect();
+    let files: BTreeSet<&str> = impacted.iter().filter(|s| !s.contains('#')).map(String::as_str).collect();
+    let tests: Vec<String> = strings("needs_testing").into_iter().collect();
+    let unsafe_targets = strings("unsafe_to_refactor");
+    let mut out = vec![format!(
+        "Changing {} affects {} other symbol(s) in {} file(s).",
+        targets.join(", "),
+        symbols.len(),
+        files.len()
+    )];
+    if !symbols.is_empty() {
+        out.push("Affected (callers, transitively):".to_string());
+        out.extend(list(&symbols, |s| s.to_string()));
+    }
+    if tests.is_empty() {
+        out.push("No test reaches it: a change here is not checked by any test.".to_string());
+    } else {
+        out.push(format!("Tests to run ({}):", tests.len()));
+        out.extend(list(&tests, |s| s.clone()));
+    }
+    if !unsafe_targets.is_empty() {
+        out.push(
+            "Some callers are reached by no test, so a refactor would be unsafe_to_refactor (see `nerd why`)."
+                .to_string(),
+        );
+    }
+    out.join("\n")
+}
+
+/// Breadth-first survey: languages, top-level areas, entry points, the most-called symbols, tests.
+pub fn survey(loaded: &Loaded) -> String {
+    let mut langs: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut areas: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut tests = 0;
+    let mut entry_points = Vec::new();
+    for (path, (lang, projection)) in &loaded.projections {
+        *langs.entry(lang.name()).or_default() += 1;
+        let area = path.split_once('/').map_or(".".to_string(), |(head, _)| head.to_string());
+        let slot = areas.entry(area).or_default();
+        slot.0 += 1;
+        slot.1 += projection.symbols.len();
+        tests += projection.symbols.iter().filter(|s| s.kind == SymbolKind::Test).count();
+        entry_points.extend(
+            projection
+                .symbols
+                .iter()
+                .filter(|s| s.name == "main" && s.depth == 0 && s.kind == SymbolKind::Function)
+                .map(|s| format!("{path}:{}", s.line)),
+        );
+    }
+    let mut in_degree: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in loaded.resolution.files.values() {
+        for (_, callee, _) in &r.calls {
+            *in_degree.entry(callee.as_str()).or_default() += 1;
+        }
+    }
+    let mut hubs: Vec<(&str, usize)> = in_degree.into_iter().collect();
+    hubs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let total_files = loaded.files.len();
+    let mut out = vec![format!(
+        "{} files, {} with projected code ({}).",
+        total_files,
+        loaded.projections.len(),
+        langs.iter().map(|(l, n)| format!("{l} {n}")).collect::<Vec<_>>().join(", ")
+    )];
+    out.push("Areas (files, symbols):".to_string());
+    let areas: Vec<(String, (usize, usize))> = areas.into_iter().collect();
+    out.extend(list(&areas, |(a, (f, s))| format!("{a}/  {f} files, {s} symbols")));
+    if !entry_points.is_empty() {
+        out.push(format!("Entry points: {}", entry_points.join(", ")));
+    }
+    if !hubs.is_empty() {
+        out.push("Most-called symbols:".to_string());
+        out.extend(hubs.iter().take(10).map(|(s, n)| format!("  {s}  ({n} call sites)")));
+    }
+    out.push(format!("{tests} test(s) projected."));
+    out.join("\n")
+}
+
+/// Review of the working tree against HEAD: what changed, what it impacts, which tests to run.
+pub fn review(loaded: &Loaded) -> String {
+    let fixpoint = loaded.evaluate();
+    let strings = |pred: &str| -> Vec<String> {
+        fixpoint
+            .atoms(pred)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|a| match a.args.first() {
+                Some(Term::Str(s)) => Some(s.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let modified = strings("modified");
+    if modified.is_empty() {
+        return "No changes against HEAD to review.".to_string();
+    }
+    let (files, symbols): (Vec<String>, Vec<String>) = modified.into_iter().partition(|m| !m.contains('#'));
+    let impacted: Vec<String> = strings("impacted").into_iter().filter(|s| s.contains('#')).collect();
+    let tests = strings("needs_testing");
+    let mut out = vec![format!("{} file(s) changed against HEAD:", files.len())];
+    out.extend(list(&files, |f| f.clone()));
+    if !symbols.is_empty() {
+        out.push(format!("Changed symbols ({}):", symbols.len()));
+        out.extend(list(&symbols, |s| s.clone()));
+    }
+    out.push(format!("{} symbol(s) impacted through callers.", impacted.len()));
+    if tests.is_empty() {
+        out.push("No test reaches the changed code.".to_string());
+    } else {
+        out.push(format!("Tests to run ({}):", tests.len()));
+        out.extend(list(&tests, |t| t.clone()));
+    }
+    out.join("\n")
+}

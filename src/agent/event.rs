@@ -1,0 +1,162 @@
+//! What the agent loop reports as it goes: one typed event per step (the
+//! request, what was perceived, each decision with the facts behind it, each
+//! action with the constitution's verdict, results, the answer). Sinks print
+//! them as text or JSON lines, or keep them for a task's output file.
+//! Knows nothing about how the loop decides.
+
+use serde::Serialize;
+
+use crate::articulate::Change;
+use crate::perceive::focus::Candidate;
+
+/// How a request ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// A question was answered from facts.
+    Answered,
+    /// The strategy completed: tests green, refactor applied and verified, rule recorded.
+    Succeeded,
+    /// `--dry-run`: the plan was derived and nothing was done.
+    Planned,
+    /// Logic asks the user first (ambiguous target, missing parameter).
+    NeedsClarification,
+    /// The retry budget is spent; what was tried is reported.
+    Escalated,
+    /// An action the strategy needs was denied or not approved.
+    Refused,
+    /// The strategy needs a language model and none is configured.
+    NeedsModel,
+    /// A verification or an action failed and the change was rolled back.
+    Failed,
+    /// Ctrl-C: stopped between steps.
+    Interrupted,
+}
+
+impl Status {
+    /// Whether a task that ended this way succeeded.
+    pub fn is_success(self) -> bool {
+        matches!(self, Status::Answered | Status::Succeeded | Status::Planned)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Answered => "answered",
+            Status::Succeeded => "succeeded",
+            Status::Planned => "planned",
+            Status::NeedsClarification => "needs_clarification",
+            Status::Escalated => "escalated",
+            Status::Refused => "refused",
+            Status::NeedsModel => "needs_model",
+            Status::Failed => "failed",
+            Status::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// A file a request changed, as events and task outputs show it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChangedFile {
+    pub path: String,
+    pub added: u32,
+    pub removed: u32,
+}
+
+impl From<&Change> for ChangedFile {
+    fn from(c: &Change) -> Self {
+        ChangedFile { path: c.path.clone(), added: c.added, removed: c.removed }
+    }
+}
+
+/// One step of the loop.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    Request {
+        session: String,
+        text: String,
+    },
+    Perceived {
+        provider: String,
+        category: String,
+        verb: String,
+        target: String,
+        constraints: Vec<String>,
+        confidence: f64,
+    },
+    Focus {
+        candidates: Vec<Candidate>,
+    },
+    /// One fixpoint: the active strategy, the derived next action and the facts that led to it.
+    Decided {
+        turn: u32,
+        strategy: String,
+        next_action: Option<String>,
+        because: Vec<String>,
+    },
+    /// An action put to the router, with the constitution's verdict.
+    Action {
+        action: serde_json::Value,
+        decision: String,
+        reasons: Vec<String>,
+    },
+    /// A human (or the approval mode) answered an approval prompt.
+    Approval {
+        subject: String,
+        granted: bool,
+        source: String,
+    },
+    /// What an action produced, in brief.
+    Result {
+        kind: String,
+        ok: bool,
+        summary: String,
+    },
+    /// A build or test run read into facts.
+    Checked {
+        tool: String,
+        failed: u32,
+        errors: u32,
+        test_state: String,
+    },
+    /// A patch proposal and what validation made of it.
+    Patch {
+        attempt: u32,
+        files: Vec<String>,
+        accepted: bool,
+        reason: String,
+    },
+    Answer {
+        text: String,
+    },
+    Question {
+        text: String,
+        options: Vec<String>,
+    },
+    Escalated {
+        text: String,
+        tried: Vec<String>,
+    },
+    Done {
+        status: Status,
+        turns: u32,
+        changes: Vec<ChangedFile>,
+        /// `block_commit` atoms the last fixpoint derived (empty: a commit would pass).
+        block_commit: Vec<String>,
+    },
+}
+
+/// Where events go.
+pub trait Sink {
+    fn emit(&mut self, event: &Event);
+}
+
+/// Keeps every event, for task outputs and tests.
+#[derive(Default)]
+pub struct Collect(pub Vec<Event>);
+
+impl Sink for Collect {
+    fn emit(&mut self, event: &Event) {
+        self.0.push(event.clone());
+    }
+}

@@ -1,0 +1,447 @@
+//! The agent loop, one request at a time: observe (perceive the request),
+//! orient (refresh the projection, ground the target), decide (evaluate the
+//! kernel: one strategy, one `next_action`), act (only through the router,
+//! only what the constitution permits), and feed the results back as facts
+//! until the strategy completes, its budget is spent, or logic asks the user.
+//! This is the one orchestrator: every step is an event, every turn an audit
+//! record, every write checkpointed under the turn so `nerd undo` restores it.
+//! Knows nothing about terminals or output formats.
+
+pub mod answer;
+pub mod diff;
+pub mod event;
+pub mod ground;
+pub mod instruct;
+pub mod patch;
+pub mod provider;
+pub mod rename;
+pub mod session;
+mod steps;
+pub mod verify;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use nerd_logic::vocab::{Action as Step, Autonomy, TestState};
+use nerd_logic::{evaluate, Atom, ExplainedPremise, Explanation, Facts, Fixpoint, Term};
+use serde_json::json;
+
+use crate::articulate::Change;
+use crate::check::parse::Finding;
+use crate::config::Config;
+use crate::kernel::{self, LoadFor, Loaded};
+use crate::perceive::focus::Candidate;
+use crate::perceive::{perceive, Intent, Offline, Perceived, Transducer};
+use crate::policy::{Action, Verdict};
+use crate::router::{Outcome, Router, RouterError};
+use crate::store::{Store, StoreError};
+pub use event::{Collect, Event, Sink, Status};
+pub use session::Session;
+
+/// Everything that can stop the loop itself (not the request).
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error(transparent)]
+    Router(#[from] RouterError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Index(#[from] crate::index::IndexError),
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+}
+
+/// Who answers approval prompts for actions the constitution routes to ask.
+pub trait Approver {
+    /// `subject` says what needs approval; `detail` is the exact argv or diff.
+    fn approve(&mut self, subject: &str, detail: &str) -> bool;
+    /// Recorded with each approval: "human", "approval-mode:auto"...
+    fn source(&self) -> &str;
+}
+
+/// `--approval auto`: approves what is routed to ask, except critical-risk actions.
+pub struct AutoApprove;
+impl Approver for AutoApprove {
+    fn approve(&mut self, _subject: &str, _detail: &str) -> bool {
+        true
+    }
+    fn source(&self) -> &str {
+        "approval-mode:auto"
+    }
+}
+
+/// `--approval never`: every ask is a no.
+pub struct NeverApprove;
+impl Approver for NeverApprove {
+    fn approve(&mut self, _subject: &str, _detail: &str) -> bool {
+        false
+    }
+    fn source(&self) -> &str {
+        "approval-mode:never"
+    }
+}
+
+/// How the loop runs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub autonomy: Autonomy,
+    /// Derive and report the plan, act on nothing.
+    pub dry_run: bool,
+    /// Repair attempts before escalating (the kernel's `retry_budget`).
+    pub retry_budget: u32,
+    /// Fixpoints per request, whatever the strategy: a second guarantee of termination.
+    pub max_turns: u32,
+    /// Per router action.
+    pub timeout: Duration,
+    /// Set by Ctrl-C; checked before every turn.
+    pub interrupted: Arc<AtomicBool>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            autonomy: Autonomy::Balanced,
+            dry_run: false,
+            retry_budget: 3,
+            max_turns: 24,
+            timeout: Duration::from_secs(600),
+            interrupted: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+/// How one request ended.
+#[derive(Debug)]
+pub struct Report {
+    pub status: Status,
+    pub answer: String,
+    pub changes: Vec<Change>,
+    pub turns: u32,
+}
+
+/// The loop's state within one request: what the kernel reads back as facts.
+#[derive(Default)]
+struct LoopState {
+    test_state: TestState,
+    retries: u32,
+    findings: Vec<Finding>,
+    /// Output tail of the last test run, for the patch writer.
+    test_output: String,
+    /// A validated patch awaiting application: (path, old, new) per file.
+    pending: Option<Vec<(String, String, String)>>,
+    explanation: String,
+    feedback: Option<String>,
+    tried: Vec<String>,
+    approved: bool,
+    changes: Vec<Change>,
+    /// Each changed file's content before the request first changed it.
+    originals: std::collections::BTreeMap<String, String>,
+}
+
+/// The agent bound to one workspace and one session.
+pub struct Agent<'a> {
+    root: PathBuf,
+    store: Store,
+    config: Config,
+    perceiver: Box<dyn Transducer>,
+    patcher: Option<Box<dyn Transducer>>,
+    approver: &'a mut dyn Approver,
+    sink: &'a mut dyn Sink,
+    options: Options,
+    pub session: Session,
+}
+
+/// What a step of the loop decided: go on, or stop with a status and an answer.
+enum Flow {
+    Continue,
+    Stop(Status, String),
+}
+
+impl<'a> Agent<'a> {
+    pub fn new(
+        root: &Path,
+        perceiver: Box<dyn Transducer>,
+        patcher: Option<Box<dyn Transducer>>,
+        approver: &'a mut dyn Approver,
+        sink: &'a mut dyn Sink,
+        options: Options,
+        session: Session,
+    ) -> Result<Agent<'a>, AgentError> {
+        let root = root.canonicalize().map_err(|source| RouterError::Workspace { path: root.to_path_buf(), source })?;
+        let store = Store::open(&root)?;
+        let config = Config::load(&root)?;
+        Ok(Agent { root, store, config, perceiver, patcher, approver, sink, options, session })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn emit(&mut self, event: Event) {
+        // The session log is a record, not a gate: a failed append must not stop the loop.
+        let _ = self.session.record(&self.store, &event);
+        self.sink.emit(&event);
+    }
+
+    /// Handles one request to its end.
+    pub fn handle(&mut self, text: &str) -> Result<Report, AgentError> {
+        let text = text.trim();
+        self.emit(Event::Request { session: self.session.id.clone(), text: text.to_string() });
+        // A reply to a pending clarification picks one of the options offered.
+        let mut forced = None;
+        let mut request = text.to_string();
+        if let Some(p) = self.session.state.pending.take() {
+            if let Some(choice) = ground::pick(&p.options, text) {
+                forced = Some(choice);
+                request = p.request;
+            }
+        }
+        self.session.state.requests.push(request.clone());
+        let report = self.run_request(&request, forced)?;
+        self.session.state.last_status = Some(report.status);
+        self.session.save(&self.store)?;
+        Ok(report)
+    }
+
+    fn read_request(&mut self, request: &str) -> Option<(Intent, String)> {
+        let provider = self.perceiver.name().to_string();
+        if let Perceived::Intent { intent, .. } = perceive(self.perceiver.as_mut(), request) {
+            return Some((intent, provider));
+        }
+        if provider == "offline" {
+            return None;
+        }
+        // A model that cannot be reached or keeps answering malformed JSON: the offline rules still read.
+        match perceive(&mut Offline, request) {
+            Perceived::Intent { intent, .. } => Some((intent, format!("offline (fallback from {provider})"))),
+            Perceived::Unparsed { .. } => None,
+        }
+    }
+
+    fn run_request(&mut self, request: &str, forced: Option<Candidate>) -> Result<Report, AgentError> {
+        let Some((intent, provider)) = self.read_request(request) else {
+            let q = "I could not read that request. Could you rephrase it?".to_string();
+            self.emit(Event::Question { text: q.clone(), options: vec![] });
+            return Ok(self.finish(Status::NeedsClarification, q, vec![], 0, &[]));
+        };
+        self.emit(Event::Perceived {
+            provider,
+            category: intent.category.to_string(),
+            verb: intent.verb.to_string(),
+            target: intent.target.clone(),
+            constraints: intent.constraints.clone(),
+            confidence: intent.confidence,
+        });
+        crate::index::index(&self.root, &mut self.store, &|_, _| {})?;
+        let mut loaded = kernel::load(&self.root, &self.store, LoadFor::Evaluation)?;
+        let focus = match forced {
+            Some(c) => vec![c],
+            None => ground::candidates(&intent, &loaded),
+        };
+        if !focus.is_empty() {
+            self.emit(Event::Focus { candidates: focus.clone() });
+        }
+        let mut router =
+            Router::open(&self.root, intent.category, self.options.autonomy)?.with_timeout(self.options.timeout);
+        router.set_turn(Some(format!("{}:{}", self.session.id, self.session.state.requests.len())));
+        let mut st = LoopState::default();
+        for turn in 1..=self.options.max_turns {
+            if self.options.interrupted.load(Ordering::SeqCst) {
+                return Ok(self.finish(Status::Interrupted, "Interrupted.".into(), st.changes, turn - 1, &[]));
+            }
+            let fixpoint = evaluate(self.facts(&loaded, &intent, &focus, &st));
+            let strategy = fixpoint.strategy();
+            let next = next_action(&fixpoint);
+            let because = next.map(|a| because(&fixpoint, a)).unwrap_or_default();
+            router.record(json!({
+                "record": "turn",
+                "turn": turn,
+                "request": request,
+                "strategy": strategy.as_str(),
+                "next_action": next.map(|a| a.as_str()),
+                "because": because,
+            }))?;
+            self.emit(Event::Decided {
+                turn,
+                strategy: strategy.to_string(),
+                next_action: next.map(|a| a.to_string()),
+                because,
+            });
+            let blockers = block_commit(&fixpoint);
+            let Some(next) = next else {
+                let answer = "Nothing to do: the kernel derived no next action.".to_string();
+                return Ok(self.finish(Status::Succeeded, answer, st.changes, turn, &blockers));
+            };
+            if self.options.dry_run {
+                let plan = steps::plan(next, &intent, &focus, &loaded, &self.root, &self.config);
+                return Ok(self.finish(Status::Planned, plan, vec![], turn, &[]));
+            }
+            let flow = self.step(next, request, &intent, &focus, &mut loaded, &mut router, &mut st)?;
+            if let Flow::Stop(status, answer) = flow {
+                // The last word on the commit gate: re-derived with what the loop learned.
+                let blockers = block_commit(&evaluate(self.facts(&loaded, &intent, &focus, &st)));
+                let changes = std::mem::take(&mut st.changes);
+                return Ok(self.finish(status, answer, changes, turn, &blockers));
+            }
+        }
+        let answer = format!("Stopped after {} turns without finishing.", self.options.max_turns);
+        self.emit(Event::Escalated { text: answer.clone(), tried: st.tried.clone() });
+        Ok(self.finish(Status::Escalated, answer, st.changes, self.options.max_turns, &[]))
+    }
+
+    fn finish(
+        &mut self,
+        status: Status,
+        answer: String,
+        changes: Vec<Change>,
+        turns: u32,
+        blockers: &[String],
+    ) -> Report {
+        if !answer.is_empty() {
+            self.emit(Event::Answer { text: answer.clone() });
+        }
+        self.emit(Event::Done {
+            status,
+            turns,
+            changes: changes.iter().map(Into::into).collect(),
+            block_commit: blockers.to_vec(),
+        });
+        Report { status, answer, changes, turns }
+    }
+
+    /// The fact base of one turn: the world, the intent, and what the loop learned so far.
+    fn facts(&self, loaded: &Loaded, intent: &Intent, focus: &[Candidate], st: &LoopState) -> Facts {
+        let mut f = loaded.facts();
+        f.autonomy = self.options.autonomy;
+        f.retry_budget = self.options.retry_budget;
+        f.retry_count = st.retries;
+        f.test_state = st.test_state;
+        f.pending_patch = st.pending.is_some();
+        f.blocking_severity = self.config.check.block_on.clone();
+        ground::assert_intent(&mut f, intent, focus, true);
+        crate::check::assert_findings(&mut f, &st.findings);
+        if matches!(intent.verb, nerd_logic::vocab::Verb::Rename | nerd_logic::vocab::Verb::Refactor) {
+            for c in focus.iter().filter(|c| !c.symbol.is_empty()).take(1) {
+                let s = f.sym(&c.symbol);
+                f.refactor_target.push(s);
+                if st.approved {
+                    let human = f.sym(self.approver.source());
+                    f.approval.push((s, human));
+                }
+            }
+        }
+        f
+    }
+
+    /// Puts one action to the router: asks the approver when the constitution
+    /// routes it to ask, emits the verdict and the result. `None`: refused.
+    fn act(&mut self, router: &mut Router, action: &Action, detail: &str) -> Result<Option<Outcome>, AgentError> {
+        let judged = router.judge(action);
+        if judged.decision == Verdict::Ask {
+            let critical = judged.risk.as_deref() == Some("critical");
+            let subject = format!("{} ({})", summary(action), judged.reasons.join("; "));
+            let granted = !(critical && self.approver.source() == AutoApprove.source())
+                && self.approver.approve(&subject, detail);
+            let source = self.approver.source().to_string();
+            self.emit(Event::Approval { subject, granted, source: source.clone() });
+            if granted {
+                router.approve(action, &source)?;
+            }
+        }
+        let outcome = router.execute(action)?;
+        let (decision, reasons) = match &outcome {
+            Outcome::Refused { reasons } => ("refused", reasons.clone()),
+            _ => ("permitted", vec![]),
+        };
+        self.emit(Event::Action {
+            action: serde_json::to_value(action).unwrap_or_default(),
+            decision: decision.into(),
+            reasons,
+        });
+        let (ok, text) = match &outcome {
+            Outcome::Refused { reasons } => (false, reasons.join("; ")),
+            Outcome::Failed { error } => (false, error.clone()),
+            Outcome::Executed { output } => (true, output_summary(output)),
+        };
+        self.emit(Event::Result { kind: action.kind().to_string(), ok, summary: text });
+        Ok(match outcome {
+            Outcome::Refused { .. } => None,
+            other => Some(other),
+        })
+    }
+}
+
+/// The one derived `next_action`, if any.
+fn next_action(fixpoint: &Fixpoint) -> Option<Step> {
+    let atoms = fixpoint.atoms("next_action").unwrap_or_default();
+    let names: Vec<Step> = atoms
+        .iter()
+        .filter_map(|a| match a.args.first() {
+            Some(Term::Str(s)) => s.parse().ok(),
+            _ => None,
+        })
+        .collect();
+    // Escalation and questions come first when several survive.
+    names.iter().copied().find(|a| a.is_interrogative()).or_else(|| names.first().copied())
+}
+
+/// The facts and checks a `next_action` rests on, from its shortest derivation.
+fn because(fixpoint: &Fixpoint, action: Step) -> Vec<String> {
+    let atom = Atom { predicate: "next_action".into(), args: vec![Term::Str(action.as_str().into())] };
+    let mut out = BTreeSet::new();
+    if let Ok(e) = fixpoint.explain(&atom) {
+        leaves(&e, &mut out);
+    }
+    out.into_iter().take(12).collect()
+}
+
+fn leaves(e: &Explanation, out: &mut BTreeSet<String>) {
+    match e {
+        Explanation::Fact(a) => {
+            // The world's thousands of facts are not the reason; the loop's own are.
+            out.insert(a.to_string());
+        }
+        Explanation::Derived { premises, .. } => {
+            for p in premises {
+                match p {
+                    ExplainedPremise::Holds(inner) => leaves(inner, out),
+                    ExplainedPremise::Absent(a) => {
+                        out.insert(format!("not {a}"));
+                    }
+                    ExplainedPremise::Check(c) => {
+                        out.insert(c.clone());
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn block_commit(fixpoint: &Fixpoint) -> Vec<String> {
+    fixpoint.atoms("block_commit").unwrap_or_default().iter().map(|a| a.to_string()).collect()
+}
+
+fn summary(action: &Action) -> String {
+    match action {
+        Action::Exec { argv } => format!("run `{}`", argv.join(" ")),
+        Action::WriteFile { path, .. } => format!("write {path}"),
+        Action::DeleteFile { path } => format!("delete {path}"),
+        Action::ReadFile { path } => format!("read {path}"),
+        other => other.kind().to_string(),
+    }
+}
+
+fn output_summary(output: &crate::router::Output) -> String {
+    use crate::router::Output;
+    match output {
+        Output::Exec { code, timed_out, .. } if *timed_out => format!("timed out (status {code:?})"),
+        Output::Exec { code, .. } => format!("exited with {}", code.map_or("a signal".into(), |c| c.to_string())),
+        Output::Read { content, .. } => format!("read {} bytes", content.len()),
+        Output::Written { bytes } => format!("wrote {bytes} bytes"),
+        Output::Deleted => "deleted".into(),
+        Output::Search { matches } => format!("{} matches", matches.len()),
+    }
+}

@@ -1,0 +1,420 @@
+//! Patch proposals: what a model writes when asked to change code, parsed
+//! strictly into span replacements or a unified diff, then checked against the
+//! files they touch and the focus: paths inside the focus only, line ranges in
+//! bounds and disjoint, hunks that apply exactly (at most a small offset), a
+//! bounded size. The result is the new content of each file; nothing is
+//! written here. Knows nothing about models or the router.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+
+/// Bytes a proposal may have.
+pub const MAX_PATCH_BYTES: usize = 256 * 1024;
+/// Files one proposal may change.
+pub const MAX_FILES: usize = 16;
+/// Lines a hunk may have moved from where its header says it starts.
+const MAX_OFFSET: usize = 40;
+
+/// Why a proposal is refused; the text is fed back to the model on the next attempt.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum PatchError {
+    #[error("not a patch proposal: {0}")]
+    Shape(String),
+    #[error("the proposal is larger than {MAX_PATCH_BYTES} bytes")]
+    TooLarge,
+    #[error("the proposal changes nothing: give `edits` or a `diff`")]
+    Empty,
+    #[error("give either `edits` or `diff`, not both")]
+    BothForms,
+    #[error("the proposal changes more than {MAX_FILES} files")]
+    TooManyFiles,
+    #[error("`{0}` is not a workspace-relative path")]
+    BadPath(String),
+    #[error("`{path}` is outside the focus of this task (allowed: {allowed})")]
+    OutsideFocus { path: String, allowed: String },
+    #[error("`{0}` cannot be read")]
+    Unreadable(String),
+    #[error("{path}: lines {start}-{end} are not within its {len} lines")]
+    LineRange { path: String, start: u32, end: u32, len: usize },
+    #[error("{path}: edits overlap at line {line}")]
+    Overlap { path: String, line: u32 },
+    #[error("{path}: the hunk at line {line} does not match the file")]
+    HunkMismatch { path: String, line: u32 },
+    #[error("malformed diff: {0}")]
+    BadDiff(String),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Wire {
+    #[serde(default)]
+    explanation: String,
+    #[serde(default)]
+    edits: Vec<EditWire>,
+    #[serde(default)]
+    diff: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EditWire {
+    path: String,
+    start_line: u32,
+    end_line: u32,
+    replacement: String,
+}
+
+/// Replace lines `start_line..=end_line` (1-based) of `path`; `end_line =
+/// start_line - 1` inserts before `start_line`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub replacement: String,
+}
+
+/// One hunk of a unified diff: the lines it expects and the lines it leaves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hunk {
+    pub old_start: u32,
+    pub old: Vec<String>,
+    pub new: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Body {
+    Spans(Vec<Span>),
+    Diff(BTreeMap<String, Vec<Hunk>>),
+}
+
+/// A parsed proposal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Proposal {
+    pub explanation: String,
+    pub body: Body,
+}
+
+impl Proposal {
+    /// The paths the proposal changes.
+    pub fn paths(&self) -> BTreeSet<String> {
+        match &self.body {
+            Body::Spans(spans) => spans.iter().map(|s| s.path.clone()).collect(),
+            Body::Diff(files) => files.keys().cloned().collect(),
+        }
+    }
+}
+
+/// The JSON schema models are asked to answer in.
+pub fn schema() -> serde_json::Value {
+    serde_json::json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["explanation", "edits"],
+        "properties": {
+            "explanation": {"type": "string", "description": "the root cause and the fix, in one or two sentences"},
+            "edits": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["path", "start_line", "end_line", "replacement"],
+                    "properties": {
+                        "path": {"type": "string"},
+                        "start_line": {"type": "integer", "minimum": 1},
+                        "end_line": {"type": "integer", "minimum": 0},
+                        "replacement": {"type": "string", "description": "the new text of those lines, newline-terminated"}
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// Removes a Markdown code fence a model may have wrapped its JSON in.
+fn unfence(text: &str) -> &str {
+    let t = text.trim();
+    let Some(rest) = t.strip_prefix("```") else { return t };
+    let body = rest.split_once('\n').map_or("", |(_, b)| b);
+    body.trim_end().strip_suffix("```").unwrap_or(body).trim()
+}
+
+fn checked_path(path: &str) -> Result<String, PatchError> {
+    let p = path.trim();
+    let bad = p.is_empty()
+        || p.starts_with('/')
+        || p.contains('\\')
+        || p.contains('\0')
+        || p.split('/').any(|c| c == ".." || c == ".git" || c == ".nerd");
+    if bad {
+        return Err(PatchError::BadPath(path.to_string()));
+    }
+    Ok(p.trim_start_matches("./").to_string())
+}
+
+/// Parses model output (bare JSON, fenced JSON, or an HRF envelope's final message).
+pub fn parse(text: &str) -> Result<Proposal, PatchError> {
+    if text.len() > MAX_PATCH_BYTES {
+        return Err(PatchError::TooLarge);
+    }
+    let body = match crate::hrf::final_content(text) {
+        Ok(Some(content)) => content,
+        Ok(None) => text.to_string(),
+        Err(e) => return Err(PatchError::Shape(format!("{}: {}", e.code, e.message))),
+    };
+    let wire: Wire = serde_json::from_str(unfence(&body)).map_err(|e| PatchError::Shape(e.to_string()))?;
+    let body = match (wire.edits.is_empty(), wire.diff) {
+        (false, Some(_)) => return Err(PatchError::BothForms),
+        (true, None) => return Err(PatchError::Empty),
+        (true, Some(diff)) => Body::Diff(parse_diff(&diff)?),
+        (false, None) => Body::Spans(
+            wire.edits
+                .into_iter()
+                .map(|e| {
+                    Ok(Span {
+                        path: checked_path(&e.path)?,
+                        start_line: e.start_line,
+                        end_line: e.end_line,
+                        replacement: e.replacement,
+                    })
+                })
+                .collect::<Result<_, PatchError>>()?,
+        ),
+    };
+    let proposal = Proposal { explanation: wire.explanation, body };
+    if proposal.paths().len() > MAX_FILES {
+        return Err(PatchError::TooManyFiles);
+    }
+    Ok(proposal)
+}
+
+fn parse_diff(diff: &str) -> Result<BTreeMap<String, Vec<Hunk>>, PatchError> {
+    let mut files: BTreeMap<String, Vec<Hunk>> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    let mut lines = diff.lines().peekable();
+    while let Some(line) = lines.next() {
+        if let Some(rest) = line.strip_prefix("+++ ") {
+            let name = rest.split('\t').next().unwrap_or("").trim();
+            if name == "/dev/null" {
+                return Err(PatchError::BadDiff("deleting files is not a patch".into()));
+            }
+            let name = name.strip_prefix("b/").unwrap_or(name);
+            let path = checked_path(name)?;
+            files.entry(path.clone()).or_default();
+            current = Some(path);
+        } else if line.starts_with("--- ") || line.starts_with("diff ") || line.starts_with("index ") {
+            continue;
+        } else if let Some(header) = line.strip_prefix("@@ ") {
+            let path = current.clone().ok_or_else(|| PatchError::BadDiff("a hunk before any +++ header".into()))?;
+            let old_start = header
+                .strip_prefix('-')
+                .and_then(|h| h.split([',', ' ']).next())
+                .and_then(|n| n.parse::<u32>().ok())
+                .ok_or_else(|| PatchError::BadDiff(format!("bad hunk header `@@ {header}`")))?;
+            let mut hunk = Hunk { old_start, old: Vec::new(), new: Vec::new() };
+            while let Some(next) = lines.peek() {
+                if next.starts_with("@@ ") || next.starts_with("--- ") || next.starts_with("diff ") {
+                    break;
+                }
+                let next = lines.next().unwrap_or_default();
+                match next.chars().next() {
+                    Some(' ') => {
+                        hunk.old.push(next[1..].to_string());
+                        hunk.new.push(next[1..].to_string());
+                    }
+                    None => {
+                        hunk.old.push(String::new());
+                        hunk.new.push(String::new());
+                    }
+                    Some('-') => hunk.old.push(next[1..].to_string()),
+                    Some('+') => hunk.new.push(next[1..].to_string()),
+                    Some('\\') => {}
+                    Some(_) => return Err(PatchError::BadDiff(format!("unexpected line `{next}`"))),
+                }
+            }
+            files.entry(path).or_default().push(hunk);
+        } else if !line.trim().is_empty() && current.is_none() {
+            return Err(PatchError::BadDiff(format!("unexpected line `{line}` before any file header")));
+        }
+    }
+    if files.values().all(Vec::is_empty) {
+        return Err(PatchError::Empty);
+    }
+    Ok(files)
+}
+
+/// Lines of `text` with their terminators, and whether the last one had one.
+fn split_lines(text: &str) -> Vec<String> {
+    text.split_inclusive('\n').map(str::to_string).collect()
+}
+
+fn terminated(s: &str) -> String {
+    if s.is_empty() || s.ends_with('\n') {
+        s.to_string()
+    } else {
+        format!("{s}\n")
+    }
+}
+
+/// Applies the proposal to the files it names, read through `read`; every
+/// path must be in `focus`. Returns (path, old content, new content) per file.
+pub fn apply(
+    proposal: &Proposal,
+    read: &mut dyn FnMut(&str) -> Option<String>,
+    focus: &BTreeSet<String>,
+) -> Result<Vec<(String, String, String)>, PatchError> {
+    for path in proposal.paths() {
+        if !focus.contains(&path) {
+            let allowed = focus.iter().cloned().collect::<Vec<_>>().join(", ");
+            return Err(PatchError::OutsideFocus { path, allowed });
+        }
+    }
+    let mut out = Vec::new();
+    for path in proposal.paths() {
+        let old = read(&path).ok_or_else(|| PatchError::Unreadable(path.clone()))?;
+        let new = match &proposal.body {
+            Body::Spans(spans) => {
+                let mine: Vec<&Span> = spans.iter().filter(|s| s.path == path).collect();
+                apply_spans(&path, &old, &mine)?
+            }
+            Body::Diff(files) => apply_hunks(&path, &old, files.get(&path).map_or(&[][..], Vec::as_slice))?,
+        };
+        out.push((path, old, new));
+    }
+    Ok(out)
+}
+
+fn apply_spans(path: &str, old: &str, spans: &[&Span]) -> Result<String, PatchError> {
+    let lines = split_lines(old);
+    let mut sorted: Vec<&Span> = spans.to_vec();
+    sorted.sort_by_key(|s| (s.start_line, s.end_line));
+    let mut previous_end = 0u32;
+    for s in &sorted {
+        let in_range = s.start_line >= 1
+            && s.end_line + 1 >= s.start_line
+            && (s.end_line as usize) <= lines.len()
+            && (s.start_line as usize) <= lines.len() + 1;
+        if !in_range {
+            return Err(PatchError::LineRange {
+                path: path.to_string(),
+                start: s.start_line,
+                end: s.end_line,
+                len: lines.len(),
+            });
+        }
+        if s.start_line <= previous_end {
+            return Err(PatchError::Overlap { path: path.to_string(), line: s.start_line });
+        }
+        previous_end = s.end_line.max(s.start_line.saturating_sub(1));
+    }
+    let mut out = String::with_capacity(old.len());
+    let mut next = 1u32;
+    for s in &sorted {
+        for line in &lines[(next - 1) as usize..(s.start_line - 1) as usize] {
+            out.push_str(line);
+        }
+        // The replaced text must end its last line, unless it ends the file where the old text did not.
+        let is_last = s.end_line as usize == lines.len();
+        let keep_unterminated = is_last && !old.ends_with('\n');
+        if keep_unterminated {
+            out.push_str(&s.replacement);
+        } else {
+            out.push_str(&terminated(&s.replacement));
+        }
+        next = s.end_line + 1;
+    }
+    for line in &lines[(next - 1) as usize..] {
+        out.push_str(line);
+    }
+    Ok(out)
+}
+
+fn apply_hunks(path: &str, old: &str, hunks: &[Hunk]) -> Result<String, PatchError> {
+    let lines: Vec<&str> = old.lines().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut cursor = 0usize;
+    for h in hunks {
+        let want = (h.old_start as usize).saturating_sub(1).max(cursor);
+        let fits = |at: usize| at >= cursor && at + h.old.len() <= lines.len() && lines[at..at + h.old.len()] == h.old;
+        let found = (0..=MAX_OFFSET)
+            .flat_map(|d| [want.checked_add(d), want.checked_sub(d)])
+            .flatten()
+            .find(|&at| fits(at))
+            .ok_or(PatchError::HunkMismatch { path: path.to_string(), line: h.old_start })?;
+        out.extend(lines[cursor..found].iter().map(|l| l.to_string()));
+        out.extend(h.new.iter().cloned());
+        cursor = found + h.old.len();
+    }
+    out.extend(lines[cursor..].iter().map(|l| l.to_string()));
+    let mut text = out.join("\n");
+    if !text.is_empty() && (old.ends_with('\n') || old.is_empty()) {
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
+
+    fn run(text: &str, focus: &[&str]) -> Result<Vec<(String, String, String)>, PatchError> {
+        let proposal = parse(text)?;
+        let focus: BTreeSet<String> = focus.iter().map(|s| s.to_string()).collect();
+        apply(&proposal, &mut |p| (p == "calc.py").then(|| CALC.to_string()), &focus)
+    }
+
+    #[test]
+    fn span_edits_replace_exactly_their_lines() {
+        let out = run(
+            r#"{"explanation":"subtracts","edits":[{"path":"calc.py","start_line":2,"end_line":2,"replacement":"    return a + b"}]}"#,
+            &["calc.py"],
+        )
+        .unwrap();
+        assert_eq!(out[0].2, CALC.replace("a - b", "a + b"));
+    }
+
+    #[test]
+    fn unified_diffs_apply_with_an_offset_and_fences_are_unwrapped() {
+        let diff = "--- a/calc.py\n+++ b/calc.py\n@@ -4,2 +4,2 @@ def add\n def add(a, b):\n-    return a - b\n+    return a + b\n";
+        let text = format!("```json\n{}\n```", serde_json::json!({"explanation": "x", "diff": diff}));
+        let out = run(&text, &["calc.py"]).unwrap();
+        assert_eq!(out[0].2, CALC.replace("a - b", "a + b"));
+    }
+
+    #[test]
+    fn proposals_outside_the_focus_or_out_of_range_are_refused() {
+        let outside = r#"{"edits":[{"path":"other.py","start_line":1,"end_line":1,"replacement":"x"}]}"#;
+        assert!(matches!(run(outside, &["calc.py"]), Err(PatchError::OutsideFocus { .. })));
+        let escape = r#"{"edits":[{"path":"../etc/passwd","start_line":1,"end_line":1,"replacement":"x"}]}"#;
+        assert!(matches!(run(escape, &["calc.py"]), Err(PatchError::BadPath(_))));
+        let range = r#"{"edits":[{"path":"calc.py","start_line":9,"end_line":12,"replacement":"x"}]}"#;
+        assert!(matches!(run(range, &["calc.py"]), Err(PatchError::LineRange { .. })));
+        let overlap = r#"{"edits":[{"path":"calc.py","start_line":1,"end_line":2,"replacement":"x"},{"path":"calc.py","start_line":2,"end_line":2,"replacement":"y"}]}"#;
+        assert!(matches!(run(overlap, &["calc.py"]), Err(PatchError::Overlap { .. })));
+        let mismatch = "--- a/calc.py\n+++ b/calc.py\n@@ -1,1 +1,1 @@\n-def sub(a, b):\n+def add(a, b):\n";
+        let text = serde_json::json!({"diff": mismatch}).to_string();
+        assert!(matches!(run(&text, &["calc.py"]), Err(PatchError::HunkMismatch { .. })));
+    }
+
+    #[test]
+    fn malformed_output_is_a_shape_error_not_a_panic() {
+        for bad in ["", "not json", "{\"edits\": 3}", "{\"permitted\": true}", "{}", "[1,2]"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+        let both = r#"{"edits":[{"path":"a","start_line":1,"end_line":1,"replacement":""}],"diff":"x"}"#;
+        assert_eq!(parse(both), Err(PatchError::BothForms));
+    }
+
+    #[test]
+    fn insertion_before_a_line_keeps_everything_else() {
+        let out = run(
+            r#"{"edits":[{"path":"calc.py","start_line":1,"end_line":0,"replacement":"import math\n"}]}"#,
+            &["calc.py"],
+        )
+        .unwrap();
+        assert_eq!(out[0].2, format!("import math\n{CALC}"));
+    }
+}

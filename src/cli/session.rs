@@ -1,0 +1,251 @@
+//! What `nerd run` and the interactive session share: the agent's options
+//! from the command line, the provider layering, event printers (text or
+//! JSON lines) and the approval prompt.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
+
+use clap::{Args, ValueEnum};
+use nerd_logic::vocab::Autonomy;
+
+use crate::agent::event::{Event, Sink};
+use crate::agent::provider::{self, Choice, ProviderError};
+use crate::agent::{Approver, AutoApprove, NeverApprove, Options};
+use crate::perceive::{Transcript, Transducer};
+
+/// Who answers approval prompts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ApprovalMode {
+    /// Ask on the terminal; without one, answer no.
+    Ask,
+    /// Approve what the constitution routes to ask (never critical-risk actions).
+    Auto,
+    /// Answer every prompt with no.
+    Never,
+}
+
+/// Agent options shared by `nerd` and `nerd run`.
+#[derive(Args, Debug, Clone)]
+pub struct AgentArgs {
+    /// How approval prompts are answered.
+    #[arg(long, value_enum, default_value = "ask")]
+    pub approval: ApprovalMode,
+    /// The model provider (default: layered config, then environment, then offline).
+    #[arg(long, value_name = "offline|openai|anthropic|ollama|local")]
+    pub provider: Option<String>,
+    /// The autonomy profile.
+    #[arg(long, default_value = "balanced", value_name = "cautious|balanced|autonomous")]
+    pub autonomy: String,
+    /// Repair attempts before the loop escalates.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub retry_budget: u32,
+    /// Seed for local and server models that honour one (the offline transducer is deterministic anyway).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Replay recorded model outputs (a JSON file {"outputs": [...]}) as the patch writer, for tests and audits.
+    #[arg(long, value_name = "FILE")]
+    pub transcript: Option<PathBuf>,
+}
+
+/// A configuration problem: exit 1 for `nerd run`.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Everything an agent needs besides its sinks.
+pub struct Setup {
+    pub options: Options,
+    pub perceiver: Box<dyn Transducer>,
+    pub patcher: Option<Box<dyn Transducer>>,
+    pub choice: Choice,
+}
+
+/// Reads a recorded transcript of model outputs.
+pub fn transcript(path: &Path) -> Result<Transcript, SetupError> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct File {
+        outputs: Vec<String>,
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| SetupError::Invalid(format!("cannot read transcript {}: {e}", path.display())))?;
+    let file: File = serde_json::from_str(&text).map_err(|e| {
+        SetupError::Invalid(format!("transcript {}: {e} (expected {{\"outputs\": [...]}})", path.display()))
+    })?;
+    Ok(Transcript { outputs: file.outputs.into(), feedback: Vec::new() })
+}
+
+/// Resolves provider, options and transducers for the workspace at `root`.
+pub fn setup(root: &Path, args: &AgentArgs, dry_run: bool) -> Result<Setup, SetupError> {
+    let autonomy: Autonomy = args.autonomy.parse().map_err(|e| SetupError::Invalid(format!("--autonomy: {e}")))?;
+    let config = crate::config::Config::load(root).map_err(|e| SetupError::Invalid(e.to_string()))?;
+    let choice = provider::choose(args.provider.as_deref(), &config.model, &provider::process_env)?;
+    let perceiver = provider::perceiver(&choice, args.seed, &provider::process_env)?;
+    let patcher = match &args.transcript {
+        Some(path) => Some(Box::new(transcript(path)?) as Box<dyn Transducer>),
+        None => provider::patcher(&choice, args.seed, &provider::process_env)?,
+    };
+    if args.retry_budget == 0 {
+        return Err(SetupError::Invalid("--retry-budget must be at least 1".into()));
+    }
+    let options = Options {
+        autonomy,
+        dry_run,
+        retry_budget: args.retry_budget,
+        interrupted: interrupt_flag(),
+        ..Options::default()
+    };
+    Ok(Setup { options, perceiver, patcher, choice })
+}
+
+static INTERRUPTED: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    if let Some(flag) = INTERRUPTED.get() {
+        flag.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// The Ctrl-C flag, with the handler installed on first use: the loop stops
+/// between steps instead of dying mid-write.
+pub fn interrupt_flag() -> Arc<AtomicBool> {
+    INTERRUPTED
+        .get_or_init(|| {
+            // SAFETY: the handler only stores into an atomic that lives for the whole process.
+            unsafe {
+                libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
+            }
+            Arc::new(AtomicBool::new(false))
+        })
+        .clone()
+}
+
+/// Prints events as JSON lines.
+pub struct JsonLines<W: Write>(pub W);
+
+impl<W: Write> Sink for JsonLines<W> {
+    fn emit(&mut self, event: &Event) {
+        if let Ok(line) = serde_json::to_string(event) {
+            let _ = writeln!(self.0, "{line}");
+            let _ = self.0.flush();
+        }
+    }
+}
+
+/// Prints the loop's progress as short lines, and the answer.
+pub struct Text<W: Write> {
+    pub out: W,
+    /// Also print every decision's reasons.
+    pub verbose: bool,
+    /// Print the answer too (the interactive session); `nerd run` prints it to stdout itself.
+    pub answers: bool,
+}
+
+impl<W: Write> Sink for Text<W> {
+    fn emit(&mut self, event: &Event) {
+        let line = match event {
+            Event::Request { .. } => return,
+            Event::Perceived { provider, category, verb, target, .. } => {
+                let target = if target.is_empty() { String::new() } else { format!(" `{target}`") };
+                format!("· read as {category} / {verb}{target} ({provider})")
+            }
+            Event::Focus { candidates } => {
+                let shown: Vec<String> = candidates
+                    .iter()
+                    .take(3)
+                    .map(|c| format!("{} ({:.2})", crate::agent::ground::label(c), c.confidence))
+                    .collect();
+                format!("· focus: {}", shown.join(", "))
+            }
+            Event::Decided { turn, strategy, next_action, because } => {
+                let mut l = format!("· turn {turn}: {strategy} → {}", next_action.as_deref().unwrap_or("nothing"));
+                if self.verbose && !because.is_empty() {
+                    l.push_str(&format!("\n    because {}", because.join(", ")));
+                }
+                l
+            }
+            Event::Action { action, decision, reasons } => {
+                let what = match action.get("argv").and_then(|a| a.as_array()) {
+                    Some(argv) => argv.iter().filter_map(|a| a.as_str()).collect::<Vec<_>>().join(" "),
+                    None => format!(
+                        "{} {}",
+                        action.get("kind").and_then(|k| k.as_str()).unwrap_or("?"),
+                        action.get("path").and_then(|p| p.as_str()).unwrap_or("")
+                    ),
+                };
+                if reasons.is_empty() {
+                    format!("· {decision}: {}", what.trim())
+                } else {
+                    format!("· {decision}: {} ({})", what.trim(), reasons.join("; "))
+                }
+            }
+            Event::Approval { subject, granted, source } => {
+                format!("· approval {} by {source}: {subject}", if *granted { "granted" } else { "refused" })
+            }
+            Event::Result { ok: true, .. } => return,
+            Event::Result { kind, summary, .. } => format!("  ✗ {kind}: {summary}"),
+            Event::Checked { tool, failed, errors, test_state } => {
+                format!("· {tool}: {test_state} ({failed} failing, {errors} errors)")
+            }
+            Event::Patch { attempt, files, accepted, reason } => {
+                let verdict = if *accepted { "accepted" } else { "rejected" };
+                format!("· patch {attempt} {verdict} {}: {reason}", files.join(", "))
+            }
+            Event::Answer { text } if self.answers => format!("\n{text}"),
+            Event::Answer { .. } => return,
+            Event::Question { .. } | Event::Escalated { .. } => return,
+            Event::Done { status, turns, changes, block_commit } => {
+                let mut l = format!("\n· {} after {turns} turn(s)", status.as_str());
+                for c in changes {
+                    l.push_str(&format!("\n    {}  +{} −{}", c.path, c.added, c.removed));
+                }
+                if !block_commit.is_empty() {
+                    l.push_str(&format!("\n    a commit would be blocked: {}", block_commit.join(", ")));
+                }
+                l
+            }
+        };
+        let _ = writeln!(self.out, "{line}");
+        let _ = self.out.flush();
+    }
+}
+
+/// Asks on the terminal, showing the exact argv or diff.
+pub struct Prompt;
+
+impl Approver for Prompt {
+    fn approve(&mut self, subject: &str, detail: &str) -> bool {
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "\nApproval needed: {subject}");
+        if !detail.is_empty() {
+            let _ = writeln!(err, "{detail}");
+        }
+        let _ = write!(err, "Approve? [y/N] ");
+        let _ = err.flush();
+        let mut line = String::new();
+        if std::io::stdin().lock().read_line(&mut line).is_err() {
+            return false;
+        }
+        matches!(line.trim().to_lowercase().as_str(), "y" | "yes")
+    }
+
+    fn source(&self) -> &str {
+        "human"
+    }
+}
+
+/// The approver an approval mode stands for; `ask` without a terminal answers no.
+pub fn approver(mode: ApprovalMode) -> Box<dyn Approver> {
+    match mode {
+        ApprovalMode::Ask if std::io::stdin().is_terminal() => Box::new(Prompt),
+        ApprovalMode::Ask | ApprovalMode::Never => Box::new(NeverApprove),
+        ApprovalMode::Auto => Box::new(AutoApprove),
+    }
+}
