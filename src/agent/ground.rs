@@ -12,12 +12,12 @@ use crate::perceive::Intent;
 
 /// Whether the verb's target names code to ground (a status question or a commit does not).
 pub fn needs_focus(intent: &Intent) -> bool {
-    !intent.target.is_empty()
-        && !matches!(
-            intent.verb,
-            Verb::Status | Verb::Commit | Verb::Scaffold | Verb::Forbid | Verb::Require | Verb::Prefer
-        )
-        && !(intent.verb == Verb::Explain && intent.context == nerd_logic::vocab::ContextHint::Broad)
+    let broad_explanation = intent.verb == Verb::Explain && intent.context == nerd_logic::vocab::ContextHint::Broad;
+    let situational = matches!(
+        intent.verb,
+        Verb::Status | Verb::Commit | Verb::Scaffold | Verb::Forbid | Verb::Require | Verb::Prefer
+    );
+    !(intent.target.is_empty() || situational || broad_explanation)
 }
 
 /// Candidates for the intent's target among the loaded symbols and files.

@@ -131,7 +131,7 @@ struct LoopState {
     /// Output tail of the last test run, for the patch writer.
     test_output: String,
     /// A validated patch awaiting application: (path, old, new) per file.
-    pending: Option<Vec<(String, String, String)>>,
+    pending: Option<Vec<patch::Edit>>,
     explanation: String,
     feedback: Option<String>,
     tried: Vec<String>,

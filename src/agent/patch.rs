@@ -16,6 +16,9 @@ pub const MAX_FILES: usize = 16;
 /// Lines a hunk may have moved from where its header says it starts.
 const MAX_OFFSET: usize = 40;
 
+/// One file's change: (path, old content, new content).
+pub type Edit = (String, String, String);
+
 /// Why a proposal is refused; the text is fed back to the model on the next attempt.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum PatchError {
@@ -263,7 +266,7 @@ pub fn apply(
     proposal: &Proposal,
     read: &mut dyn FnMut(&str) -> Option<String>,
     focus: &BTreeSet<String>,
-) -> Result<Vec<(String, String, String)>, PatchError> {
+) -> Result<Vec<Edit>, PatchError> {
     for path in proposal.paths() {
         if !focus.contains(&path) {
             let allowed = focus.iter().cloned().collect::<Vec<_>>().join(", ");
@@ -360,7 +363,7 @@ mod tests {
 
     const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
 
-    fn run(text: &str, focus: &[&str]) -> Result<Vec<(String, String, String)>, PatchError> {
+    fn run(text: &str, focus: &[&str]) -> Result<Vec<Edit>, PatchError> {
         let proposal = parse(text)?;
         let focus: BTreeSet<String> = focus.iter().map(|s| s.to_string()).collect();
         apply(&proposal, &mut |p| (p == "calc.py").then(|| CALC.to_string()), &focus)

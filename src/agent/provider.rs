@@ -138,7 +138,7 @@ pub fn perceiver(
                 )
             })?;
             let threads = env("NERD_LOCAL_THREADS").and_then(|t| t.parse().ok()).unwrap_or(1);
-            let local = crate::perceive::local::Local::load(Path::new(&path), threads, seed.unwrap_or(0))
+            let local = crate::perceive::local::Local::load(Path::new(&path), threads, seed.unwrap_or(0) as u32)
                 .map_err(ProviderError::Unusable)?;
             Ok(Box::new(local))
         }

@@ -53,7 +53,7 @@ pub enum Scope {
 /// A planned rename: per file, old and new content, and the number of sites.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Plan {
-    pub files: Vec<(String, String, String)>,
+    pub files: Vec<super::patch::Edit>,
     pub sites: usize,
 }
 
@@ -230,7 +230,7 @@ pub fn plan(old: &str, new: &str, scope: Scope, files: &[FileInput]) -> Result<P
     let mut sites = 0;
     let mut parsers: BTreeMap<&'static str, Parser> = BTreeMap::new();
     for file in files {
-        let parser = parsers.entry(file.lang.name()).or_insert_with(Parser::new);
+        let parser = parsers.entry(file.lang.name()).or_default();
         parser.set_language(&file.lang.grammar()).map_err(|_| RenameError::Unparsable { path: file.path.clone() })?;
         let tree = parser.parse(&file.content, None).ok_or(RenameError::Unparsable { path: file.path.clone() })?;
         let text = file.content.as_bytes();

@@ -11,6 +11,7 @@ use nerd_logic::vocab::{Action as Step, TestState, Verb};
 use serde_json::json;
 
 use super::event::{Event, Status};
+use super::patch::Edit;
 use super::session::Pending;
 use super::verify::{self, Kind};
 use super::{answer, diff, ground, instruct, patch, rename, Agent, AgentError, Flow, LoopState};
@@ -45,6 +46,15 @@ fn family(lang: Lang) -> u8 {
         Lang::Python => 2,
         Lang::TypeScript | Lang::Tsx => 3,
     }
+}
+
+/// What the test tools found.
+struct TestRun {
+    findings: Vec<crate::check::parse::Finding>,
+    /// The tools' last output lines, for the patch writer.
+    output: String,
+    /// The tools that ran.
+    ran: Vec<String>,
 }
 
 impl Agent<'_> {
@@ -158,11 +168,7 @@ impl Agent<'_> {
     }
 
     /// Runs the test tools through the router; `None` when there are none to run.
-    fn tests(
-        &mut self,
-        router: &mut Router,
-        loaded: &Loaded,
-    ) -> Result<Result<(Vec<crate::check::parse::Finding>, String, Vec<String>), Flow>, AgentError> {
+    fn tests(&mut self, router: &mut Router, loaded: &Loaded) -> Result<Result<TestRun, Flow>, AgentError> {
         let tools = verify::tools_for(&self.root, &self.config.check, Kind::Tests, has_python(loaded));
         if tools.is_empty() {
             let text = "No test runner found here (nerd runs cargo test, go test, pytest and node --test, \
@@ -196,7 +202,7 @@ impl Agent<'_> {
         if ran.is_empty() {
             return Ok(Err(Flow::Stop(Status::Failed, missing.join("; "))));
         }
-        Ok(Ok((findings, tails.join("\n"), ran)))
+        Ok(Ok(TestRun { findings, output: tails.join("\n"), ran }))
     }
 
     /// Runs one build or test tool through the router (approval, events and all).
@@ -215,7 +221,7 @@ impl Agent<'_> {
     }
 
     fn test_status(&mut self, router: &mut Router, loaded: &Loaded) -> Result<Flow, AgentError> {
-        let (findings, _, ran) = match self.tests(router, loaded)? {
+        let TestRun { findings, ran, .. } = match self.tests(router, loaded)? {
             Ok(done) => done,
             Err(flow) => return Ok(flow),
         };
@@ -237,7 +243,7 @@ impl Agent<'_> {
     }
 
     fn run_tests(&mut self, router: &mut Router, loaded: &Loaded, st: &mut LoopState) -> Result<Flow, AgentError> {
-        let (findings, output, _) = match self.tests(router, loaded)? {
+        let TestRun { findings, output, .. } = match self.tests(router, loaded)? {
             Ok(done) => done,
             Err(flow) => return Ok(flow),
         };
@@ -337,7 +343,7 @@ impl Agent<'_> {
         raw: Result<String, String>,
         contents: &BTreeMap<String, String>,
         paths: &BTreeSet<String>,
-    ) -> Result<(String, Vec<(String, String, String)>), String> {
+    ) -> Result<(String, Vec<Edit>), String> {
         let proposal = patch::parse(&raw?).map_err(|e| e.to_string())?;
         let edits = patch::apply(&proposal, &mut |p| contents.get(p).cloned(), paths).map_err(|e| e.to_string())?;
         for (path, old, new) in &edits {
@@ -392,11 +398,7 @@ impl Agent<'_> {
     }
 
     /// Writes edits through the router. `Err(flow)`: refused or failed; what was written is restored.
-    fn write_all(
-        &mut self,
-        router: &mut Router,
-        edits: &[(String, String, String)],
-    ) -> Result<Result<(), Flow>, AgentError> {
+    fn write_all(&mut self, router: &mut Router, edits: &[Edit]) -> Result<Result<(), Flow>, AgentError> {
         let mut written: Vec<(String, String)> = Vec::new();
         for (path, old, new) in edits {
             let action = Action::WriteFile { path: path.clone(), content: Some(new.clone()) };
@@ -467,7 +469,7 @@ impl Agent<'_> {
         Ok(())
     }
 
-    fn record_changes(st: &mut LoopState, edits: &[(String, String, String)]) {
+    fn record_changes(st: &mut LoopState, edits: &[Edit]) {
         for (path, old, new) in edits {
             match st.changes.iter_mut().find(|c| c.path == *path) {
                 // Keep one cumulative change per file: from its first old text to its newest.
@@ -657,10 +659,20 @@ impl Agent<'_> {
         if !broken.is_empty() {
             let written: Vec<(String, String)> = plan.files.iter().map(|(p, o, _)| (p.clone(), o.clone())).collect();
             self.restore(router, &written)?;
+            let why = if scope == rename::Scope::ResolvedSites {
+                format!(
+                    " `{old}` is defined {} times here, so only the call sites resolution attributes to {} were \
+                     renamed; calls through values of unknown type were not.",
+                    named(&old),
+                    symbol.id
+                )
+            } else {
+                String::new()
+            };
             return Ok(Flow::Stop(
                 Status::Failed,
                 format!(
-                    "Renaming `{old}` to `{new}` broke the build or tests ({}); every file was restored.",
+                    "Renaming `{old}` to `{new}` broke the build or tests ({}); every file was restored.{why}",
                     broken[0]
                 ),
             ));
@@ -721,7 +733,7 @@ impl Agent<'_> {
             self.emit(Event::Question { text: q.clone(), options: vec![] });
             return Ok(Flow::Stop(Status::NeedsClarification, q));
         };
-        let edits: Vec<(String, String, String)> = files.into_iter().map(|(p, c)| (p, String::new(), c)).collect();
+        let edits: Vec<Edit> = files.into_iter().map(|(p, c)| (p, String::new(), c)).collect();
         if let Err(flow) = self.write_all(router, &edits)? {
             return Ok(flow);
         }

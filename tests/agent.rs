@@ -1,0 +1,454 @@
+//! The agent end to end: the real binary on real git repositories (a Python
+//! package and a Rust crate under `tests/fixtures/agent/`), real pytest and
+//! cargo run through the router, model patches replayed from recorded
+//! transcripts through the real patch parser, and the interactive session
+//! driven through a pseudo-terminal. No model provider is configured: HOME
+//! points at an empty folder and the provider variables are removed.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::{copy_fixture, git};
+use serde_json::Value;
+
+const PROVIDER_VARS: &[&str] =
+    &["OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "XDG_CONFIG_HOME", "NERD_LOCAL_MODEL"];
+
+/// A fixture committed as a git repository, with an empty HOME beside it.
+struct Repo {
+    dir: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+impl Repo {
+    fn new(fixture: &str) -> Repo {
+        let dir = copy_fixture(&format!("agent/{fixture}"));
+        std::fs::write(dir.path().join(".gitignore"), "target/\nCargo.lock\n__pycache__/\n").unwrap();
+        git(dir.path(), &["init", "-q", "-b", "main"]);
+        git(dir.path(), &["add", "-A"]);
+        git(dir.path(), &["commit", "-q", "-m", "init"]);
+        Repo { dir, home: tempfile::tempdir().unwrap() }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn command(&self) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_nerd"));
+        cmd.current_dir(self.path()).env("HOME", self.home.path());
+        for var in PROVIDER_VARS {
+            cmd.env_remove(var);
+        }
+        cmd
+    }
+
+    fn nerd(&self, args: &[&str]) -> Output {
+        self.command().args(args).output().unwrap()
+    }
+
+    /// `nerd run --json ARGS`: exit code and events.
+    fn run_json(&self, args: &[&str]) -> (i32, Vec<Value>) {
+        let out = self.nerd(&[&["run", "--json"], args].concat());
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let events = stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}")))
+            .collect();
+        (out.status.code().unwrap_or(-1), events)
+    }
+
+    fn write(&self, path: &str, text: &str) {
+        std::fs::write(self.path().join(path), text).unwrap();
+    }
+
+    fn read(&self, path: &str) -> String {
+        std::fs::read_to_string(self.path().join(path)).unwrap()
+    }
+
+    /// Every file outside `.git/` and `.nerd/` with its bytes.
+    fn snapshot(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let entry = entry.unwrap();
+                let path = entry.path();
+                let name = entry.file_name();
+                if name == ".git" || name == ".nerd" {
+                    continue;
+                }
+                if entry.file_type().unwrap().is_dir() {
+                    walk(root, &path, out);
+                } else {
+                    out.insert(path.strip_prefix(root).unwrap().to_path_buf(), std::fs::read(&path).unwrap());
+                }
+            }
+        }
+        let mut out = BTreeMap::new();
+        walk(self.path(), self.path(), &mut out);
+        out
+    }
+
+    fn transcript(&self, outputs: &[Value]) -> PathBuf {
+        let path = self.home.path().join("transcript.json");
+        let texts: Vec<String> = outputs.iter().map(|o| o.to_string()).collect();
+        std::fs::write(&path, serde_json::json!({ "outputs": texts }).to_string()).unwrap();
+        path
+    }
+}
+
+fn of_kind<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["event"] == kind).collect()
+}
+
+fn done(events: &[Value]) -> &Value {
+    let last = events.last().expect("no events");
+    assert_eq!(last["event"], "done", "the stream ends with done: {last}");
+    last
+}
+
+fn next_actions(events: &[Value]) -> Vec<String> {
+    of_kind(events, "decided").iter().map(|e| e["next_action"].as_str().unwrap_or("").to_string()).collect()
+}
+
+fn edit(path: &str, line: u32, replacement: &str, why: &str) -> Value {
+    serde_json::json!({
+        "explanation": why,
+        "edits": [{"path": path, "start_line": line, "end_line": line, "replacement": replacement}],
+    })
+}
+
+#[test]
+fn the_repair_loop_reaches_green_with_a_recorded_patch_and_every_step_is_audited() {
+    let repo = Repo::new("python-calc");
+    let transcript = repo.transcript(&[edit("calc/ops.py", 2, "    return a + b\n", "add subtracted")]);
+    let (code, events) = repo.run_json(&["fix the failing tests", "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!(code, 0, "{events:#?}");
+    let end = done(&events);
+    assert_eq!(end["status"], "succeeded");
+    assert_eq!(end["block_commit"], serde_json::json!([]), "the commit gate clears once the tests pass");
+    assert_eq!(
+        next_actions(&events),
+        ["run_tests", "propose_patch", "apply_patch", "run_tests", "report_success"],
+        "the kernel's decisions, turn by turn"
+    );
+    let checked = of_kind(&events, "checked");
+    assert_eq!((checked[0]["test_state"].as_str(), checked[0]["failed"].as_u64()), (Some("failing"), Some(2)));
+    assert_eq!(checked.last().unwrap()["test_state"], "passing");
+    assert!(repo.read("calc/ops.py").contains("return a + b"));
+
+    // The audit trail holds each turn and each permitted action, and it verifies.
+    let audit = repo.nerd(&["audit", "show", "--json"]);
+    let records: Vec<Value> =
+        String::from_utf8(audit.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let body = |r: &Value| r["record"].clone();
+    let turns = records.iter().filter(|r| body(r)["record"] == "turn").count();
+    assert_eq!(turns, 5);
+    let decided_kinds: Vec<String> = records
+        .iter()
+        .map(body)
+        .filter(|b| b["record"] == "decision" && b["decision"] == "allow")
+        .map(|b| b["action"]["kind"].as_str().unwrap().to_string())
+        .collect();
+    for kind in ["exec", "read_file", "write_file"] {
+        assert!(decided_kinds.iter().any(|k| k == kind), "{kind} audited: {decided_kinds:?}");
+    }
+    assert!(repo.nerd(&["audit", "verify"]).status.success());
+
+    // `nerd undo` restores the whole turn.
+    assert!(repo.nerd(&["undo"]).status.success());
+    assert!(repo.read("calc/ops.py").contains("return a - b"));
+}
+
+#[test]
+fn patches_that_never_fix_it_stop_at_the_budget_and_escalate() {
+    let repo = Repo::new("python-calc");
+    let outside = edit("setup.py", 1, "x = 1\n", "edit a file nobody asked about");
+    let wrong = edit("calc/ops.py", 2, "    return a * b\n", "multiply instead");
+    let transcript = repo.transcript(&[outside, Value::String("change the minus".into()), wrong.clone(), wrong]);
+    let (code, events) = repo.run_json(&["fix the failing tests", "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!(code, 2, "a task that did not succeed exits 2");
+    let end = done(&events);
+    assert_eq!(end["status"], "escalated");
+    assert!(!end["block_commit"].as_array().unwrap().is_empty(), "still blocked");
+    let patches = of_kind(&events, "patch");
+    let accepted: Vec<bool> = patches.iter().map(|p| p["accepted"].as_bool().unwrap()).collect();
+    assert_eq!(accepted, [false, false, true], "three attempts, the budget: {patches:#?}");
+    assert!(patches[0]["reason"].as_str().unwrap().contains("outside the focus"));
+    assert!(patches[1]["reason"].as_str().unwrap().contains("not a patch proposal"));
+    assert_eq!(next_actions(&events).last().map(String::as_str), Some("escalate"));
+    let escalated = of_kind(&events, "escalated");
+    assert_eq!(escalated[0]["tried"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn without_a_model_the_repair_loop_says_what_it_needs() {
+    let repo = Repo::new("python-calc");
+    let before = repo.snapshot();
+    let (code, events) = repo.run_json(&["fix the failing tests"]);
+    assert_eq!(code, 2);
+    assert_eq!(done(&events)["status"], "needs_model");
+    let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap().to_string();
+    assert!(answer.contains("OPENAI_API_KEY") && answer.contains("[model]"), "{answer}");
+    assert_eq!(repo.snapshot(), before);
+}
+
+#[test]
+fn rename_across_a_python_package_keeps_it_importable() {
+    let repo = Repo::new("python-calc");
+    repo.write("calc/ops.py", &repo.read("calc/ops.py").replace("a - b", "a + b"));
+    git(repo.path(), &["commit", "-q", "-am", "fix add"]);
+    let (code, events) = repo.run_json(&["rename add to plus"]);
+    assert_eq!(code, 0, "{events:#?}");
+    assert_eq!(done(&events)["status"], "succeeded");
+    assert_eq!(repo.read("calc/__init__.py"), "from .ops import plus, mul\n");
+    assert!(
+        repo.read("calc/ops.py").contains("def plus(a, b):") && repo.read("calc/ops.py").contains("plus(total, a)")
+    );
+    let tests = repo.read("tests/test_ops.py");
+    assert!(tests.contains("from calc import plus, mul") && tests.contains("assert plus(2, 3) == 5"));
+    assert!(tests.contains("def test_add():"), "other names that contain the old one stay");
+    let check = Command::new("python3")
+        .args(["-c", "import calc; assert calc.plus(2, 3) == 5 and not hasattr(calc, 'add')"])
+        .current_dir(repo.path())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+}
+
+#[test]
+fn rename_across_a_rust_crate_asks_approval_for_untested_callers_and_builds() {
+    let repo = Repo::new("rust-geometry");
+    let before = repo.snapshot();
+    // Some callers are reached by no resolved test: unsafe_to_refactor, so it asks, and `never` says no.
+    let (code, events) = repo.run_json(&["rename compute_area to area_of", "--approval", "never"]);
+    assert_eq!((code, done(&events)["status"].as_str()), (2, Some("refused")));
+    assert_eq!(next_actions(&events), ["ask_approval"]);
+    assert_eq!(of_kind(&events, "approval")[0]["granted"], false);
+    assert_eq!(repo.snapshot(), before, "nothing written without approval");
+
+    let (code, events) = repo.run_json(&["rename compute_area to area_of", "--approval", "auto"]);
+    assert_eq!(code, 0, "{events:#?}");
+    assert_eq!(next_actions(&events), ["ask_approval", "apply_refactor"]);
+    let changed: Vec<&str> =
+        done(&events)["changes"].as_array().unwrap().iter().map(|c| c["path"].as_str().unwrap()).collect();
+    assert_eq!(changed, ["src/lib.rs", "src/shapes.rs", "src/util.rs", "tests/shapes.rs"]);
+    for path in changed {
+        let text = repo.read(path);
+        assert!(!text.contains("compute_area") && text.contains("area_of"), "{path}:\n{text}");
+    }
+    let build = Command::new("cargo").args(["test", "--quiet"]).current_dir(repo.path()).output().unwrap();
+    assert!(build.status.success(), "{}", String::from_utf8_lossy(&build.stderr));
+}
+
+#[test]
+fn an_ambiguous_rename_asks_and_a_resumed_session_takes_the_answer() {
+    let repo = Repo::new("rust-geometry");
+    let before = repo.snapshot();
+    let (code, events) = repo.run_json(&["rename scale to resize"]);
+    assert_eq!((code, done(&events)["status"].as_str()), (2, Some("needs_clarification")));
+    let question = of_kind(&events, "question")[0];
+    let options: Vec<&str> = question["options"].as_array().unwrap().iter().map(|o| o.as_str().unwrap()).collect();
+    assert_eq!(options[..2], ["src/shapes.rs#Rect.scale", "src/shapes.rs#Square.scale"]);
+    assert_eq!(repo.snapshot(), before, "a clarification edits nothing");
+
+    // The reply picks an option; the session remembers the request it answers.
+    let session = events[0]["session"].as_str().unwrap().to_string();
+    let (_, events) = repo.run_json(&["--resume", &session, "1"]);
+    let focus = of_kind(&events, "focus");
+    assert_eq!(focus[0]["candidates"][0]["symbol"], "src/shapes.rs#Rect.scale");
+    assert_ne!(done(&events)["status"], "needs_clarification");
+    let listed = String::from_utf8(repo.nerd(&["sessions"]).stdout).unwrap();
+    assert!(listed.contains(&session), "{listed}");
+}
+
+#[test]
+fn query_only_requests_never_write_anything() {
+    let repo = Repo::new("python-calc");
+    let before = repo.snapshot();
+    let questions = [
+        ("where is mul defined", "calc/ops.py:5"),
+        ("what calls add", "calc/ops.py#mul"),
+        ("what breaks if I change add", "tests/test_ops.py#test_mul"),
+        ("are the tests passing", "No: 2 failing"),
+        ("explain the architecture", "Areas"),
+    ];
+    for (question, expected) in questions {
+        let out = repo.nerd(&["run", question]);
+        let answer = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{question}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(answer.contains(expected), "{question} → {answer}");
+    }
+    assert_eq!(repo.snapshot(), before, "queries leave every file as it was");
+}
+
+#[test]
+fn dry_run_derives_the_plan_and_acts_on_nothing() {
+    let repo = Repo::new("python-calc");
+    let before = repo.snapshot();
+    let (code, events) = repo.run_json(&["fix the failing tests", "--dry-run"]);
+    assert_eq!(code, 0);
+    assert_eq!(done(&events)["status"], "planned");
+    assert!(of_kind(&events, "action").is_empty(), "no action put to the router");
+    let plan = of_kind(&events, "answer")[0]["text"].as_str().unwrap().to_string();
+    assert!(plan.contains("pytest"), "{plan}");
+    assert_eq!(repo.snapshot(), before);
+}
+
+#[test]
+fn json_events_follow_the_loop_in_order() {
+    let repo = Repo::new("python-calc");
+    let (_, events) = repo.run_json(&["what calls add"]);
+    let kinds: Vec<&str> = events.iter().map(|e| e["event"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["request", "perceived", "focus", "decided", "answer", "done"]);
+    assert_eq!(events[1]["verb"], "search");
+    assert_eq!(events[3]["strategy"], "answer_from_facts");
+    assert!(events[3]["because"].as_array().unwrap().iter().any(|b| b.as_str().unwrap().starts_with("user_intent(")));
+}
+
+#[test]
+fn task_files_name_their_results_and_exit_codes_say_what_happened() {
+    let repo = Repo::new("python-calc");
+    let tasks = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let workspace = repo.path().to_str().unwrap();
+    let task = |name: &str, body: Value| std::fs::write(tasks.path().join(name), body.to_string()).unwrap();
+    task("a.json", serde_json::json!({"id": "where-add", "request": "where is add defined", "workspace": workspace}));
+    task("b.json", serde_json::json!({"request": "what calls mul", "workspace": workspace}));
+    let batch = |parallel: &str| {
+        repo.command()
+            .args(["run", "--tasks-dir", tasks.path().to_str().unwrap(), "--output-dir"])
+            .args([out.path().to_str().unwrap(), "--max-parallel", parallel])
+            .output()
+            .unwrap()
+    };
+    assert_eq!(batch("2").status.code(), Some(0));
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("where-add.json")).unwrap()).unwrap();
+    assert_eq!((result["status"].as_str(), result["exit_code"].as_u64()), (Some("answered"), Some(0)));
+    assert!(result["answer"].as_str().unwrap().contains("calc/ops.py:1"));
+    assert!(out.path().join("b_result.json").is_file());
+
+    // A malformed task makes the batch a partial failure; names never collide.
+    task("c.json", serde_json::json!({"request": "what calls mul", "reqest": "typo"}));
+    assert_eq!(batch("1").status.code(), Some(4));
+    let names: Vec<String> =
+        std::fs::read_dir(out.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
+    assert!(names.iter().any(|n| n.starts_with("where-add_") && n.ends_with("Z.json")), "{names:?}");
+    let bad: Value = serde_json::from_str(&std::fs::read_to_string(out.path().join("c_result.json")).unwrap()).unwrap();
+    assert_eq!((bad["status"].as_str(), bad["exit_code"].as_u64()), (Some("invalid_task"), Some(2)));
+
+    // One task to a named file; a broken model configuration exits 1.
+    let single = out.path().join("single.json");
+    let ran = repo
+        .command()
+        .args(["run", "--task-file"])
+        .arg(tasks.path().join("b.json"))
+        .arg("--output-file")
+        .arg(&single)
+        .status()
+        .unwrap();
+    assert_eq!(ran.code(), Some(0));
+    assert!(single.is_file());
+    std::fs::create_dir_all(repo.path().join(".nerd")).unwrap();
+    repo.write(".nerd/config.toml", "[model]\nprovider = \"gpt-nine\"\n");
+    let out = repo.nerd(&["run", "what calls mul"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown model provider"));
+}
+
+/// A pseudo-terminal pair; the child gets the slave as its controlling terminal.
+struct Pty {
+    master: std::fs::File,
+    output: Arc<Mutex<String>>,
+}
+
+impl Pty {
+    fn spawn(mut cmd: Command) -> (Pty, std::process::Child) {
+        use std::os::fd::{FromRawFd, OwnedFd};
+        use std::os::unix::process::CommandExt;
+        let (mut master, mut slave) = (0, 0);
+        let size = libc::winsize { ws_row: 40, ws_col: 120, ws_xpixel: 0, ws_ypixel: 0 };
+        // SAFETY: openpty writes two fresh descriptors we then own.
+        let rc = unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), &size) };
+        assert_eq!(rc, 0, "openpty");
+        // SAFETY: both descriptors were just returned by openpty and are owned by nobody else.
+        let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+        cmd.stdin(slave.try_clone().unwrap()).stdout(slave.try_clone().unwrap()).stderr(slave);
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::setsid();
+                libc::ioctl(0, libc::TIOCSCTTY, 0);
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().unwrap();
+        let master = std::fs::File::from(master);
+        let output = Arc::new(Mutex::new(String::new()));
+        let (mut reader, sink) = (master.try_clone().unwrap(), output.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        (Pty { master, output }, child)
+    }
+
+    fn send(&mut self, text: &str) {
+        self.master.write_all(text.as_bytes()).unwrap();
+    }
+
+    /// Waits until the output holds `needle` after byte `from`; returns where it ends.
+    fn expect(&self, needle: &str, from: usize) -> usize {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let out = self.output.lock().unwrap().clone();
+            if let Some(at) = out.get(from..).and_then(|rest| rest.find(needle)) {
+                return from + at + needle.len();
+            }
+            assert!(Instant::now() < deadline, "no `{needle}` in:\n{}", &out[from.min(out.len())..]);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn the_interactive_session_answers_explains_and_leaves_cleanly_under_a_terminal() {
+    let repo = Repo::new("python-calc");
+    let (mut pty, mut child) = Pty::spawn(repo.command());
+    let at = pty.expect("nerd> ", 0);
+    pty.send("where is mul defined\r");
+    let at = pty.expect("calc/ops.py:5", at);
+    let at = pty.expect("nerd> ", at);
+    // Ctrl-C at the prompt clears the line and keeps the session.
+    pty.send("half a line\x03");
+    let at = pty.expect("nerd> ", at);
+    pty.send("/query symbol\r");
+    let at = pty.expect("symbol(\"calc/ops.py#add\"", at);
+    pty.send("/why not_an_atom(\r");
+    let at = pty.expect("error:", at);
+    pty.send("/quit\r");
+    let _ = at;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the session did not leave on /quit");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success());
+    let history = repo.read(".nerd/history");
+    assert!(history.contains("where is mul defined"), "{history}");
+}
