@@ -61,20 +61,24 @@ pub fn checkpoint_path(root: &Path) -> PathBuf {
 
 /// Appends one record; returns its sequence number.
 pub fn append(root: &Path, store: &Store, body: &serde_json::Value) -> Result<i64, AuditError> {
-    let (last, prev) = store.audit_head()?;
-    let seq = last + 1;
-    let text = body.to_string();
-    let hash = link(&prev, seq, &text);
-    store.audit_insert(seq, crate::timing::now_ns(), &text, &prev, &hash)?;
-    let path = checkpoint_path(root);
-    let tmp = path.with_extension("tmp");
-    let io = |source| AuditError::Checkpoint { path: path.clone(), source };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
-    std::fs::write(&tmp, format!("{seq} {hash}\n")).map_err(io)?;
-    std::fs::rename(&tmp, &path).map_err(io)?;
-    Ok(seq)
+    // Several nerd processes may append to one workspace's trail at once: the
+    // head is read, the record linked and the checkpoint written under one write lock.
+    store.locked(|store| {
+        let (last, prev) = store.audit_head()?;
+        let seq = last + 1;
+        let text = body.to_string();
+        let hash = link(&prev, seq, &text);
+        store.audit_insert(seq, crate::timing::now_ns(), &text, &prev, &hash)?;
+        let path = checkpoint_path(root);
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        let io = |source| AuditError::Checkpoint { path: path.clone(), source };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        std::fs::write(&tmp, format!("{seq} {hash}\n")).map_err(io)?;
+        std::fs::rename(&tmp, &path).map_err(io)?;
+        Ok(seq)
+    })
 }
 
 /// Checks every link and the checkpoint.

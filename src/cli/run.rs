@@ -171,8 +171,9 @@ pub fn run(root: &Path, args: RunArgs) -> Result<i32, NerdError> {
 /// Runs one task file; returns its result document and exit code.
 fn run_task(default_root: &Path, file: &Path, base: &AgentArgs) -> (serde_json::Value, i32) {
     let started = Instant::now();
-    let fail = |kind: &str, message: String, exit: i32| {
+    let fail = |id: &Option<String>, kind: &str, message: String, exit: i32| {
         let result = json!({
+            "id": id,
             "task_file": file.display().to_string(),
             "status": kind,
             "exit_code": exit,
@@ -182,14 +183,15 @@ fn run_task(default_root: &Path, file: &Path, base: &AgentArgs) -> (serde_json::
     };
     let text = match std::fs::read_to_string(file) {
         Ok(t) => t,
-        Err(e) => return fail("invalid_task", format!("cannot read {}: {e}", file.display()), code::TASK),
+        Err(e) => return fail(&None, "invalid_task", format!("cannot read {}: {e}", file.display()), code::TASK),
     };
     let task: TaskFile = match serde_json::from_str(&text) {
         Ok(t) => t,
-        Err(e) => return fail("invalid_task", format!("{}: {e}", file.display()), code::TASK),
+        Err(e) => return fail(&None, "invalid_task", format!("{}: {e}", file.display()), code::TASK),
     };
+    let id = task.id.clone();
     if task.request.trim().is_empty() {
-        return fail("invalid_task", format!("{}: `request` is empty", file.display()), code::TASK);
+        return fail(&id, "invalid_task", format!("{}: `request` is empty", file.display()), code::TASK);
     }
     let here = file.parent().unwrap_or(Path::new("."));
     let root = match &task.workspace {
@@ -198,7 +200,7 @@ fn run_task(default_root: &Path, file: &Path, base: &AgentArgs) -> (serde_json::
     };
     let root = match root.canonicalize() {
         Ok(r) => r,
-        Err(e) => return fail("configuration_error", format!("workspace {}: {e}", root.display()), code::CONFIG),
+        Err(e) => return fail(&id, "configuration_error", format!("workspace {}: {e}", root.display()), code::CONFIG),
     };
     let args = AgentArgs {
         approval: task.approval.unwrap_or(match base.approval {
@@ -213,7 +215,7 @@ fn run_task(default_root: &Path, file: &Path, base: &AgentArgs) -> (serde_json::
     };
     let setup = match session::setup(&root, &args, task.dry_run) {
         Ok(s) => s,
-        Err(e) => return fail("configuration_error", e.to_string(), code::CONFIG),
+        Err(e) => return fail(&id, "configuration_error", e.to_string(), code::CONFIG),
     };
     let mut approver = session::approver(args.approval);
     let mut events = Collect::default();
@@ -224,7 +226,7 @@ fn run_task(default_root: &Path, file: &Path, base: &AgentArgs) -> (serde_json::
             .and_then(|mut agent| agent.handle(&task.request));
     let report = match outcome {
         Ok(r) => r,
-        Err(e) => return fail("runtime_error", e.to_string(), code::RUNTIME),
+        Err(e) => return fail(&id, "runtime_error", e.to_string(), code::RUNTIME),
     };
     let exit = exit_for(&report);
     let changes: Vec<serde_json::Value> = report

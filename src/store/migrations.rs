@@ -15,13 +15,19 @@ const MIGRATIONS: &[(&str, &str)] = &[
 
 /// Brings the database schema up to date.
 pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
-    let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    let known = MIGRATIONS.len() as i64;
-    if current > known {
-        return Err(StoreError::TooNew { found: current, known });
-    }
-    for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-        let tx = conn.transaction()?;
+    // Every migration runs in an immediate transaction that re-reads the
+    // version first: two processes opening a fresh database at once (a batch
+    // of tasks) migrate it once, the second seeing the first's work.
+    for (i, (name, sql)) in MIGRATIONS.iter().enumerate() {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let current: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let known = MIGRATIONS.len() as i64;
+        if current > known {
+            return Err(StoreError::TooNew { found: current, known });
+        }
+        if current > i as i64 {
+            continue;
+        }
         tx.execute_batch(sql).map_err(|e| StoreError::Migration { name, source: e })?;
         tx.pragma_update(None, "user_version", i as i64 + 1)?;
         tx.commit()?;

@@ -107,11 +107,12 @@ impl Store {
     pub fn open_file(path: &Path) -> Result<Store, StoreError> {
         let open_err = |source| StoreError::Open { path: path.to_path_buf(), source };
         let mut conn = Connection::open(path).map_err(open_err)?;
+        // Wait for other nerd processes (a batch, a watcher) rather than fail: set before anything takes a lock.
+        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(open_err)?;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(open_err)?;
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_err)?;
         // A 32 MiB page cache keeps bulk index writes from re-reading evicted pages.
         conn.pragma_update(None, "cache_size", -32768).map_err(open_err)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(open_err)?;
         migrations::migrate(&mut conn)?;
         Ok(Store { conn, path: path.to_path_buf() })
     }
@@ -155,7 +156,7 @@ impl Store {
 
     /// Applies file changes and, when given, replaces the resolution output; all or nothing.
     pub fn apply(&mut self, changes: &[FileChange], resolution: ResolutionWrite<'_>) -> Result<(), StoreError> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         {
             // A file's rows in every per-file table, removed together.
             let mut remove_rows: Vec<rusqlite::CachedStatement> = PER_FILE_TABLES
@@ -387,7 +388,7 @@ impl Store {
 
     /// Records the snapshot's new manifest, replacing the old one.
     pub fn set_snapshot_manifest(&mut self, manifest: &crate::check::snapshot::Manifest) -> Result<(), StoreError> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         tx.execute("DELETE FROM snapshot_entry", [])?;
         {
             let mut insert = tx.prepare_cached("INSERT INTO snapshot_entry(path, mode, blob) VALUES (?1, ?2, ?3)")?;
@@ -435,6 +436,23 @@ impl Store {
     }
 
     /// The last audit record: (seq, hash), or (0, genesis) when empty.
+    /// Runs `f` holding the database's write lock (`BEGIN IMMEDIATE`): writers in
+    /// other processes wait, so read-then-write sequences such as the audit
+    /// chain's append stay consistent. Commits when `f` succeeds, else rolls back.
+    pub fn locked<T, E: From<StoreError>>(&self, f: impl FnOnce(&Store) -> Result<T, E>) -> Result<T, E> {
+        self.conn.execute_batch("BEGIN IMMEDIATE").map_err(|e| E::from(e.into()))?;
+        match f(self) {
+            Ok(value) => {
+                self.conn.execute_batch("COMMIT").map_err(|e| E::from(e.into()))?;
+                Ok(value)
+            }
+            Err(e) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+
     pub fn audit_head(&self) -> Result<(i64, String), StoreError> {
         let head = self
             .conn
