@@ -52,6 +52,8 @@ pub struct Job {
     pub timeout: Duration,
     /// Confinement applied in the child before exec (the router's sandbox).
     pub confine: Option<std::sync::Arc<crate::router::sandbox::Prepared>>,
+    /// When this turns true (Ctrl-C), the program and its children are killed.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// What a finished program left.
@@ -156,6 +158,11 @@ pub fn run(job: &Job) -> Result<Finished, ExecError> {
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
+            Ok(None) if job.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst)) => {
+                // SAFETY: kill(2) on our own child's process group; no memory is touched.
+                unsafe { libc::kill(-pid, libc::SIGKILL) };
+                break child.wait().ok();
+            }
             Ok(None) if started.elapsed() >= job.timeout => {
                 // SAFETY: kill(2) on our own child's process group; no memory is touched.
                 unsafe { libc::kill(-pid, libc::SIGKILL) };
@@ -196,7 +203,22 @@ mod tests {
             env: vec![],
             timeout: Duration::from_millis(timeout_ms),
             confine: None,
+            cancel: None,
         }
+    }
+
+    #[test]
+    fn a_cancelled_job_is_killed_long_before_its_timeout() {
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let setter = flag.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            setter.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        let started = std::time::Instant::now();
+        let out = run(&Job { cancel: Some(flag), ..job(&["sleep", "30"], 60_000) }).unwrap();
+        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+        assert_eq!((out.code, out.timed_out), (None, false));
     }
 
     #[test]

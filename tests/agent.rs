@@ -452,3 +452,50 @@ fn the_interactive_session_answers_explains_and_leaves_cleanly_under_a_terminal(
     let history = repo.read(".nerd/history");
     assert!(history.contains("where is mul defined"), "{history}");
 }
+
+#[test]
+fn implement_applies_a_recorded_change_where_the_user_pointed_and_checks_it() {
+    let repo = Repo::new("python-calc");
+    let sub = serde_json::json!({
+        "explanation": "sub subtracts b from a",
+        "edits": [{"path": "calc/ops.py", "start_line": 10, "end_line": 9, "replacement": "\n\ndef sub(a, b):\n    return a - b\n"}],
+    });
+    let elsewhere = edit("tests/test_ops.py", 1, "import os\n", "touch the tests too");
+    let transcript = repo.transcript(&[elsewhere]);
+    let (code, events) =
+        repo.run_json(&["add a sub function to calc/ops.py", "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!((code, done(&events)["status"].as_str()), (2, Some("failed")), "outside the focus: {events:#?}");
+    assert!(!repo.read("tests/test_ops.py").contains("import os"));
+
+    let transcript = repo.transcript(&[sub]);
+    let (code, events) =
+        repo.run_json(&["add a sub function to calc/ops.py", "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!(code, 0, "{events:#?}");
+    assert_eq!(next_actions(&events), ["propose_edit"]);
+    assert!(repo.read("calc/ops.py").ends_with("def sub(a, b):\n    return a - b\n"));
+}
+
+#[test]
+fn an_empty_folder_gets_a_scaffolded_project_whose_tests_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("shop");
+    std::fs::create_dir(&project).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .args(["run", "--json", "create a new python project"])
+        .current_dir(&project)
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    let events: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(out.status.code(), Some(0), "{events:#?}");
+    assert_eq!(of_kind(&events, "decided")[0]["strategy"], "project_init");
+    let pytest = Command::new("python3")
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .current_dir(&project)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .unwrap();
+    assert!(pytest.status.success(), "{}", String::from_utf8_lossy(&pytest.stdout));
+}

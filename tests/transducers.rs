@@ -157,3 +157,48 @@ fn nerd_perceive_uses_a_provider_from_the_environment() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("OPENAI_API_KEY"));
 }
+
+/// `nerd run` with the openai provider on a loopback server: the same server
+/// reads the request (intent schema) and writes the patch (patch schema), and
+/// both answers go through the real parsers before anything is applied.
+#[test]
+fn nerd_run_uses_a_configured_model_for_reading_and_for_patches() {
+    let dir = common::copy_fixture("agent/python-calc");
+    common::git(dir.path(), &["init", "-q", "-b", "main"]);
+    common::git(dir.path(), &["add", "-A"]);
+    common::git(dir.path(), &["commit", "-q", "-m", "init"]);
+    let intent = r#"{"category":"mutation","verb":"fix","target":"","constraints":[],"context":"narrow","confidence":0.9,"missing":[]}"#;
+    let patch = serde_json::json!({
+        "explanation": "add subtracted",
+        "edits": [{"path": "calc/ops.py", "start_line": 2, "end_line": 2, "replacement": "    return a + b\n"}],
+    });
+    let (base, seen) = serve(vec![openai_reply(intent), openai_reply(&patch.to_string())]);
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".nerd")).unwrap();
+    std::fs::write(
+        dir.path().join(".nerd/config.toml"),
+        format!("[model]\nprovider = \"openai\"\nmodel = \"recorded\"\nbase_url = \"{base}/v1\"\n"),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .args(["run", "the tests are red, please repair", "--json", "--seed", "7"])
+        .current_dir(dir.path())
+        .env("HOME", home.path())
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains(r#""provider":"openai""#), "{stdout}");
+    assert!(std::fs::read_to_string(dir.path().join("calc/ops.py")).unwrap().contains("a + b"));
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0].2["response_format"]["json_schema"]["name"], "record_intent");
+    let patch_request = &seen[1].2;
+    assert_eq!(patch_request["response_format"]["json_schema"]["name"], "propose_patch");
+    assert_eq!(patch_request["seed"], 7);
+    assert_eq!(patch_request["model"], "recorded");
+    let prompt = patch_request["messages"][1]["content"].as_str().unwrap();
+    assert!(prompt.contains("=== calc/ops.py ===") && prompt.contains("test_add"), "{prompt}");
+}

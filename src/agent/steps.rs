@@ -531,8 +531,14 @@ impl Agent<'_> {
         if self.patcher.is_none() {
             return Ok(Flow::Stop(Status::NeedsModel, format!("Implementing this {NEEDS_MODEL}")));
         }
-        let paths: BTreeSet<String> =
-            focus.iter().map(|c| c.path.clone()).filter(|p| loaded.projections.contains_key(p)).collect();
+        // Only the best-grounded candidates: a change goes where the user pointed.
+        let best = focus.iter().map(|c| c.confidence).fold(0.0, f64::max);
+        let paths: BTreeSet<String> = focus
+            .iter()
+            .filter(|c| best - c.confidence < 1e-9)
+            .map(|c| c.path.clone())
+            .filter(|p| loaded.projections.contains_key(p))
+            .collect();
         if paths.is_empty() {
             let q = "Which file should this change go into?".to_string();
             self.emit(Event::Question { text: q.clone(), options: vec![] });

@@ -91,6 +91,7 @@ pub fn argv(tool: Tool, workspace: &Path) -> Option<Vec<OsString>> {
             env: vec![],
             timeout: Duration::from_secs(20),
             confine: None,
+            cancel: None,
         });
         probe.ok().filter(|f| f.code == Some(0)).map(|_| {
             let mut v = os(&["python3", "-m", module]);
@@ -144,7 +145,7 @@ pub fn run(tool: Tool, dir: &Path, workspace: &Path, target_dir: &Path, timeout:
         ("CARGO_TERM_COLOR".to_string(), OsString::from("never")),
         ("NO_COLOR".to_string(), OsString::from("1")),
     ];
-    let finished = match exec::run(&Job { argv, cwd: dir.to_path_buf(), env, timeout, confine: None }) {
+    let finished = match exec::run(&Job { argv, cwd: dir.to_path_buf(), env, timeout, confine: None, cancel: None }) {
         Ok(f) => f,
         Err(ExecError::NotFound(_)) => {
             return report(Status::Missing { hint: hint(tool).to_string() }, Duration::ZERO, vec![])

@@ -288,7 +288,8 @@ pub fn transduce(text: &str) -> String {
         _ => 0.8,
     };
     let mut missing = Vec::new();
-    if target.is_empty() && category == "mutation" && !matches!(verb, "commit" | "fix") {
+    // A fix targets the failures and a scaffold the new project, so neither needs a named target.
+    if target.is_empty() && category == "mutation" && !matches!(verb, "commit" | "fix" | "scaffold") {
         missing.push(json!({"param": "target", "clue": original, "hypothesis": ""}));
     }
     if verb == "rename" && !constraints.iter().any(|c| c.starts_with("new name")) {

@@ -80,6 +80,8 @@ pub struct Router {
     timeout: Duration,
     /// The agent turn the next writes belong to; `nerd undo` restores a turn whole.
     turn: Option<String>,
+    /// Ctrl-C: a running program is killed when it turns true.
+    cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 fn digest(action: &Action) -> String {
@@ -133,7 +135,14 @@ impl Router {
             events: Vec::new(),
             timeout: Duration::from_secs(600),
             turn: None,
+            cancel: None,
         })
+    }
+
+    /// Kills running programs when `flag` turns true.
+    pub fn with_cancel(mut self, flag: Arc<std::sync::atomic::AtomicBool>) -> Self {
+        self.cancel = Some(flag);
+        self
     }
 
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
@@ -354,6 +363,7 @@ impl Router {
             ],
             timeout: self.timeout,
             confine: Some(Arc::new(prepared)),
+            cancel: self.cancel.clone(),
         };
         let f = exec::run(&job).map_err(|e| e.to_string())?;
         Ok(Output::Exec {
