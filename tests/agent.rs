@@ -499,3 +499,15 @@ fn an_empty_folder_gets_a_scaffolded_project_whose_tests_pass() {
         .unwrap();
     assert!(pytest.status.success(), "{}", String::from_utf8_lossy(&pytest.stdout));
 }
+
+#[test]
+fn under_the_cautious_profile_writes_wait_for_approval_and_never_means_nothing_changes() {
+    let repo = Repo::new("python-calc");
+    let before = repo.snapshot();
+    let (code, events) = repo.run_json(&["rename add to plus", "--autonomy", "cautious", "--approval", "never"]);
+    assert_eq!((code, done(&events)["status"].as_str()), (2, Some("refused")));
+    let approvals = of_kind(&events, "approval");
+    assert!(approvals.iter().any(|a| a["subject"].as_str().unwrap().starts_with("write calc/")), "{approvals:#?}");
+    assert!(approvals.iter().all(|a| a["granted"] == false && a["source"] == "approval-mode:never"));
+    assert_eq!(repo.snapshot(), before);
+}

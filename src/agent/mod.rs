@@ -60,6 +60,10 @@ pub trait Approver {
     fn approve(&mut self, subject: &str, detail: &str) -> bool;
     /// Recorded with each approval: "human", "approval-mode:auto"...
     fn source(&self) -> &str;
+    /// Whether this approver may approve a critical-risk action (only a person may).
+    fn may_approve_critical(&self) -> bool {
+        true
+    }
 }
 
 /// `--approval auto`: approves what is routed to ask, except critical-risk actions.
@@ -71,6 +75,9 @@ impl Approver for AutoApprove {
     fn source(&self) -> &str {
         "approval-mode:auto"
     }
+    fn may_approve_critical(&self) -> bool {
+        false
+    }
 }
 
 /// `--approval never`: every ask is a no.
@@ -81,6 +88,9 @@ impl Approver for NeverApprove {
     }
     fn source(&self) -> &str {
         "approval-mode:never"
+    }
+    fn may_approve_critical(&self) -> bool {
+        false
     }
 }
 
@@ -343,8 +353,8 @@ impl<'a> Agent<'a> {
         if judged.decision == Verdict::Ask {
             let critical = judged.risk.as_deref() == Some("critical");
             let subject = format!("{} ({})", summary(action), judged.reasons.join("; "));
-            let granted = !(critical && self.approver.source() == AutoApprove.source())
-                && self.approver.approve(&subject, detail);
+            let granted =
+                (!critical || self.approver.may_approve_critical()) && self.approver.approve(&subject, detail);
             let source = self.approver.source().to_string();
             self.emit(Event::Approval { subject, granted, source: source.clone() });
             if granted {

@@ -1,0 +1,328 @@
+//! One derived `next_action`, carried out: each arm acts only through the
+//! router (or answers from facts), and leaves what it learned in the loop
+//! state for the next fixpoint. The repair and implement steps live in
+//! `repair.rs`, the rename in `refactor.rs`, project scaffolds in
+//! `scaffold.rs`; this file dispatches and holds what they share (reads,
+//! writes with rollback, builds). Also the `--dry-run` plan, which derives
+//! the same step and describes it without acting.
+//! Knows nothing about why the kernel chose the step.
+
+mod refactor;
+mod repair;
+mod scaffold;
+
+use std::path::Path;
+
+use nerd_logic::vocab::{Action as Step, Verb};
+use serde_json::json;
+
+use super::event::{Event, Status};
+use super::patch::Edit;
+use super::session::Pending;
+use super::verify::{self, Kind};
+use super::{answer, diff, ground, instruct, Agent, AgentError, Flow, LoopState};
+use crate::check::parse::Found;
+use crate::config::Config;
+use crate::kernel::{self, LoadFor, Loaded};
+use crate::perceive::focus::Candidate;
+use crate::perceive::Intent;
+use crate::policy::Action;
+use crate::router::{Outcome, Output, Router};
+
+const NEEDS_MODEL: &str = "needs a language model to write code, and none is configured. \
+Set one in .nerd/config.toml or ~/.config/nerd/config.toml ([model] provider = \"openai\" | \"anthropic\" | \"ollama\"), \
+or export OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST. Without one, nerd answers questions from facts, \
+runs tests, renames symbols and records rules.";
+
+fn has_python(loaded: &Loaded) -> bool {
+    loaded.files.iter().any(|f| f.path.ends_with(".py"))
+}
+
+impl Agent<'_> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn step(
+        &mut self,
+        next: Step,
+        request: &str,
+        intent: &Intent,
+        focus: &[Candidate],
+        loaded: &mut Loaded,
+        router: &mut Router,
+        st: &mut LoopState,
+    ) -> Result<Flow, AgentError> {
+        Ok(match next {
+            Step::AskClarification => {
+                let text = ground::question(intent, focus);
+                let options: Vec<Candidate> = focus.iter().take(5).cloned().collect();
+                if !options.is_empty() && intent.missing.is_empty() {
+                    self.session.state.pending =
+                        Some(Pending { request: request.to_string(), options: options.clone() });
+                }
+                let labels = options.iter().map(|c| ground::label(c).to_string()).collect();
+                self.emit(Event::Question { text: text.clone(), options: labels });
+                Flow::Stop(Status::NeedsClarification, text)
+            }
+            Step::AnswerQuery => match intent.verb {
+                Verb::Status => self.test_status(router, loaded)?,
+                Verb::Impact => Flow::Stop(Status::Answered, answer::impact(focus, loaded)),
+                _ => Flow::Stop(Status::Answered, answer::locate(request, focus, loaded)),
+            },
+            Step::Survey => Flow::Stop(Status::Answered, answer::survey(loaded)),
+            Step::ReviewChanges => Flow::Stop(Status::Answered, answer::review(loaded)),
+            Step::RunTests => self.run_tests(router, loaded, st)?,
+            Step::ProposePatch => self.propose_patch(request, focus, loaded, router, st)?,
+            Step::ApplyPatch => self.apply_patch(router, loaded, st)?,
+            Step::ReportSuccess => {
+                let text = if st.changes.is_empty() {
+                    "The tests pass; there is nothing to fix.".to_string()
+                } else {
+                    format!("The tests pass after {} patch attempt(s). {}", st.retries, st.explanation)
+                };
+                Flow::Stop(Status::Succeeded, text.trim().to_string())
+            }
+            Step::Escalate => {
+                let failing: Vec<String> = st
+                    .findings
+                    .iter()
+                    .filter_map(|f| match &f.found {
+                        Found::Test { name, .. } => Some(format!("{name} ({}:{})", f.path, f.line)),
+                        Found::Diagnostic { code, message, .. } => {
+                            Some(format!("{code} {message} ({}:{})", f.path, f.line))
+                        }
+                        _ => None,
+                    })
+                    .take(10)
+                    .collect();
+                let text = format!(
+                    "Still failing after {} attempt(s), the retry budget; over to you.\nStill failing: {}\nTried:\n  {}\n\
+                     The last applied attempt is still in the files; `nerd undo` restores them as they were before this request.",
+                    st.retries,
+                    if failing.is_empty() { "(see the test output)".to_string() } else { failing.join(", ") },
+                    st.tried.join("\n  ")
+                );
+                self.emit(Event::Escalated { text: text.clone(), tried: st.tried.clone() });
+                Flow::Stop(Status::Escalated, text)
+            }
+            Step::AskApproval => {
+                let target = focus.first().map(ground::label).unwrap_or_default().to_string();
+                let subject = format!(
+                    "refactor {target}: some of its callers are reached by no test (unsafe_to_refactor), so a mistake would go unnoticed"
+                );
+                let granted = self.approver.approve(&subject, &format!("nerd why 'unsafe_to_refactor(\"{target}\")'"));
+                let source = self.approver.source().to_string();
+                self.emit(Event::Approval { subject: subject.clone(), granted, source: source.clone() });
+                router
+                    .record(json!({"record": "approval", "subject": subject, "granted": granted, "source": source}))?;
+                if granted {
+                    st.approved = true;
+                    Flow::Continue
+                } else {
+                    Flow::Stop(Status::Refused, format!("Not changed: {subject}, and the refactor was not approved."))
+                }
+            }
+            Step::ApplyRefactor => self.apply_rename(intent, focus, loaded, router, st)?,
+            Step::ProposeEdit => self.implement(request, focus, loaded, router, st)?,
+            Step::Scaffold => self.scaffold(request, router, st)?,
+            Step::RecordRule => match instruct::record(&self.root, request, intent) {
+                Ok(instruct::Recorded::Added { id, path }) => {
+                    Flow::Stop(Status::Succeeded, format!("Recorded rule {id} in {path}; the commit gate enforces it."))
+                }
+                Ok(instruct::Recorded::AlreadyThere { id }) => {
+                    Flow::Stop(Status::Succeeded, format!("Rule {id} is already recorded."))
+                }
+                Ok(instruct::Recorded::Refused { why }) => Flow::Stop(Status::Refused, format!("Not recorded: {why}")),
+                Err(e) => Flow::Stop(Status::Failed, e.to_string()),
+            },
+            Step::RunChecks => match crate::check::check(&self.root, crate::check::Mode::Staged, None, true) {
+                Ok(outcome) if !outcome.blocked => Flow::Stop(
+                    Status::Succeeded,
+                    "The staged changes pass the commit gate; `git commit` will go through.".into(),
+                ),
+                Ok(outcome) => {
+                    let lines: Vec<String> =
+                        outcome.blockers.iter().map(|b| format!("  {}:{} {}", b.path, b.line, b.reason)).collect();
+                    Flow::Stop(Status::Refused, format!("The commit would be blocked:\n{}", lines.join("\n")))
+                }
+                Err(e) => Flow::Stop(Status::Failed, e.to_string()),
+            },
+        })
+    }
+
+    /// Runs one build or test tool through the router (approval, events and all).
+    fn run_tool(&mut self, router: &mut Router, tool: crate::config::Tool) -> Result<verify::ToolRun, AgentError> {
+        let action = match verify::action(tool, &self.root) {
+            Ok(a) => a,
+            Err(hint) => return Ok(verify::missing(tool, hint)),
+        };
+        let detail = match &action {
+            Action::Exec { argv } => argv.join(" "),
+            _ => String::new(),
+        };
+        let reasons = router.judge(&action).reasons;
+        let outcome = self.act(router, &action, &detail)?;
+        Ok(verify::read(tool, &self.root, outcome, reasons))
+    }
+
+    /// Reads a workspace file through the router.
+    fn read(&mut self, router: &mut Router, path: &str) -> Result<Option<String>, AgentError> {
+        let action = Action::ReadFile { path: path.to_string() };
+        Ok(match self.act(router, &action, "")? {
+            Some(Outcome::Executed { output: Output::Read { content, truncated: false } }) => Some(content),
+            _ => None,
+        })
+    }
+
+    /// Writes edits through the router. `Err(flow)`: refused or failed; what was written is restored.
+    fn write_all(&mut self, router: &mut Router, edits: &[Edit]) -> Result<Result<(), Flow>, AgentError> {
+        let mut written: Vec<(String, String)> = Vec::new();
+        for (path, old, new) in edits {
+            let action = Action::WriteFile { path: path.clone(), content: Some(new.clone()) };
+            let shown = diff::change(path, old, new).diff;
+            match self.act(router, &action, &shown)? {
+                Some(Outcome::Executed { .. }) => written.push((path.clone(), old.clone())),
+                refused_or_failed => {
+                    self.restore(router, &written)?;
+                    let status = if refused_or_failed.is_none() { Status::Refused } else { Status::Failed };
+                    return Ok(Err(Flow::Stop(status, format!("Could not write {path}; nothing was changed."))));
+                }
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    /// Puts files back as they were, through the router.
+    fn restore(&mut self, router: &mut Router, written: &[(String, String)]) -> Result<(), AgentError> {
+        for (path, old) in written.iter().rev() {
+            let action = Action::WriteFile { path: path.clone(), content: Some(old.clone()) };
+            self.act(router, &action, "restore")?;
+        }
+        Ok(())
+    }
+
+    /// Builds through the router; the blocking errors found, as text.
+    fn build_errors(
+        &mut self,
+        router: &mut Router,
+        loaded: &Loaded,
+        kinds: &[Kind],
+    ) -> Result<Vec<String>, AgentError> {
+        let mut errors = Vec::new();
+        for kind in kinds {
+            for tool in verify::tools_for(&self.root, &self.config.check, *kind, has_python(loaded)) {
+                let run = self.run_tool(router, tool)?;
+                if let Some(reasons) = run.refused {
+                    errors.push(format!("{} was refused: {}", tool.name(), reasons.join("; ")));
+                    continue;
+                }
+                let (failed, errs) = verify::counts(&run.findings);
+                if run.missing.is_none() {
+                    self.emit(Event::Checked {
+                        tool: tool.name().into(),
+                        failed,
+                        errors: errs,
+                        test_state: verify::state(&run.findings).to_string(),
+                    });
+                }
+                errors.extend(run.findings.iter().filter_map(|f| match &f.found {
+                    Found::Diagnostic { severity: nerd_logic::vocab::Severity::Error, code, message } => {
+                        Some(format!("{code} at {}:{}: {message}", f.path, f.line))
+                    }
+                    Found::Test {
+                        name,
+                        outcome: nerd_logic::vocab::TestOutcome::Fail | nerd_logic::vocab::TestOutcome::Error,
+                    } => Some(format!("test {name} fails ({}:{})", f.path, f.line)),
+                    _ => None,
+                }));
+            }
+        }
+        Ok(errors)
+    }
+
+    fn reload(&mut self, loaded: &mut Loaded) -> Result<(), AgentError> {
+        crate::index::index(&self.root, &mut self.store, &|_, _| {})?;
+        *loaded = kernel::load(&self.root, &self.store, LoadFor::Evaluation)?;
+        Ok(())
+    }
+
+    fn record_changes(st: &mut LoopState, edits: &[Edit]) {
+        for (path, old, new) in edits {
+            match st.changes.iter_mut().find(|c| c.path == *path) {
+                // Keep one cumulative change per file: from its first old text to its newest.
+                Some(c) => {
+                    let first_old = st.originals.get(path).cloned().unwrap_or_default();
+                    *c = diff::change(path, &first_old, new);
+                }
+                None => {
+                    st.originals.insert(path.clone(), old.clone());
+                    st.changes.push(diff::change(path, old, new));
+                }
+            }
+        }
+    }
+}
+
+/// The `--dry-run` description of a derived step: what would happen, acting on nothing.
+pub(super) fn plan(
+    next: Step,
+    intent: &Intent,
+    focus: &[Candidate],
+    loaded: &Loaded,
+    root: &Path,
+    config: &Config,
+) -> String {
+    let argv = |kind: Kind| -> Vec<String> {
+        verify::tools_for(root, &config.check, kind, has_python(loaded))
+            .into_iter()
+            .map(|t| match crate::check::tools::argv(t, root) {
+                Some(v) => v.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>().join(" "),
+                None => format!("{} (not installed)", t.name()),
+            })
+            .collect()
+    };
+    let target = focus.first().map(ground::label).unwrap_or(&intent.target).to_string();
+    match next {
+        Step::AskClarification => format!("Would ask: {}", ground::question(intent, focus)),
+        Step::AnswerQuery if intent.verb == Verb::Status => {
+            format!("Would run the tests and report: {}", argv(Kind::Tests).join("; "))
+        }
+        Step::AnswerQuery if intent.verb == Verb::Impact => answer::impact(focus, loaded),
+        Step::AnswerQuery => format!("Would answer from facts about {target}."),
+        Step::Survey => "Would survey the repository from facts (no action).".into(),
+        Step::ReviewChanges => "Would review the changes against HEAD from facts (no action).".into(),
+        Step::RunTests => format!(
+            "Plan: run the tests ({}), then ask the model for a patch for each failure, apply it only if it stays \
+             inside the failures' focus and the build passes, and rerun; escalate after the retry budget.",
+            argv(Kind::Tests).join("; ")
+        ),
+        Step::ProposePatch | Step::ApplyPatch | Step::ProposeEdit => {
+            format!("Would ask the model for a patch about {target}, validate it and apply it through the router.")
+        }
+        Step::ApplyRefactor | Step::AskApproval => {
+            let new = ground::new_name(intent).unwrap_or("?");
+            let calls: usize = focus
+                .iter()
+                .take(1)
+                .map(|c| {
+                    loaded
+                        .resolution
+                        .files
+                        .values()
+                        .flat_map(|r| r.calls.iter())
+                        .filter(|(_, callee, _)| *callee == c.symbol)
+                        .count()
+                })
+                .sum();
+            let approval =
+                if next == Step::AskApproval { " after asking for approval (unsafe_to_refactor)" } else { "" };
+            format!(
+                "Would rename {target} to `{new}`{approval}: its definition and {calls} resolved call site(s), then run {}.",
+                argv(Kind::Build).into_iter().chain(argv(Kind::Tests)).collect::<Vec<_>>().join("; ")
+            )
+        }
+        Step::Escalate => "Would stop and hand over to you: the retry budget is spent.".into(),
+        Step::ReportSuccess => "Would report success: the tests pass.".into(),
+        Step::Scaffold => "Would create a new project's files.".into(),
+        Step::RecordRule => "Would record the instruction as a rule in .nerd/config.toml.".into(),
+        Step::RunChecks => "Would run the commit gate on the staged changes.".into(),
+    }
+}

@@ -1,0 +1,152 @@
+//! The rename step: plan it over the symbol and call graph (`agent::rename`),
+//! read and write only through the router, judge it by what it makes worse,
+//! and restore every file otherwise.
+//! Knows nothing about why the kernel chose the step.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::agent::event::{Event, Status};
+use crate::agent::verify::Kind;
+use crate::agent::{ground, rename, Agent, AgentError, Flow, LoopState};
+use crate::kernel::Loaded;
+use crate::perceive::focus::Candidate;
+use crate::perceive::Intent;
+use crate::policy::Action;
+use crate::router::{Outcome, Output, Router};
+use crate::world::lang::Lang;
+
+/// Languages whose files can refer to each other's names.
+fn family(lang: Lang) -> u8 {
+    match lang {
+        Lang::Rust => 0,
+        Lang::Go => 1,
+        Lang::Python => 2,
+        Lang::TypeScript | Lang::Tsx => 3,
+    }
+}
+
+impl Agent<'_> {
+    pub(super) fn apply_rename(
+        &mut self,
+        intent: &Intent,
+        focus: &[Candidate],
+        loaded: &mut Loaded,
+        router: &mut Router,
+        st: &mut LoopState,
+    ) -> Result<Flow, AgentError> {
+        let Some(new) = ground::new_name(intent).map(str::to_string) else {
+            return Ok(Flow::Stop(Status::NeedsClarification, "What should the new name be?".into()));
+        };
+        let target = focus.iter().find(|c| !c.symbol.is_empty()).map(|c| c.symbol.clone());
+        let found = target.as_deref().and_then(|id| {
+            let path = id.split('#').next()?;
+            let (lang, p) = loaded.projections.get(path)?;
+            Some((path.to_string(), *lang, p.symbols.iter().find(|s| s.id == id)?.clone()))
+        });
+        let Some((def_path, lang, symbol)) = found else {
+            let q = format!("Which symbol named \"{}\" should be renamed?", intent.target);
+            self.emit(Event::Question { text: q.clone(), options: vec![] });
+            return Ok(Flow::Stop(Status::NeedsClarification, q));
+        };
+        let old = symbol.name.clone();
+        if let Err(e) = rename::check_name(lang, &old, &new) {
+            return Ok(Flow::Stop(Status::Refused, format!("Not renamed: {e}.")));
+        }
+        let same_family = |l: &Lang| family(*l) == family(lang);
+        let named = |name: &str| {
+            loaded
+                .projections
+                .values()
+                .filter(|(l, _)| same_family(l))
+                .flat_map(|(_, p)| p.symbols.iter())
+                .filter(|s| s.name == name)
+                .count()
+        };
+        if named(&new) > 0 {
+            return Ok(Flow::Stop(Status::Refused, format!("Not renamed: `{new}` is already defined here.")));
+        }
+        let scope = if named(&old) == 1 { rename::Scope::EveryToken } else { rename::Scope::ResolvedSites };
+        let mut calls: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+        for (path, r) in &loaded.resolution.files {
+            for (_, callee, line) in r.calls.iter().filter(|(_, callee, _)| *callee == symbol.id) {
+                let _ = callee;
+                calls.entry(path.clone()).or_default().push(*line);
+            }
+        }
+        let mut paths: BTreeSet<String> = calls.keys().cloned().collect();
+        paths.insert(def_path.clone());
+        if scope == rename::Scope::EveryToken {
+            let search = Action::Search { pattern: format!(r"\b{}\b", regex::escape(&old)), path: None };
+            if let Some(Outcome::Executed { output: Output::Search { matches } }) = self.act(router, &search, "")? {
+                paths.extend(matches.into_iter().map(|(p, _, _)| p));
+            }
+        }
+        let mut inputs = Vec::new();
+        for path in paths {
+            let Some((file_lang, _)) = loaded.projections.get(&path) else { continue };
+            if !same_family(file_lang) {
+                continue;
+            }
+            let file_lang = *file_lang;
+            let Some(content) = self.read(router, &path)? else {
+                return Ok(Flow::Stop(Status::Failed, format!("Not renamed: {path} could not be read.")));
+            };
+            inputs.push(rename::FileInput {
+                definition: (path == def_path).then_some((symbol.line, symbol.end_line)),
+                call_lines: calls.get(&path).cloned().unwrap_or_default(),
+                path,
+                lang: file_lang,
+                content,
+            });
+        }
+        let plan = match rename::plan(&old, &new, scope, &inputs) {
+            Ok(plan) if !plan.files.is_empty() => plan,
+            Ok(_) => return Ok(Flow::Stop(Status::Failed, format!("Not renamed: no occurrence of `{old}` found."))),
+            Err(e) => return Ok(Flow::Stop(Status::Refused, format!("Not renamed: {e}."))),
+        };
+        // What already fails is not the rename's doing: judge it by what it makes worse.
+        let word = regex::Regex::new(&format!(r"\b{}\b", regex::escape(&old))).ok();
+        let before: BTreeSet<String> = self
+            .build_errors(router, loaded, &[Kind::Build, Kind::Tests])?
+            .into_iter()
+            .map(|e| word.as_ref().map_or(e.clone(), |w| w.replace_all(&e, new.as_str()).into_owned()))
+            .collect();
+        if let Err(flow) = self.write_all(router, &plan.files)? {
+            return Ok(flow);
+        }
+        let after = self.build_errors(router, loaded, &[Kind::Build, Kind::Tests])?;
+        let broken: Vec<String> = after.iter().filter(|e| !before.contains(*e)).cloned().collect();
+        if !broken.is_empty() {
+            let written: Vec<(String, String)> = plan.files.iter().map(|(p, o, _)| (p.clone(), o.clone())).collect();
+            self.restore(router, &written)?;
+            let why = if scope == rename::Scope::ResolvedSites {
+                format!(
+                    " `{old}` is defined {} times here, so only the call sites resolution attributes to {} were \
+                     renamed; calls through values of unknown type were not.",
+                    named(&old),
+                    symbol.id
+                )
+            } else {
+                String::new()
+            };
+            return Ok(Flow::Stop(
+                Status::Failed,
+                format!(
+                    "Renaming `{old}` to `{new}` broke the build or tests ({}); every file was restored.{why}",
+                    broken[0]
+                ),
+            ));
+        }
+        Self::record_changes(st, &plan.files);
+        self.reload(loaded)?;
+        let verdict = if after.is_empty() {
+            "the build and tests pass".to_string()
+        } else {
+            format!("{} failure(s) that predate it still fail, and nothing new broke", after.len())
+        };
+        Ok(Flow::Stop(
+            Status::Succeeded,
+            format!("Renamed `{old}` to `{new}` at {} site(s) in {} file(s); {verdict}.", plan.sites, plan.files.len()),
+        ))
+    }
+}

@@ -1,0 +1,333 @@
+//! The repair loop's steps (run the tests, ask the model for a patch, validate
+//! it against the focus, apply it with a build check and rollback) and the
+//! implement step, which applies one model change where the user pointed.
+//! Knows nothing about why the kernel chose the step.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use nerd_logic::vocab::TestState;
+
+use super::{has_python, NEEDS_MODEL};
+use crate::agent::event::{Event, Status};
+use crate::agent::patch::{self, Edit};
+use crate::agent::verify::{self, Kind};
+use crate::agent::{Agent, AgentError, Flow, LoopState};
+use crate::check::parse::Found;
+use crate::kernel::Loaded;
+use crate::perceive::focus::Candidate;
+use crate::router::Router;
+use crate::world::lang::Lang;
+
+/// Lines of one file shown to the patch writer.
+const MAX_PROMPT_FILE_LINES: usize = 1500;
+/// Files shown to the patch writer.
+const MAX_PROMPT_FILES: usize = 8;
+
+/// What the test tools found.
+struct TestRun {
+    findings: Vec<crate::check::parse::Finding>,
+    /// The tools' last output lines, for the patch writer.
+    output: String,
+    /// The tools that ran.
+    ran: Vec<String>,
+}
+
+impl Agent<'_> {
+    /// Runs the test tools through the router; `None` when there are none to run.
+    fn tests(&mut self, router: &mut Router, loaded: &Loaded) -> Result<Result<TestRun, Flow>, AgentError> {
+        let tools = verify::tools_for(&self.root, &self.config.check, Kind::Tests, has_python(loaded));
+        if tools.is_empty() {
+            let text = "No test runner found here (nerd runs cargo test, go test, pytest and node --test, \
+                        detected from Cargo.toml, go.mod, Python files and package.json).";
+            return Ok(Err(Flow::Stop(Status::Failed, text.into())));
+        }
+        let (mut findings, mut tails, mut ran, mut missing) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for tool in tools {
+            let run = self.run_tool(router, tool)?;
+            if let Some(reasons) = run.refused {
+                return Ok(Err(Flow::Stop(
+                    Status::Refused,
+                    format!("Running {} was refused: {}", tool.name(), reasons.join("; ")),
+                )));
+            }
+            if let Some(hint) = run.missing {
+                missing.push(format!("{} is not installed ({hint})", tool.name()));
+                continue;
+            }
+            let (failed, errors) = verify::counts(&run.findings);
+            self.emit(Event::Checked {
+                tool: tool.name().into(),
+                failed,
+                errors,
+                test_state: verify::state(&run.findings).to_string(),
+            });
+            ran.push(tool.name().to_string());
+            findings.extend(run.findings);
+            tails.push(run.tail);
+        }
+        if ran.is_empty() {
+            return Ok(Err(Flow::Stop(Status::Failed, missing.join("; "))));
+        }
+        Ok(Ok(TestRun { findings, output: tails.join("\n"), ran }))
+    }
+
+    pub(super) fn test_status(&mut self, router: &mut Router, loaded: &Loaded) -> Result<Flow, AgentError> {
+        let TestRun { findings, ran, .. } = match self.tests(router, loaded)? {
+            Ok(done) => done,
+            Err(flow) => return Ok(flow),
+        };
+        let (failed, errors) = verify::counts(&findings);
+        if failed + errors == 0 {
+            return Ok(Flow::Stop(Status::Answered, format!("Yes: the tests pass ({}).", ran.join(", "))));
+        }
+        let mut lines = vec![format!("No: {failed} failing test(s), {errors} error(s) ({}).", ran.join(", "))];
+        for f in findings.iter().take(25) {
+            match &f.found {
+                Found::Test { name, outcome } => lines.push(format!("  {outcome} {name}  ({}:{})", f.path, f.line)),
+                Found::Diagnostic { code, message, .. } => {
+                    lines.push(format!("  {code} {message}  ({}:{})", f.path, f.line))
+                }
+                _ => {}
+            }
+        }
+        Ok(Flow::Stop(Status::Answered, lines.join("\n")))
+    }
+
+    pub(super) fn run_tests(
+        &mut self,
+        router: &mut Router,
+        loaded: &Loaded,
+        st: &mut LoopState,
+    ) -> Result<Flow, AgentError> {
+        let TestRun { findings, output, .. } = match self.tests(router, loaded)? {
+            Ok(done) => done,
+            Err(flow) => return Ok(flow),
+        };
+        st.test_state = verify::state(&findings);
+        st.findings = findings;
+        st.test_output = output;
+        Ok(Flow::Continue)
+    }
+
+    /// The files a repair may touch: where the failures are, what the failing
+    /// tests reach through calls, and what the user named.
+    pub(super) fn repair_focus(&self, loaded: &Loaded, focus: &[Candidate], st: &LoopState) -> BTreeSet<String> {
+        let mut paths: BTreeSet<String> = focus.iter().map(|c| c.path.clone()).collect();
+        let mut start: Vec<String> = Vec::new();
+        for f in &st.findings {
+            if f.path.is_empty() || !loaded.files.iter().any(|r| r.path == f.path) {
+                continue;
+            }
+            paths.insert(f.path.clone());
+            if let Some((_, p)) = loaded.projections.get(&f.path) {
+                start.extend(
+                    p.symbols.iter().filter(|s| s.line <= f.line && f.line <= s.end_line).map(|s| s.id.clone()),
+                );
+            }
+        }
+        // Everything the failing code calls, transitively.
+        let mut edges: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for r in loaded.resolution.files.values() {
+            for (caller, callee, _) in &r.calls {
+                edges.entry(caller.as_str()).or_default().push(callee.as_str());
+            }
+        }
+        let mut seen: BTreeSet<String> = start.iter().cloned().collect();
+        while let Some(id) = start.pop() {
+            for callee in edges.get(id.as_str()).into_iter().flatten() {
+                if seen.insert(callee.to_string()) {
+                    start.push(callee.to_string());
+                }
+            }
+        }
+        paths.extend(seen.iter().filter_map(|id| id.split('#').next().map(str::to_string)));
+        paths.retain(|p| loaded.projections.contains_key(p));
+        paths
+    }
+
+    pub(super) fn prompt(
+        &mut self,
+        router: &mut Router,
+        task: &str,
+        st: &LoopState,
+        paths: &BTreeSet<String>,
+    ) -> Result<(String, BTreeMap<String, String>), AgentError> {
+        let mut text = format!("Task: {task}\n\n");
+        let failures: Vec<String> = st
+            .findings
+            .iter()
+            .map(|f| match &f.found {
+                Found::Test { name, outcome } => format!("- test {name} {outcome} at {}:{}", f.path, f.line),
+                Found::Diagnostic { code, message, .. } => format!("- {code} at {}:{}: {message}", f.path, f.line),
+                _ => String::new(),
+            })
+            .filter(|l| !l.is_empty())
+            .collect();
+        if !failures.is_empty() {
+            text.push_str(&format!("Observed failures:\n{}\n\n", failures.join("\n")));
+        }
+        if !st.test_output.is_empty() {
+            text.push_str(&format!("Test output (last lines):\n{}\n\n", st.test_output));
+        }
+        if !st.tried.is_empty() {
+            text.push_str(&format!("Already tried (did not work):\n- {}\n\n", st.tried.join("\n- ")));
+        }
+        let mut contents = BTreeMap::new();
+        text.push_str("Files you may change:\n");
+        for path in paths.iter().take(MAX_PROMPT_FILES) {
+            let Some(content) = self.read(router, path)? else { continue };
+            text.push_str(&format!("=== {path} ===\n"));
+            for (i, line) in content.lines().take(MAX_PROMPT_FILE_LINES).enumerate() {
+                text.push_str(&format!("{:>5} | {line}\n", i + 1));
+            }
+            contents.insert(path.clone(), content);
+        }
+        Ok((text, contents))
+    }
+
+    /// Parses and validates model output into edits, or says why not.
+    pub(super) fn validate(
+        raw: Result<String, String>,
+        contents: &BTreeMap<String, String>,
+        paths: &BTreeSet<String>,
+    ) -> Result<(String, Vec<Edit>), String> {
+        let proposal = patch::parse(&raw?).map_err(|e| e.to_string())?;
+        let edits = patch::apply(&proposal, &mut |p| contents.get(p).cloned(), paths).map_err(|e| e.to_string())?;
+        for (path, old, new) in &edits {
+            let Some(lang) = Lang::of_path(path) else { continue };
+            let broken = |text: &str| {
+                crate::world::project::project_file(lang, path, text.as_bytes()).ok().and_then(|p| p.parse_error)
+            };
+            if let (None, Some((line, message))) = (broken(old), broken(new)) {
+                return Err(format!("the patch leaves a syntax error in {path}:{line}: {message}"));
+            }
+        }
+        if edits.iter().all(|(_, old, new)| old == new) {
+            return Err("the patch changes nothing".into());
+        }
+        Ok((proposal.explanation, edits))
+    }
+
+    pub(super) fn propose_patch(
+        &mut self,
+        request: &str,
+        focus: &[Candidate],
+        loaded: &Loaded,
+        router: &mut Router,
+        st: &mut LoopState,
+    ) -> Result<Flow, AgentError> {
+        if self.patcher.is_none() {
+            return Ok(Flow::Stop(Status::NeedsModel, format!("Repairing the failures {NEEDS_MODEL}")));
+        }
+        let paths = self.repair_focus(loaded, focus, st);
+        let (prompt, contents) = self.prompt(router, request, st, &paths)?;
+        let raw = match self.patcher.as_mut() {
+            Some(p) => p.transduce(&prompt, st.feedback.as_deref()),
+            None => Err("no model".into()),
+        };
+        let attempt = st.retries + 1;
+        match Self::validate(raw, &contents, &paths) {
+            Ok((explanation, edits)) => {
+                let files = edits.iter().map(|(p, _, _)| p.clone()).collect();
+                self.emit(Event::Patch { attempt, files, accepted: true, reason: explanation.clone() });
+                st.explanation = explanation;
+                st.pending = Some(edits);
+                st.feedback = None;
+            }
+            Err(reason) => {
+                self.emit(Event::Patch { attempt, files: vec![], accepted: false, reason: reason.clone() });
+                st.retries += 1;
+                st.tried.push(format!("attempt {attempt}: proposal rejected: {reason}"));
+                st.feedback = Some(reason);
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    pub(super) fn apply_patch(
+        &mut self,
+        router: &mut Router,
+        loaded: &mut Loaded,
+        st: &mut LoopState,
+    ) -> Result<Flow, AgentError> {
+        let Some(edits) = st.pending.take() else { return Ok(Flow::Continue) };
+        st.retries += 1;
+        let attempt = st.retries;
+        if let Err(flow) = self.write_all(router, &edits)? {
+            return Ok(flow);
+        }
+        let broken = self.build_errors(router, loaded, &[Kind::Build])?;
+        if !broken.is_empty() {
+            let written: Vec<(String, String)> = edits.iter().map(|(p, o, _)| (p.clone(), o.clone())).collect();
+            self.restore(router, &written)?;
+            let reason = format!("the patch breaks the build ({}); it was rolled back", broken[0]);
+            self.emit(Event::Patch {
+                attempt,
+                files: written.into_iter().map(|w| w.0).collect(),
+                accepted: false,
+                reason: reason.clone(),
+            });
+            st.tried.push(format!("attempt {attempt}: {}: {reason}", st.explanation));
+            st.feedback = Some(reason);
+            return Ok(Flow::Continue);
+        }
+        Self::record_changes(st, &edits);
+        st.tried.push(format!("attempt {attempt}: {}", st.explanation));
+        st.test_state = TestState::Unknown;
+        st.findings.clear();
+        self.reload(loaded)?;
+        Ok(Flow::Continue)
+    }
+
+    pub(super) fn implement(
+        &mut self,
+        request: &str,
+        focus: &[Candidate],
+        loaded: &mut Loaded,
+        router: &mut Router,
+        st: &mut LoopState,
+    ) -> Result<Flow, AgentError> {
+        if self.patcher.is_none() {
+            return Ok(Flow::Stop(Status::NeedsModel, format!("Implementing this {NEEDS_MODEL}")));
+        }
+        // Only the best-grounded candidates: a change goes where the user pointed.
+        let best = focus.iter().map(|c| c.confidence).fold(0.0, f64::max);
+        let paths: BTreeSet<String> = focus
+            .iter()
+            .filter(|c| best - c.confidence < 1e-9)
+            .map(|c| c.path.clone())
+            .filter(|p| loaded.projections.contains_key(p))
+            .collect();
+        if paths.is_empty() {
+            let q = "Which file should this change go into?".to_string();
+            self.emit(Event::Question { text: q.clone(), options: vec![] });
+            return Ok(Flow::Stop(Status::NeedsClarification, q));
+        }
+        let (prompt, contents) = self.prompt(router, request, st, &paths)?;
+        let raw = match self.patcher.as_mut() {
+            Some(p) => p.transduce(&prompt, None),
+            None => Err("no model".into()),
+        };
+        let (explanation, edits) = match Self::validate(raw, &contents, &paths) {
+            Ok(v) => v,
+            Err(reason) => {
+                self.emit(Event::Patch { attempt: 1, files: vec![], accepted: false, reason: reason.clone() });
+                return Ok(Flow::Stop(Status::Failed, format!("The model's change was rejected: {reason}")));
+            }
+        };
+        let files = edits.iter().map(|(p, _, _)| p.clone()).collect();
+        self.emit(Event::Patch { attempt: 1, files, accepted: true, reason: explanation.clone() });
+        if let Err(flow) = self.write_all(router, &edits)? {
+            return Ok(flow);
+        }
+        let broken = self.build_errors(router, loaded, &[Kind::Build])?;
+        if !broken.is_empty() {
+            let written: Vec<(String, String)> = edits.iter().map(|(p, o, _)| (p.clone(), o.clone())).collect();
+            self.restore(router, &written)?;
+            return Ok(Flow::Stop(Status::Failed, format!("The change broke the build ({}); rolled back.", broken[0])));
+        }
+        Self::record_changes(st, &edits);
+        self.reload(loaded)?;
+        Ok(Flow::Stop(Status::Succeeded, explanation))
+    }
+}
