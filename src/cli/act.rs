@@ -84,13 +84,25 @@ pub fn show(root: &Path, json_out: bool) -> Result<i32, NerdError> {
             writeln!(out, "{}", json!({"seq": seq, "at_ns": at_ns, "hash": hash, "record": v}))?;
         } else {
             let kind = v["record"].as_str().unwrap_or("?");
-            let action = v["action"].to_string();
-            let what = match kind {
-                "decision" => format!("{} {}", v["decision"].as_str().unwrap_or("?"), v["reasons"]),
-                "result" => v["outcome"]["status"].as_str().unwrap_or("?").to_string(),
-                _ => String::new(),
+            let text = |key: &str| v[key].as_str().unwrap_or("?").to_string();
+            let line = match kind {
+                "decision" => format!("{}  {} {}", v["action"], text("decision"), v["reasons"]),
+                "result" => format!("{}  {}", v["action"], v["outcome"]["status"].as_str().unwrap_or("?")),
+                "turn" => {
+                    format!("turn {}: {} → {}  ({})", v["turn"], text("strategy"), text("next_action"), text("request"))
+                }
+                "approval" if v["action"].is_null() => {
+                    format!(
+                        "{} by {}: {}",
+                        if v["granted"] == true { "granted" } else { "refused" },
+                        text("source"),
+                        text("subject")
+                    )
+                }
+                "approval" => format!("{}  approved by {}", v["action"], text("source")),
+                _ => v.to_string(),
             };
-            writeln!(out, "{seq:>5}  {kind:<8}  {action}  {what}")?;
+            writeln!(out, "{seq:>5}  {kind:<8}  {line}")?;
         }
     }
     Ok(exit::SUCCESS)
