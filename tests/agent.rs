@@ -511,3 +511,23 @@ fn under_the_cautious_profile_writes_wait_for_approval_and_never_means_nothing_c
     assert!(approvals.iter().all(|a| a["granted"] == false && a["source"] == "approval-mode:never"));
     assert_eq!(repo.snapshot(), before);
 }
+
+#[test]
+fn rename_across_go_packages_follows_qualified_calls_and_the_doc_comment() {
+    let repo = Repo::new("go-shop");
+    let (code, events) = repo.run_json(&["rename ComputeArea to AreaOf", "--approval", "auto"]);
+    assert_eq!(code, 0, "{events:#?}");
+    assert_eq!(repo.read("main.go").matches("geo.AreaOf(2, 3)").count(), 1);
+    let area = repo.read("geo/area.go");
+    assert!(area.contains("// AreaOf is the area") && area.contains("func AreaOf(w, h float64)"), "{area}");
+    let test = repo.read("geo/area_test.go");
+    assert!(test.contains("func TestComputeArea(") && test.contains("if AreaOf(2, 3) != 6"), "{test}");
+    let build = Command::new("go")
+        .args(["vet", "./..."])
+        .current_dir(repo.path())
+        .env("GOCACHE", repo.home.path().join("gocache"))
+        .env("GOFLAGS", "-mod=mod")
+        .output()
+        .unwrap();
+    assert!(build.status.success(), "{}", String::from_utf8_lossy(&build.stderr));
+}

@@ -3,9 +3,10 @@
 //! of that language's files (comments and strings are not tokens); a name
 //! defined several times is renamed only at the target's definition, the
 //! call sites resolution attributed to it, and the imports of the files that
-//! call it. A new name that is not an identifier, is a keyword, changes Go
-//! visibility, or already occurs in any touched file is refused: a rename
-//! must never capture or shadow another name. Knows nothing about the router.
+//! call it; and the Go doc comment that opens with the name. A new name that
+//! is not an identifier, is a keyword, changes Go visibility, or already
+//! occurs in any touched file is refused: a rename must never capture or
+//! shadow another name. Knows nothing about the router.
 
 use std::collections::BTreeMap;
 
@@ -224,6 +225,29 @@ fn has_ancestor(node: Node<'_>, levels: usize, pred: fn(&str) -> bool) -> bool {
     false
 }
 
+/// The byte range of `old` opening the `// old ...` comment line just above line `line` (1-based).
+fn go_doc_name(content: &str, line: u32, old: &str) -> Option<std::ops::Range<usize>> {
+    let mut offset = 0;
+    let mut previous: Option<(usize, &str)> = None;
+    for (i, text) in content.split_inclusive('\n').enumerate() {
+        if i as u32 + 1 == line {
+            let (at, comment) = previous?;
+            let body = comment.trim_start();
+            let lead = comment.len() - body.len();
+            let name = body.strip_prefix("// ")?;
+            let rest = name.strip_prefix(old)?;
+            if rest.starts_with(|c: char| c.is_alphanumeric() || c == '_') {
+                return None;
+            }
+            let start = at + lead + 3;
+            return Some(start..start + old.len());
+        }
+        previous = Some((offset, text));
+        offset += text.len();
+    }
+    None
+}
+
 /// Plans renaming `old` to `new` over `files`.
 pub fn plan(old: &str, new: &str, scope: Scope, files: &[FileInput]) -> Result<Plan, RenameError> {
     let mut out = Vec::new();
@@ -257,6 +281,10 @@ pub fn plan(old: &str, new: &str, scope: Scope, files: &[FileInput]) -> Result<P
                     }
                 }
             }
+        }
+        // Go doc comments begin with the name they document (linters insist); keep them true.
+        if let (Lang::Go, Some((start, _))) = (file.lang, file.definition) {
+            ranges.extend(go_doc_name(&file.content, start, old));
         }
         if ranges.is_empty() {
             continue;
@@ -305,6 +333,19 @@ mod tests {
         assert!(new.contains("class A:\n    def run(self)"), "{new}");
         assert!(new.contains("class B:\n    def execute(self)"), "{new}");
         assert!(new.contains("x = a.run()\n    return x + b.execute()"), "{new}");
+    }
+
+    #[test]
+    fn go_doc_comments_that_begin_with_the_name_follow_it() {
+        let src = "package geo\n\n// ComputeArea is the area.\n// ComputeAreas is unrelated.\nfunc ComputeArea(w, h float64) float64 {\n\treturn w * h\n}\n";
+        let files = [input("geo/area.go", Lang::Go, src, Some((5, 7)), &[])];
+        let planned = plan("ComputeArea", "AreaOf", Scope::ResolvedSites, &files).unwrap();
+        assert_eq!(planned.files[0].2, src.replace("func ComputeArea", "func AreaOf"), "not the line above the def");
+        let src =
+            "package geo\n\n// ComputeArea is the area.\nfunc ComputeArea(w, h float64) float64 {\n\treturn w * h\n}\n";
+        let files = [input("geo/area.go", Lang::Go, src, Some((4, 6)), &[])];
+        let planned = plan("ComputeArea", "AreaOf", Scope::ResolvedSites, &files).unwrap();
+        assert_eq!(planned.files[0].2, src.replace("ComputeArea", "AreaOf"));
     }
 
     #[test]
