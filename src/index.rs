@@ -4,7 +4,7 @@
 //! and resolution is recomputed only when something changed.
 //! Knows nothing about the kernel's rules.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -80,6 +80,19 @@ pub fn read_and_project(root: &Path, w: &Walked) -> Result<(FileRecord, Option<F
 }
 
 /// Indexes the workspace at `root` into `store`. `progress` is told about each file read.
+/// The meta key holding what the stored projections were made with.
+const PROJECTION_KEY: &str = "projection";
+
+/// What a projection depends on besides the file: nerd's version and every grammar query.
+fn projection_fingerprint() -> String {
+    let mut text = String::from(env!("CARGO_PKG_VERSION"));
+    for lang in Lang::ALL {
+        text.push('\0');
+        text.push_str(&lang.query_source());
+    }
+    crate::digest::sha256_hex(text.as_bytes())
+}
+
 pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<IndexReport, IndexError> {
     let started = Instant::now();
     let mut phases = Phases::default();
@@ -89,7 +102,12 @@ pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync
     let run_started_ns = crate::timing::now_ns();
     let previous_run_ns: i64 = store.meta("last_index_started_ns")?.and_then(|v| v.parse().ok()).unwrap_or(0);
     let (walked, mut problems) = walk(root);
-    let known = store.files()?;
+    let stored = store.files()?;
+    // Projections made by another nerd or other grammar queries are stale whatever the files say.
+    let fingerprint = projection_fingerprint();
+    let stale = store.meta(PROJECTION_KEY)?.as_deref() != Some(fingerprint.as_str());
+    let none = HashMap::default();
+    let known = if stale { &none } else { &stored };
     phases.mark("walk");
 
     // Only files whose stat changed, or that are racily clean, are read.
@@ -132,7 +150,7 @@ pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync
     }
     let present: HashSet<&str> = walked.iter().map(|w| w.path.as_str()).collect();
     let mut removed = 0;
-    for path in known.keys().filter(|p| !present.contains(p.as_str())) {
+    for path in stored.keys().filter(|p| !present.contains(p.as_str())) {
         changes.push(FileChange::Remove { path: path.clone() });
         removed += 1;
     }
@@ -174,6 +192,9 @@ pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync
         store.apply(&changes, write)?;
     }
     store.set_meta("last_index_started_ns", &run_started_ns.to_string())?;
+    if stale {
+        store.set_meta(PROJECTION_KEY, &fingerprint)?;
+    }
     phases.mark("store");
     let [files, symbols, calls, unresolved_calls, parse_errors] = store.counts()?;
     Ok(IndexReport {

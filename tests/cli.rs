@@ -147,6 +147,16 @@ fn indexing_is_incremental() {
 }
 
 #[test]
+fn projections_made_by_another_nerd_or_other_grammars_are_redone() {
+    let dir = repo();
+    assert_eq!(index_json(dir.path())["parsed"], 2);
+    // As if an older nerd, or other grammar queries, had written the index.
+    nerd::store::Store::open(dir.path()).unwrap().set_meta("projection", "older").unwrap();
+    assert_eq!(index_json(dir.path())["parsed"], 2, "every file projected again");
+    assert_eq!(index_json(dir.path())["parsed"], 0);
+}
+
+#[test]
 fn gitignored_hostile_and_broken_files_never_abort_the_run() {
     let dir = repo();
     let root = dir.path();

@@ -1,7 +1,7 @@
 ; Rust calls: plain, method, path-qualified and turbofish calls.
 (call_expression function: (identifier) @name) @reference.call
-(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
+(call_expression function: (field_expression value: (_) @receiver field: (field_identifier) @name)) @reference.call
 (call_expression function: (scoped_identifier path: (_) @qualifier name: (identifier) @name)) @reference.call
 (call_expression function: (generic_function function: (identifier) @name)) @reference.call
-(call_expression function: (generic_function function: (field_expression field: (field_identifier) @name))) @reference.call
+(call_expression function: (generic_function function: (field_expression value: (_) @receiver field: (field_identifier) @name))) @reference.call
 (call_expression function: (generic_function function: (scoped_identifier path: (_) @qualifier name: (identifier) @name))) @reference.call

@@ -11,6 +11,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0002_check", include_str!("../../memory/migrations/0002_check.sql")),
     ("0003_audit", include_str!("../../memory/migrations/0003_audit.sql")),
     ("0004_agent", include_str!("../../memory/migrations/0004_agent.sql")),
+    ("0005_method_calls", include_str!("../../memory/migrations/0005_method_calls.sql")),
 ];
 
 /// Brings the database schema up to date.

@@ -178,7 +178,7 @@ impl Store {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )?;
             let mut call = tx.prepare_cached(
-                "INSERT INTO raw_call(path, caller, name, qualifier, line) VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO raw_call(path, caller, name, qualifier, line, method) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?;
             let mut import = tx.prepare_cached(
                 "INSERT INTO import_binding(path, module, name, binding, line) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -212,7 +212,7 @@ impl Store {
                             ])?;
                         }
                         for c in &p.calls {
-                            call.execute(params![r.path, c.caller, c.name, c.qualifier, c.line])?;
+                            call.execute(params![r.path, c.caller, c.name, c.qualifier, c.line, c.method])?;
                         }
                         for i in &p.imports {
                             import.execute(params![r.path, i.module, i.name, i.binding, i.line])?;
@@ -309,9 +309,9 @@ impl Store {
             });
         }
         let calls_sql = if with_calls {
-            "SELECT path, caller, name, qualifier, line FROM raw_call ORDER BY rowid"
+            "SELECT path, caller, name, qualifier, line, method FROM raw_call ORDER BY rowid"
         } else {
-            "SELECT path, caller, name, qualifier, line FROM raw_call WHERE 0"
+            "SELECT path, caller, name, qualifier, line, method FROM raw_call WHERE 0"
         };
         let mut stmt = self.conn.prepare(calls_sql)?;
         let mut rows = stmt.query([])?;
@@ -320,7 +320,13 @@ impl Store {
             let Some((_, p)) = by_path.get_mut(&path) else {
                 continue;
             };
-            p.calls.push(RawCall { caller: r.get(1)?, name: r.get(2)?, qualifier: r.get(3)?, line: r.get(4)? });
+            p.calls.push(RawCall {
+                caller: r.get(1)?,
+                name: r.get(2)?,
+                qualifier: r.get(3)?,
+                line: r.get(4)?,
+                method: r.get(5)?,
+            });
         }
         let mut stmt =
             self.conn.prepare("SELECT path, module, name, binding, line FROM import_binding ORDER BY rowid")?;

@@ -44,6 +44,8 @@ pub struct RawCall {
     /// `pkg` in `pkg.F()`, `Type` in `Type::new()`, the receiver expression of a method call.
     pub qualifier: Option<String>,
     pub line: u32,
+    /// Written in method syntax on a value (`x.f()` in Rust, where only methods answer it).
+    pub method: bool,
 }
 
 /// Everything one file contributes to the world.
@@ -123,6 +125,7 @@ struct CallSite<'t> {
     node: Node<'t>,
     name: String,
     qualifier: Option<String>,
+    method: bool,
 }
 
 fn text<'s>(node: Node<'_>, source: &'s [u8]) -> &'s str {
@@ -181,8 +184,10 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
                 defs.push(Def { node, name, kind, receiver, pattern: m.pattern_index });
             }
         } else if let (Some(node), Some(name)) = (call, name) {
-            let qualifier = qualifier.map(|q| compact(text(q, source), 80));
-            calls.push(CallSite { node, name: text(name, source).to_string(), qualifier });
+            // A call's `@receiver` is the value of a method call: it qualifies the call and makes it a method call.
+            let method = receiver.is_some();
+            let qualifier = qualifier.or(receiver).map(|q| compact(text(q, source), 80));
+            calls.push(CallSite { node, name: text(name, source).to_string(), qualifier, method });
         }
     }
 
@@ -430,7 +435,13 @@ fn attribute_calls(
             }
         }
         let caller = caller.or(fallback).map_or_else(|| path.to_string(), |s| symbols[s].id.clone());
-        out.push(RawCall { caller, name: call.name, qualifier: call.qualifier, line: line_of(call.node) });
+        out.push(RawCall {
+            caller,
+            name: call.name,
+            qualifier: call.qualifier,
+            line: line_of(call.node),
+            method: call.method,
+        });
     }
     out
 }

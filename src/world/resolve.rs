@@ -218,6 +218,9 @@ impl<'a> Index<'a> {
         let name = call.name.as_str();
         let qualifier = call.qualifier.as_deref();
         let last_qualifier = qualifier.map(|q| q.rsplit(['.', ':']).next().unwrap_or(q));
+        if call.method {
+            return self.resolve_method(file, call, last_qualifier);
+        }
         // 1. The same file.
         if let Some(local) = self.local.get(&(file.path, name)) {
             if local.len() == 1 {
@@ -252,6 +255,100 @@ impl<'a> Index<'a> {
         // 3. A unique name in the whole repository.
         match self.global.get(name).map(Vec::as_slice) {
             Some([only]) => Some(*only),
+            _ => None,
+        }
+    }
+}
+
+/// Methods of Rust's standard types and traits that repository types often share.
+const STD_METHODS: &[&str] = &[
+    "as_ref",
+    "as_str",
+    "as_slice",
+    "borrow",
+    "build",
+    "clear",
+    "clone",
+    "cmp",
+    "contains",
+    "contains_key",
+    "default",
+    "drain",
+    "entry",
+    "eq",
+    "extend",
+    "filter",
+    "find",
+    "flush",
+    "fmt",
+    "from",
+    "get",
+    "get_mut",
+    "hash",
+    "insert",
+    "into",
+    "into_iter",
+    "is_empty",
+    "is_none",
+    "is_some",
+    "iter",
+    "iter_mut",
+    "join",
+    "keys",
+    "last",
+    "len",
+    "lock",
+    "map",
+    "next",
+    "parse",
+    "partial_cmp",
+    "pop",
+    "push",
+    "push_str",
+    "read",
+    "remove",
+    "run",
+    "send",
+    "sort",
+    "split",
+    "take",
+    "to_owned",
+    "to_string",
+    "unwrap",
+    "values",
+    "write",
+];
+
+impl<'a> Index<'a> {
+    /// A call in method syntax (`value.name()`): only a method answers it, so
+    /// free functions of that name are never candidates. The caller's own
+    /// type for `self.name()`, else a method unique in the file, else in the repository.
+    fn resolve_method(
+        &self,
+        file: &FileView<'a>,
+        call: &RawCall,
+        last_qualifier: Option<&str>,
+    ) -> Option<&'a ProjectedSymbol> {
+        let methods = |found: Option<&Vec<&'a ProjectedSymbol>>| -> Vec<&'a ProjectedSymbol> {
+            found.into_iter().flatten().copied().filter(|s| s.kind == SymbolKind::Method).collect()
+        };
+        let local = methods(self.local.get(&(file.path, call.name.as_str())));
+        if matches!(last_qualifier, Some("self")) {
+            let own = container_of(&call.caller);
+            if let Some(s) = local.iter().copied().find(|s| container_of(&s.id) == own) {
+                return Some(s);
+            }
+        }
+        if let [only] = local.as_slice() {
+            return Some(*only);
+        }
+        // Across files the receiver's type is unknown: a name the standard library's
+        // types also answer (`v.len()`, `it.next()`) is more likely theirs than ours.
+        if STD_METHODS.contains(&call.name.as_str()) {
+            return None;
+        }
+        match methods(self.global.get(call.name.as_str())).as_slice() {
+            [only] => Some(*only),
             _ => None,
         }
     }
@@ -444,6 +541,26 @@ mod tests {
         // The edits did change resolution along the way.
         let b = &incremental.files["b.py"];
         assert_eq!(b.calls, vec![("b.py#caller".to_string(), "c.py#renamed".to_string(), 2)]);
+    }
+
+    #[test]
+    fn rust_method_calls_resolve_only_to_methods() {
+        use crate::world::project::project_file;
+        let files = [
+            ("src/util.rs", "pub fn unwrap(x: u8) -> u8 { x }\npub struct Cart;\nimpl Cart {\n    pub fn total(&self) -> u8 { 1 }\n    pub fn len(&self) -> u8 { 2 }\n}\n"),
+            ("src/app.rs", "fn run(c: Cart, v: Vec<u8>, o: Option<u8>) -> u8 {\n    o.unwrap() + c.total() + v.len() as u8 + unwrap(1)\n}\n"),
+        ];
+        let projections: Vec<(&str, FileProjection)> =
+            files.iter().map(|(p, s)| (*p, project_file(Lang::Rust, p, s.as_bytes()).unwrap())).collect();
+        let views: Vec<FileView> =
+            projections.iter().map(|(p, proj)| FileView { path: p, lang: Lang::Rust, projection: proj }).collect();
+        let app = &resolve(&views).files["src/app.rs"];
+        let callees: BTreeSet<&str> = app.calls.iter().map(|(_, callee, _)| callee.as_str()).collect();
+        // `c.total()` is the one method `total`; `unwrap(1)` the free function. `o.unwrap()`
+        // cannot be the free function, and `v.len()` is more likely Vec's than Cart's.
+        assert_eq!(callees, BTreeSet::from(["src/util.rs#Cart.total", "src/util.rs#unwrap"]));
+        let unresolved: BTreeSet<&str> = app.unresolved.iter().map(|(_, name, _)| name.as_str()).collect();
+        assert_eq!(unresolved, BTreeSet::from(["len", "unwrap"]));
     }
 
     #[test]
