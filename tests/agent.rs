@@ -531,3 +531,24 @@ fn rename_across_go_packages_follows_qualified_calls_and_the_doc_comment() {
         .unwrap();
     assert!(build.status.success(), "{}", String::from_utf8_lossy(&build.stderr));
 }
+
+#[test]
+fn a_broken_rust_build_is_repaired_and_a_patch_that_breaks_it_differently_is_rolled_back() {
+    let repo = Repo::new("rust-geometry");
+    repo.write("src/util.rs", &repo.read("src/util.rs").replace("    w * h\n", "    w * h as u32\n"));
+    git(repo.path(), &["commit", "-q", "-am", "break the build"]);
+    let still_broken = edit("src/util.rs", 3, "    (w * h) as i32\n", "cast the product instead");
+    let fix = edit("src/util.rs", 3, "    w * h\n", "a stray cast to u32");
+    let transcript = repo.transcript(&[still_broken, fix]);
+    let (code, events) = repo.run_json(&["fix the build", "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!(code, 0, "{events:#?}");
+    let checked = of_kind(&events, "checked");
+    assert_eq!(checked[0]["test_state"], "build_broken");
+    let patches = of_kind(&events, "patch");
+    let verdicts: Vec<(bool, &str)> =
+        patches.iter().map(|p| (p["accepted"].as_bool().unwrap(), p["reason"].as_str().unwrap())).collect();
+    assert_eq!(verdicts.len(), 3, "proposed, rolled back, proposed and applied: {verdicts:#?}");
+    assert!(!verdicts[1].0 && verdicts[1].1.contains("the build still fails"), "{verdicts:#?}");
+    assert_eq!(done(&events)["status"], "succeeded");
+    assert!(repo.read("src/util.rs").contains("    w * h\n"));
+}

@@ -260,7 +260,11 @@ impl Agent<'_> {
         if !broken.is_empty() {
             let written: Vec<(String, String)> = edits.iter().map(|(p, o, _)| (p.clone(), o.clone())).collect();
             self.restore(router, &written)?;
-            let reason = format!("the patch breaks the build ({}); it was rolled back", broken[0]);
+            let reason = if st.test_state == TestState::BuildBroken {
+                format!("the build still fails with the patch ({}); it was rolled back", broken[0])
+            } else {
+                format!("the patch breaks the build ({}); it was rolled back", broken[0])
+            };
             self.emit(Event::Patch {
                 attempt,
                 files: written.into_iter().map(|w| w.0).collect(),
