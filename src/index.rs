@@ -39,6 +39,8 @@ pub struct IndexReport {
     pub files: usize,
     /// Files (re)parsed in this run.
     pub parsed: usize,
+    /// Whether the stored world changed at all (a file added, edited, removed or touched).
+    pub changed: bool,
     pub removed: usize,
     pub symbols: i64,
     pub calls: i64,
@@ -200,6 +202,7 @@ pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync
     Ok(IndexReport {
         files: files as usize,
         parsed,
+        changed: !changes.is_empty() || resolution.is_some(),
         removed,
         symbols,
         calls,

@@ -431,6 +431,14 @@ fn the_interactive_session_answers_explains_and_leaves_cleanly_under_a_terminal(
     pty.send("where is mul defined\r");
     let at = pty.expect("calc/ops.py:5", at);
     let at = pty.expect("nerd> ", at);
+    // A second request reuses the session's world until a file changes; then it sees the change.
+    pty.send("what calls add\r");
+    let at = pty.expect("calc/ops.py#mul", at);
+    let at = pty.expect("nerd> ", at);
+    repo.write("calc/extra.py", "from calc.ops import add\n\n\ndef twice(a):\n    return add(a, a)\n");
+    pty.send("what calls add\r");
+    let at = pty.expect("calc/extra.py#twice", at);
+    let at = pty.expect("nerd> ", at);
     // Ctrl-C at the prompt clears the line and keeps the session.
     pty.send("half a line\x03");
     let at = pty.expect("nerd> ", at);
@@ -438,6 +446,16 @@ fn the_interactive_session_answers_explains_and_leaves_cleanly_under_a_terminal(
     let at = pty.expect("symbol(\"calc/ops.py#add\"", at);
     pty.send("/why not_an_atom(\r");
     let at = pty.expect("error:", at);
+    // Ctrl-C during a request kills the running test program and stops the loop.
+    repo.write("tests/test_slow.py", "import time\n\n\ndef test_slow():\n    time.sleep(60)\n");
+    let started = Instant::now();
+    pty.send("are the tests passing\r");
+    let at = pty.expect("permitted: python3 -m pytest", at);
+    std::thread::sleep(Duration::from_millis(300));
+    pty.send("\x03");
+    let at = pty.expect("interrupted after", at);
+    let at = pty.expect("nerd> ", at);
+    assert!(started.elapsed() < Duration::from_secs(30), "the 60 s test was killed: {:?}", started.elapsed());
     pty.send("/quit\r");
     let _ = at;
     let deadline = Instant::now() + Duration::from_secs(30);

@@ -162,6 +162,8 @@ pub struct Agent<'a> {
     sink: &'a mut dyn Sink,
     options: Options,
     pub session: Session,
+    /// The world as the last request left it, reused while no file changes.
+    world: Option<Loaded>,
 }
 
 /// What a step of the loop decided: go on, or stop with a status and an answer.
@@ -183,7 +185,7 @@ impl<'a> Agent<'a> {
         let root = root.canonicalize().map_err(|source| RouterError::Workspace { path: root.to_path_buf(), source })?;
         let store = Store::open(&root)?;
         let config = Config::load(&root)?;
-        Ok(Agent { root, store, config, perceiver, patcher, approver, sink, options, session })
+        Ok(Agent { root, store, config, perceiver, patcher, approver, sink, options, session, world: None })
     }
 
     pub fn root(&self) -> &Path {
@@ -245,24 +247,50 @@ impl<'a> Agent<'a> {
             constraints: intent.constraints.clone(),
             confidence: intent.confidence,
         });
-        crate::index::index(&self.root, &mut self.store, &|_, _| {})?;
-        let mut loaded = kernel::load(&self.root, &self.store, LoadFor::Evaluation)?;
+        let mut loaded = self.world()?;
+        let report = self.decide_and_act(request, &intent, forced, &mut loaded);
+        // The next request of this session starts from this world if no file changes in between.
+        self.world = Some(loaded);
+        report
+    }
+
+    /// The projected world, brought up to date: loaded from the store only when
+    /// the index changed since this session last loaded it; git state is always fresh.
+    fn world(&mut self) -> Result<Loaded, AgentError> {
+        let report = crate::index::index(&self.root, &mut self.store, &|_, _| {})?;
+        match self.world.take() {
+            Some(mut world) if !report.changed => {
+                world.git = crate::world::git::state(&self.root).unwrap_or_default();
+                Ok(world)
+            }
+            _ => Ok(kernel::load(&self.root, &self.store, LoadFor::Evaluation)?),
+        }
+    }
+
+    fn decide_and_act(
+        &mut self,
+        request: &str,
+        intent: &Intent,
+        forced: Option<Candidate>,
+        loaded: &mut Loaded,
+    ) -> Result<Report, AgentError> {
         let focus = match forced {
             Some(c) => vec![c],
-            None => ground::candidates(&intent, &loaded),
+            None => ground::candidates(intent, loaded),
         };
         if !focus.is_empty() {
             self.emit(Event::Focus { candidates: focus.clone() });
         }
-        let mut router =
-            Router::open(&self.root, intent.category, self.options.autonomy)?.with_timeout(self.options.timeout);
+        let mut router = Router::open(&self.root, intent.category, self.options.autonomy)?
+            .with_timeout(self.options.timeout)
+            .with_cancel(self.options.interrupted.clone());
         router.set_turn(Some(format!("{}:{}", self.session.id, self.session.state.requests.len())));
         let mut st = LoopState::default();
         for turn in 1..=self.options.max_turns {
             if self.options.interrupted.load(Ordering::SeqCst) {
                 return Ok(self.finish(Status::Interrupted, "Interrupted.".into(), st.changes, turn - 1, &[]));
             }
-            let fixpoint = evaluate(self.facts(&loaded, &intent, &focus, &st));
+            let fixpoint = evaluate(self.facts(loaded, intent, &focus, &st));
             let strategy = fixpoint.strategy();
             let next = next_action(&fixpoint);
             let because = next.map(|a| because(&fixpoint, a)).unwrap_or_default();
@@ -286,13 +314,13 @@ impl<'a> Agent<'a> {
                 return Ok(self.finish(Status::Succeeded, answer, st.changes, turn, &blockers));
             };
             if self.options.dry_run {
-                let plan = steps::plan(next, &intent, &focus, &loaded, &self.root, &self.config);
+                let plan = steps::plan(next, intent, &focus, loaded, &self.root, &self.config);
                 return Ok(self.finish(Status::Planned, plan, vec![], turn, &[]));
             }
-            let flow = self.step(next, request, &intent, &focus, &mut loaded, &mut router, &mut st)?;
+            let flow = self.step(next, request, intent, &focus, loaded, &mut router, &mut st)?;
             if let Flow::Stop(status, answer) = flow {
                 // The last word on the commit gate: re-derived with what the loop learned.
-                let blockers = block_commit(&evaluate(self.facts(&loaded, &intent, &focus, &st)));
+                let blockers = block_commit(&evaluate(self.facts(loaded, intent, &focus, &st)));
                 let changes = std::mem::take(&mut st.changes);
                 return Ok(self.finish(status, answer, changes, turn, &blockers));
             }
@@ -350,27 +378,26 @@ impl<'a> Agent<'a> {
     /// routes it to ask, emits the verdict and the result. `None`: refused.
     fn act(&mut self, router: &mut Router, action: &Action, detail: &str) -> Result<Option<Outcome>, AgentError> {
         let judged = router.judge(action);
+        let mut granted = false;
         if judged.decision == Verdict::Ask {
             let critical = judged.risk.as_deref() == Some("critical");
             let subject = format!("{} ({})", summary(action), judged.reasons.join("; "));
-            let granted =
-                (!critical || self.approver.may_approve_critical()) && self.approver.approve(&subject, detail);
+            granted = (!critical || self.approver.may_approve_critical()) && self.approver.approve(&subject, detail);
             let source = self.approver.source().to_string();
             self.emit(Event::Approval { subject, granted, source: source.clone() });
             if granted {
                 router.approve(action, &source)?;
             }
         }
-        let outcome = router.execute(action)?;
-        let (decision, reasons) = match &outcome {
-            Outcome::Refused { reasons } => ("refused", reasons.clone()),
-            _ => ("permitted", vec![]),
-        };
+        // Announced before it runs, so a long build or test run shows what is happening.
+        let expected = judged.decision == Verdict::Allow || granted;
         self.emit(Event::Action {
             action: serde_json::to_value(action).unwrap_or_default(),
-            decision: decision.into(),
-            reasons,
+            decision: if expected { "permitted" } else { "refused" }.into(),
+            reasons: if expected { vec![] } else { judged.reasons },
         });
+        // The router re-derives the verdict itself; its outcome is what counts.
+        let outcome = router.execute(action)?;
         let (ok, text) = match &outcome {
             Outcome::Refused { reasons } => (false, reasons.join("; ")),
             Outcome::Failed { error } => (false, error.clone()),

@@ -42,6 +42,9 @@ pub fn run(root: &Path, args: &AgentArgs, resume: Option<Option<String>>) -> Res
         Agent::new(root, setup.perceiver, setup.patcher, approver.as_mut(), &mut sink, setup.options, session)
             .map_err(|e| NerdError::Usage(e.to_string()))?;
     let mut editor = DefaultEditor::new().map_err(|e| NerdError::Usage(format!("no line editor: {e}")))?;
+    // The editor took SIGINT for itself; at the prompt it reads Ctrl-C as a key anyway, so
+    // the agent's handler goes back in place for the time requests run.
+    session::install_sigint_handler();
     let history = root.join(".nerd/history");
     let _ = editor.load_history(&history);
     {

@@ -116,15 +116,17 @@ extern "C" fn on_sigint(_: libc::c_int) {
 /// The Ctrl-C flag, with the handler installed on first use: the loop stops
 /// between steps instead of dying mid-write.
 pub fn interrupt_flag() -> Arc<AtomicBool> {
-    INTERRUPTED
-        .get_or_init(|| {
-            // SAFETY: the handler only stores into an atomic that lives for the whole process.
-            unsafe {
-                libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
-            }
-            Arc::new(AtomicBool::new(false))
-        })
-        .clone()
+    let flag = INTERRUPTED.get_or_init(|| Arc::new(AtomicBool::new(false))).clone();
+    install_sigint_handler();
+    flag
+}
+
+/// (Re)installs the Ctrl-C handler; the line editor replaces it with its own when created.
+pub fn install_sigint_handler() {
+    // SAFETY: the handler only stores into an atomic that lives for the whole process.
+    unsafe {
+        libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
+    }
 }
 
 /// Prints events as JSON lines.

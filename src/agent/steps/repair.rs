@@ -44,6 +44,9 @@ impl Agent<'_> {
         let (mut findings, mut tails, mut ran, mut missing) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for tool in tools {
             let run = self.run_tool(router, tool)?;
+            if self.options.interrupted.load(std::sync::atomic::Ordering::SeqCst) {
+                return Ok(Err(Flow::Stop(Status::Interrupted, format!("Interrupted while {} ran.", tool.name()))));
+            }
             if let Some(reasons) = run.refused {
                 return Ok(Err(Flow::Stop(
                     Status::Refused,
