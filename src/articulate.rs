@@ -6,7 +6,7 @@
 //! approvals. Knows nothing about how changes were made.
 
 use nerd_logic::vocab::SurfaceMode;
-use nerd_logic::{catalog, evaluate, parse_atom, Atom, Facts, Origin, Term};
+use nerd_logic::{catalog, evaluate, parse_atom, Atom, Facts, Origin};
 use serde::Deserialize;
 
 /// Updates a control packet may carry.
@@ -35,10 +35,7 @@ pub fn articulate(mut facts: Facts, changes: &[Change], answer: &str, question: 
         .atoms("surface")
         .unwrap_or_default()
         .first()
-        .and_then(|a| match a.args.first() {
-            Some(Term::Str(s)) => s.parse().ok(),
-            _ => None,
-        })
+        .and_then(|a| a.str_arg(0)?.parse().ok())
         .unwrap_or(SurfaceMode::Answer);
     let text = match mode {
         SurfaceMode::Question => question.unwrap_or("Could you say more precisely what you mean?").to_string(),

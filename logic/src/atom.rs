@@ -25,6 +25,23 @@ impl Atom {
     pub fn new(predicate: &str, args: Vec<Term>) -> Self {
         Atom { predicate: predicate.to_string(), args }
     }
+
+    /// Argument `i` when it is a string.
+    pub fn str_arg(&self, i: usize) -> Option<&str> {
+        match self.args.get(i) {
+            Some(Term::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Argument `i` as text: a string as it is, another term as it renders, a missing one empty.
+    pub fn arg_text(&self, i: usize) -> String {
+        match self.args.get(i) {
+            Some(Term::Str(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        }
+    }
 }
 
 impl fmt::Display for Term {

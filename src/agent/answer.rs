@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use nerd_logic::vocab::SymbolKind;
-use nerd_logic::{evaluate, Term};
+use nerd_logic::{evaluate, Fixpoint};
 
 use crate::kernel::Loaded;
 use crate::perceive::focus::Candidate;
@@ -16,6 +16,12 @@ use crate::world::project::ProjectedSymbol;
 
 /// Call sites listed before the rest is summarised.
 const MAX_LISTED: usize = 25;
+
+/// The first argument of every atom of `predicate`, sorted and without duplicates.
+fn first_args(fixpoint: &Fixpoint, predicate: &str) -> Vec<String> {
+    let atoms = fixpoint.atoms(predicate).unwrap_or_default();
+    atoms.iter().filter_map(|a| a.str_arg(0)).map(str::to_string).collect()
+}
 
 /// A symbol with the file that defines it.
 struct Found<'a> {
@@ -171,17 +177,7 @@ pub fn impact(focus: &[Candidate], loaded: &Loaded) -> String {
         facts.refactor_target.push(s);
     }
     let fixpoint = evaluate(facts);
-    let strings = |pred: &str| -> BTreeSet<String> {
-        fixpoint
-            .atoms(pred)
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|a| match a.args.first() {
-                Some(Term::Str(s)) => Some(s.clone()),
-                _ => None,
-            })
-            .collect()
-    };
+    let strings = |pred: &str| first_args(&fixpoint, pred);
     let impacted = strings("impacted");
     let symbols: Vec<&String> = impacted.iter().filter(|s| s.contains('#') && !targets.contains(s)).collect();
     let files: BTreeSet<&str> = impacted.iter().filter(|s| !s.contains('#')).map(String::as_str).collect();
@@ -265,17 +261,7 @@ pub fn survey(loaded: &Loaded) -> String {
 /// Review of the working tree against HEAD: what changed, what it impacts, which tests to run.
 pub fn review(loaded: &Loaded) -> String {
     let fixpoint = loaded.evaluate();
-    let strings = |pred: &str| -> Vec<String> {
-        fixpoint
-            .atoms(pred)
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|a| match a.args.first() {
-                Some(Term::Str(s)) => Some(s.clone()),
-                _ => None,
-            })
-            .collect()
-    };
+    let strings = |pred: &str| first_args(&fixpoint, pred);
     let modified = strings("modified");
     if modified.is_empty() {
         return "No changes against HEAD to review.".to_string();

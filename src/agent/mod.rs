@@ -414,13 +414,7 @@ impl<'a> Agent<'a> {
 /// The one derived `next_action`, if any.
 fn next_action(fixpoint: &Fixpoint) -> Option<Step> {
     let atoms = fixpoint.atoms("next_action").unwrap_or_default();
-    let names: Vec<Step> = atoms
-        .iter()
-        .filter_map(|a| match a.args.first() {
-            Some(Term::Str(s)) => s.parse().ok(),
-            _ => None,
-        })
-        .collect();
+    let names: Vec<Step> = atoms.iter().filter_map(|a| a.str_arg(0)?.parse().ok()).collect();
     // Escalation and questions come first when several survive.
     names.iter().copied().find(|a| a.is_interrogative()).or_else(|| names.first().copied())
 }

@@ -152,10 +152,7 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
         facts.commit_override.push(r);
         let again = evaluate(facts);
         blocked = !atoms(&again, "commit_blocked").is_empty();
-        overridden = atoms(&again, "commit_overridden").first().and_then(|a| match a.args.first() {
-            Some(Term::Str(s)) => Some(s.clone()),
-            _ => None,
-        });
+        overridden = atoms(&again, "commit_overridden").first().and_then(|a| a.str_arg(0)).map(str::to_string);
     }
     let elapsed = started.elapsed();
     let in_tools: f64 = if was_cached { 0.0 } else { stored.tools.iter().map(|t| t.elapsed_ms).sum() };
@@ -273,12 +270,7 @@ fn atoms(fixpoint: &nerd_logic::Fixpoint, predicate: &str) -> Vec<Atom> {
 }
 
 fn blocker(atom: &Atom, findings: &[Finding], tools: &[ToolReport]) -> Blocker {
-    let text = |t: Option<&Term>| match t {
-        Some(Term::Str(s)) => s.clone(),
-        Some(other) => other.to_string(),
-        None => String::new(),
-    };
-    let (reason, path) = (text(atom.args.first()), text(atom.args.get(1)));
+    let (reason, path) = (atom.arg_text(0), atom.arg_text(1));
     let line = match atom.args.get(2) {
         Some(Term::Int(n)) => u32::try_from(*n).unwrap_or(0),
         _ => 0,

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use nerd_logic::{evaluate, Term};
+use nerd_logic::evaluate;
 use serde_json::json;
 
 use crate::agent::ground;
@@ -48,12 +48,8 @@ pub fn run(root: &Path, text: &str, provider: &str, json_out: bool) -> Result<i3
     let mut f = nerd_logic::Facts::with_default_policy();
     ground::assert_intent(&mut f, &intent, &cands, indexed(root));
     let fixpoint = evaluate(f);
-    let first = |pred: &str| {
-        fixpoint.atoms(pred).unwrap_or_default().first().and_then(|a| match a.args.first() {
-            Some(Term::Str(s)) => Some(s.clone()),
-            _ => None,
-        })
-    };
+    let first =
+        |pred: &str| fixpoint.atoms(pred).unwrap_or_default().first().and_then(|a| a.str_arg(0)).map(str::to_string);
     let unclear = fixpoint.atoms("clarification_needed").is_ok_and(|a| !a.is_empty());
     let clarification = if unclear { Some(ground::question(&intent, &cands)) } else { None };
     let mut out = std::io::stdout().lock();

@@ -14,7 +14,7 @@ pub mod url;
 use std::path::Path;
 
 use nerd_logic::vocab::{Autonomy, Category, Verb};
-use nerd_logic::{evaluate, Atom, Facts, Fixpoint, Term};
+use nerd_logic::{evaluate, Atom, Facts, Fixpoint};
 use serde::Serialize;
 
 pub use action::{Action, ActionError};
@@ -67,23 +67,15 @@ pub fn decision_facts(
     f
 }
 
-fn text(t: Option<&Term>) -> String {
-    match t {
-        Some(Term::Str(s)) => s.clone(),
-        Some(other) => other.to_string(),
-        None => String::new(),
-    }
-}
-
 fn of_action(fixpoint: &Fixpoint, predicate: &str, id: &str) -> Vec<Atom> {
-    fixpoint.atoms(predicate).unwrap_or_default().into_iter().filter(|a| text(a.args.first()) == id).collect()
+    fixpoint.atoms(predicate).unwrap_or_default().into_iter().filter(|a| a.arg_text(0) == id).collect()
 }
 
 /// Reads the verdict on action `id` off a fixpoint.
 pub fn verdict(fixpoint: &Fixpoint, id: &str, autonomy: Autonomy) -> Decision {
-    let denied: Vec<String> = of_action(fixpoint, "denied", id).iter().map(|a| text(a.args.get(1))).collect();
-    let risk = of_action(fixpoint, "risk", id).first().map(|a| text(a.args.get(1)));
-    let route = of_action(fixpoint, "route", id).first().map(|a| text(a.args.get(1)));
+    let denied: Vec<String> = of_action(fixpoint, "denied", id).iter().map(|a| a.arg_text(1)).collect();
+    let risk = of_action(fixpoint, "risk", id).first().map(|a| a.arg_text(1));
+    let route = of_action(fixpoint, "route", id).first().map(|a| a.arg_text(1));
     let permitted = !of_action(fixpoint, "permitted", id).is_empty();
     let (decision, reasons) = if !denied.is_empty() {
         (Verdict::Deny, denied)
