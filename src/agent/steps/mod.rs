@@ -11,6 +11,7 @@ mod refactor;
 mod repair;
 mod scaffold;
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use nerd_logic::vocab::{Action as Step, Verb};
@@ -36,6 +37,14 @@ runs tests, renames symbols and records rules.";
 
 fn has_python(loaded: &Loaded) -> bool {
     loaded.files.iter().any(|f| f.path.ends_with(".py"))
+}
+
+/// What became of a change that was written and checked.
+enum Applied {
+    /// It stays; the errors the checks still report all predate it.
+    Kept { errors: Vec<String> },
+    /// The checks found errors it introduced (`new`); every file was restored.
+    RolledBack { new: Vec<String> },
 }
 
 impl Agent<'_> {
@@ -174,14 +183,13 @@ impl Agent<'_> {
 
     /// Writes edits through the router. `Err(flow)`: refused or failed; what was written is restored.
     fn write_all(&mut self, router: &mut Router, edits: &[Edit]) -> Result<Result<(), Flow>, AgentError> {
-        let mut written: Vec<(String, String)> = Vec::new();
-        for (path, old, new) in edits {
+        for (n, (path, old, new)) in edits.iter().enumerate() {
             let action = Action::WriteFile { path: path.clone(), content: Some(new.clone()) };
             let shown = diff::change(path, old, new).diff;
             match self.act(router, &action, &shown)? {
-                Some(Outcome::Executed { .. }) => written.push((path.clone(), old.clone())),
+                Some(Outcome::Executed { .. }) => {}
                 refused_or_failed => {
-                    self.restore(router, &written)?;
+                    self.restore(router, &edits[..n])?;
                     let status = if refused_or_failed.is_none() { Status::Refused } else { Status::Failed };
                     return Ok(Err(Flow::Stop(status, format!("Could not write {path}; nothing was changed."))));
                 }
@@ -190,13 +198,36 @@ impl Agent<'_> {
         Ok(Ok(()))
     }
 
-    /// Puts files back as they were, through the router.
-    fn restore(&mut self, router: &mut Router, written: &[(String, String)]) -> Result<(), AgentError> {
-        for (path, old) in written.iter().rev() {
+    /// Puts the files of `edits` back as they were before them, through the router.
+    fn restore(&mut self, router: &mut Router, edits: &[Edit]) -> Result<(), AgentError> {
+        for (path, old, _) in edits.iter().rev() {
             let action = Action::WriteFile { path: path.clone(), content: Some(old.clone()) };
             self.act(router, &action, "restore")?;
         }
         Ok(())
+    }
+
+    /// Writes `edits`, then runs the `kinds` of checks; when they report an error
+    /// that is not in `already`, every file is restored. `Err(flow)`: a write was
+    /// refused or failed (and what was written is restored).
+    fn apply_checked(
+        &mut self,
+        router: &mut Router,
+        loaded: &Loaded,
+        edits: &[Edit],
+        kinds: &[Kind],
+        already: &BTreeSet<String>,
+    ) -> Result<Result<Applied, Flow>, AgentError> {
+        if let Err(flow) = self.write_all(router, edits)? {
+            return Ok(Err(flow));
+        }
+        let errors = self.build_errors(router, loaded, kinds)?;
+        let new: Vec<String> = errors.iter().filter(|e| !already.contains(*e)).cloned().collect();
+        if new.is_empty() {
+            return Ok(Ok(Applied::Kept { errors }));
+        }
+        self.restore(router, edits)?;
+        Ok(Ok(Applied::RolledBack { new }))
     }
 
     /// Builds through the router; the blocking errors found, as text.

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::Applied;
 use crate::agent::event::{Event, Status};
 use crate::agent::verify::Kind;
 use crate::agent::{ground, rename, Agent, AgentError, Flow, LoopState};
@@ -111,32 +112,29 @@ impl Agent<'_> {
             .into_iter()
             .map(|e| word.as_ref().map_or(e.clone(), |w| w.replace_all(&e, new.as_str()).into_owned()))
             .collect();
-        if let Err(flow) = self.write_all(router, &plan.files)? {
-            return Ok(flow);
-        }
-        let after = self.build_errors(router, loaded, &[Kind::Build, Kind::Tests])?;
-        let broken: Vec<String> = after.iter().filter(|e| !before.contains(*e)).cloned().collect();
-        if !broken.is_empty() {
-            let written: Vec<(String, String)> = plan.files.iter().map(|(p, o, _)| (p.clone(), o.clone())).collect();
-            self.restore(router, &written)?;
-            let why = if scope == rename::Scope::ResolvedSites {
-                format!(
-                    " `{old}` is defined {} times here, so only the call sites resolution attributes to {} were \
+        let after = match self.apply_checked(router, loaded, &plan.files, &[Kind::Build, Kind::Tests], &before)? {
+            Err(flow) => return Ok(flow),
+            Ok(Applied::Kept { errors }) => errors,
+            Ok(Applied::RolledBack { new: introduced }) => {
+                let why = if scope == rename::Scope::ResolvedSites {
+                    format!(
+                        " `{old}` is defined {} times here, so only the call sites resolution attributes to {} were \
                      renamed; calls through values of unknown type were not.",
-                    named(&old),
-                    symbol.id
-                )
-            } else {
-                String::new()
-            };
-            return Ok(Flow::Stop(
-                Status::Failed,
-                format!(
-                    "Renaming `{old}` to `{new}` broke the build or tests ({}); every file was restored.{why}",
-                    broken[0]
-                ),
-            ));
-        }
+                        named(&old),
+                        symbol.id
+                    )
+                } else {
+                    String::new()
+                };
+                return Ok(Flow::Stop(
+                    Status::Failed,
+                    format!(
+                        "Renaming `{old}` to `{new}` broke the build or tests ({}); every file was restored.{why}",
+                        introduced[0]
+                    ),
+                ));
+            }
+        };
         Self::record_changes(st, &plan.files);
         self.reload(loaded)?;
         let verdict = if after.is_empty() {

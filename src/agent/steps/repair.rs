@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use nerd_logic::vocab::TestState;
 
-use super::{has_python, NEEDS_MODEL};
+use super::{has_python, Applied, NEEDS_MODEL};
 use crate::agent::event::{Event, Status};
 use crate::agent::patch::{self, Edit};
 use crate::agent::verify::{self, Kind};
@@ -256,21 +256,19 @@ impl Agent<'_> {
         let Some(edits) = st.pending.take() else { return Ok(Flow::Continue) };
         st.retries += 1;
         let attempt = st.retries;
-        if let Err(flow) = self.write_all(router, &edits)? {
-            return Ok(flow);
-        }
-        let broken = self.build_errors(router, loaded, &[Kind::Build])?;
-        if !broken.is_empty() {
-            let written: Vec<(String, String)> = edits.iter().map(|(p, o, _)| (p.clone(), o.clone())).collect();
-            self.restore(router, &written)?;
+        let applied = match self.apply_checked(router, loaded, &edits, &[Kind::Build], &BTreeSet::new())? {
+            Ok(applied) => applied,
+            Err(flow) => return Ok(flow),
+        };
+        if let Applied::RolledBack { new } = applied {
             let reason = if st.test_state == TestState::BuildBroken {
-                format!("the build still fails with the patch ({}); it was rolled back", broken[0])
+                format!("the build still fails with the patch ({}); it was rolled back", new[0])
             } else {
-                format!("the patch breaks the build ({}); it was rolled back", broken[0])
+                format!("the patch breaks the build ({}); it was rolled back", new[0])
             };
             self.emit(Event::Patch {
                 attempt,
-                files: written.into_iter().map(|w| w.0).collect(),
+                files: edits.iter().map(|(p, _, _)| p.clone()).collect(),
                 accepted: false,
                 reason: reason.clone(),
             });
@@ -324,14 +322,12 @@ impl Agent<'_> {
         };
         let files = edits.iter().map(|(p, _, _)| p.clone()).collect();
         self.emit(Event::Patch { attempt: 1, files, accepted: true, reason: explanation.clone() });
-        if let Err(flow) = self.write_all(router, &edits)? {
-            return Ok(flow);
-        }
-        let broken = self.build_errors(router, loaded, &[Kind::Build])?;
-        if !broken.is_empty() {
-            let written: Vec<(String, String)> = edits.iter().map(|(p, o, _)| (p.clone(), o.clone())).collect();
-            self.restore(router, &written)?;
-            return Ok(Flow::Stop(Status::Failed, format!("The change broke the build ({}); rolled back.", broken[0])));
+        match self.apply_checked(router, loaded, &edits, &[Kind::Build], &BTreeSet::new())? {
+            Err(flow) => return Ok(flow),
+            Ok(Applied::RolledBack { new }) => {
+                return Ok(Flow::Stop(Status::Failed, format!("The change broke the build ({}); rolled back.", new[0])))
+            }
+            Ok(Applied::Kept { .. }) => {}
         }
         Self::record_changes(st, &edits);
         self.reload(loaded)?;
