@@ -116,6 +116,11 @@ fn next_actions(events: &[Value]) -> Vec<String> {
     of_kind(events, "decided").iter().map(|e| e["next_action"].as_str().unwrap_or("").to_string()).collect()
 }
 
+/// Runs python3 in `dir` without leaving bytecode caches behind.
+fn python(dir: &Path, args: &[&str]) -> Output {
+    Command::new("python3").args(args).current_dir(dir).env("PYTHONDONTWRITEBYTECODE", "1").output().unwrap()
+}
+
 fn edit(path: &str, line: u32, replacement: &str, why: &str) -> Value {
     serde_json::json!({
         "explanation": why,
@@ -213,12 +218,7 @@ fn rename_across_a_python_package_keeps_it_importable() {
     let tests = repo.read("tests/test_ops.py");
     assert!(tests.contains("from calc import plus, mul") && tests.contains("assert plus(2, 3) == 5"));
     assert!(tests.contains("def test_add():"), "other names that contain the old one stay");
-    let check = Command::new("python3")
-        .args(["-c", "import calc; assert calc.plus(2, 3) == 5 and not hasattr(calc, 'add')"])
-        .current_dir(repo.path())
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .output()
-        .unwrap();
+    let check = python(repo.path(), &["-c", "import calc; assert calc.plus(2, 3) == 5 and not hasattr(calc, 'add')"]);
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
 }
 
@@ -509,12 +509,7 @@ fn an_empty_folder_gets_a_scaffolded_project_whose_tests_pass() {
         String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(out.status.code(), Some(0), "{events:#?}");
     assert_eq!(of_kind(&events, "decided")[0]["strategy"], "project_init");
-    let pytest = Command::new("python3")
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .current_dir(&project)
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .output()
-        .unwrap();
+    let pytest = python(&project, &["-m", "pytest", "-q", "-p", "no:cacheprovider"]);
     assert!(pytest.status.success(), "{}", String::from_utf8_lossy(&pytest.stdout));
 }
 
