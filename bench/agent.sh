@@ -9,21 +9,11 @@
 #
 #   usage: bench/agent.sh [LANG...]     (default: go python)
 #   env:   NERD_BENCH_DIR  cache for the corpus (default: target/bench)
-set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-cache=${NERD_BENCH_DIR:-$top/target/bench}
+source "$(dirname "$0")/common.sh"
 langs=("$@")
 [ ${#langs[@]} -gt 0 ] || langs=(go python)
-corpus_script=$(cd "$top/.." && pwd)/shared/bench/corpus.sh
-bash "$corpus_script" "$cache/corpus" >/dev/null
-(cd "$top" && cargo build --release --quiet)
-nerd=$top/target/release/nerd
-# ast-grep from npm, as bench/index.sh installs it (/usr/bin/sg is often shadow's `sg`, not ast-grep).
-if [ ! -x "$cache/tools/node_modules/.bin/ast-grep" ]; then
-  npm install --silent --prefix "$cache/tools" @ast-grep/cli >/dev/null
-fi
-sg=$cache/tools/node_modules/.bin/ast-grep
+install_astgrep
+sg=$astgrep
 
 # Median wall time in milliseconds of a command run 5 times.
 median_ms() {
@@ -38,13 +28,7 @@ median_ms() {
 
 printf '%-7s %-22s %9s %9s %9s %9s %9s %9s %9s\n' lang symbol nerd_ms grep_ms sg_ms callers grep_hits sg_hits impact_ms
 for lang in "${langs[@]}"; do
-  repo=$cache/agent-$lang
-  rm -rf "$repo" && mkdir -p "$repo"
-  cp -r "$cache/corpus/$lang/." "$repo/"
-  rm -rf "$repo/.nerd"
-  # A repository of its own, as a user's would be (and so nerd does not climb to an enclosing one).
-  (cd "$repo" && git init -q -b main && git add -A \
-    && git -c user.name=bench -c user.email=bench@nerd.invalid -c commit.gpgsign=false commit -q -m corpus)
+  repo=$(corpus_repo agent "$lang")
   (cd "$repo" && "$nerd" index >/dev/null)
   # The most-called function that is not a language builtin a same-named definition shadows.
   read -r name id < <(cd "$repo" && "$nerd" query calls --json --no-refresh | python3 -c '

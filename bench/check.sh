@@ -5,26 +5,14 @@
 #
 #   usage: bench/check.sh [LANG...]     (default: go python)
 #   env:   NERD_BENCH_DIR  cache for the corpus (default: target/bench)
-set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-cache=${NERD_BENCH_DIR:-$top/target/bench}
+source "$(dirname "$0")/common.sh"
 langs=("$@")
 [ ${#langs[@]} -gt 0 ] || langs=(go python)
-corpus_script=$(cd "$top/.." && pwd)/shared/bench/corpus.sh
-bash "$corpus_script" "$cache/corpus" >/dev/null
-(cd "$top" && cargo build --release --quiet)
-nerd=$top/target/release/nerd
-g() { git -c user.name=bench -c user.email=bench@nerd.invalid -c commit.gpgsign=false "$@"; }
 field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(round(d['$1'], 1))"; }
 
 printf '%-7s %6s %14s %14s %14s %10s\n' lang files cold_overhead warm_overhead tools_ms recheck_ms
 for lang in "${langs[@]}"; do
-  repo=$cache/check-$lang
-  rm -rf "$repo" && mkdir -p "$repo"
-  cp -r "$cache/corpus/$lang/." "$repo/"
-  rm -rf "$repo/.nerd"
-  (cd "$repo" && g init -q -b main && g add -A && g commit -q -m corpus)
+  repo=$(corpus_repo check "$lang")
   case $lang in go) ext='*.go'; comment='// bench';; python) ext='*.py'; comment='# bench';; *) ext='*'; comment='';; esac
   target=$(cd "$repo" && git ls-files "$ext" | sort | sed -n 100p)
   files=$(cd "$repo" && git ls-files | wc -l)

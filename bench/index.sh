@@ -9,26 +9,13 @@
 #
 # Installs what it needs itself: the corpus via ../shared/bench/corpus.sh,
 # @ast-grep/cli from npm into the cache, universal-ctags from apt if missing.
-set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-cache=${NERD_BENCH_DIR:-$top/target/bench}
+source "$(dirname "$0")/common.sh"
 langs=("$@")
 [ ${#langs[@]} -gt 0 ] || langs=(rust go python ts)
-mkdir -p "$cache"
-
-corpus_script=$top/../shared/bench/corpus.sh
-[ -x "$corpus_script" ] || corpus_script=$(cd "$top/.." && pwd)/shared/bench/corpus.sh
-bash "$corpus_script" "$cache/corpus" >/dev/null
-if [ ! -x "$cache/tools/node_modules/.bin/ast-grep" ]; then
-  npm install --silent --prefix "$cache/tools" @ast-grep/cli >/dev/null
-fi
-astgrep=$cache/tools/node_modules/.bin/ast-grep
+install_astgrep
 if ! ctags --version 2>/dev/null | grep -q Universal; then
   apt-get install -y -q universal-ctags >/dev/null
 fi
-(cd "$top" && cargo build --release --quiet)
-nerd=$top/target/release/nerd
 
 # cpu_and_rss CMD... -> "user+sys seconds" "max RSS KiB" on one line
 cpu_and_rss() {
