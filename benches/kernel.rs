@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use nerd::kernel::{self, LoadFor};
 use nerd::store::Store;
-use nerd_logic::{evaluate, impact, Facts, Sym, Term};
+use nerd_logic::{evaluate, impact, Facts, Sym};
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -34,7 +34,7 @@ fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
 fn bfs_impacted(facts: &Facts) -> HashSet<Sym> {
     let mut callers: HashMap<Sym, Vec<Sym>> = HashMap::new();
     for &(a, b, _, _) in &facts.calls {
-        callers.entry(b).or_default().push(a);
+        callers.entry(b.sym()).or_default().push(a.sym());
     }
     let mut seen: HashSet<Sym> = facts.modified.iter().copied().collect();
     let mut queue: VecDeque<Sym> = seen.iter().copied().collect();
@@ -45,7 +45,7 @@ fn bfs_impacted(facts: &Facts) -> HashSet<Sym> {
             }
         }
     }
-    let files: Vec<Sym> = facts.defines.iter().filter(|(_, s)| seen.contains(s)).map(|(p, _)| *p).collect();
+    let files: Vec<Sym> = facts.defines.iter().filter(|(_, s)| seen.contains(&s.sym())).map(|(p, _)| p.sym()).collect();
     seen.extend(files);
     seen
 }
@@ -54,7 +54,7 @@ fn bfs_impacted(facts: &Facts) -> HashSet<Sym> {
 fn bfs_closure_size(facts: &Facts) -> usize {
     let mut callees: HashMap<Sym, Vec<Sym>> = HashMap::new();
     for &(a, b, _, _) in &facts.calls {
-        callees.entry(a).or_default().push(b);
+        callees.entry(a.sym()).or_default().push(b.sym());
     }
     let mut total = 0;
     for &start in callees.keys() {
@@ -78,7 +78,7 @@ fn main() {
     let store = Store::open(&dir).unwrap_or_else(|e| panic!("{e}"));
     let (load, loaded) = time(1, || kernel::load(&dir, &store, LoadFor::Evaluation).unwrap_or_else(|e| panic!("{e}")));
     let (build, mut facts) = time(5, || loaded.facts());
-    let ids: Vec<Sym> = facts.symbol.iter().map(|s| s.id).collect();
+    let ids: Vec<Sym> = facts.symbol.iter().map(|s| s.id.sym()).collect();
     facts.modified.extend(ids.iter().step_by(100).copied());
     println!(
         "{}: {} symbols, {} call edges, {} modified; load {:.1} ms, build facts {:.1} ms",
@@ -93,15 +93,8 @@ fn main() {
     let (all, fixpoint) = time(7, || evaluate(facts.clone()));
     let (program, _) = time(7, || impact::run(&facts));
     let (bfs, reached) = time(7, || bfs_impacted(&facts));
-    let impacted: HashSet<String> = fixpoint
-        .atoms("impacted")
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|a| match a.args.first() {
-            Some(Term::Str(s)) => Some(s.clone()),
-            _ => None,
-        })
-        .collect();
+    let impacted: HashSet<String> =
+        fixpoint.relations().impacted().iter().map(|&(x,)| facts.symbols.resolve(x).to_string()).collect();
     let by_bfs: HashSet<String> = reached.iter().map(|s| facts.symbols.resolve(*s).to_string()).collect();
     assert_eq!(impacted, by_bfs, "the impact program and BFS disagree");
     println!(

@@ -6,7 +6,7 @@
 //! approvals. Knows nothing about how changes were made.
 
 use nerd_logic::vocab::SurfaceMode;
-use nerd_logic::{catalog, evaluate, parse_atom, Atom, Facts, Origin};
+use nerd_logic::{evaluate, parse_atom, Atom, Facts, Origin};
 use serde::Deserialize;
 
 /// Updates a control packet may carry.
@@ -27,16 +27,11 @@ pub struct Change {
 /// Picks the surface mode with the kernel and writes the text.
 pub fn articulate(mut facts: Facts, changes: &[Change], answer: &str, question: Option<&str>) -> (SurfaceMode, String) {
     for c in changes {
-        let p = facts.sym(&c.path);
+        let p = facts.path(&c.path);
         facts.changed_file.push((p, c.added, c.removed));
     }
     let fixpoint = evaluate(facts);
-    let mode = fixpoint
-        .atoms("surface")
-        .unwrap_or_default()
-        .first()
-        .and_then(|a| a.str_arg(0)?.parse().ok())
-        .unwrap_or(SurfaceMode::Answer);
+    let mode = fixpoint.surface();
     let text = match mode {
         SurfaceMode::Question => question.unwrap_or("Could you say more precisely what you mean?").to_string(),
         SurfaceMode::Answer => answer.to_string(),
@@ -104,7 +99,7 @@ pub fn parse_reply(text: &str) -> Result<Reply, ReplyError> {
     let mut updates = Vec::with_capacity(raw.len());
     for u in raw {
         let atom = parse_atom(&u).map_err(|e| ReplyError::Update(u.clone(), e.to_string()))?;
-        match catalog::predicate(&atom.predicate).map(|p| p.origin) {
+        match nerd_logic::predicate(&atom.predicate).map(|p| p.origin) {
             Some(Origin::Perception) => {}
             Some(other) => {
                 return Err(ReplyError::Update(
@@ -135,7 +130,7 @@ mod tests {
 
     #[test]
     fn the_kernel_picks_the_surface() {
-        let base = Facts::with_default_policy;
+        let base = nerd_logic::defaults::policy;
         let (mode, text) = articulate(base(), &[change("src/lib.rs", 1, 1)], "fixed", None);
         assert_eq!(mode, SurfaceMode::Diff);
         assert!(text.contains("+new"));

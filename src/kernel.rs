@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::Path;
 
-use nerd_logic::{evaluate, Facts, FileFact, Fixpoint, SymbolFact, Symbols};
+use nerd_logic::{evaluate, Facts, FileFact, Fixpoint, Line, SymbolFact, Symbols};
 
 use crate::store::{FileRecord, Store, StoreError};
 use crate::world::git::{self, GitState};
@@ -42,14 +42,14 @@ pub enum FactScope {
 /// Builds the fact base of one evaluation, with the default policy, reusing
 /// `symbols` (an interner from an earlier evaluation makes this mostly lookups).
 pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
-    let mut f = Facts::with_default_policy();
+    let mut f = nerd_logic::defaults::policy();
     f.symbols = symbols;
     let all = scope == FactScope::All;
     let no_signature = f.sym("");
     let mut has_source = false;
     for r in w.files {
         let fact = FileFact {
-            path: f.sym(&r.path),
+            path: f.path(&r.path),
             sha256: f.sym(&r.sha256),
             lang: f.sym(&r.lang),
             mtime: r.mtime_ns,
@@ -61,26 +61,26 @@ pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
     }
     f.workspace_empty = !has_source;
     for (path, (_, p)) in w.projections {
-        let path_sym = f.sym(path);
+        let path_id = f.path(path);
         let ranges = w.modified.get(path);
         for s in &p.symbols {
             let fact = SymbolFact {
-                id: f.sym(&s.id),
+                id: f.symbol_id(&s.id),
                 kind: s.kind,
                 visibility: s.visibility,
-                path: path_sym,
-                line: s.line,
-                end_line: s.end_line,
+                path: path_id,
+                line: Line(s.line),
+                end_line: Line(s.end_line),
                 signature: if all { f.sym(&s.signature) } else { no_signature },
             };
-            f.defines.push((path_sym, fact.id));
+            f.defines.push((path_id, fact.id));
             let touched = match ranges {
                 Some(r) if r.is_empty() => true,
                 Some(r) => r.iter().any(|&(lo, hi)| lo <= s.end_line && s.line <= hi),
                 None => false,
             };
             if touched || w.modified_symbols.contains(&s.id) {
-                f.modified.push(fact.id);
+                f.modified.push(fact.id.sym());
             }
             f.symbol.push(fact);
         }
@@ -88,15 +88,15 @@ pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
             continue;
         }
         for i in &p.imports {
-            let row = (path_sym, f.sym(&i.module));
+            let row = (path_id, f.sym(&i.module));
             f.imports.push(row);
         }
         if let Some((line, message)) = &p.parse_error {
-            let row = (path_sym, *line, f.sym(message));
+            let row = (path_id, Line(*line), f.sym(message));
             f.parse_error.push(row);
         }
         for (start, end, first) in &p.chunks {
-            let row = (path_sym, *start, *end, f.sym(first));
+            let row = (path_id, Line(*start), Line(*end), f.symbol_id(first));
             f.chunk.push(row);
         }
     }
@@ -109,22 +109,22 @@ pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
     f.modified.sort_unstable();
     f.modified.dedup();
     for path in w.staged {
-        let s = f.sym(path);
+        let s = f.path(path);
         f.staged.push(s);
     }
     for (path, file) in &w.resolution.files {
-        let p = f.sym(path);
+        let p = f.path(path);
         for (a, b, l) in &file.calls {
-            let row = (f.sym(a), f.sym(b), p, *l);
+            let row = (f.symbol_id(a), f.symbol_id(b), p, Line(*l));
             f.calls.push(row);
         }
         for (a, n, l) in file.unresolved.iter().filter(|_| all) {
-            let row = (f.sym(a), f.sym(n), p, *l);
+            let row = (f.symbol_id(a), f.sym(n), p, Line(*l));
             f.unresolved_call.push(row);
         }
     }
     for (t, s) in w.resolution.test_of() {
-        let row = (f.sym(t), f.sym(s));
+        let row = (f.symbol_id(t), f.symbol_id(s));
         f.test_of.push(row);
     }
     f

@@ -19,3 +19,11 @@ where
 {
     String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
 }
+
+/// Serialises an optional word, `null` when absent.
+pub fn serialize_option<T: Display, S: Serializer>(value: &Option<T>, s: S) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(v) => s.collect_str(v),
+        None => s.serialize_none(),
+    }
+}

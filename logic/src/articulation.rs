@@ -9,11 +9,10 @@
 use ascent::aggregators::{count, sum};
 use ascent::ascent;
 
-use crate::atom;
 use crate::atom::Atom;
-use crate::facts::Facts;
 use crate::proof::{Premise, Proof};
-use crate::symbols::{Sym, Symbols};
+use crate::schema::{atoms, relation, Facts};
+use crate::symbols::{PathId, Symbols};
 use crate::vocab::SurfaceMode;
 
 /// Changed lines up to which a one-file change is shown as its diff.
@@ -23,10 +22,10 @@ ascent! {
     /// The surface mode of a turn.
     pub struct ArticulationProgram;
 
-    relation changed_file(Sym, u32, u32);
+    relation changed_file(PathId, u32, u32);
     relation clarification_pending();
 
-    relation changed_lines(Sym, u32);
+    relation changed_lines(PathId, u32);
     relation files_changed(usize);
     relation lines_changed(u32);
     relation surface(SurfaceMode);
@@ -44,7 +43,7 @@ ascent! {
 /// Runs the articulation program on a fresh instance.
 pub fn run(f: &Facts, clarification_pending: bool) -> ArticulationProgram {
     let mut p = ArticulationProgram {
-        changed_file: f.changed_file.clone(),
+        changed_file: relation::changed_file(f),
         clarification_pending: if clarification_pending { vec![()] } else { vec![] },
         ..Default::default()
     };
@@ -53,19 +52,15 @@ pub fn run(f: &Facts, clarification_pending: bool) -> ArticulationProgram {
 }
 
 impl ArticulationProgram {
-    pub fn atoms(&self, predicate: &str, s: &Symbols) -> Option<Vec<Atom>> {
-        (predicate == "surface").then(|| self.surface.iter().map(|(m,)| atom!(s, predicate, *m)).collect())
-    }
-
     pub fn proofs(&self, s: &Symbols, out: &mut Vec<(Atom, Proof)>) {
         let n = self.files_changed.first().map_or(0, |(n,)| *n);
         let t = self.lines_changed.first().map_or(0, |(t,)| *t);
         for &(mode,) in &self.surface {
             let premise = match mode {
-                SurfaceMode::Question => Premise::Holds(atom!(s, "clarification_pending")),
+                SurfaceMode::Question => Premise::Holds(atoms::clarification_pending(s)),
                 _ => Premise::Check(format!("{n} file(s) changed, {t} line(s) in all")),
             };
-            out.push((atom!(s, "surface", mode), Proof { rule: "articulation/surface", premises: vec![premise] }));
+            out.push((atoms::surface(s, mode), Proof { rule: "articulation/surface", premises: vec![premise] }));
         }
     }
 }

@@ -6,27 +6,27 @@
 use ascent::aggregators::max;
 use ascent::ascent;
 
-use crate::atom;
 use crate::atom::Atom;
-use crate::facts::{Confidence, Facts};
 use crate::proof::{Premise, Proof};
-use crate::symbols::{Sym, Symbols};
+use crate::schema::{atoms, relation, Facts};
+use crate::symbols::{PathId, Sym, SymbolId, Symbols};
+use crate::vocab::Confidence;
 
 ascent! {
     /// Clarification over focus resolutions and ambiguity flags.
     pub struct ClarificationProgram;
 
-    relation focus_resolution(Sym, Sym, Sym, Confidence);
+    relation focus_resolution(Sym, PathId, SymbolId, Confidence);
     relation ambiguity_flag(Sym, Sym, Sym);
 
     relation best_confidence(Sym, Confidence);
     relation clarification_needed(Sym);
-    relation resolved_focus(Sym, Sym, Sym);
+    relation resolved_focus(Sym, PathId, SymbolId);
 
-    relation w_low(Sym, Sym, Sym, Confidence);
-    relation w_tie(Sym, Sym, Sym, Sym, Sym, Confidence);
+    relation w_low(Sym, PathId, SymbolId, Confidence);
+    relation w_tie(Sym, PathId, SymbolId, PathId, SymbolId, Confidence);
     relation w_flag(Sym, Sym, Sym);
-    relation w_resolved(Sym, Sym, Sym, Confidence);
+    relation w_resolved(Sym, PathId, SymbolId, Confidence);
 
     best_confidence(r, c) <--
         focus_resolution(r, _, _, _),
@@ -55,8 +55,8 @@ ascent! {
 /// Runs the clarification program on a fresh instance.
 pub fn run(facts: &Facts) -> ClarificationProgram {
     let mut p = ClarificationProgram {
-        focus_resolution: facts.focus_resolution.clone(),
-        ambiguity_flag: facts.ambiguity_flag.clone(),
+        focus_resolution: relation::focus_resolution(facts),
+        ambiguity_flag: relation::ambiguity_flag(facts),
         ..Default::default()
     };
     p.run();
@@ -64,51 +64,49 @@ pub fn run(facts: &Facts) -> ClarificationProgram {
 }
 
 impl ClarificationProgram {
-    pub fn atoms(&self, predicate: &str, s: &Symbols) -> Option<Vec<Atom>> {
-        Some(match predicate {
-            "clarification_needed" => self.clarification_needed.iter().map(|(r,)| atom!(s, predicate, *r)).collect(),
-            "resolved_focus" => self.resolved_focus.iter().map(|(r, p, x)| atom!(s, predicate, *r, *p, *x)).collect(),
-            "best_confidence" => self.best_confidence.iter().map(|(r, c)| atom!(s, predicate, *r, *c)).collect(),
-            _ => return None,
-        })
-    }
-
     pub fn proofs(&self, s: &Symbols, out: &mut Vec<(Atom, Proof)>) {
-        let focus = |r: Sym, p: Sym, x: Sym, c: Confidence| Premise::Holds(atom!(s, "focus_resolution", r, p, x, c));
+        let focus =
+            |r: Sym, p: PathId, x: SymbolId, c: Confidence| Premise::Holds(atoms::focus_resolution(s, (r, p, x, c)));
         for &(r, p, x, c) in &self.w_low {
             let check = Premise::Check(format!("best confidence {} < {}", ratio(c), ratio(Confidence::THRESHOLD)));
             out.push((
-                atom!(s, "clarification_needed", r),
+                atoms::clarification_needed(s, r),
                 Proof { rule: "clarify/low-confidence", premises: vec![focus(r, p, x, c), check] },
             ));
         }
         for &(r, p1, x1, p2, x2, c) in &self.w_tie {
             out.push((
-                atom!(s, "clarification_needed", r),
+                atoms::clarification_needed(s, r),
                 Proof { rule: "clarify/tied-groundings", premises: vec![focus(r, p1, x1, c), focus(r, p2, x2, c)] },
             ));
         }
         for &(m, clue, h) in &self.w_flag {
-            let flag = Premise::Holds(atom!(s, "ambiguity_flag", m, clue, h));
+            let flag = Premise::Holds(atoms::ambiguity_flag(s, (m, clue, h)));
             out.push((
-                atom!(s, "clarification_needed", m),
+                atoms::clarification_needed(s, m),
                 Proof { rule: "clarify/missing-parameter", premises: vec![flag] },
             ));
         }
         for &(r, p, x, c) in &self.w_resolved {
             let check = Premise::Check(format!("best confidence {} >= {}", ratio(c), ratio(Confidence::THRESHOLD)));
-            let absent = Premise::Absent(atom!(s, "clarification_needed", r));
+            let absent = Premise::Absent(atoms::clarification_needed(s, r));
             out.push((
-                atom!(s, "resolved_focus", r, p, x),
+                atoms::resolved_focus(s, (r, p, x)),
                 Proof { rule: "clarify/confident", premises: vec![focus(r, p, x, c), check, absent] },
             ));
         }
         for &(r, c) in &self.best_confidence {
+            let Some(&(_, p, x, _)) = self.focus_resolution.iter().find(|f| f.0 == r && f.3 == c) else {
+                continue;
+            };
             let check = Premise::Check(format!(
                 "{} is the highest confidence among the groundings of this reference",
                 ratio(c)
             ));
-            out.push((atom!(s, "best_confidence", r, c), Proof { rule: "clarify/best", premises: vec![check] }));
+            out.push((
+                atoms::best_confidence(s, (r, c)),
+                Proof { rule: "clarify/best", premises: vec![focus(r, p, x, c), check] },
+            ));
         }
     }
 }

@@ -5,8 +5,7 @@
 //! facts the runtime extracts from each action (the program after unwrapping
 //! wrappers, flags, subcommand, classified paths and network targets) and
 //! policy facts: the compiled-in tables below, seeded by
-//! `Facts::with_default_policy`, to which project policy can only add
-//! restrictions. Knows nothing about how actions are parsed or carried out.
+//! `defaults::policy`, to which project policy can only add restrictions. Knows nothing about how actions are parsed or carried out.
 
 // ascent binds an unused tuple variable for nullary relations.
 #![allow(unused_variables)]
@@ -14,12 +13,11 @@
 use ascent::aggregators::max;
 use ascent::ascent;
 
-use crate::atom;
-use crate::atom::{Atom, Term};
-use crate::facts::Facts;
+use crate::atom::Atom;
 use crate::proof::{Premise, Proof};
-use crate::render::Render;
-use crate::symbols::{Sym, Symbols};
+use crate::reasons::Why;
+use crate::schema::{atoms, relation, Facts};
+use crate::symbols::{PathId, Sym, Symbols};
 use crate::vocab::{Access, ActionKind, Autonomy, Category, NetClass, PathClass, Risk, Route};
 
 /// The risk × autonomy matrix. Critical is always `ask`.
@@ -211,49 +209,44 @@ pub const NETWORK_ALLOW: &[&str] = &[
     "sum.golang.org",
 ];
 
-/// Why an action is denied, holding what its rule matched.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Why {
-    NotAllowlisted(Sym),
-    ProjectDenied(Sym),
-    NotOnPath,
-    Suspicious(Sym),
-    Flag(Sym, Sym, Sym),
-    Subcommand(Sym, Sym, Sym),
-    SubcommandFlag(Sym, Sym, Sym, Sym),
-    Shell(Sym),
-    Module(Sym, Sym),
-    Path(Sym, PathClass, Access),
-    Metadata,
-    Domain(Sym),
-    Exfiltration(Sym),
-    NoMutationIntent,
-    Stopped,
+/// The constitution's verdict on one action, as the runtime reads it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// Every rule that refuses the action (empty: none does).
+    pub denied: Vec<Why>,
+    /// The highest risk any rule gives (`None` for an unknown action).
+    pub risk: Option<Risk>,
+    /// The most cautious route any rule gives.
+    pub route: Option<Route>,
+    /// Whether the router may run it now.
+    pub permitted: bool,
 }
 
-impl Render for Why {
-    fn term(&self, s: &Symbols) -> Term {
-        let r = |x: Sym| s.resolve(x).to_string();
-        Term::Str(match *self {
-            Why::NotAllowlisted(p) => format!("`{}` is not on the program allowlist", r(p)),
-            Why::ProjectDenied(p) => format!("the project's policy denies `{}`", r(p)),
-            Why::NotOnPath => "the program is not installed".to_string(),
-            Why::Suspicious(why) => r(why),
-            Why::Flag(p, f, why) => format!("{} {}: {}", r(p), r(f), r(why)),
-            Why::Subcommand(p, sub, why) => format!("{} {}: {}", r(p), r(sub), r(why)),
-            Why::SubcommandFlag(p, sub, f, why) => format!("{} {} {}: {}", r(p), r(sub), r(f), r(why)),
-            Why::Shell(p) => format!("`{}` is a shell; commands are judged one argv at a time", r(p)),
-            Why::Module(p, m) => format!("`{} -m {}` is not an allowed module", r(p), r(m)),
-            Why::Path(path, PathClass::Outside, _) => format!("{} is outside the workspace", r(path)),
-            Why::Path(path, PathClass::Secret, _) => format!("{} holds secrets", r(path)),
-            Why::Path(path, _, access) => format!("{} is read-only to the agent ({access})", r(path)),
-            Why::Metadata => "cloud metadata addresses are never reachable".to_string(),
-            Why::Domain(h) => format!("{} is not on the network allowlist", r(h)),
-            Why::Exfiltration(why) => format!("looks like exfiltration: {}", r(why)),
-            Why::NoMutationIntent => "no mutation was asked for: a query never changes anything".to_string(),
-            Why::Stopped => "the watchdog stopped this session".to_string(),
-        })
-    }
+/// Which rule made an action `mutating`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum MutatingRule {
+    /// Writing, deleting or spawning changes the world by kind.
+    Kind,
+    /// The program changes files whatever its arguments.
+    Program,
+    Subcommand,
+    Flag,
+    Module,
+    /// An interpreter running a script file.
+    Script,
+}
+
+/// Which rule gave an action a risk level.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum RiskRule {
+    /// Every action is at least low risk.
+    Any,
+    Mutating,
+    CodeRunner,
+    /// Deleting, network, browsing and spawning are high by kind.
+    Kind,
+    HighRiskProgram,
+    CriticalSubcommand,
 }
 
 ascent! {
@@ -290,8 +283,8 @@ ascent! {
     relation exec_module(Sym, Sym);
     relation exec_script(Sym);
     relation exec_suspicious(Sym, Sym);
-    relation touches(Sym, Sym, Access);
-    relation path_class(Sym, PathClass);
+    relation touches(Sym, PathId, Access);
+    relation path_class(PathId, PathClass);
     relation net_host(Sym, Sym);
     relation net_domain(Sym, Sym);
     relation net_class(Sym, NetClass);
@@ -308,8 +301,9 @@ ascent! {
     relation route(Sym, Route);
     relation permitted(Sym);
 
-    relation w_mutating(Sym, u8, Sym);
-    relation w_risk(Sym, Risk, u8);
+    relation w_net_allowed(Sym, Sym);
+    relation w_mutating(Sym, MutatingRule, Sym);
+    relation w_risk(Sym, Risk, RiskRule);
     relation w_route_matrix(Sym, Risk, Autonomy);
     relation w_route_policy(Sym, ActionKind);
     relation w_permitted_route(Sym, Route);
@@ -334,31 +328,35 @@ ascent! {
         touches(a, path, how), path_class(path, PathClass::Protected), if *how != Access::Read;
 
     // Network: default deny, metadata addresses always, exfiltration heuristics.
-    net_allowed(a) <-- net_domain(a, d), network_allow(d);
+    net_allowed(a), w_net_allowed(a, d) <-- net_domain(a, d), network_allow(d);
     denied(a, Why::Metadata) <-- net_class(a, NetClass::Metadata);
     denied(a, Why::Domain(*h)) <-- net_host(a, h), !net_allowed(a);
     denied(a, Why::Exfiltration(*why)) <-- exfiltration(a, why);
 
     // Intent: without a mutation intent, nothing that changes the world.
     mutation_intent() <-- user_intent_category(Category::Mutation);
-    mutating(a), w_mutating(a, 0, x) <-- action(a, k), if matches!(k, ActionKind::WriteFile | ActionKind::DeleteFile | ActionKind::Spawn), let x = *a;
-    mutating(a), w_mutating(a, 1, p) <-- exec_program(a, p), mutating_program(p);
-    mutating(a), w_mutating(a, 2, s) <-- exec_program(a, p), exec_subcommand(a, s), mutating_subcommand(p, s);
-    mutating(a), w_mutating(a, 3, f) <-- exec_program(a, p), exec_flag(a, f), mutating_flag(p, f);
-    mutating(a), w_mutating(a, 4, m) <-- exec_program(a, p), exec_module(a, m), mutating_module(p, m);
-    mutating(a), w_mutating(a, 5, p) <-- exec_program(a, p), exec_script(a), script_runner(p);
+    mutating(a), w_mutating(a, MutatingRule::Kind, a) <--
+        action(a, k), if matches!(k, ActionKind::WriteFile | ActionKind::DeleteFile | ActionKind::Spawn);
+    mutating(a), w_mutating(a, MutatingRule::Program, p) <-- exec_program(a, p), mutating_program(p);
+    mutating(a), w_mutating(a, MutatingRule::Subcommand, s) <--
+        exec_program(a, p), exec_subcommand(a, s), mutating_subcommand(p, s);
+    mutating(a), w_mutating(a, MutatingRule::Flag, f) <-- exec_program(a, p), exec_flag(a, f), mutating_flag(p, f);
+    mutating(a), w_mutating(a, MutatingRule::Module, m) <--
+        exec_program(a, p), exec_module(a, m), mutating_module(p, m);
+    mutating(a), w_mutating(a, MutatingRule::Script, p) <-- exec_program(a, p), exec_script(a), script_runner(p);
     denied(a, Why::NoMutationIntent) <-- mutating(a), !mutation_intent();
     denied(a, Why::Stopped) <-- action(a, _), session_stopped();
     any_denied(a) <-- denied(a, _);
 
     // Risk: the highest level any rule gives.
-    risk_at_least(a, Risk::Low), w_risk(a, Risk::Low, 0) <-- action(a, _);
-    risk_at_least(a, Risk::Medium), w_risk(a, Risk::Medium, 1) <-- mutating(a);
-    risk_at_least(a, Risk::Medium), w_risk(a, Risk::Medium, 2) <-- exec_program(a, p), code_runner(p);
-    risk_at_least(a, Risk::High), w_risk(a, Risk::High, 3) <--
+    risk_at_least(a, Risk::Low), w_risk(a, Risk::Low, RiskRule::Any) <-- action(a, _);
+    risk_at_least(a, Risk::Medium), w_risk(a, Risk::Medium, RiskRule::Mutating) <-- mutating(a);
+    risk_at_least(a, Risk::Medium), w_risk(a, Risk::Medium, RiskRule::CodeRunner) <-- exec_program(a, p), code_runner(p);
+    risk_at_least(a, Risk::High), w_risk(a, Risk::High, RiskRule::Kind) <--
         action(a, k), if matches!(k, ActionKind::DeleteFile | ActionKind::NetRequest | ActionKind::Browse | ActionKind::Spawn);
-    risk_at_least(a, Risk::High), w_risk(a, Risk::High, 4) <-- exec_program(a, p), high_risk_program(p);
-    risk_at_least(a, Risk::Critical), w_risk(a, Risk::Critical, 5) <--
+    risk_at_least(a, Risk::High), w_risk(a, Risk::High, RiskRule::HighRiskProgram) <--
+        exec_program(a, p), high_risk_program(p);
+    risk_at_least(a, Risk::Critical), w_risk(a, Risk::Critical, RiskRule::CriticalSubcommand) <--
         exec_program(a, p), exec_subcommand(a, s), critical_subcommand(p, s);
     risk(a, r) <-- action(a, _), agg r = max(l) in risk_at_least(a, l);
 
@@ -407,40 +405,40 @@ pub const SOURCE: &str = include_str!("constitution.rs");
 /// Runs the constitution on a fresh instance.
 pub fn run(f: &Facts, session_stopped: bool) -> ConstitutionProgram {
     let mut p = ConstitutionProgram {
-        allowed_binary: f.allowed_binary.iter().map(|&x| (x,)).collect(),
-        code_runner: f.code_runner.iter().map(|&x| (x,)).collect(),
-        mutating_program: f.mutating_program.iter().map(|&x| (x,)).collect(),
-        high_risk_program: f.high_risk_program.iter().map(|&x| (x,)).collect(),
-        script_runner: f.script_runner.iter().map(|&x| (x,)).collect(),
-        shell: f.shell.iter().map(|&x| (x,)).collect(),
-        mutating_subcommand: f.mutating_subcommand.clone(),
-        mutating_flag: f.mutating_flag.clone(),
-        allowed_module: f.allowed_module.clone(),
-        mutating_module: f.mutating_module.clone(),
-        critical_subcommand: f.critical_subcommand.clone(),
-        denied_flag: f.denied_flag.clone(),
-        denied_subcommand: f.denied_subcommand.clone(),
-        denied_subcommand_flag: f.denied_subcommand_flag.clone(),
-        network_allow: f.network_allow.iter().map(|&x| (x,)).collect(),
-        project_denied_program: f.project_denied_program.iter().map(|&x| (x,)).collect(),
-        policy_ask: f.policy_ask.iter().map(|&x| (x,)).collect(),
-        action: f.action.clone(),
-        exec_program: f.exec_program.clone(),
-        exec_unresolved: f.exec_unresolved.iter().map(|&x| (x,)).collect(),
-        exec_flag: f.exec_flag.clone(),
-        exec_subcommand: f.exec_subcommand.clone(),
-        exec_module: f.exec_module.clone(),
-        exec_script: f.exec_script.iter().map(|&x| (x,)).collect(),
-        exec_suspicious: f.exec_suspicious.clone(),
-        touches: f.touches.clone(),
-        path_class: f.path_class.clone(),
-        net_host: f.net_host.clone(),
-        net_domain: f.net_domain.clone(),
-        net_class: f.net_class.clone(),
-        exfiltration: f.exfiltration.clone(),
-        autonomy: vec![(f.autonomy,)],
+        allowed_binary: relation::allowed_binary(f),
+        code_runner: relation::code_runner(f),
+        mutating_program: relation::mutating_program(f),
+        high_risk_program: relation::high_risk_program(f),
+        script_runner: relation::script_runner(f),
+        shell: relation::shell(f),
+        mutating_subcommand: relation::mutating_subcommand(f),
+        mutating_flag: relation::mutating_flag(f),
+        allowed_module: relation::allowed_module(f),
+        mutating_module: relation::mutating_module(f),
+        critical_subcommand: relation::critical_subcommand(f),
+        denied_flag: relation::denied_flag(f),
+        denied_subcommand: relation::denied_subcommand(f),
+        denied_subcommand_flag: relation::denied_subcommand_flag(f),
+        network_allow: relation::network_allow(f),
+        project_denied_program: relation::project_denied_program(f),
+        policy_ask: relation::policy_ask(f),
+        action: relation::action(f),
+        exec_program: relation::exec_program(f),
+        exec_unresolved: relation::exec_unresolved(f),
+        exec_flag: relation::exec_flag(f),
+        exec_subcommand: relation::exec_subcommand(f),
+        exec_module: relation::exec_module(f),
+        exec_script: relation::exec_script(f),
+        exec_suspicious: relation::exec_suspicious(f),
+        touches: relation::touches(f),
+        path_class: relation::path_class(f),
+        net_host: relation::net_host(f),
+        net_domain: relation::net_domain(f),
+        net_class: relation::net_class(f),
+        exfiltration: relation::exfiltration(f),
+        autonomy: relation::autonomy(f),
         session_stopped: if session_stopped { vec![()] } else { vec![] },
-        approval: f.approval.clone(),
+        approval: relation::approval(f),
         user_intent_category: f.user_intent.iter().map(|t| (t.1,)).collect(),
         ..Default::default()
     };
@@ -449,59 +447,103 @@ pub fn run(f: &Facts, session_stopped: bool) -> ConstitutionProgram {
 }
 
 impl ConstitutionProgram {
-    pub fn atoms(&self, predicate: &str, s: &Symbols) -> Option<Vec<Atom>> {
-        Some(match predicate {
-            "denied" => self.denied.iter().map(|(a, w)| atom!(s, predicate, *a, *w)).collect(),
-            "mutating" => self.mutating.iter().map(|(a,)| atom!(s, predicate, *a)).collect(),
-            "risk" => self.risk.iter().map(|(a, r)| atom!(s, predicate, *a, *r)).collect(),
-            "route" => self.route.iter().map(|(a, r)| atom!(s, predicate, *a, *r)).collect(),
-            "permitted" => self.permitted.iter().map(|(a,)| atom!(s, predicate, *a)).collect(),
-            _ => return None,
-        })
-    }
-
     /// The premises of a denial, read off its reason.
     fn denial_premises(&self, s: &Symbols, a: Sym, why: Why) -> Vec<Premise> {
-        let h = |atom: Atom| Premise::Holds(atom);
+        let h = Premise::Holds;
+        let program = |p: Sym| h(atoms::exec_program(s, (a, p)));
         match why {
-            Why::NotAllowlisted(p) => {
-                vec![h(atom!(s, "exec_program", a, p)), Premise::Absent(atom!(s, "allowed_binary", p))]
+            Why::NotAllowlisted(p) => vec![program(p), Premise::Absent(atoms::allowed_binary(s, p))],
+            Why::ProjectDenied(p) => vec![program(p), h(atoms::project_denied_program(s, p))],
+            Why::NotOnPath => vec![h(atoms::exec_unresolved(s, a))],
+            Why::Suspicious(r) => vec![h(atoms::exec_suspicious(s, (a, r)))],
+            Why::Flag(p, f, r) => {
+                vec![program(p), h(atoms::exec_flag(s, (a, f))), h(atoms::denied_flag(s, (p, f, r)))]
             }
-            Why::ProjectDenied(p) => vec![h(atom!(s, "exec_program", a, p)), h(atom!(s, "project_denied_program", p))],
-            Why::NotOnPath => vec![h(atom!(s, "exec_unresolved", a))],
-            Why::Suspicious(r) => vec![h(atom!(s, "exec_suspicious", a, r))],
-            Why::Flag(p, f, r) => vec![
-                h(atom!(s, "exec_program", a, p)),
-                h(atom!(s, "exec_flag", a, f)),
-                h(atom!(s, "denied_flag", p, f, r)),
-            ],
-            Why::Subcommand(p, x, r) => vec![
-                h(atom!(s, "exec_program", a, p)),
-                h(atom!(s, "exec_subcommand", a, x)),
-                h(atom!(s, "denied_subcommand", p, x, r)),
-            ],
+            Why::Subcommand(p, x, r) => {
+                vec![program(p), h(atoms::exec_subcommand(s, (a, x))), h(atoms::denied_subcommand(s, (p, x, r)))]
+            }
             Why::SubcommandFlag(p, x, f, r) => vec![
-                h(atom!(s, "exec_program", a, p)),
-                h(atom!(s, "exec_subcommand", a, x)),
-                h(atom!(s, "exec_flag", a, f)),
-                h(atom!(s, "denied_subcommand_flag", p, x, f, r)),
+                program(p),
+                h(atoms::exec_subcommand(s, (a, x))),
+                h(atoms::exec_flag(s, (a, f))),
+                h(atoms::denied_subcommand_flag(s, (p, x, f, r))),
             ],
-            Why::Shell(p) => vec![h(atom!(s, "exec_program", a, p)), h(atom!(s, "shell", p))],
-            Why::Module(p, m) => vec![
-                h(atom!(s, "exec_program", a, p)),
-                h(atom!(s, "exec_module", a, m)),
-                Premise::Absent(atom!(s, "allowed_module", p, m)),
-            ],
+            Why::Shell(p) => vec![program(p), h(atoms::shell(s, p))],
+            Why::Module(p, m) => {
+                vec![program(p), h(atoms::exec_module(s, (a, m))), Premise::Absent(atoms::allowed_module(s, (p, m)))]
+            }
             Why::Path(path, class, how) => {
-                vec![h(atom!(s, "touches", a, path, how)), h(atom!(s, "path_class", path, class))]
+                vec![h(atoms::touches(s, (a, path, how))), h(atoms::path_class(s, (path, class)))]
             }
-            Why::Metadata => vec![h(atom!(s, "net_class", a, NetClass::Metadata))],
-            Why::Domain(host) => vec![h(atom!(s, "net_host", a, host)), Premise::Absent(atom!(s, "net_allowed", a))],
-            Why::Exfiltration(r) => vec![h(atom!(s, "exfiltration", a, r))],
+            Why::Metadata => vec![h(atoms::net_class(s, (a, NetClass::Metadata)))],
+            Why::Domain(host) => vec![h(atoms::net_host(s, (a, host))), Premise::Absent(atoms::net_allowed(s, a))],
+            Why::Exfiltration(r) => vec![h(atoms::exfiltration(s, (a, r)))],
             Why::NoMutationIntent => {
-                vec![h(atom!(s, "mutating", a)), Premise::Check("no user_intent of category mutation".to_string())]
+                vec![h(atoms::mutating(s, a)), Premise::Check("no user_intent of category mutation".to_string())]
             }
-            Why::Stopped => vec![Premise::Check("watchdog_stop holds for this session".to_string())],
+            Why::Stopped => vec![
+                h(atoms::action(s, (a, self.kind(a)))),
+                Premise::Check("watchdog_stop holds for this session".to_string()),
+            ],
+        }
+    }
+
+    /// The premises of one `mutating` witness, read off the rule that fired.
+    fn mutating_premises(&self, s: &Symbols, a: Sym, rule: MutatingRule, x: Sym) -> Vec<Premise> {
+        let h = Premise::Holds;
+        let program = self.exec_program.iter().find(|(b, _)| *b == a).map(|&(_, p)| p);
+        let with_program = |p: Sym, premises: Vec<Premise>| {
+            let mut v = vec![h(atoms::exec_program(s, (a, p)))];
+            v.extend(premises);
+            v
+        };
+        match (rule, program) {
+            (MutatingRule::Kind, _) => vec![h(atoms::action(s, (a, self.kind(a))))],
+            (MutatingRule::Program, _) => with_program(x, vec![h(atoms::mutating_program(s, x))]),
+            (MutatingRule::Script, _) => {
+                with_program(x, vec![h(atoms::exec_script(s, a)), h(atoms::script_runner(s, x))])
+            }
+            (MutatingRule::Subcommand, Some(p)) => {
+                with_program(p, vec![h(atoms::exec_subcommand(s, (a, x))), h(atoms::mutating_subcommand(s, (p, x)))])
+            }
+            (MutatingRule::Flag, Some(p)) => {
+                with_program(p, vec![h(atoms::exec_flag(s, (a, x))), h(atoms::mutating_flag(s, (p, x)))])
+            }
+            (MutatingRule::Module, Some(p)) => {
+                with_program(p, vec![h(atoms::exec_module(s, (a, x))), h(atoms::mutating_module(s, (p, x)))])
+            }
+            (_, None) => vec![Premise::Check(format!("{} runs no program", s.resolve(a)))],
+        }
+    }
+
+    /// The premises of one `risk_at_least` witness, read off the rule that fired.
+    fn risk_premises(&self, s: &Symbols, a: Sym, rule: RiskRule) -> Vec<Premise> {
+        let h = Premise::Holds;
+        let Some(p) = self.exec_program.iter().find(|(b, _)| *b == a).map(|&(_, p)| p) else {
+            return match rule {
+                RiskRule::Mutating => vec![h(atoms::mutating(s, a))],
+                _ => vec![h(atoms::action(s, (a, self.kind(a))))],
+            };
+        };
+        let program = h(atoms::exec_program(s, (a, p)));
+        match rule {
+            RiskRule::Any | RiskRule::Kind => vec![h(atoms::action(s, (a, self.kind(a))))],
+            RiskRule::Mutating => vec![h(atoms::mutating(s, a))],
+            RiskRule::CodeRunner => vec![program, h(atoms::code_runner(s, p))],
+            RiskRule::HighRiskProgram => vec![program, h(atoms::high_risk_program(s, p))],
+            RiskRule::CriticalSubcommand => {
+                let sub = self
+                    .exec_subcommand
+                    .iter()
+                    .find(|&&(b, x)| b == a && self.critical_subcommand.contains(&(p, x)))
+                    .map(|&(_, x)| x);
+                match sub {
+                    Some(x) => {
+                        vec![program, h(atoms::exec_subcommand(s, (a, x))), h(atoms::critical_subcommand(s, (p, x)))]
+                    }
+                    None => vec![program],
+                }
+            }
         }
     }
 
@@ -509,74 +551,51 @@ impl ConstitutionProgram {
         let mut push =
             |head: Atom, rule: &'static str, premises: Vec<Premise>| out.push((head, Proof { rule, premises }));
         for &(a, why) in &self.denied {
-            push(atom!(s, "denied", a, why), "constitution/deny", self.denial_premises(s, a, why));
+            push(atoms::denied(s, (a, why)), "constitution/deny", self.denial_premises(s, a, why));
+            push(atoms::any_denied(s, a), "constitution/any-denial", vec![Premise::Holds(atoms::denied(s, (a, why)))]);
+        }
+        for &(a, d) in &self.w_net_allowed {
+            let premises =
+                vec![Premise::Holds(atoms::net_domain(s, (a, d))), Premise::Holds(atoms::network_allow(s, d))];
+            push(atoms::net_allowed(s, a), "constitution/allowed-domain", premises);
         }
         for &(a, rule, x) in &self.w_mutating {
-            let premises = match rule {
-                0 => vec![Premise::Holds(atom!(s, "action", a, self.kind(a)))],
-                1 => vec![
-                    Premise::Holds(atom!(s, "exec_program", a, x)),
-                    Premise::Holds(atom!(s, "mutating_program", x)),
-                ],
-                5 => vec![
-                    Premise::Holds(atom!(s, "exec_program", a, x)),
-                    Premise::Holds(atom!(s, "exec_script", a)),
-                    Premise::Holds(atom!(s, "script_runner", x)),
-                ],
-                _ => {
-                    let (column, table) = match rule {
-                        2 => ("exec_subcommand", "mutating_subcommand"),
-                        3 => ("exec_flag", "mutating_flag"),
-                        _ => ("exec_module", "mutating_module"),
-                    };
-                    let p = self.exec_program.iter().find(|(b, _)| *b == a).map(|(_, p)| *p);
-                    let mut v = vec![Premise::Holds(atom!(s, column, a, x))];
-                    if let Some(p) = p {
-                        v.insert(0, Premise::Holds(atom!(s, "exec_program", a, p)));
-                        v.push(Premise::Holds(atom!(s, table, p, x)));
-                    }
-                    v
-                }
-            };
-            push(atom!(s, "mutating", a), "constitution/mutating", premises);
+            push(atoms::mutating(s, a), "constitution/mutating", self.mutating_premises(s, a, rule, x));
         }
         for &(a, r) in &self.risk {
-            let why = self.w_risk.iter().find(|(b, l, _)| *b == a && *l == r).map_or(0, |(_, _, w)| *w);
-            let premise = match why {
-                0 => Premise::Holds(atom!(s, "action", a, self.kind(a))),
-                1 => Premise::Holds(atom!(s, "mutating", a)),
-                3 => Premise::Holds(atom!(s, "action", a, self.kind(a))),
-                _ => Premise::Check(format!("{} runs a program of {} risk", s.resolve(a), r)),
+            let Some(&(_, _, rule)) = self.w_risk.iter().find(|(b, l, _)| *b == a && *l == r) else {
+                continue;
             };
-            let highest = Premise::Check(format!("{r} is the highest risk any rule gives"));
-            push(atom!(s, "risk", a, r), "constitution/risk", vec![premise, highest]);
+            let mut premises = self.risk_premises(s, a, rule);
+            premises.push(Premise::Check(format!("{r} is the highest risk any rule gives")));
+            push(atoms::risk(s, (a, r)), "constitution/risk", premises);
         }
         for &(a, r) in &self.route {
             let mut premises = Vec::new();
-            if let Some((_, risk, profile)) = self.w_route_matrix.iter().find(|(b, _, _)| *b == a) {
-                premises.push(Premise::Holds(atom!(s, "risk", a, *risk)));
-                premises.push(Premise::Holds(atom!(s, "autonomy", *profile)));
+            if let Some(&(_, risk, profile)) = self.w_route_matrix.iter().find(|(b, _, _)| *b == a) {
+                premises.push(Premise::Holds(atoms::risk(s, (a, risk))));
+                premises.push(Premise::Holds(atoms::autonomy(s, profile)));
             }
-            if let Some((_, k)) = self.w_route_policy.iter().find(|(b, _)| *b == a) {
-                premises.push(Premise::Holds(atom!(s, "policy_ask", *k)));
+            if let Some(&(_, k)) = self.w_route_policy.iter().find(|(b, _)| *b == a) {
+                premises.push(Premise::Holds(atoms::policy_ask(s, k)));
             }
             premises.push(Premise::Check(format!("{r} is the most cautious route any rule gives")));
-            push(atom!(s, "route", a, r), "constitution/route", premises);
+            push(atoms::route(s, (a, r)), "constitution/route", premises);
         }
         // An undenied action is permitted by its route or by a recorded approval.
         let by_route =
-            self.w_permitted_route.iter().map(|&(a, r)| (a, atom!(s, "route", a, r), "constitution/permitted"));
+            self.w_permitted_route.iter().map(|&(a, r)| (a, atoms::route(s, (a, r)), "constitution/permitted"));
         let by_approval = self
             .w_permitted_approval
             .iter()
-            .map(|&(a, src)| (a, atom!(s, "approval", a, src), "constitution/approved"));
+            .map(|&(a, src)| (a, atoms::approval(s, (a, src)), "constitution/approved"));
         for (a, grant, rule) in by_route.chain(by_approval) {
             let premises = vec![
-                Premise::Holds(atom!(s, "action", a, self.kind(a))),
-                Premise::Absent(atom!(s, "denied", a)),
+                Premise::Holds(atoms::action(s, (a, self.kind(a)))),
+                Premise::Absent(atoms::any_denied(s, a)),
                 Premise::Holds(grant),
             ];
-            push(atom!(s, "permitted", a), rule, premises);
+            push(atoms::permitted(s, a), rule, premises);
         }
     }
 

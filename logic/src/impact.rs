@@ -9,15 +9,14 @@
 //! itself is its own program, run only when asked for, and a test checks the
 //! two definitions agree.
 
-use ascent::ascent;
-
-use crate::atom;
-use crate::atom::Atom;
-use crate::facts::Facts;
-use crate::proof::{Premise, Proof};
 use std::collections::HashMap;
 
-use crate::symbols::{Sym, Symbols};
+use ascent::ascent;
+
+use crate::atom::Atom;
+use crate::proof::{Premise, Proof};
+use crate::schema::{atoms, Facts};
+use crate::symbols::{Line, PathId, Sym, SymbolId};
 
 ascent! {
     /// Change impact over resolved call edges.
@@ -94,9 +93,10 @@ ascent! {
     depends_on(x, z), w_depends_step(x, y, z) <-- calls(x, y), depends_on(y, z);
 }
 
-/// Call edges without position, deduplicated.
+/// Call edges without position, deduplicated, over plain ids: the impact
+/// graph's nodes are symbols and files alike.
 fn call_pairs(facts: &Facts) -> Vec<(Sym, Sym)> {
-    let mut pairs: Vec<(Sym, Sym)> = facts.calls.iter().map(|&(a, b, _, _)| (a, b)).collect();
+    let mut pairs: Vec<(Sym, Sym)> = facts.calls.iter().map(|&(a, b, _, _)| (a.sym(), b.sym())).collect();
     pairs.sort_unstable();
     pairs.dedup();
     pairs
@@ -106,11 +106,11 @@ fn call_pairs(facts: &Facts) -> Vec<(Sym, Sym)> {
 pub fn run(facts: &Facts) -> ImpactProgram {
     let mut p = ImpactProgram {
         calls: call_pairs(facts),
-        defines: facts.defines.clone(),
-        modified: facts.modified.iter().map(|&m| (m,)).collect(),
-        test_symbol: facts.test_symbols().map(|t| (t,)).collect(),
-        test_of: facts.test_of.clone(),
-        refactor_target: facts.refactor_target.iter().map(|&t| (t,)).collect(),
+        defines: facts.defines.iter().map(|&(p, s)| (p.sym(), s.sym())).collect(),
+        modified: crate::schema::relation::modified(facts),
+        test_symbol: facts.test_symbols().map(|t| (t.sym(),)).collect(),
+        test_of: facts.test_of.iter().map(|&(t, s)| (t.sym(), s.sym())).collect(),
+        refactor_target: facts.refactor_target.iter().map(|&t| (t.sym(),)).collect(),
         ..Default::default()
     };
     p.run();
@@ -128,14 +128,14 @@ pub fn run_closure(facts: &Facts) -> ClosureProgram {
 /// name a real `calls(Caller, Callee, Path, Line)` fact.
 pub struct CallSites<'a> {
     facts: &'a Facts,
-    first: HashMap<(Sym, Sym), (Sym, u32)>,
+    first: HashMap<(Sym, Sym), (PathId, Line)>,
 }
 
 impl<'a> CallSites<'a> {
     pub fn new(facts: &'a Facts) -> Self {
         let mut first = HashMap::with_capacity(facts.calls.len());
         for &(a, b, path, line) in &facts.calls {
-            first.entry((a, b)).or_insert((path, line));
+            first.entry((a.sym(), b.sym())).or_insert((path, line));
         }
         CallSites { facts, first }
     }
@@ -143,98 +143,78 @@ impl<'a> CallSites<'a> {
     fn premise(&self, x: Sym, y: Sym) -> Premise {
         let s = &self.facts.symbols;
         match self.first.get(&(x, y)) {
-            Some(&(path, line)) => Premise::Holds(atom!(s, "calls", x, y, path, line)),
+            Some(&(path, line)) => Premise::Holds(atoms::calls(s, (SymbolId(x), SymbolId(y), path, line))),
             None => Premise::Check(format!("{} calls {}", s.resolve(x), s.resolve(y))),
         }
     }
 }
 
 impl ImpactProgram {
-    pub fn atoms(&self, predicate: &str, s: &Symbols) -> Option<Vec<Atom>> {
-        let unary = |rel: &Vec<(Sym,)>| rel.iter().map(|(x,)| atom!(s, predicate, *x)).collect();
-        Some(match predicate {
-            "impacted" => unary(&self.impacted),
-            "needs_testing" => unary(&self.needs_testing),
-            "covered" => unary(&self.covered),
-            "test_reach" => unary(&self.test_reach),
-            "change_target" => unary(&self.change_target),
-            "unsafe_to_refactor" => unary(&self.unsafe_to_refactor),
-            "dependent" => self.dependent.iter().map(|(t, d)| atom!(s, predicate, *t, *d)).collect(),
-            _ => return None,
-        })
-    }
-
     pub fn proofs(&self, sites: &CallSites<'_>, out: &mut Vec<(Atom, Proof)>) {
         let s = &sites.facts.symbols;
-        let h = |x: Sym| Premise::Holds(atom!(s, "impacted", x));
+        let h = |x: Sym| Premise::Holds(atoms::impacted(s, x));
         for &(x,) in &self.w_impacted_modified {
-            out.push((
-                atom!(s, "impacted", x),
-                proof("impact/modified", vec![Premise::Holds(atom!(s, "modified", x))]),
-            ));
+            out.push((atoms::impacted(s, x), proof("impact/modified", vec![Premise::Holds(atoms::modified(s, x))])));
         }
         for &(x, y) in &self.w_impacted_call {
-            out.push((atom!(s, "impacted", x), proof("impact/caller-of-impacted", vec![sites.premise(x, y), h(y)])));
+            out.push((atoms::impacted(s, x), proof("impact/caller-of-impacted", vec![sites.premise(x, y), h(y)])));
         }
         for &(p, x) in &self.w_impacted_file {
-            let defines = Premise::Holds(atom!(s, "defines", p, x));
-            out.push((atom!(s, "impacted", p), proof("impact/file-of-impacted", vec![defines, h(x)])));
+            let defines = Premise::Holds(atoms::defines(s, (PathId(p), SymbolId(x))));
+            out.push((atoms::impacted(s, p), proof("impact/file-of-impacted", vec![defines, h(x)])));
         }
         for &(t,) in &self.w_needs_testing_reach {
-            let test = Premise::Holds(atom!(s, "test_symbol", t));
-            out.push((atom!(s, "needs_testing", t), proof("impact/impacted-test", vec![test, h(t)])));
+            let test = Premise::Holds(atoms::test_symbol(s, SymbolId(t)));
+            out.push((atoms::needs_testing(s, t), proof("impact/impacted-test", vec![test, h(t)])));
         }
         for &(t, x) in &self.w_needs_testing_link {
-            let link = Premise::Holds(atom!(s, "test_of", t, x));
-            out.push((atom!(s, "needs_testing", t), proof("impact/linked-test", vec![link, h(x)])));
+            let link = Premise::Holds(atoms::test_of(s, (SymbolId(t), SymbolId(x))));
+            out.push((atoms::needs_testing(s, t), proof("impact/linked-test", vec![link, h(x)])));
         }
         for &(t, x) in &self.w_test_reach_direct {
-            let test = Premise::Holds(atom!(s, "test_symbol", t));
-            out.push((atom!(s, "test_reach", x), proof("coverage/called-by-test", vec![test, sites.premise(t, x)])));
+            let test = Premise::Holds(atoms::test_symbol(s, SymbolId(t)));
+            out.push((atoms::test_reach(s, x), proof("coverage/called-by-test", vec![test, sites.premise(t, x)])));
         }
         for &(m, x) in &self.w_test_reach_step {
-            let prev = Premise::Holds(atom!(s, "test_reach", m));
-            out.push((atom!(s, "test_reach", x), proof("coverage/called-by-reached", vec![prev, sites.premise(m, x)])));
+            let prev = Premise::Holds(atoms::test_reach(s, m));
+            out.push((atoms::test_reach(s, x), proof("coverage/called-by-reached", vec![prev, sites.premise(m, x)])));
         }
         for &(x,) in &self.w_covered_reach {
-            out.push((
-                atom!(s, "covered", x),
-                proof("coverage/reached", vec![Premise::Holds(atom!(s, "test_reach", x))]),
-            ));
+            out.push((atoms::covered(s, x), proof("coverage/reached", vec![Premise::Holds(atoms::test_reach(s, x))])));
         }
         for &(t, x) in &self.w_covered_link {
             out.push((
-                atom!(s, "covered", x),
-                proof("coverage/linked", vec![Premise::Holds(atom!(s, "test_of", t, x))]),
+                atoms::covered(s, x),
+                proof("coverage/linked", vec![Premise::Holds(atoms::test_of(s, (SymbolId(t), SymbolId(x))))]),
             ));
         }
         for &(t,) in &self.w_target_modified {
             out.push((
-                atom!(s, "change_target", t),
-                proof("refactor/modified-symbol", vec![Premise::Holds(atom!(s, "modified", t))]),
+                atoms::change_target(s, t),
+                proof("refactor/modified-symbol", vec![Premise::Holds(atoms::modified(s, t))]),
             ));
         }
         for &(t,) in &self.w_target_requested {
-            let req = Premise::Holds(atom!(s, "refactor_target", t));
-            out.push((atom!(s, "change_target", t), proof("refactor/requested", vec![req])));
+            let req = Premise::Holds(atoms::refactor_target(s, SymbolId(t)));
+            out.push((atoms::change_target(s, t), proof("refactor/requested", vec![req])));
         }
         for &(t, d) in &self.w_dependent_direct {
-            let target = Premise::Holds(atom!(s, "change_target", t));
-            out.push((atom!(s, "dependent", t, d), proof("refactor/direct-caller", vec![target, sites.premise(d, t)])));
+            let target = Premise::Holds(atoms::change_target(s, t));
+            out.push((atoms::dependent(s, (t, d)), proof("refactor/direct-caller", vec![target, sites.premise(d, t)])));
         }
         for &(t, m, d) in &self.w_dependent_step {
-            let prev = Premise::Holds(atom!(s, "dependent", t, m));
-            out.push((atom!(s, "dependent", t, d), proof("refactor/indirect-caller", vec![prev, sites.premise(d, m)])));
+            let prev = Premise::Holds(atoms::dependent(s, (t, m)));
+            out.push((atoms::dependent(s, (t, d)), proof("refactor/indirect-caller", vec![prev, sites.premise(d, m)])));
         }
         for &(t, d) in &self.w_unsafe {
             out.push((
-                atom!(s, "unsafe_to_refactor", t),
+                atoms::unsafe_to_refactor(s, t),
                 proof(
                     "refactor/uncovered-dependent",
                     vec![
-                        Premise::Holds(atom!(s, "dependent", t, d)),
-                        Premise::Absent(atom!(s, "covered", d)),
-                        Premise::Absent(atom!(s, "test_symbol", d)),
+                        Premise::Holds(atoms::dependent(s, (t, d))),
+                        Premise::Absent(atoms::covered(s, d)),
+                        Premise::Absent(atoms::test_symbol(s, SymbolId(d))),
                     ],
                 ),
             ));
@@ -243,18 +223,14 @@ impl ImpactProgram {
 }
 
 impl ClosureProgram {
-    pub fn atoms(&self, s: &Symbols) -> Vec<Atom> {
-        self.depends_on.iter().map(|(x, y)| atom!(s, "depends_on", *x, *y)).collect()
-    }
-
     pub fn proofs(&self, sites: &CallSites<'_>, out: &mut Vec<(Atom, Proof)>) {
         let s = &sites.facts.symbols;
         for &(x, y) in &self.w_depends_direct {
-            out.push((atom!(s, "depends_on", x, y), proof("depends/calls", vec![sites.premise(x, y)])));
+            out.push((atoms::depends_on(s, (x, y)), proof("depends/calls", vec![sites.premise(x, y)])));
         }
         for &(x, y, z) in &self.w_depends_step {
-            let rest = Premise::Holds(atom!(s, "depends_on", y, z));
-            out.push((atom!(s, "depends_on", x, z), proof("depends/transitive", vec![sites.premise(x, y), rest])));
+            let rest = Premise::Holds(atoms::depends_on(s, (y, z)));
+            out.push((atoms::depends_on(s, (x, z)), proof("depends/transitive", vec![sites.premise(x, y), rest])));
         }
     }
 }

@@ -11,10 +11,9 @@
 use ascent::aggregators::max;
 use ascent::ascent;
 
-use crate::atom;
 use crate::atom::Atom;
-use crate::facts::Facts;
 use crate::proof::{Premise, Proof};
+use crate::schema::{atoms, relation, Facts};
 use crate::symbols::{Sym, Symbols};
 use crate::vocab::{Action, Category, ContextHint, Strategy, TestState, Verb};
 
@@ -136,15 +135,15 @@ ascent! {
 /// Runs the strategy program on a fresh instance, with the upstream atoms it reads.
 pub fn run(facts: &Facts, clarification_needed: &[(Sym,)], unsafe_to_refactor: &[(Sym,)]) -> StrategyProgram {
     let mut p = StrategyProgram {
-        user_intent: facts.user_intent.clone(),
-        context_hint: facts.context_hint.clone(),
+        user_intent: relation::user_intent(facts),
+        context_hint: relation::context_hint(facts),
         clarification_needed: clarification_needed.to_vec(),
         unsafe_to_refactor: unsafe_to_refactor.to_vec(),
-        approval: facts.approval.clone(),
-        test_state: vec![(facts.test_state,)],
+        approval: relation::approval(facts),
+        test_state: relation::test_state(facts),
         retry: vec![(facts.retry_count, facts.retry_budget)],
-        pending_patch: if facts.pending_patch { vec![()] } else { vec![] },
-        workspace_empty: if facts.workspace_empty { vec![()] } else { vec![] },
+        pending_patch: relation::pending_patch(facts),
+        workspace_empty: relation::workspace_empty(facts),
         ..Default::default()
     };
     p.run();
@@ -152,32 +151,11 @@ pub fn run(facts: &Facts, clarification_needed: &[(Sym,)], unsafe_to_refactor: &
 }
 
 impl StrategyProgram {
-    pub fn atoms(&self, predicate: &str, s: &Symbols) -> Option<Vec<Atom>> {
-        Some(match predicate {
-            "strategy" => self.strategy.iter().map(|(x,)| atom!(s, predicate, *x)).collect(),
-            "candidate" => self.candidate.iter().map(|(x,)| atom!(s, predicate, *x)).collect(),
-            "next_action" => self.next_action.iter().map(|(x,)| atom!(s, predicate, *x)).collect(),
-            "proposed" => self.proposed.iter().map(|(x,)| atom!(s, predicate, *x)).collect(),
-            "refactor_blocked" => self.refactor_blocked.iter().map(|()| atom!(s, predicate)).collect(),
-            "clarification_pending" => self.clarification_pending.iter().map(|()| atom!(s, predicate)).collect(),
-            _ => return None,
-        })
-    }
-
-    /// The one active strategy (the rules guarantee exactly one).
-    pub fn active(&self) -> Strategy {
-        self.strategy.first().map(|(s,)| *s).unwrap_or(Strategy::Idle)
-    }
-
     pub fn proofs(&self, s: &Symbols, out: &mut Vec<(Atom, Proof)>) {
-        let cand = |x: Strategy| atom!(s, "candidate", x);
-        let intent = |i: Sym| {
-            self.user_intent
-                .iter()
-                .find(|t| t.0 == i)
-                .map(|&(i, c, v, t, k)| Premise::Holds(atom!(s, "user_intent", i, c, v, t, k)))
-        };
-        let strat = |x: Strategy| Premise::Holds(atom!(s, "strategy", x));
+        let cand = |x: Strategy| atoms::candidate(s, x);
+        let intent =
+            |i: Sym| self.user_intent.iter().find(|t| t.0 == i).map(|&row| Premise::Holds(atoms::user_intent(s, row)));
+        let strat = |x: Strategy| Premise::Holds(atoms::strategy(s, x));
         let mut push =
             |head: Atom, rule: &'static str, premises: Vec<Premise>| out.push((head, Proof { rule, premises }));
 
@@ -185,11 +163,7 @@ impl StrategyProgram {
             push(cand(Strategy::Idle), "strategy/idle-always-candidate", vec![]);
         }
         for &(r,) in &self.w_cand_clarify {
-            push(
-                cand(Strategy::Clarify),
-                "strategy/clarify",
-                vec![Premise::Holds(atom!(s, "clarification_needed", r))],
-            );
+            push(cand(Strategy::Clarify), "strategy/clarify", vec![Premise::Holds(atoms::clarification_needed(s, r))]);
         }
         for &(x, i, v) in &self.w_cand_verb {
             let check = Premise::Check(format!("verb `{v}` selects strategy `{x}`"));
@@ -197,74 +171,74 @@ impl StrategyProgram {
         }
         for &(x, i) in &self.w_cand_explain {
             let hint = if x == Strategy::BreadthFirstSurvey {
-                Premise::Holds(atom!(s, "context_hint", i, ContextHint::Broad))
+                Premise::Holds(atoms::context_hint(s, (i, ContextHint::Broad)))
             } else {
-                Premise::Absent(atom!(s, "context_hint", i, ContextHint::Broad))
+                Premise::Absent(atoms::context_hint(s, (i, ContextHint::Broad)))
             };
             push(cand(x), "strategy/explain", intent(i).into_iter().chain([hint]).collect());
         }
         for &(x, i) in &self.w_cand_scaffold {
             let empty = if x == Strategy::ProjectInit {
-                Premise::Holds(atom!(s, "workspace_empty"))
+                Premise::Holds(atoms::workspace_empty(s))
             } else {
-                Premise::Absent(atom!(s, "workspace_empty"))
+                Premise::Absent(atoms::workspace_empty(s))
             };
             push(cand(x), "strategy/scaffold", intent(i).into_iter().chain([empty]).collect());
         }
         for &(x, k) in &self.w_strategy {
             let check = Premise::Check(format!("rank {k} is the highest among the candidates"));
-            push(atom!(s, "strategy", x), "strategy/highest-rank", vec![Premise::Holds(cand(x)), check]);
+            push(atoms::strategy(s, x), "strategy/highest-rank", vec![Premise::Holds(cand(x)), check]);
         }
         for &(x, a) in &self.w_direct {
-            push(atom!(s, "proposed", a), "strategy/direct-action", vec![strat(x)]);
+            push(atoms::proposed(s, a), "strategy/direct-action", vec![strat(x)]);
         }
         for &(n, b) in &self.w_apply_patch {
             let premises = vec![
                 strat(Strategy::TddRepairLoop),
-                Premise::Holds(atom!(s, "pending_patch")),
+                Premise::Holds(atoms::pending_patch(s)),
                 Premise::Check(format!("retry_count {n} < retry_budget {b}")),
             ];
-            push(atom!(s, "proposed", Action::ApplyPatch), "tdd/apply-pending-patch", premises);
+            push(atoms::proposed(s, Action::ApplyPatch), "tdd/apply-pending-patch", premises);
         }
         for &(a, st, n, b) in &self.w_tdd {
-            let mut premises = vec![strat(Strategy::TddRepairLoop), Premise::Holds(atom!(s, "test_state", st))];
+            let mut premises = vec![strat(Strategy::TddRepairLoop), Premise::Holds(atoms::test_state(s, st))];
             match a {
                 Action::Escalate => premises.push(Premise::Check(format!("retry_count {n} >= retry_budget {b}"))),
                 Action::ProposePatch => {
-                    premises.push(Premise::Absent(atom!(s, "pending_patch")));
+                    premises.push(Premise::Absent(atoms::pending_patch(s)));
                     premises.push(Premise::Check(format!("retry_count {n} < retry_budget {b}")));
                 }
-                _ => premises.push(Premise::Absent(atom!(s, "pending_patch"))),
+                _ => premises.push(Premise::Absent(atoms::pending_patch(s))),
             }
-            push(atom!(s, "proposed", a), "tdd/state-machine", premises);
+            push(atoms::proposed(s, a), "tdd/state-machine", premises);
         }
         for &(t,) in &self.w_blocked {
             let premises = vec![
-                Premise::Holds(atom!(s, "unsafe_to_refactor", t)),
+                Premise::Holds(atoms::unsafe_to_refactor(s, t)),
                 Premise::Check(format!("no approval recorded for {}", s.resolve(t))),
             ];
-            push(atom!(s, "refactor_blocked"), "refactor/unapproved-unsafe-target", premises);
+            push(atoms::refactor_blocked(s), "refactor/unapproved-unsafe-target", premises);
         }
         for &(a,) in &self.w_refactor {
             let blocked = if a == Action::AskApproval {
-                Premise::Holds(atom!(s, "refactor_blocked"))
+                Premise::Holds(atoms::refactor_blocked(s))
             } else {
-                Premise::Absent(atom!(s, "refactor_blocked"))
+                Premise::Absent(atoms::refactor_blocked(s))
             };
-            push(atom!(s, "proposed", a), "refactor/gate", vec![strat(Strategy::Refactor), blocked]);
+            push(atoms::proposed(s, a), "refactor/gate", vec![strat(Strategy::Refactor), blocked]);
         }
         if let Some((r,)) = self.clarification_needed.first() {
-            let premise = Premise::Holds(atom!(s, "clarification_needed", *r));
-            push(atom!(s, "clarification_pending"), "next/clarification-pending", vec![premise]);
+            let premise = Premise::Holds(atoms::clarification_needed(s, *r));
+            push(atoms::clarification_pending(s), "next/clarification-pending", vec![premise]);
         }
         for &(a, interrogative) in &self.w_next {
-            let proposed = Premise::Holds(atom!(s, "proposed", a));
+            let proposed = Premise::Holds(atoms::proposed(s, a));
             let guard = if interrogative {
                 Premise::Check(format!("`{a}` is interrogative"))
             } else {
-                Premise::Absent(atom!(s, "clarification_pending"))
+                Premise::Absent(atoms::clarification_pending(s))
             };
-            push(atom!(s, "next_action", a), "next/guarded", vec![proposed, guard]);
+            push(atoms::next_action(s, a), "next/guarded", vec![proposed, guard]);
         }
     }
 }

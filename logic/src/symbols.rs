@@ -1,5 +1,7 @@
 //! String interning for facts: every string column is a `Sym`, a small copyable
-//! id, so joins hash integers. Knows nothing about where strings come from.
+//! id, so joins hash integers. Columns that could be mixed up carry their own
+//! id types over it (`PathId`, `SymbolId`) and lines are `Line`, so a caller
+//! cannot put a path where a symbol goes. Knows nothing about where strings come from.
 
 use std::sync::Arc;
 
@@ -8,6 +10,35 @@ use rustc_hash::FxHashMap;
 /// An interned string. Only meaningful together with the `Symbols` that made it.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct Sym(u32);
+
+/// Declares an interned id that is one kind of string, distinct from every other kind.
+macro_rules! interned_id {
+    ($(#[$meta:meta])* $name:ident) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+        pub struct $name(pub Sym);
+
+        impl $name {
+            /// The plain interned string, for rules that join it with other kinds of ids.
+            pub fn sym(self) -> Sym {
+                self.0
+            }
+        }
+    };
+}
+
+interned_id!(
+    /// A workspace-relative (or absolute, for paths outside) file path.
+    PathId
+);
+interned_id!(
+    /// A symbol id, `path#Qualified.name`.
+    SymbolId
+);
+
+/// A 1-based line number.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Default)]
+pub struct Line(pub u32);
 
 /// The interner shared by one set of facts.
 #[derive(Default, Clone, Debug)]

@@ -57,6 +57,23 @@ macro_rules! vocabulary {
     };
 }
 
+/// A confidence in [0, 1], carried as thousandths so facts stay `Eq + Hash`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct Confidence(pub u16);
+
+impl Confidence {
+    /// Below this, a focus resolution needs the user's confirmation.
+    pub const THRESHOLD: Confidence = Confidence(850);
+
+    /// Converts a float, clamping to [0, 1]; NaN becomes 0.
+    pub fn from_f64(x: f64) -> Self {
+        if x.is_nan() {
+            return Confidence(0);
+        }
+        Confidence((x.clamp(0.0, 1.0) * 1000.0).round() as u16)
+    }
+}
+
 vocabulary!(
     /// Severity of a compiler, linter or test diagnostic.
     Severity, "severity" { Error => "error", Warning => "warning", Note => "note" }

@@ -10,10 +10,9 @@
 use ascent::aggregators::{count, max};
 use ascent::ascent;
 
-use crate::atom;
 use crate::atom::Atom;
-use crate::facts::Facts;
 use crate::proof::{Premise, Proof};
+use crate::schema::{atoms, relation, Facts};
 use crate::symbols::{Sym, Symbols};
 use crate::vocab::{ActionKind, ActionOutcome};
 
@@ -50,40 +49,27 @@ ascent! {
 
 /// Runs the watchdog on a fresh instance.
 pub fn run(f: &Facts) -> WatchdogProgram {
-    let mut p = WatchdogProgram { audit_event: f.audit_event.clone(), ..Default::default() };
+    let mut p = WatchdogProgram { audit_event: relation::audit_event(f), ..Default::default() };
     p.run();
     p
 }
 
 impl WatchdogProgram {
-    pub fn atoms(&self, predicate: &str, s: &Symbols) -> Option<Vec<Atom>> {
-        Some(match predicate {
-            "watchdog_stop" => self.watchdog_stop.iter().map(|&(p, a, b)| atom!(s, predicate, p, a, b)).collect(),
-            "watchdog_pause" => {
-                self.watchdog_pause.iter().map(|&(f, t)| atom!(s, predicate, f as u32, t as u32)).collect()
-            }
-            _ => return None,
-        })
-    }
-
     pub fn proofs(&self, s: &Symbols, out: &mut Vec<(Atom, Proof)>) {
         for &(p, s1, s2) in &self.watchdog_stop {
             let premises = vec![
-                Premise::Holds(atom!(s, "audit_event", s1, ActionKind::Exec, p, ActionOutcome::Refused)),
-                Premise::Holds(atom!(s, "audit_event", s2, ActionKind::Exec, p, ActionOutcome::Executed)),
+                Premise::Holds(atoms::audit_event(s, (s1, ActionKind::Exec, p, ActionOutcome::Refused))),
+                Premise::Holds(atoms::audit_event(s, (s2, ActionKind::Exec, p, ActionOutcome::Executed))),
                 Premise::Check(format!("{s2} comes after {s1}")),
             ];
             out.push((
-                atom!(s, "watchdog_stop", p, s1, s2),
+                atoms::watchdog_stop(s, (p, s1, s2)),
                 Proof { rule: "watchdog/retried-after-refusal", premises },
             ));
         }
         for &(f, t) in &self.watchdog_pause {
             let premises = vec![Premise::Check(format!("{f} of the last {t} actions failed, more than half"))];
-            out.push((
-                atom!(s, "watchdog_pause", f as u32, t as u32),
-                Proof { rule: "watchdog/mostly-failing", premises },
-            ));
+            out.push((atoms::watchdog_pause(s, (f, t)), Proof { rule: "watchdog/mostly-failing", premises }));
         }
     }
 }

@@ -2,9 +2,11 @@
 //! facts in and the exact set of atoms expected out, compared as sets. Every
 //! derived atom of every case must also have a well-founded explanation.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 
-use nerd_logic::{evaluate, parse_atom, Atom, ExplainedPremise, Explanation, Facts, Origin, PREDICATES};
+use nerd_logic::{defaults, evaluate, parse_atom, Atom, ExplainedPremise, Explanation, Origin, PREDICATES};
 
 struct Case {
     name: String,
@@ -60,7 +62,7 @@ fn run_file(file: &str, text: &str) {
     assert!(!cases.is_empty(), "{file} has no cases");
     for case in cases {
         let context = format!("{file}: {}", case.name);
-        let mut facts = Facts::with_default_policy();
+        let mut facts = defaults::policy();
         for a in &case.facts {
             facts.assert_atom(a).unwrap_or_else(|e| panic!("{context}: {a}: {e}"));
         }
@@ -83,6 +85,7 @@ fn run_file(file: &str, text: &str) {
             assert_eq!(explanation.atom(), atom);
             assert_grounded(&explanation, &base, &context);
         }
+        common::check_proofs(&fixpoint, &context);
     }
 }
 

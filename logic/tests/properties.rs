@@ -4,10 +4,12 @@
 //! `impacted` rules agreeing with the closure definition, determinism, and a
 //! parse boundary that refuses derived predicates.
 
+mod common;
+
 use std::collections::BTreeSet;
 
 use nerd_logic::vocab::{Action, Category, ContextHint, Strategy, TestState, Verb};
-use nerd_logic::{evaluate, parse_atom, AssertError, Atom, Facts, Term};
+use nerd_logic::{defaults, evaluate, parse_atom, AssertError, Atom, ExplainedPremise, Explanation, Facts, Line, Term};
 
 fn next_actions(facts: Facts) -> (Vec<Atom>, Vec<Atom>) {
     let fixpoint = evaluate(facts);
@@ -32,7 +34,7 @@ fn exactly_one_strategy_and_interrogative_only_under_clarification() {
                 for &state in TestState::ALL {
                     for (pending, retry) in [(false, 0), (true, 1), (false, 3), (true, 3)] {
                         for (broad, empty) in [(false, false), (true, true)] {
-                            let mut f = Facts::with_default_policy();
+                            let mut f = defaults::policy();
                             for (i, verb) in [first, second].into_iter().enumerate() {
                                 if let Some(v) = verb {
                                     let (id, target, none) = (f.sym(&format!("i{i}")), f.sym("x"), f.sym(""));
@@ -73,7 +75,7 @@ fn drive(budget: u32, fixes_on: Option<u32>) -> Vec<Action> {
     let (mut retry, mut pending) = (0u32, false);
     let mut trace = Vec::new();
     for _ in 0..100 {
-        let mut f = Facts::with_default_policy();
+        let mut f = defaults::policy();
         let (id, t, none) = (f.sym("i"), f.sym("tests"), f.sym(""));
         f.user_intent.push((id, Category::Mutation, Verb::Fix, t, none));
         f.retry_budget = budget;
@@ -130,13 +132,13 @@ impl Lcg {
 
 fn random_graph(seed: u64) -> Facts {
     let mut rng = Lcg(seed);
-    let mut f = Facts::with_default_policy();
+    let mut f = defaults::policy();
     let nodes = 2 + rng.next(30);
-    let path = f.sym("g.rs");
+    let path = f.path("g.rs");
     for _ in 0..rng.next(nodes * 3) {
         let (a, b) = (rng.next(nodes), rng.next(nodes));
-        let (a, b) = (f.sym(&format!("n{a}")), f.sym(&format!("n{b}")));
-        f.calls.push((a, b, path, 1));
+        let (a, b) = (f.symbol_id(&format!("n{a}")), f.symbol_id(&format!("n{b}")));
+        f.calls.push((a, b, path, Line(1)));
     }
     for _ in 0..rng.next(4) {
         let m = f.sym(&format!("n{}", rng.next(nodes)));
@@ -167,11 +169,12 @@ fn impacted_agrees_with_the_closure_definition() {
 fn evaluation_is_deterministic_whatever_the_fact_order() {
     for seed in 0..50 {
         let forward = random_graph(seed);
-        let mut backward = Facts::with_default_policy();
+        let mut backward = defaults::policy();
         // Re-intern in reverse so ids and insertion order both differ.
         for &(a, b, p, l) in forward.calls.iter().rev() {
             let s = &forward.symbols;
-            let (a, b, p) = (backward.sym(s.resolve(a)), backward.sym(s.resolve(b)), backward.sym(s.resolve(p)));
+            let (a, b) = (backward.symbol_id(s.resolve(a.0)), backward.symbol_id(s.resolve(b.0)));
+            let p = backward.path(s.resolve(p.0));
             backward.calls.push((a, b, p, l));
         }
         for &m in forward.modified.iter().rev() {
@@ -219,7 +222,7 @@ fn the_parse_boundary_refuses_derived_and_ill_typed_atoms() {
 fn random_actions(seed: u64, category: Option<Category>) -> Facts {
     use nerd_logic::vocab::{Access, ActionKind, Autonomy, PathClass};
     let mut rng = Lcg(seed);
-    let mut f = Facts::with_default_policy();
+    let mut f = defaults::policy();
     if let Some(c) = category {
         let (i, t, none) = (f.sym("i"), f.sym("t"), f.sym(""));
         let verb = Verb::ALL.iter().copied().find(|v| v.category() == c).unwrap();
@@ -245,7 +248,7 @@ fn random_actions(seed: u64, category: Option<Category>) -> Facts {
                 f.exec_subcommand.push((a, x));
             }
         } else {
-            let path = f.sym(&format!("p{}", rng.next(5)));
+            let path = f.path(&format!("p{}", rng.next(5)));
             let access = Access::ALL[rng.next(3) as usize];
             f.touches.push((a, path, access));
             f.path_class.push((path, PathClass::ALL[rng.next(4) as usize]));
@@ -301,5 +304,108 @@ fn without_a_mutation_intent_nothing_mutating_is_permitted() {
             "seed {seed}: {:?}",
             permitted.intersection(&mutating).collect::<Vec<_>>()
         );
+    }
+}
+
+/// Every leaf of an explanation is a base fact.
+fn assert_grounded(fixpoint: &nerd_logic::Fixpoint, e: &Explanation, context: &str) {
+    match e {
+        Explanation::Fact(a) => assert!(fixpoint.is_fact(a), "{context}: leaf {a} is not a fact"),
+        Explanation::Derived { premises, .. } => {
+            for p in premises {
+                if let ExplainedPremise::Holds(inner) = p {
+                    assert_grounded(fixpoint, inner, context);
+                }
+            }
+        }
+    }
+}
+
+/// Random facts that make every rule of the constitution and the watchdog fire somewhere.
+fn random_policy_world(seed: u64) -> Facts {
+    use nerd_logic::vocab::{ActionKind, ActionOutcome, NetClass};
+    let mut rng = Lcg(seed ^ 0x5eed);
+    let mut f = random_actions(seed, [None, Some(Category::Mutation)][seed as usize % 2]);
+    let actions: Vec<_> = f.action.clone();
+    for &(a, kind) in &actions {
+        match kind {
+            ActionKind::NetRequest | ActionKind::Browse => {
+                let host = ["pypi.org", "evil.example", "169.254.169.254"][rng.next(3) as usize];
+                let h = f.sym(host);
+                f.net_host.push((a, h));
+                for suffix in [host, "org", "example"] {
+                    let d = f.sym(suffix);
+                    f.net_domain.push((a, d));
+                }
+                let class = [NetClass::Public, NetClass::Metadata, NetClass::Private][rng.next(3) as usize];
+                f.net_class.push((a, class));
+                if rng.next(3) == 0 {
+                    let why = f.sym("a secret in the query string");
+                    f.exfiltration.push((a, why));
+                }
+            }
+            ActionKind::Exec => {
+                if rng.next(3) == 0 {
+                    let m = f.sym(["pytest", "pip", "http.server"][rng.next(3) as usize]);
+                    f.exec_module.push((a, m));
+                }
+                if rng.next(4) == 0 {
+                    f.exec_script.push(a);
+                }
+                if rng.next(6) == 0 {
+                    f.exec_unresolved.push(a);
+                }
+                if rng.next(6) == 0 {
+                    let why = f.sym("a look-alike name");
+                    f.exec_suspicious.push((a, why));
+                }
+            }
+            _ => {}
+        }
+        if rng.next(5) == 0 {
+            f.policy_ask.push(kind);
+        }
+    }
+    if rng.next(3) == 0 {
+        let p = f.sym("cargo");
+        f.project_denied_program.push(p);
+    }
+    for seq in 1..=rng.next(12) as u32 {
+        let program = f.sym(["git", "rm", "cargo"][rng.next(3) as usize]);
+        let outcome = ActionOutcome::ALL[rng.next(3) as usize];
+        f.audit_event.push((seq, ActionKind::Exec, program, outcome));
+    }
+    f
+}
+
+#[test]
+fn every_constitution_and_watchdog_proof_is_grounded_and_true() {
+    let mut fired = BTreeSet::new();
+    for seed in 0..300 {
+        let fixpoint = evaluate(random_policy_world(seed));
+        let context = format!("seed {seed}");
+        for atom in fixpoint.derived_atoms() {
+            let e = fixpoint.explain(&atom).unwrap_or_else(|e| panic!("{context}: cannot explain {atom}: {e}"));
+            assert_grounded(&fixpoint, &e, &context);
+            if let Explanation::Derived { rule, .. } = e {
+                fired.insert(rule);
+            }
+        }
+        common::check_proofs(&fixpoint, &context);
+    }
+    // The generator reaches every rule family of both programs.
+    for rule in [
+        "constitution/deny",
+        "constitution/any-denial",
+        "constitution/allowed-domain",
+        "constitution/mutating",
+        "constitution/risk",
+        "constitution/route",
+        "constitution/permitted",
+        "constitution/approved",
+        "watchdog/retried-after-refusal",
+        "watchdog/mostly-failing",
+    ] {
+        assert!(fired.contains(rule), "no generated world fires {rule}: {fired:?}");
     }
 }

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use nerd_logic::vocab::SymbolKind;
-use nerd_logic::{evaluate, Fixpoint};
+use nerd_logic::{evaluate, Fixpoint, Sym, SymbolId};
 
 use crate::kernel::Loaded;
 use crate::perceive::focus::Candidate;
@@ -17,10 +17,11 @@ use crate::world::project::ProjectedSymbol;
 /// Call sites listed before the rest is summarised.
 const MAX_LISTED: usize = 25;
 
-/// The first argument of every atom of `predicate`, sorted and without duplicates.
-fn first_args(fixpoint: &Fixpoint, predicate: &str) -> Vec<String> {
-    let atoms = fixpoint.atoms(predicate).unwrap_or_default();
-    atoms.iter().filter_map(|a| a.str_arg(0)).map(str::to_string).collect()
+/// The strings of a unary relation's ids, sorted and without duplicates.
+fn names(fixpoint: &Fixpoint, ids: &[(Sym,)]) -> Vec<String> {
+    let s = &fixpoint.facts().symbols;
+    let set: BTreeSet<String> = ids.iter().map(|&(x,)| s.resolve(x).to_string()).collect();
+    set.into_iter().collect()
 }
 
 /// A symbol with the file that defines it.
@@ -174,15 +175,17 @@ pub fn impact(focus: &[Candidate], loaded: &Loaded) -> String {
     for t in &targets {
         let s = facts.sym(t);
         facts.modified.push(s);
-        facts.refactor_target.push(s);
+        if !found.is_empty() {
+            facts.refactor_target.push(SymbolId(s));
+        }
     }
     let fixpoint = evaluate(facts);
-    let strings = |pred: &str| first_args(&fixpoint, pred);
-    let impacted = strings("impacted");
+    let derived = fixpoint.relations();
+    let impacted = names(&fixpoint, derived.impacted());
     let symbols: Vec<&String> = impacted.iter().filter(|s| s.contains('#') && !targets.contains(s)).collect();
     let files: BTreeSet<&str> = impacted.iter().filter(|s| !s.contains('#')).map(String::as_str).collect();
-    let tests: Vec<String> = strings("needs_testing").into_iter().collect();
-    let unsafe_targets = strings("unsafe_to_refactor");
+    let tests: Vec<String> = names(&fixpoint, derived.needs_testing());
+    let unsafe_targets = names(&fixpoint, derived.unsafe_to_refactor());
     let mut out = vec![format!(
         "Changing {} affects {} other symbol(s) in {} file(s).",
         targets.join(", "),
@@ -261,14 +264,18 @@ pub fn survey(loaded: &Loaded) -> String {
 /// Review of the working tree against HEAD: what changed, what it impacts, which tests to run.
 pub fn review(loaded: &Loaded) -> String {
     let fixpoint = loaded.evaluate();
-    let strings = |pred: &str| first_args(&fixpoint, pred);
-    let modified = strings("modified");
+    let derived = fixpoint.relations();
+    let modified: Vec<String> = {
+        let s = &fixpoint.facts().symbols;
+        let set: BTreeSet<String> = fixpoint.facts().modified.iter().map(|&m| s.resolve(m).to_string()).collect();
+        set.into_iter().collect()
+    };
     if modified.is_empty() {
         return "No changes against HEAD to review.".to_string();
     }
     let (files, symbols): (Vec<String>, Vec<String>) = modified.into_iter().partition(|m| !m.contains('#'));
-    let impacted: Vec<String> = strings("impacted").into_iter().filter(|s| s.contains('#')).collect();
-    let tests = strings("needs_testing");
+    let impacted: Vec<String> = names(&fixpoint, derived.impacted()).into_iter().filter(|s| s.contains('#')).collect();
+    let tests = names(&fixpoint, derived.needs_testing());
     let mut out = vec![format!("{} file(s) changed against HEAD:", files.len())];
     out.extend(list(&files, |f| f.clone()));
     if !symbols.is_empty() {

@@ -46,7 +46,7 @@ pub fn assert_intent(f: &mut Facts, intent: &Intent, candidates: &[Candidate], i
     f.user_intent.push((id, intent.category, intent.verb, target, constraint));
     f.context_hint.push((id, intent.context));
     for c in candidates {
-        let (path, symbol) = (f.sym(&c.path), f.sym(&c.symbol));
+        let (path, symbol) = (f.path(&c.path), f.symbol_id(&c.symbol));
         f.focus_resolution.push((target, path, symbol, Confidence::from_f64(c.confidence)));
     }
     for m in &intent.missing {

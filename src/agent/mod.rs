@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nerd_logic::vocab::{Action as Step, Autonomy, TestState};
-use nerd_logic::{evaluate, Atom, ExplainedPremise, Explanation, Facts, Fixpoint, Term};
+use nerd_logic::{evaluate, ExplainedPremise, Explanation, Facts, Fixpoint};
 use serde_json::json;
 
 use crate::articulate::Change;
@@ -292,7 +292,7 @@ impl<'a> Agent<'a> {
             }
             let fixpoint = evaluate(self.facts(loaded, intent, &focus, &st));
             let strategy = fixpoint.strategy();
-            let next = next_action(&fixpoint);
+            let next = fixpoint.next_action();
             let because = next.map(|a| because(&fixpoint, a)).unwrap_or_default();
             router.record(json!({
                 "record": "turn",
@@ -363,11 +363,11 @@ impl<'a> Agent<'a> {
         crate::check::assert_findings(&mut f, &st.findings);
         if matches!(intent.verb, nerd_logic::vocab::Verb::Rename | nerd_logic::vocab::Verb::Refactor) {
             for c in focus.iter().filter(|c| !c.symbol.is_empty()).take(1) {
-                let s = f.sym(&c.symbol);
+                let s = f.symbol_id(&c.symbol);
                 f.refactor_target.push(s);
                 if st.approved {
                     let human = f.sym(self.approver.source());
-                    f.approval.push((s, human));
+                    f.approval.push((s.sym(), human));
                 }
             }
         }
@@ -380,7 +380,7 @@ impl<'a> Agent<'a> {
         let judged = router.judge(action);
         let mut granted = false;
         if judged.decision == Verdict::Ask {
-            let critical = judged.risk.as_deref() == Some("critical");
+            let critical = judged.risk == Some(nerd_logic::vocab::Risk::Critical);
             let subject = format!("{} ({})", summary(action), judged.reasons.join("; "));
             granted = (!critical || self.approver.may_approve_critical()) && self.approver.approve(&subject, detail);
             let source = self.approver.source().to_string();
@@ -411,17 +411,9 @@ impl<'a> Agent<'a> {
     }
 }
 
-/// The one derived `next_action`, if any.
-fn next_action(fixpoint: &Fixpoint) -> Option<Step> {
-    let atoms = fixpoint.atoms("next_action").unwrap_or_default();
-    let names: Vec<Step> = atoms.iter().filter_map(|a| a.str_arg(0)?.parse().ok()).collect();
-    // Escalation and questions come first when several survive.
-    names.iter().copied().find(|a| a.is_interrogative()).or_else(|| names.first().copied())
-}
-
 /// The facts and checks a `next_action` rests on, from its shortest derivation.
 fn because(fixpoint: &Fixpoint, action: Step) -> Vec<String> {
-    let atom = Atom { predicate: "next_action".into(), args: vec![Term::Str(action.as_str().into())] };
+    let atom = nerd_logic::atoms::next_action(&fixpoint.facts().symbols, action);
     let mut out = BTreeSet::new();
     if let Ok(e) = fixpoint.explain(&atom) {
         leaves(&e, &mut out);
@@ -451,8 +443,14 @@ fn leaves(e: &Explanation, out: &mut BTreeSet<String>) {
     }
 }
 
+/// The `block_commit` atoms of a fixpoint, as the `done` event lists them.
 fn block_commit(fixpoint: &Fixpoint) -> Vec<String> {
-    fixpoint.atoms("block_commit").unwrap_or_default().iter().map(|a| a.to_string()).collect()
+    let s = &fixpoint.facts().symbols;
+    fixpoint
+        .blockers()
+        .iter()
+        .map(|b| nerd_logic::atoms::block_commit(s, (b.reason, b.path, b.line)).to_string())
+        .collect()
 }
 
 fn summary(action: &Action) -> String {

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use nerd_logic::{evaluate, Atom, Facts, Term};
+use nerd_logic::{evaluate, Facts, Reason, Symbols};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -139,20 +139,21 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
 
     let mut facts = facts(&config, &stored);
     let fixpoint = evaluate(facts.clone());
-    let mut blocked = !atoms(&fixpoint, "commit_blocked").is_empty();
+    let mut blocked = fixpoint.commit_blocked();
     let mut overridden = None;
-    let blockers_of = |fp: &nerd_logic::Fixpoint| -> Vec<Blocker> {
-        atoms(fp, "block_commit").into_iter().map(|a| blocker(&a, &stored.findings, &stored.tools)).collect()
-    };
-    let blockers = blockers_of(&fixpoint);
+    let blockers: Vec<Blocker> = fixpoint
+        .blockers()
+        .iter()
+        .map(|b| blocker(b, &fixpoint.facts().symbols, &stored.findings, &stored.tools))
+        .collect();
     if let (true, Some(reason)) = (blocked, override_reason) {
         let summary = serde_json::to_string(&blockers).unwrap_or_default();
         store.record_override(crate::timing::now_ns(), &tree, reason, &summary)?;
         let r = facts.sym(reason);
         facts.commit_override.push(r);
         let again = evaluate(facts);
-        blocked = !atoms(&again, "commit_blocked").is_empty();
-        overridden = atoms(&again, "commit_overridden").first().and_then(|a| a.str_arg(0)).map(str::to_string);
+        blocked = again.commit_blocked();
+        overridden = again.commit_overridden().map(|r| again.facts().symbols.resolve(r).to_string());
     }
     let elapsed = started.elapsed();
     let in_tools: f64 = if was_cached { 0.0 } else { stored.tools.iter().map(|t| t.elapsed_ms).sum() };
@@ -230,7 +231,7 @@ fn target_dir_for(nerd_target: &Path, mode: Mode) -> PathBuf {
 
 /// The gate's fact base: findings, configured rules and blocking severities.
 fn facts(config: &Config, stored: &Stored) -> Facts {
-    let mut f = Facts::with_default_policy();
+    let mut f = nerd_logic::defaults::policy();
     f.blocking_severity = config.check.block_on.clone();
     for rule in &config.check.rules {
         let row = (f.sym(rule.lang.name()), f.sym(&rule.id), rule.severity, f.sym(&rule.message));
@@ -243,46 +244,51 @@ fn facts(config: &Config, stored: &Stored) -> Facts {
 /// Asserts findings as the facts the commit gate and the repair loop read.
 pub fn assert_findings(f: &mut Facts, findings: &[Finding]) {
     for finding in findings {
-        let path = f.sym(&finding.path);
+        let (path, line) = (f.path(&finding.path), nerd_logic::Line(finding.line));
         match &finding.found {
             Found::Diagnostic { severity, code, message } => {
-                let row = (*severity, path, finding.line, f.sym(code), f.sym(message));
+                let row = (*severity, path, line, f.sym(code), f.sym(message));
                 f.diagnostic.push(row);
             }
             Found::Test { name, outcome } => {
-                let row = (f.sym(name), path, finding.line, *outcome);
+                let row = (f.sym(name), path, line, *outcome);
                 f.test_outcome.push(row);
             }
             Found::Secret { kind } => {
-                let row = (path, finding.line, f.sym(kind));
+                let row = (path, line, f.sym(kind));
                 f.secret.push(row);
             }
             Found::Rule { id } => {
-                let row = (f.sym(id), path, finding.line);
+                let row = (f.sym(id), path, line);
                 f.rule_violation.push(row);
             }
         }
     }
 }
 
-fn atoms(fixpoint: &nerd_logic::Fixpoint, predicate: &str) -> Vec<Atom> {
-    fixpoint.atoms(predicate).unwrap_or_default()
-}
-
-fn blocker(atom: &Atom, findings: &[Finding], tools: &[ToolReport]) -> Blocker {
-    let (reason, path) = (atom.arg_text(0), atom.arg_text(1));
-    let line = match atom.args.get(2) {
-        Some(Term::Int(n)) => u32::try_from(*n).unwrap_or(0),
-        _ => 0,
+/// A blocker as the gate shows it, with the checks that found it: the findings
+/// at its place that say what it says, else the tool whose failure it is.
+fn blocker(b: &nerd_logic::Blocker, s: &Symbols, findings: &[Finding], tools: &[ToolReport]) -> Blocker {
+    let (path, line) = (s.resolve(b.path.0), b.line.0);
+    let same = |found: &Found| match (b.reason, found) {
+        (Reason::Diagnostic(_, code, _), Found::Diagnostic { code: c, .. }) => s.resolve(code) == c,
+        (Reason::TestFailed(name, _), Found::Test { name: n, .. }) => s.resolve(name) == n,
+        (Reason::Secret(_), Found::Secret { .. }) => true,
+        (Reason::Rule(id, _), Found::Rule { id: i }) => s.resolve(id) == i,
+        _ => false,
     };
-    let mut sources: Vec<String> =
-        findings.iter().filter(|f| f.path == path && f.line == line).map(|f| f.source.clone()).collect();
+    let mut sources: Vec<String> = findings
+        .iter()
+        .filter(|f| f.path == path && f.line == line && same(&f.found))
+        .map(|f| f.source.clone())
+        .collect();
     sources.sort();
     sources.dedup();
-    if sources.is_empty() {
-        sources = tools.iter().filter(|t| reason.contains(&t.tool)).map(|t| t.tool.clone()).collect();
+    if let (true, Reason::Diagnostic(_, code, _)) = (sources.is_empty(), b.reason) {
+        let failed = s.resolve(code).strip_suffix("-failed").unwrap_or_default();
+        sources = tools.iter().filter(|t| t.tool == failed).map(|t| t.tool.clone()).collect();
     }
-    Blocker { reason, path, line, sources }
+    Blocker { reason: b.reason.describe(s), path: path.to_string(), line, sources }
 }
 
 /// Groups blockers by file for display, files in order.

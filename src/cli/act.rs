@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
 
-use nerd_logic::{evaluate, parse_atom, Facts};
+use nerd_logic::{evaluate, parse_atom};
 use serde_json::{json, Value};
 
 use super::ActionRequest;
@@ -126,7 +126,7 @@ pub fn replay(root: &Path, n: i64) -> Result<i32, NerdError> {
     if v["facts_digest"].as_str() != Some(crate::digest::sha256_hex(recorded.join("\n").as_bytes()).as_str()) {
         return Err(usage(format!("record {n}'s facts do not match their digest")));
     }
-    let mut facts = Facts::with_default_policy();
+    let mut facts = nerd_logic::defaults::policy();
     for atom in recorded {
         let parsed = parse_atom(atom).map_err(usage)?;
         facts.assert_atom(&parsed).map_err(usage)?;

@@ -38,7 +38,14 @@ pub fn run(root: &Path, json: bool) -> Result<i32, NerdError> {
     let fixpoint = kernel::load(root, &store, LoadFor::Evaluation)?.evaluate();
     let mut phases = report.phases.clone();
     phases.push(("kernel", started.elapsed()));
-    let count = |p: &str| fixpoint.atoms(p).map_or(0, |a| a.len());
+    let derived = fixpoint.relations();
+    let (modified, impacted, tests, unsafe_targets, blockers) = (
+        fixpoint.facts().modified.len(),
+        derived.impacted().len(),
+        derived.needs_testing().len(),
+        derived.unsafe_to_refactor().len(),
+        derived.block_commit().len(),
+    );
     let mut out = std::io::stdout().lock();
     if json {
         let value = json!({
@@ -55,11 +62,11 @@ pub fn run(root: &Path, json: bool) -> Result<i32, NerdError> {
             "phases_ms": Phases::to_json(&phases),
             "kernel": {
                 "strategy": fixpoint.strategy().as_str(),
-                "modified": count("modified"),
-                "impacted": count("impacted"),
-                "needs_testing": count("needs_testing"),
-                "unsafe_to_refactor": count("unsafe_to_refactor"),
-                "block_commit": count("block_commit"),
+                "modified": modified,
+                "impacted": impacted,
+                "needs_testing": tests,
+                "unsafe_to_refactor": unsafe_targets,
+                "block_commit": blockers,
             },
         });
         writeln!(out, "{value}")?;
@@ -82,11 +89,11 @@ pub fn run(root: &Path, json: bool) -> Result<i32, NerdError> {
         out,
         "kernel: strategy {}; {} modified, {} impacted, {} tests to run, {} unsafe to refactor, {} commit blockers",
         fixpoint.strategy(),
-        count("modified"),
-        count("impacted"),
-        count("needs_testing"),
-        count("unsafe_to_refactor"),
-        count("block_commit")
+        modified,
+        impacted,
+        tests,
+        unsafe_targets,
+        blockers
     )?;
     for p in report.problems.iter().take(10) {
         eprintln!("warning: {}: {}", if p.path.is_empty() { "(walk)" } else { &p.path }, p.message);

@@ -45,13 +45,10 @@ pub fn run(root: &Path, text: &str, provider: &str, json_out: bool) -> Result<i3
         }
     };
     let cands = candidates(root, &intent)?;
-    let mut f = nerd_logic::Facts::with_default_policy();
+    let mut f = nerd_logic::defaults::policy();
     ground::assert_intent(&mut f, &intent, &cands, indexed(root));
     let fixpoint = evaluate(f);
-    let first =
-        |pred: &str| fixpoint.atoms(pred).unwrap_or_default().first().and_then(|a| a.str_arg(0)).map(str::to_string);
-    let unclear = fixpoint.atoms("clarification_needed").is_ok_and(|a| !a.is_empty());
-    let clarification = if unclear { Some(ground::question(&intent, &cands)) } else { None };
+    let clarification = fixpoint.clarification_needed().then(|| ground::question(&intent, &cands));
     let mut out = std::io::stdout().lock();
     if json_out {
         let value = json!({
@@ -63,8 +60,8 @@ pub fn run(root: &Path, text: &str, provider: &str, json_out: bool) -> Result<i3
             "confidence": intent.confidence,
             "focus": cands,
             "clarification": clarification,
-            "strategy": first("strategy"),
-            "next_action": first("next_action"),
+            "strategy": fixpoint.strategy().as_str(),
+            "next_action": fixpoint.next_action().map(|a| a.as_str()),
         });
         writeln!(out, "{value}")?;
     } else {

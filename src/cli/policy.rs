@@ -22,11 +22,7 @@ pub fn check(root: &Path, request: &ActionRequest, json: bool) -> Result<i32, Ne
     let decision = policy::decide(&root, &project, &action, intent, autonomy);
     let mut out = std::io::stdout().lock();
     if json {
-        writeln!(
-            out,
-            "{}",
-            json!({"decision": decision.decision, "reasons": decision.reasons, "risk": decision.risk, "route": decision.route})
-        )?;
+        writeln!(out, "{}", serde_json::to_value(&decision).unwrap_or_default())?;
     } else {
         let word = match decision.decision {
             Verdict::Allow => "allow",
@@ -79,12 +75,7 @@ pub fn claude_pretooluse(fallback_root: &Path) -> Result<i32, NerdError> {
                     Ok(()) => {
                         decisions.push(policy::decide(&root, &project, action, Category::Mutation, Autonomy::Balanced))
                     }
-                    Err(e) => decisions.push(Decision {
-                        decision: Verdict::Deny,
-                        reasons: vec![e.to_string()],
-                        risk: None,
-                        route: None,
-                    }),
+                    Err(e) => decisions.push(Decision::invalid(e.to_string())),
                 }
             }
             combine(decisions)

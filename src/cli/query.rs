@@ -17,7 +17,7 @@ pub fn run(root: &Path, predicate: Option<&str>, json: bool, refresh: bool) -> R
         return Ok(exit::SUCCESS);
     };
     // Check the name before doing any work.
-    if nerd_logic::catalog::predicate(predicate).is_none() {
+    if nerd_logic::predicate(predicate).is_none() {
         return Err(nerd_logic::KernelError::UnknownPredicate { name: predicate.to_string() }.into());
     }
     let fixpoint = fixpoint(root, refresh)?;

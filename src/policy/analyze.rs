@@ -173,7 +173,7 @@ impl Recorder<'_> {
             (PathClass::Inside, Ok(_)) => ".".to_string(),
             _ => real.display().to_string(),
         };
-        let p = self.f.sym(&shown);
+        let p = self.f.path(&shown);
         self.f.touches.push((self.id, p, access));
         if !self.f.path_class.iter().any(|(q, _)| *q == p) {
             self.f.path_class.push((p, class));
@@ -354,7 +354,7 @@ mod tests {
     fn interpreter_modules_and_scripts_are_found() {
         let dir = tempfile::tempdir().unwrap();
         let facts_of = |argv: &[&str]| {
-            let mut f = Facts::with_default_policy();
+            let mut f = nerd_logic::defaults::policy();
             facts(&mut f, dir.path(), "a", &Action::Exec { argv: strings(argv) });
             f
         };

@@ -13,8 +13,8 @@ pub mod url;
 
 use std::path::Path;
 
-use nerd_logic::vocab::{Autonomy, Category, Verb};
-use nerd_logic::{evaluate, Atom, Facts, Fixpoint};
+use nerd_logic::vocab::{Autonomy, Category, Risk, Route, Verb};
+use nerd_logic::{evaluate, Facts, Fixpoint};
 use serde::Serialize;
 
 pub use action::{Action, ActionError};
@@ -33,8 +33,17 @@ pub enum Verdict {
 pub struct Decision {
     pub decision: Verdict,
     pub reasons: Vec<String>,
-    pub risk: Option<String>,
-    pub route: Option<String>,
+    #[serde(serialize_with = "crate::words::serialize_option")]
+    pub risk: Option<Risk>,
+    #[serde(serialize_with = "crate::words::serialize_option")]
+    pub route: Option<Route>,
+}
+
+impl Decision {
+    /// A refusal before the constitution is consulted (the action itself is malformed).
+    pub fn invalid(reason: String) -> Decision {
+        Decision { decision: Verdict::Deny, reasons: vec![reason], risk: None, route: None }
+    }
 }
 
 /// The id the single action of a decision carries.
@@ -53,7 +62,7 @@ pub fn decision_facts(
     intent: Category,
     autonomy: Autonomy,
 ) -> Facts {
-    let mut f = Facts::with_default_policy();
+    let mut f = nerd_logic::defaults::policy();
     f.autonomy = autonomy;
     project.apply(&mut f);
     let verb = match intent {
@@ -67,37 +76,30 @@ pub fn decision_facts(
     f
 }
 
-fn of_action(fixpoint: &Fixpoint, predicate: &str, id: &str) -> Vec<Atom> {
-    fixpoint.atoms(predicate).unwrap_or_default().into_iter().filter(|a| a.arg_text(0) == id).collect()
-}
-
 /// Reads the verdict on action `id` off a fixpoint.
 pub fn verdict(fixpoint: &Fixpoint, id: &str, autonomy: Autonomy) -> Decision {
-    let denied: Vec<String> = of_action(fixpoint, "denied", id).iter().map(|a| a.arg_text(1)).collect();
-    let risk = of_action(fixpoint, "risk", id).first().map(|a| a.arg_text(1));
-    let route = of_action(fixpoint, "route", id).first().map(|a| a.arg_text(1));
-    let permitted = !of_action(fixpoint, "permitted", id).is_empty();
-    let (decision, reasons) = if !denied.is_empty() {
-        (Verdict::Deny, denied)
-    } else if permitted {
+    let v = fixpoint.verdict(id);
+    let (risk, route) = (v.risk, v.route);
+    let shown = |x: Option<&'static str>| x.unwrap_or("?");
+    let (decision, reasons) = if !v.denied.is_empty() {
+        let s = &fixpoint.facts().symbols;
+        (Verdict::Deny, v.denied.iter().map(|why| why.describe(s)).collect())
+    } else if v.permitted {
         let why = format!(
             "permitted: {} risk, route {} under the {autonomy} profile",
-            risk.as_deref().unwrap_or("?"),
-            route.as_deref().unwrap_or("?")
+            shown(risk.map(Risk::as_str)),
+            shown(route.map(Route::as_str))
         );
         (Verdict::Allow, vec![why])
     } else {
         // Ask comes from the matrix, or from project policy when the matrix would not ask.
-        let by_matrix = risk
-            .as_deref()
-            .and_then(|r| r.parse::<nerd_logic::vocab::Risk>().ok())
-            .map(|r| nerd_logic::constitution::matrix(autonomy, r) == nerd_logic::vocab::Route::Ask);
+        let by_matrix = risk.map(|r| nerd_logic::constitution::matrix(autonomy, r) == Route::Ask);
         let why = if by_matrix == Some(false) {
             "a human must approve: the project's policy asks for this kind of action".to_string()
         } else {
             format!(
                 "a human must approve: {} risk routes to ask under the {autonomy} profile",
-                risk.as_deref().unwrap_or("?")
+                shown(risk.map(Risk::as_str))
             )
         };
         (Verdict::Ask, vec![why])

@@ -101,7 +101,7 @@ fn clip(s: &str) -> String {
 
 /// The base facts of `f` that the default policy does not already hold: what a replay needs.
 fn recorded_facts(f: &Facts) -> Vec<String> {
-    let default = Facts::with_default_policy();
+    let default = nerd_logic::defaults::policy();
     let mut out = Vec::new();
     for p in PREDICATES.iter().filter(|p| p.origin != Origin::Derived) {
         let base: BTreeSet<Atom> = base_atoms(&default, p.name).into_iter().collect();
@@ -175,7 +175,7 @@ impl Router {
     /// What the constitution would decide about `action` now, without acting or recording.
     pub fn judge(&self, action: &Action) -> policy::Decision {
         if let Err(e) = action.validate() {
-            return policy::Decision { decision: Verdict::Deny, reasons: vec![e.to_string()], risk: None, route: None };
+            return policy::Decision::invalid(e.to_string());
         }
         let fixpoint = evaluate(self.facts_for(Some(action)));
         policy::verdict(&fixpoint, ACTION_ID, self.project.autonomy(self.autonomy))
@@ -194,14 +194,13 @@ impl Router {
 
     /// Whether the watchdog asks to pause for the user.
     pub fn paused(&self) -> bool {
-        let fixpoint = evaluate(self.facts_for(None));
-        !fixpoint.atoms("watchdog_pause").unwrap_or_default().is_empty()
+        evaluate(self.facts_for(None)).watchdog_paused()
     }
 
     fn facts_for(&self, action: Option<&Action>) -> Facts {
         let mut f = match action {
             Some(a) => policy::decision_facts(&self.root, &self.project, a, self.intent, self.autonomy),
-            None => Facts::with_default_policy(),
+            None => nerd_logic::defaults::policy(),
         };
         for (i, (kind, program, outcome)) in self.events.iter().enumerate() {
             let p = f.sym(program);

@@ -1,0 +1,15 @@
+//! The default policy as facts: what every evaluation starts from unless the
+//! runtime says otherwise. Errors block commits, three repair attempts, the
+//! balanced autonomy profile, and the constitution's compiled-in tables.
+//! Project configuration may only add restrictions on top.
+//! Knows nothing about where the rest of the facts come from.
+
+use crate::schema::Facts;
+use crate::vocab::Severity;
+
+/// An empty fact base holding the default policy.
+pub fn policy() -> Facts {
+    let mut f = Facts { retry_budget: 3, blocking_severity: vec![Severity::Error], ..Facts::default() };
+    crate::constitution::seed(&mut f);
+    f
+}

@@ -1,0 +1,94 @@
+//! Why the kernel says no, kept structured until it is shown: `Why` an action
+//! is denied (each variant holds what its rule matched) and the `Reason` a
+//! commit is blocked. Rendered as sentences only at the edge.
+//! Knows nothing about the rules that derive them.
+
+use crate::atom::Term;
+use crate::column::Render;
+use crate::symbols::{PathId, Sym, Symbols};
+use crate::vocab::{Access, PathClass, Severity, TestOutcome};
+
+/// Why an action is denied, holding what its rule matched.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Why {
+    NotAllowlisted(Sym),
+    ProjectDenied(Sym),
+    NotOnPath,
+    Suspicious(Sym),
+    Flag(Sym, Sym, Sym),
+    Subcommand(Sym, Sym, Sym),
+    SubcommandFlag(Sym, Sym, Sym, Sym),
+    Shell(Sym),
+    Module(Sym, Sym),
+    Path(PathId, PathClass, Access),
+    Metadata,
+    Domain(Sym),
+    Exfiltration(Sym),
+    NoMutationIntent,
+    Stopped,
+}
+
+impl Why {
+    /// The reason as a sentence.
+    pub fn describe(&self, s: &Symbols) -> String {
+        let r = |x: Sym| s.resolve(x).to_string();
+        match *self {
+            Why::NotAllowlisted(p) => format!("`{}` is not on the program allowlist", r(p)),
+            Why::ProjectDenied(p) => format!("the project's policy denies `{}`", r(p)),
+            Why::NotOnPath => "the program is not installed".to_string(),
+            Why::Suspicious(why) => r(why),
+            Why::Flag(p, f, why) => format!("{} {}: {}", r(p), r(f), r(why)),
+            Why::Subcommand(p, sub, why) => format!("{} {}: {}", r(p), r(sub), r(why)),
+            Why::SubcommandFlag(p, sub, f, why) => format!("{} {} {}: {}", r(p), r(sub), r(f), r(why)),
+            Why::Shell(p) => format!("`{}` is a shell; commands are judged one argv at a time", r(p)),
+            Why::Module(p, m) => format!("`{} -m {}` is not an allowed module", r(p), r(m)),
+            Why::Path(path, PathClass::Outside, _) => format!("{} is outside the workspace", r(path.0)),
+            Why::Path(path, PathClass::Secret, _) => format!("{} holds secrets", r(path.0)),
+            Why::Path(path, _, access) => format!("{} is read-only to the agent ({access})", r(path.0)),
+            Why::Metadata => "cloud metadata addresses are never reachable".to_string(),
+            Why::Domain(h) => format!("{} is not on the network allowlist", r(h)),
+            Why::Exfiltration(why) => format!("looks like exfiltration: {}", r(why)),
+            Why::NoMutationIntent => "no mutation was asked for: a query never changes anything".to_string(),
+            Why::Stopped => "the watchdog stopped this session".to_string(),
+        }
+    }
+}
+
+impl Render for Why {
+    fn term(&self, s: &Symbols) -> Term {
+        Term::Str(self.describe(s))
+    }
+}
+
+/// Why a commit is blocked, kept structured until it is shown.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Reason {
+    /// A diagnostic of a blocking severity: code and message.
+    Diagnostic(Severity, Sym, Sym),
+    /// A test that failed or errored: its name.
+    TestFailed(Sym, TestOutcome),
+    /// A secret in staged content: its kind.
+    Secret(Sym),
+    /// A project rule matched: its id and message.
+    Rule(Sym, Sym),
+}
+
+impl Reason {
+    /// The reason as a line of text.
+    pub fn describe(&self, s: &Symbols) -> String {
+        match *self {
+            Reason::Diagnostic(sev, code, msg) if s.resolve(code).is_empty() => format!("{sev}: {}", s.resolve(msg)),
+            Reason::Diagnostic(sev, code, msg) => format!("{sev}[{}]: {}", s.resolve(code), s.resolve(msg)),
+            Reason::TestFailed(name, TestOutcome::Error) => format!("test errored: {}", s.resolve(name)),
+            Reason::TestFailed(name, _) => format!("test failed: {}", s.resolve(name)),
+            Reason::Secret(kind) => format!("secret: {}", s.resolve(kind)),
+            Reason::Rule(id, msg) => format!("rule {}: {}", s.resolve(id), s.resolve(msg)),
+        }
+    }
+}
+
+impl Render for Reason {
+    fn term(&self, s: &Symbols) -> Term {
+        Term::Str(self.describe(s))
+    }
+}
