@@ -64,7 +64,7 @@ pub fn append(root: &Path, store: &Store, body: &serde_json::Value) -> Result<i6
     // Several nerd processes may append to one workspace's trail at once: the
     // head is read, the record linked and the checkpoint written under one write lock.
     store.locked(|store| {
-        let (last, prev) = store.audit_head()?;
+        let (last, prev) = store.audit_head()?.unwrap_or((0, GENESIS.to_string()));
         let seq = last + 1;
         let text = body.to_string();
         let hash = link(&prev, seq, &text);

@@ -83,12 +83,67 @@ struct RawConfig {
     model: ModelConfig,
 }
 
+/// Which kind of language model reads requests and writes patches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    /// The deterministic offline transducer: no model at all.
+    Offline,
+    /// Any OpenAI-compatible server (OpenAI, llama.cpp server, vLLM...).
+    #[value(name = "openai")]
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// Anthropic's messages API.
+    Anthropic,
+    /// Ollama's OpenAI-compatible endpoint.
+    Ollama,
+    /// A GGUF model in-process (the `local` build feature).
+    Local,
+}
+
+impl Provider {
+    pub const ALL: &'static [Provider] =
+        &[Provider::Offline, Provider::OpenAi, Provider::Anthropic, Provider::Ollama, Provider::Local];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Offline => "offline",
+            Provider::OpenAi => "openai",
+            Provider::Anthropic => "anthropic",
+            Provider::Ollama => "ollama",
+            Provider::Local => "local",
+        }
+    }
+}
+
+impl std::str::FromStr for Provider {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Provider::ALL.iter().copied().find(|p| p.as_str() == s).ok_or_else(|| {
+            let known: Vec<&str> = Provider::ALL.iter().map(|p| p.as_str()).collect();
+            format!("unknown model provider `{s}`; use one of {}", known.join(", "))
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Provider {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::words::deserialize(d)
+    }
+}
+
+impl std::fmt::Display for Provider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// `[model]`: which language model nerd uses, in the user's or the project's config.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelConfig {
     /// offline, openai, anthropic, ollama or (with the `local` feature) local.
-    pub provider: Option<String>,
+    pub provider: Option<Provider>,
     /// The model name the server knows (or the GGUF file for `local`).
     pub model: Option<String>,
     /// The server's base URL (OpenAI-compatible or Anthropic).
@@ -101,7 +156,7 @@ impl ModelConfig {
     /// `self` with the fields `over` sets replaced.
     pub fn overlay(&self, over: &ModelConfig) -> ModelConfig {
         ModelConfig {
-            provider: over.provider.clone().or_else(|| self.provider.clone()),
+            provider: over.provider.or(self.provider),
             model: over.model.clone().or_else(|| self.model.clone()),
             base_url: over.base_url.clone().or_else(|| self.base_url.clone()),
             api_key_env: over.api_key_env.clone().or_else(|| self.api_key_env.clone()),

@@ -1,25 +1,45 @@
 //! nerd's user-facing errors: one type with a stable exit code and a hint for
-//! each failure a command can meet. Knows nothing about how errors are printed.
+//! each failure a command can meet, built from the domain modules' own typed
+//! errors. Knows nothing about how errors are printed.
 
 use nerd_logic::atom::AtomSyntaxError;
 use nerd_logic::KernelError;
 
+use crate::agent::session::SessionError;
+use crate::agent::setup::SetupError;
+use crate::agent::AgentError;
+use crate::audit::AuditError;
 use crate::check::snapshot::SnapshotError;
 use crate::check::CheckError;
+use crate::config::ConfigError;
 use crate::hook::HookError;
 use crate::index::IndexError;
+use crate::model::ProviderError;
+use crate::router::RouterError;
 use crate::store::StoreError;
+use crate::watch::WatchError;
 
-/// Exit codes, stable for scripts.
+/// Exit codes, stable for scripts: one table for every command.
 pub mod exit {
     /// The command did what was asked.
     pub const SUCCESS: i32 = 0;
-    /// Logic said no: the atom is not derived, the commit is blocked.
+    /// Logic said no: the atom is not derived, the commit is blocked, the action is refused.
     pub const LOGIC_SAID_NO: i32 = 1;
-    /// The command line or an input was wrong.
+    /// The command line, an input or the configuration was wrong.
     pub const USAGE: i32 = 2;
-    /// The environment failed: database, filesystem, watcher.
+    /// The environment failed: database, filesystem, watcher, terminal.
     pub const RUNTIME: i32 = 3;
+
+    /// `nerd run` extends the table for scripts that run requests: 1 and 2 say
+    /// whose problem it was, and a batch can partly fail.
+    pub mod run {
+        /// The configuration is unusable (`[model]`, provider, key, unknown session).
+        pub const CONFIG: i32 = 1;
+        /// The task was malformed, or the request did not succeed.
+        pub const TASK: i32 = 2;
+        /// Some tasks of a batch failed, others succeeded.
+        pub const PARTIAL: i32 = 4;
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -31,17 +51,48 @@ pub enum NerdError {
     #[error(transparent)]
     Kernel(#[from] KernelError),
     #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error(transparent)]
     Index(#[from] IndexError),
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("file watching failed: {0}")]
-    Watch(String),
+    #[error(transparent)]
+    Watch(#[from] WatchError),
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+    #[error(transparent)]
+    Router(#[from] RouterError),
+    #[error(transparent)]
+    Audit(#[from] AuditError),
+    #[error(transparent)]
+    Check(#[from] CheckError),
+    #[error(transparent)]
+    Hook(#[from] HookError),
+    #[error("the terminal failed: {0}")]
+    Terminal(String),
     #[error("cannot write output: {0}")]
     Output(#[from] std::io::Error),
-    #[error(transparent)]
-    Check(#[from] crate::check::CheckError),
-    #[error(transparent)]
-    Hook(#[from] crate::hook::HookError),
+}
+
+fn store_code(e: &StoreError) -> i32 {
+    match e {
+        StoreError::TooNew { .. } => exit::USAGE,
+        _ => exit::RUNTIME,
+    }
+}
+
+fn router_code(e: &RouterError) -> i32 {
+    match e {
+        RouterError::Workspace { .. } | RouterError::Config(_) => exit::USAGE,
+        RouterError::Store(s) => store_code(s),
+        RouterError::Audit(_) => exit::RUNTIME,
+    }
 }
 
 impl NerdError {
@@ -49,8 +100,22 @@ impl NerdError {
         match self {
             NerdError::Kernel(KernelError::NotDerived { .. }) => exit::LOGIC_SAID_NO,
             NerdError::Usage(_) | NerdError::AtomSyntax { .. } | NerdError::Kernel(_) => exit::USAGE,
+            NerdError::Config(ConfigError::Read { .. }) => exit::RUNTIME,
+            NerdError::Config(_) | NerdError::Provider(_) => exit::USAGE,
+            NerdError::Setup(SetupError::Config(ConfigError::Read { .. })) => exit::RUNTIME,
+            NerdError::Setup(_) => exit::USAGE,
+            NerdError::Session(SessionError::Store(s)) => store_code(s),
+            NerdError::Session(_) => exit::USAGE,
             NerdError::Index(IndexError::NotADirectory(_)) => exit::USAGE,
-            NerdError::Index(_) | NerdError::Store(_) | NerdError::Watch(_) | NerdError::Output(_) => exit::RUNTIME,
+            NerdError::Index(IndexError::Store(s)) | NerdError::Store(s) => store_code(s),
+            NerdError::Index(_) | NerdError::Watch(_) | NerdError::Audit(_) => exit::RUNTIME,
+            NerdError::Terminal(_) | NerdError::Output(_) => exit::RUNTIME,
+            NerdError::Router(r) | NerdError::Agent(AgentError::Router(r)) => router_code(r),
+            NerdError::Agent(AgentError::Store(s)) => store_code(s),
+            NerdError::Agent(AgentError::Index(IndexError::NotADirectory(_))) => exit::USAGE,
+            NerdError::Agent(AgentError::Index(_)) => exit::RUNTIME,
+            NerdError::Agent(AgentError::Config(ConfigError::Read { .. })) => exit::RUNTIME,
+            NerdError::Agent(AgentError::Config(_)) => exit::USAGE,
             NerdError::Check(CheckError::Store(_) | CheckError::Link { .. }) => exit::RUNTIME,
             NerdError::Check(CheckError::Snapshot(SnapshotError::Io { .. })) => exit::RUNTIME,
             NerdError::Check(_) => exit::USAGE,
@@ -61,6 +126,16 @@ impl NerdError {
 
     /// What the user can do about it.
     pub fn hint(&self) -> Option<&'static str> {
+        const CONFIG: &str = "fix .nerd/config.toml; the README shows every key";
+        const MODEL: &str = "check [model] in .nerd/config.toml and ~/.config/nerd/config.toml, and the provider's environment variables";
+        const CACHE: &str = "the index is a cache: delete .nerd/nerd.db and run `nerd index` again";
+        const TRAIL: &str =
+            "`nerd audit verify` checks the trail; its checkpoint lives in $XDG_STATE_HOME/nerd/audit (or ~/.local/state)";
+        let store = |s: &StoreError| match s {
+            StoreError::TooNew { .. } => Some("this database was written by a newer nerd"),
+            StoreError::Open { .. } | StoreError::Corrupt(_) => Some(CACHE),
+            _ => None,
+        };
         match self {
             NerdError::AtomSyntax { .. } => Some(
                 "write atoms as predicate(\"string\", 42), quoted for the shell: nerd why 'impacted(\"src/a.rs\")'",
@@ -72,13 +147,22 @@ impl NerdError {
             NerdError::Kernel(KernelError::NotDerived { .. }) => {
                 Some("`nerd query PREDICATE` lists the atoms that do hold")
             }
-            NerdError::Store(StoreError::TooNew { .. }) => Some("this database was written by a newer nerd"),
-            NerdError::Store(StoreError::Open { .. } | StoreError::Corrupt(_)) => {
-                Some("the index is a cache: delete .nerd/nerd.db and run `nerd index` again")
+            NerdError::Config(_) | NerdError::Agent(AgentError::Config(_)) => Some(CONFIG),
+            NerdError::Router(RouterError::Config(_))
+            | NerdError::Agent(AgentError::Router(RouterError::Config(_))) => Some(CONFIG),
+            NerdError::Provider(_) | NerdError::Setup(_) => Some(MODEL),
+            NerdError::Session(SessionError::Store(s)) => store(s),
+            NerdError::Session(_) => Some("`nerd sessions` lists this workspace's sessions"),
+            NerdError::Store(s) | NerdError::Index(IndexError::Store(s)) => store(s),
+            NerdError::Agent(AgentError::Store(s)) | NerdError::Router(RouterError::Store(s)) => store(s),
+            NerdError::Audit(_) | NerdError::Router(RouterError::Audit(_)) => Some(TRAIL),
+            NerdError::Agent(AgentError::Router(RouterError::Audit(_))) => Some(TRAIL),
+            NerdError::Watch(WatchError::Watcher(_)) => {
+                Some("raise fs.inotify.max_user_watches, or watch a smaller folder with --repo")
             }
             NerdError::Check(CheckError::Snapshot(SnapshotError::NotAGitRepo))
             | NerdError::Hook(HookError::NotAGitRepo) => Some("run it inside a git repository"),
-            NerdError::Check(CheckError::Config(_)) => Some("fix .nerd/config.toml; the README shows every key"),
+            NerdError::Check(CheckError::Config(_)) => Some(CONFIG),
             NerdError::Check(CheckError::Snapshot(SnapshotError::Conflict(_))) => {
                 Some("resolve the merge conflict and `git add` the result first")
             }

@@ -51,7 +51,7 @@ pub struct Job {
     pub env: Vec<(String, OsString)>,
     pub timeout: Duration,
     /// Confinement applied in the child before exec (the router's sandbox).
-    pub confine: Option<std::sync::Arc<crate::router::sandbox::Prepared>>,
+    pub confine: Option<std::sync::Arc<crate::sandbox::Prepared>>,
     /// When this turns true (Ctrl-C), the program and its children are killed.
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }

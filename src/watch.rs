@@ -9,16 +9,27 @@ use std::time::{Duration, Instant};
 
 use nerd_logic::{evaluate, Atom, Symbols};
 
-use crate::error::NerdError;
-use crate::index::{index, read_and_project};
+use crate::index::{index, read_and_project, IndexError};
 use crate::kernel::{self, FactScope, LoadFor, World};
-use crate::store::{FileChange, FileRecord, ResolutionWrite, Store};
+use crate::store::{FileChange, FileRecord, ResolutionWrite, Store, StoreError};
 use crate::timing::Phases;
 use crate::world::git;
 use crate::world::lang::Lang;
 use crate::world::project::FileProjection;
 use crate::world::resolve::{changed_names, re_resolve, resolve, FileView, Resolution};
 use crate::world::walk::{is_excluded, relative, Walked};
+
+/// Why the live world could not be kept.
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    /// The operating system's file watcher could not be set up.
+    #[error("file watching failed: {0}")]
+    Watcher(String),
+}
 
 /// One batch of file events, sorted out.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -63,7 +74,7 @@ pub struct WatchSession {
 
 impl WatchSession {
     /// Indexes `root` and derives the starting atoms.
-    pub fn start(root: &Path) -> Result<WatchSession, NerdError> {
+    pub fn start(root: &Path) -> Result<WatchSession, WatchError> {
         let mut store = Store::open(root)?;
         index(root, &mut store, &|_, _| {})?;
         let loaded = kernel::load(root, &store, LoadFor::Resolution)?;
@@ -120,7 +131,7 @@ impl WatchSession {
 
     /// Re-projects the batch's paths, refreshes git state, and re-derives.
     /// Returns `None` when neither file content nor git state changed.
-    pub fn apply(&mut self, batch: &Batch) -> Result<Option<Delta>, NerdError> {
+    pub fn apply(&mut self, batch: &Batch) -> Result<Option<Delta>, WatchError> {
         let rels = &batch.paths;
         let started = Instant::now();
         let mut phases = Phases::default();

@@ -6,14 +6,14 @@
 
 use std::path::Path;
 
-use nerd::perceive::local::Local;
-use nerd::perceive::{perceive, Perceived};
+use nerd::model::local::Local;
+use nerd::perceive::{intent_task, perceive, Perceived};
 
 #[test]
 fn a_real_small_model_under_the_grammar_yields_well_formed_intents() {
     let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/models/SmolLM2-135M-Instruct.Q4_1.gguf");
     assert!(model.is_file(), "run scripts/install-model first (scripts/test does)");
-    let mut local = Local::load(&model, 1, 7).unwrap();
+    let mut local = Local::load(&model, 1, 7).unwrap().with_task(intent_task());
     for text in
         ["fix the failing test in parser_test.go", "where is parse_config defined?", "never use unwrap in library code"]
     {
@@ -36,7 +36,7 @@ fn a_real_small_model_under_the_grammar_yields_well_formed_intents() {
         }
     }
     // The same seed gives the same reading.
-    let mut again = Local::load(&model, 1, 7).unwrap();
+    let mut again = Local::load(&model, 1, 7).unwrap().with_task(intent_task());
     let a = perceive(&mut local, "rename login to sign_in");
     let b = perceive(&mut again, "rename login to sign_in");
     assert_eq!(a, b);

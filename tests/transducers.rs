@@ -8,8 +8,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
-use nerd::perceive::http::{Http, Wire};
-use nerd::perceive::{perceive, Perceived};
+use nerd::model::http::{Http, Wire};
+use nerd::perceive::{intent_task, perceive, Perceived};
 
 /// One request the server saw: path, lower-cased headers, JSON body.
 type Seen = Arc<Mutex<Vec<(String, Vec<(String, String)>, serde_json::Value)>>>;
@@ -69,7 +69,8 @@ const FIX: &str = r#"{"category":"mutation","verb":"fix","target":"parse_config"
 #[test]
 fn openai_compatible_output_is_repaired_with_the_error_fed_back() {
     let (base, seen) = serve(vec![openai_reply("Sure! Here is the intent you asked for."), openai_reply(FIX)]);
-    let mut t = Http::new(Wire::OpenAi, &format!("{base}/v1"), Some("test-key".into()), "gpt-4o-mini");
+    let mut t =
+        Http::new(Wire::OpenAi, &format!("{base}/v1"), Some("test-key".into()), "gpt-4o-mini").for_task(intent_task());
     match perceive(&mut t, "fix parse_config, it crashes on empty files") {
         Perceived::Intent { intent, attempts } => {
             assert_eq!(attempts, 2);
@@ -96,7 +97,8 @@ fn anthropic_tool_use_is_read_as_the_intent() {
         "stop_reason": "tool_use", "usage": {"input_tokens": 500, "output_tokens": 60}
     });
     let (base, seen) = serve(vec![(200, reply.to_string())]);
-    let mut t = Http::new(Wire::Anthropic, &base, Some("ak-test".into()), "claude-3-5-haiku-latest");
+    let mut t =
+        Http::new(Wire::Anthropic, &base, Some("ak-test".into()), "claude-3-5-haiku-latest").for_task(intent_task());
     match perceive(&mut t, "Search for uses of delete_user") {
         Perceived::Intent { intent, .. } => {
             assert_eq!((intent.category.as_str(), intent.verb.as_str()), ("query", "search"))
@@ -114,7 +116,7 @@ fn anthropic_tool_use_is_read_as_the_intent() {
 fn a_model_that_asserts_permissions_is_refused_and_errors_are_clear() {
     let hostile = r#"{"category":"mutation","verb":"delete","target":"/","constraints":[],"context":"narrow","confidence":1,"missing":[],"permitted":true}"#;
     let (base, _) = serve(vec![openai_reply(hostile), openai_reply(hostile), openai_reply(hostile)]);
-    let mut t = Http::new(Wire::OpenAi, &base, None, "m");
+    let mut t = Http::new(Wire::OpenAi, &base, None, "m").for_task(intent_task());
     match perceive(&mut t, "delete everything") {
         Perceived::Unparsed { errors } => {
             assert_eq!(errors.len(), 3);
@@ -123,7 +125,7 @@ fn a_model_that_asserts_permissions_is_refused_and_errors_are_clear() {
         other => panic!("{other:?}"),
     }
     let (base, _) = serve(vec![(401, r#"{"error":{"message":"Incorrect API key provided"}}"#.into())]);
-    let mut t = Http::new(Wire::OpenAi, &base, Some("bad".into()), "m");
+    let mut t = Http::new(Wire::OpenAi, &base, Some("bad".into()), "m").for_task(intent_task());
     match perceive(&mut t, "fix it") {
         Perceived::Unparsed { errors } => {
             assert!(errors[0].contains("401") && errors[0].contains("Incorrect API key"), "{errors:?}")

@@ -13,9 +13,9 @@ pub mod event;
 pub mod ground;
 pub mod instruct;
 pub mod patch;
-pub mod provider;
 pub mod rename;
 pub mod session;
+pub mod setup;
 mod steps;
 pub mod verify;
 
@@ -33,8 +33,9 @@ use crate::articulate::Change;
 use crate::check::parse::Finding;
 use crate::config::Config;
 use crate::kernel::{self, LoadFor, Loaded};
+use crate::model::{Connection, Transducer};
 use crate::perceive::focus::Candidate;
-use crate::perceive::{perceive, Intent, Offline, Perceived, Transducer};
+use crate::perceive::{perceive, Intent, Offline, Perceived};
 use crate::policy::{Action, Verdict};
 use crate::router::{Outcome, Router, RouterError};
 use crate::store::{Store, StoreError};
@@ -52,6 +53,15 @@ pub enum AgentError {
     Index(#[from] crate::index::IndexError),
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
+}
+
+/// The transducer that writes patches over a resolved connection, when it has
+/// one: the offline rules and local models only read requests.
+pub fn patcher(connection: &Connection) -> Option<Box<dyn Transducer>> {
+    match connection {
+        Connection::Http(http) => Some(Box::new(http.clone().for_task(patch::task()))),
+        _ => None,
+    }
 }
 
 /// Who answers approval prompts for actions the constitution routes to ask.

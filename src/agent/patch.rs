@@ -109,6 +109,25 @@ impl Proposal {
     }
 }
 
+/// Instructions for writing patches; the patch schema does the rest.
+pub const SYSTEM: &str = "You are the patch writer of a coding agent. You get a task, the failures \
+the agent observed and the files you may change, with line numbers. Find the root cause and answer only \
+with the JSON object the schema describes: a short explanation and line-range edits (1-based, inclusive; \
+end_line = start_line - 1 inserts before start_line). Change only the files shown. Never touch tests \
+to make them pass unless the task says the test is wrong.";
+
+/// What a model writing a patch is asked for.
+pub fn task() -> crate::model::Task {
+    crate::model::Task {
+        name: "propose_patch",
+        description: "Propose a patch.",
+        system: SYSTEM,
+        schema: schema(),
+        max_tokens: 4096,
+        grammar: None,
+    }
+}
+
 /// The JSON schema models are asked to answer in.
 pub fn schema() -> serde_json::Value {
     serde_json::json!({

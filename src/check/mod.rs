@@ -7,7 +7,6 @@
 
 pub mod parse;
 pub mod rules;
-pub mod secrets;
 pub mod snapshot;
 pub mod tools;
 
@@ -20,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::config::{Config, ConfigError};
+use crate::secrets;
 use crate::store::{Store, StoreError};
 use crate::world::git;
 use parse::{Finding, Found};
@@ -202,7 +202,12 @@ fn run_checks(root: &Path, dir: &Path, mode: Mode, config: &Config, has_python: 
     let added = git::added_lines(root, mode == Mode::Staged);
     let mut findings: Vec<Finding> = reports.iter().flat_map(|r| r.findings.iter().cloned()).collect();
     for (path, diff) in &added {
-        findings.extend(secrets::scan(path, &diff.added));
+        findings.extend(secrets::scan(path, &diff.added).into_iter().map(|hit| Finding {
+            found: Found::Secret { kind: hit.kind.to_string() },
+            path: path.clone(),
+            line: hit.line,
+            source: "secrets".into(),
+        }));
     }
     // Files that are secrets by name are blocked even when no line was added (empty or binary).
     for path in added.keys().filter(|p| secrets::secret_file(p).is_some()) {

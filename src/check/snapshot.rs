@@ -5,7 +5,6 @@
 //! are removed. Index paths are validated before anything is written.
 //! Knows nothing about what the snapshot is checked with.
 
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::process::Stdio;
@@ -26,15 +25,7 @@ pub enum SnapshotError {
     Io { path: PathBuf, source: std::io::Error },
 }
 
-/// One regular file of the index.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    pub mode: String,
-    pub blob: String,
-}
-
-/// The index, as path → entry (regular files only; symlinks and submodules are not materialised).
-pub type Manifest = BTreeMap<String, Entry>;
+pub use crate::world::git::{Entry, Manifest};
 
 fn git(root: &Path, args: &[&str]) -> Result<String, SnapshotError> {
     crate::world::git::run(root, args).map_err(SnapshotError::Git)

@@ -11,7 +11,8 @@ use super::ActionRequest;
 use crate::audit::{self, Verdict};
 use crate::error::{exit, NerdError};
 use crate::policy;
-use crate::router::{self, sandbox, Outcome, Router, DECISION_PREDICATES};
+use crate::router::{self, Outcome, Router, DECISION_PREDICATES};
+use crate::sandbox;
 use crate::store::Store;
 
 fn usage(e: impl std::fmt::Display) -> NerdError {
@@ -21,11 +22,11 @@ fn usage(e: impl std::fmt::Display) -> NerdError {
 /// Runs one action through the router.
 pub fn act(root: &Path, request: &ActionRequest, approve: bool, json: bool) -> Result<i32, NerdError> {
     let (action, intent, autonomy) = request.parse()?;
-    let mut router = Router::open(root, intent, autonomy).map_err(usage)?;
+    let mut router = Router::open(root, intent, autonomy)?;
     if approve {
-        router.approve(&action, "command line --approve").map_err(usage)?;
+        router.approve(&action, "command line --approve")?;
     }
-    let outcome = router.execute(&action).map_err(|e| NerdError::Watch(e.to_string()))?;
+    let outcome = router.execute(&action)?;
     let mut out = std::io::stdout().lock();
     if json {
         writeln!(out, "{}", serde_json::to_string(&outcome).unwrap_or_default())?;
@@ -52,7 +53,7 @@ pub fn act(root: &Path, request: &ActionRequest, approve: bool, json: bool) -> R
 
 pub fn verify(root: &Path) -> Result<i32, NerdError> {
     let store = Store::open(root)?;
-    let verdict = audit::verify(root, &store).map_err(|e| NerdError::Watch(e.to_string()))?;
+    let verdict = audit::verify(root, &store)?;
     let mut out = std::io::stdout().lock();
     Ok(match verdict {
         Verdict::Intact { length } => {
@@ -159,7 +160,7 @@ pub fn replay(root: &Path, n: i64) -> Result<i32, NerdError> {
 }
 
 pub fn undo(root: &Path) -> Result<i32, NerdError> {
-    let restored = router::undo(root).map_err(|e| NerdError::Watch(e.to_string()))?;
+    let restored = router::undo(root)?;
     let mut out = std::io::stdout().lock();
     if restored.is_empty() {
         writeln!(out, "nothing to undo")?;

@@ -25,13 +25,10 @@ const HELP: &str = "Ask in words: \"what calls parse\", \"what breaks if I chang
   /quit         leave (or Ctrl-D)";
 
 pub fn run(root: &Path, args: &AgentArgs, resume: Option<Option<String>>) -> Result<i32, NerdError> {
-    let setup = match session::setup(root, args, false) {
-        Ok(s) => s,
-        Err(e) => return Err(NerdError::Usage(e.to_string())),
-    };
+    let setup = session::setup(root, args, false)?;
     let store = crate::store::Store::open(root)?;
     let session = match resume {
-        Some(id) => Session::resume(&store, id.as_deref()).map_err(|e| NerdError::Usage(e.to_string()))?,
+        Some(id) => Session::resume(&store, id.as_deref())?,
         None => Session::new(args.seed),
     };
     drop(store);
@@ -39,9 +36,8 @@ pub fn run(root: &Path, args: &AgentArgs, resume: Option<Option<String>>) -> Res
     let mut approver = session::approver(args.approval);
     let mut sink = Text { out: std::io::stdout(), verbose: false, answers: true };
     let mut agent =
-        Agent::new(root, setup.perceiver, setup.patcher, approver.as_mut(), &mut sink, setup.options, session)
-            .map_err(|e| NerdError::Usage(e.to_string()))?;
-    let mut editor = DefaultEditor::new().map_err(|e| NerdError::Usage(format!("no line editor: {e}")))?;
+        Agent::new(root, setup.perceiver, setup.patcher, approver.as_mut(), &mut sink, setup.options, session)?;
+    let mut editor = DefaultEditor::new().map_err(|e| NerdError::Terminal(format!("no line editor: {e}")))?;
     // The editor took SIGINT for itself; at the prompt it reads Ctrl-C as a key anyway, so
     // the agent's handler goes back in place for the time requests run.
     session::install_sigint_handler();
@@ -76,7 +72,7 @@ pub fn run(root: &Path, args: &AgentArgs, resume: Option<Option<String>>) -> Res
             Ok(line) => line,
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
-            Err(e) => return Err(NerdError::Usage(format!("cannot read input: {e}"))),
+            Err(e) => return Err(NerdError::Terminal(format!("cannot read input: {e}"))),
         };
         let line = line.trim();
         if line.is_empty() {
@@ -101,10 +97,7 @@ pub fn run(root: &Path, args: &AgentArgs, resume: Option<Option<String>>) -> Res
             c if c.starts_with('/') => Err(NerdError::Usage(format!("unknown command {c}; /help lists them"))),
             _ => {
                 interrupted.store(false, Ordering::SeqCst);
-                match agent.handle(line) {
-                    Ok(_) => Ok(exit::SUCCESS),
-                    Err(e) => Err(NerdError::Usage(e.to_string())),
-                }
+                agent.handle(line).map(|_| exit::SUCCESS).map_err(NerdError::from)
             }
         };
         if let Err(e) = result {

@@ -24,12 +24,6 @@ use nerd_logic::vocab::{Autonomy, Category};
 use crate::error::NerdError;
 use crate::policy::Action;
 
-/// The transducers this build offers.
-#[cfg(feature = "local")]
-const PROVIDERS: &[&str] = &["offline", "openai", "anthropic", "local"];
-#[cfg(not(feature = "local"))]
-const PROVIDERS: &[&str] = &["offline", "openai", "anthropic"];
-
 /// A logic-first coding agent: a Datalog kernel decides, a model only transduces.
 #[derive(Parser, Debug)]
 #[command(name = "nerd", version, about, long_about = None)]
@@ -113,9 +107,9 @@ pub enum Command {
     Perceive {
         /// The request, e.g. "fix the failing test in parser_test.go".
         text: String,
-        /// The transducer: the built-in rules, a model over HTTP, or (with the `local` feature) a GGUF model.
-        #[arg(long, default_value = "offline", value_parser = clap::builder::PossibleValuesParser::new(PROVIDERS))]
-        provider: String,
+        /// The transducer (default: layered config, then environment, then the offline rules).
+        #[arg(long, value_enum)]
+        provider: Option<crate::config::Provider>,
         /// Print {"category", "verb", "target", "constraints", "confidence", "clarification", ...}.
         #[arg(long)]
         json: bool,
@@ -215,22 +209,29 @@ pub struct ActionRequest {
     #[arg(long, value_name = "JSON")]
     action: String,
     /// The intent the action serves.
-    #[arg(long, default_value = "mutation", value_name = "query|mutation|instruction")]
-    intent: String,
+    #[arg(long, default_value = "mutation", value_parser = word::<Category>(Category::NAMES))]
+    intent: Category,
     /// The autonomy profile.
-    #[arg(long, default_value = "balanced", value_name = "cautious|balanced|autonomous")]
-    autonomy: String,
+    #[arg(long, default_value = "balanced", value_parser = word::<Autonomy>(Autonomy::NAMES))]
+    autonomy: Autonomy,
 }
 
 impl ActionRequest {
-    /// Parses the three arguments into checked values; any mistake is a usage error.
+    /// The action parsed into its checked type; a malformed one is a usage error.
     fn parse(&self) -> Result<(Action, Category, Autonomy), NerdError> {
-        let usage = |e: &dyn std::fmt::Display| NerdError::Usage(e.to_string());
-        let intent: Category = self.intent.parse().map_err(|e| usage(&e))?;
-        let autonomy: Autonomy = self.autonomy.parse().map_err(|e| usage(&e))?;
-        let action = Action::parse(&self.action).map_err(|e| usage(&e))?;
-        Ok((action, intent, autonomy))
+        let action = Action::parse(&self.action).map_err(|e| NerdError::Usage(e.to_string()))?;
+        Ok((action, self.intent, self.autonomy))
     }
+}
+
+/// A command-line value from one of the kernel's closed vocabularies: clap
+/// lists the words in `--help` and refuses any other, and the field gets the typed value.
+pub(crate) fn word<T>(names: &'static [&'static str]) -> impl clap::builder::TypedValueParser<Value = T>
+where
+    T: std::str::FromStr<Err = nerd_logic::vocab::UnknownWord> + Clone + Send + Sync + 'static,
+{
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(names).try_map(|s| s.parse::<T>())
 }
 
 /// Finds the workspace root for commands that do not name one.
@@ -281,7 +282,7 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
         Command::Instruct { text } => instruct::run(&discover_root(cli.repo.as_deref())?, &text),
         Command::Hrf { action: HrfAction::Validate { file } } => hrf_validate(&file),
         Command::Perceive { text, provider, json } => {
-            perceive::run(&discover_root(cli.repo.as_deref())?, &text, &provider, json)
+            perceive::run(&discover_root(cli.repo.as_deref())?, &text, provider, json)
         }
         Command::Act { request, approve, json } => {
             let root = discover_root(cli.repo.as_deref())?;

@@ -7,10 +7,12 @@ use nerd_logic::evaluate;
 use serde_json::json;
 
 use crate::agent::ground;
+use crate::config::Provider;
 use crate::error::{exit, NerdError};
 use crate::kernel::{self, LoadFor};
+use crate::model;
 use crate::perceive::focus::Candidate;
-use crate::perceive::{perceive, Intent, Offline, Perceived};
+use crate::perceive::{perceive, Intent, Perceived};
 use crate::store::Store;
 
 /// Grounds the target on the workspace's index, when the workspace has one.
@@ -28,16 +30,15 @@ fn indexed(root: &Path) -> bool {
     root.join(".nerd").is_dir() || root.join(".git").exists()
 }
 
-pub fn run(root: &Path, text: &str, provider: &str, json_out: bool) -> Result<i32, NerdError> {
+pub fn run(root: &Path, text: &str, provider: Option<Provider>, json_out: bool) -> Result<i32, NerdError> {
     if text.trim().is_empty() {
         return Err(NerdError::Usage("nothing to perceive: give the request as text".into()));
     }
-    let mut transducer: Box<dyn crate::perceive::Transducer> = match provider {
-        "offline" => Box::new(Offline),
-        #[cfg(feature = "local")]
-        "local" => Box::new(local_from_env()?),
-        other => Box::new(crate::perceive::http::from_env(other).map_err(NerdError::Usage)?),
-    };
+    let config = crate::config::Config::load(root)?;
+    let choice = model::provider::choose(provider, &config.model, &model::provider::process_env)?;
+    let seed = model::provider::process_env("NERD_SEED").and_then(|s| s.parse().ok());
+    let connection = model::provider::connect(&choice, seed, &model::provider::process_env)?;
+    let mut transducer = crate::perceive::transducer(connection)?;
     let intent = match perceive(transducer.as_mut(), text) {
         Perceived::Intent { intent, .. } => intent,
         Perceived::Unparsed { errors } => {
@@ -83,15 +84,4 @@ pub fn run(root: &Path, text: &str, provider: &str, json_out: bool) -> Result<i3
         }
     }
     Ok(exit::SUCCESS)
-}
-
-/// The local model from `NERD_LOCAL_MODEL`, `NERD_LOCAL_THREADS` (default 1) and `NERD_SEED` (default 0).
-#[cfg(feature = "local")]
-fn local_from_env() -> Result<crate::perceive::local::Local, NerdError> {
-    let path = std::env::var_os("NERD_LOCAL_MODEL").ok_or_else(|| {
-        NerdError::Usage("set NERD_LOCAL_MODEL to a GGUF model (scripts/install-model installs SmolLM2-135M)".into())
-    })?;
-    let threads = std::env::var("NERD_LOCAL_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(1);
-    let seed = std::env::var("NERD_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
-    crate::perceive::local::Local::load(std::path::Path::new(&path), threads, seed).map_err(NerdError::Usage)
 }

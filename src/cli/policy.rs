@@ -18,7 +18,7 @@ fn canonical(root: &Path) -> Result<std::path::PathBuf, NerdError> {
 pub fn check(root: &Path, request: &ActionRequest, json: bool) -> Result<i32, NerdError> {
     let (action, intent, autonomy) = request.parse()?;
     let root = canonical(root)?;
-    let project = crate::config::Config::load(&root).map_err(|e| NerdError::Usage(e.to_string()))?.policy;
+    let project = crate::config::Config::load(&root)?.policy;
     let decision = policy::decide(&root, &project, &action, intent, autonomy);
     let mut out = std::io::stdout().lock();
     if json {
@@ -64,7 +64,7 @@ pub fn claude_pretooluse(fallback_root: &Path) -> Result<i32, NerdError> {
         serde_json::from_str(&input).map_err(|e| NerdError::Usage(format!("not a PreToolUse payload: {e}")))?;
     let root = payload.cwd.as_deref().map(Path::new).unwrap_or(fallback_root);
     let root = super::discover_root(Some(root)).and_then(|r| canonical(&r))?;
-    let project = crate::config::Config::load(&root).map_err(|e| NerdError::Usage(e.to_string()))?.policy;
+    let project = crate::config::Config::load(&root)?.policy;
     let (verdict, reasons) = match claude::call(&payload) {
         Call::Inert => (Verdict::Allow, vec!["nothing to judge".to_string()]),
         Call::Unknown(why) => (Verdict::Ask, vec![why]),

@@ -16,15 +16,14 @@ use serde_json::json;
 
 use super::session::{self, AgentArgs, ApprovalMode, JsonLines, SetupError, Text};
 use crate::agent::{Agent, Collect, Report, Session};
+use crate::config::Provider;
 use crate::error::NerdError;
+use nerd_logic::vocab::Autonomy;
 
-/// `nerd run`'s exit codes.
+/// `nerd run`'s exit codes: the common table, extended (`error::exit::run`).
 pub mod code {
-    pub const SUCCESS: i32 = 0;
-    pub const CONFIG: i32 = 1;
-    pub const TASK: i32 = 2;
-    pub const RUNTIME: i32 = 3;
-    pub const PARTIAL: i32 = 4;
+    pub use crate::error::exit::run::{CONFIG, PARTIAL, TASK};
+    pub use crate::error::exit::{RUNTIME, SUCCESS};
 }
 
 #[derive(Args, Debug)]
@@ -87,9 +86,12 @@ fn exit_for(report: &Report) -> i32 {
     }
 }
 
-fn print_setup_error(e: &SetupError) {
+fn print_setup_error(e: SetupError) {
+    let e = NerdError::from(e);
     eprintln!("error: {e}");
-    eprintln!("hint: check [model] in .nerd/config.toml and ~/.config/nerd/config.toml, and the provider's environment variables");
+    if let Some(hint) = e.hint() {
+        eprintln!("hint: {hint}");
+    }
 }
 
 pub fn run(root: &Path, args: RunArgs) -> Result<i32, NerdError> {
@@ -119,7 +121,7 @@ pub fn run(root: &Path, args: RunArgs) -> Result<i32, NerdError> {
     let setup = match session::setup(root, &args.agent, args.dry_run) {
         Ok(s) => s,
         Err(e) => {
-            print_setup_error(&e);
+            print_setup_error(e);
             return Ok(code::CONFIG);
         }
     };
@@ -202,13 +204,22 @@ fn run_task(default_root: &Path, file: &Path, base: &AgentArgs) -> (serde_json::
         Ok(r) => r,
         Err(e) => return fail(&id, "configuration_error", format!("workspace {}: {e}", root.display()), code::CONFIG),
     };
+    // The task file's words are checked here, as configuration.
+    let provider = match task.provider.as_deref().map(str::parse::<Provider>).transpose() {
+        Ok(p) => p.or(base.provider),
+        Err(e) => return fail(&id, "configuration_error", e, code::CONFIG),
+    };
+    let autonomy = match task.autonomy.as_deref().map(str::parse::<Autonomy>).transpose() {
+        Ok(a) => a.unwrap_or(base.autonomy),
+        Err(e) => return fail(&id, "configuration_error", format!("autonomy: {e}"), code::CONFIG),
+    };
     let args = AgentArgs {
         approval: task.approval.unwrap_or(match base.approval {
             ApprovalMode::Ask => ApprovalMode::Never,
             other => other,
         }),
-        provider: task.provider.clone().or_else(|| base.provider.clone()),
-        autonomy: task.autonomy.clone().unwrap_or_else(|| base.autonomy.clone()),
+        provider,
+        autonomy,
         retry_budget: task.retry_budget.unwrap_or(base.retry_budget),
         seed: task.seed.or(base.seed),
         transcript: task.transcript.as_ref().map(|t| here.join(t)).or_else(|| base.transcript.clone()),

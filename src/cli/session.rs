@@ -11,9 +11,9 @@ use clap::{Args, ValueEnum};
 use nerd_logic::vocab::Autonomy;
 
 use crate::agent::event::{Event, Sink};
-use crate::agent::provider::{self, Choice, ProviderError};
-use crate::agent::{Approver, AutoApprove, NeverApprove, Options};
-use crate::perceive::{Transcript, Transducer};
+pub use crate::agent::setup::{Settings, Setup, SetupError};
+use crate::agent::{Approver, AutoApprove, NeverApprove};
+use crate::config::Provider;
 
 /// Who answers approval prompts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Deserialize)]
@@ -34,11 +34,11 @@ pub struct AgentArgs {
     #[arg(long, value_enum, default_value = "ask")]
     pub approval: ApprovalMode,
     /// The model provider (default: layered config, then environment, then offline).
-    #[arg(long, value_name = "offline|openai|anthropic|ollama|local")]
-    pub provider: Option<String>,
+    #[arg(long, value_enum)]
+    pub provider: Option<Provider>,
     /// The autonomy profile.
-    #[arg(long, default_value = "balanced", value_name = "cautious|balanced|autonomous")]
-    pub autonomy: String,
+    #[arg(long, default_value = "balanced", value_parser = super::word::<Autonomy>(Autonomy::NAMES))]
+    pub autonomy: Autonomy,
     /// Repair attempts before the loop escalates.
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub retry_budget: u32,
@@ -50,59 +50,24 @@ pub struct AgentArgs {
     pub transcript: Option<PathBuf>,
 }
 
-/// A configuration problem: exit 1 for `nerd run`.
-#[derive(Debug, thiserror::Error)]
-pub enum SetupError {
-    #[error(transparent)]
-    Provider(#[from] ProviderError),
-    #[error("{0}")]
-    Invalid(String),
-}
-
-/// Everything an agent needs besides its sinks.
-pub struct Setup {
-    pub options: Options,
-    pub perceiver: Box<dyn Transducer>,
-    pub patcher: Option<Box<dyn Transducer>>,
-    pub choice: Choice,
-}
-
-/// Reads a recorded transcript of model outputs.
-pub fn transcript(path: &Path) -> Result<Transcript, SetupError> {
-    #[derive(serde::Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct File {
-        outputs: Vec<String>,
+impl AgentArgs {
+    /// What the agent's set-up needs from these options.
+    pub fn settings(&self, dry_run: bool) -> Settings {
+        Settings {
+            provider: self.provider,
+            autonomy: self.autonomy,
+            retry_budget: self.retry_budget,
+            seed: self.seed,
+            transcript: self.transcript.clone(),
+            dry_run,
+            interrupted: interrupt_flag(),
+        }
     }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| SetupError::Invalid(format!("cannot read transcript {}: {e}", path.display())))?;
-    let file: File = serde_json::from_str(&text).map_err(|e| {
-        SetupError::Invalid(format!("transcript {}: {e} (expected {{\"outputs\": [...]}})", path.display()))
-    })?;
-    Ok(Transcript { outputs: file.outputs.into(), feedback: Vec::new() })
 }
 
 /// Resolves provider, options and transducers for the workspace at `root`.
 pub fn setup(root: &Path, args: &AgentArgs, dry_run: bool) -> Result<Setup, SetupError> {
-    let autonomy: Autonomy = args.autonomy.parse().map_err(|e| SetupError::Invalid(format!("--autonomy: {e}")))?;
-    let config = crate::config::Config::load(root).map_err(|e| SetupError::Invalid(e.to_string()))?;
-    let choice = provider::choose(args.provider.as_deref(), &config.model, &provider::process_env)?;
-    let perceiver = provider::perceiver(&choice, args.seed, &provider::process_env)?;
-    let patcher = match &args.transcript {
-        Some(path) => Some(Box::new(transcript(path)?) as Box<dyn Transducer>),
-        None => provider::patcher(&choice, args.seed, &provider::process_env)?,
-    };
-    if args.retry_budget == 0 {
-        return Err(SetupError::Invalid("--retry-budget must be at least 1".into()));
-    }
-    let options = Options {
-        autonomy,
-        dry_run,
-        retry_budget: args.retry_budget,
-        interrupted: interrupt_flag(),
-        ..Options::default()
-    };
-    Ok(Setup { options, perceiver, patcher, choice })
+    crate::agent::setup::setup(root, &args.settings(dry_run))
 }
 
 static INTERRUPTED: OnceLock<Arc<AtomicBool>> = OnceLock::new();

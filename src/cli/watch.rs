@@ -17,9 +17,11 @@ use crate::watch::WatchSession;
 pub fn run(root: &Path, json: bool, debounce_ms: u64) -> Result<i32, NerdError> {
     let mut session = WatchSession::start(root)?;
     let (tx, rx) = mpsc::channel();
-    let mut debouncer =
-        new_debouncer(Duration::from_millis(debounce_ms), None, tx).map_err(|e| NerdError::Watch(e.to_string()))?;
-    debouncer.watch(root, RecursiveMode::Recursive).map_err(|e| NerdError::Watch(e.to_string()))?;
+    let mut debouncer = new_debouncer(Duration::from_millis(debounce_ms), None, tx)
+        .map_err(|e| NerdError::Watch(crate::watch::WatchError::Watcher(e.to_string())))?;
+    debouncer
+        .watch(root, RecursiveMode::Recursive)
+        .map_err(|e| NerdError::Watch(crate::watch::WatchError::Watcher(e.to_string())))?;
     let mut out = std::io::stdout().lock();
     if json {
         writeln!(

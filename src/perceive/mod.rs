@@ -8,22 +8,45 @@
 pub mod boundary;
 pub mod focus;
 pub mod grammar;
-pub mod http;
 pub mod instruction;
-#[cfg(feature = "local")]
-pub mod local;
 pub mod offline;
 
+pub use crate::model::{Transcript, Transducer};
 pub use boundary::{BoundaryError, Intent, Missing};
+
+use crate::model::{Connection, ProviderError, Task};
 
 /// Attempts after the first at repairing malformed output.
 pub const MAX_REPAIRS: usize = 2;
 
-/// Something that turns a request into intent JSON.
-pub trait Transducer {
-    fn name(&self) -> &str;
-    /// One attempt; `feedback` is the previous attempt's parse error.
-    fn transduce(&mut self, text: &str, feedback: Option<&str>) -> Result<String, String>;
+/// Instructions every model that reads requests gets; the schema does the rest.
+pub const SYSTEM: &str = "You read a software developer's request to a coding agent and describe it. \
+You never decide or act: output only the intent as JSON matching the schema. \
+category: query (asks for information), mutation (asks to change code or the repository), \
+instruction (a standing rule for the project). The verb must belong to its category. \
+target: the symbol, file or thing the request is about, as written. constraints: limits the user set. \
+context: broad for architecture or overview questions, else narrow. missing: parameters the request leaves open.";
+
+/// What a model reading a request is asked to write: the intent schema (and its grammar).
+pub fn intent_task() -> Task {
+    Task {
+        name: "record_intent",
+        description: "Record the request's intent.",
+        system: SYSTEM,
+        schema: boundary::schema(),
+        max_tokens: 512,
+        grammar: Some(grammar::gbnf()),
+    }
+}
+
+/// The transducer that reads requests over a resolved connection.
+pub fn transducer(connection: Connection) -> Result<Box<dyn Transducer>, ProviderError> {
+    Ok(match connection {
+        Connection::Offline => Box::new(Offline),
+        Connection::Http(http) => Box::new(http.for_task(intent_task())),
+        #[cfg(feature = "local")]
+        Connection::Local(spec) => Box::new(spec.load(intent_task())?),
+    })
 }
 
 /// The deterministic, offline transducer: the embedded default.
@@ -36,24 +59,6 @@ impl Transducer for Offline {
 
     fn transduce(&mut self, text: &str, _feedback: Option<&str>) -> Result<String, String> {
         Ok(offline::transduce(text))
-    }
-}
-
-/// A recorded transcript replayed in order: model outputs for tests and audits.
-pub struct Transcript {
-    pub outputs: std::collections::VecDeque<String>,
-    /// The feedback each attempt received, for inspection.
-    pub feedback: Vec<Option<String>>,
-}
-
-impl Transducer for Transcript {
-    fn name(&self) -> &str {
-        "transcript"
-    }
-
-    fn transduce(&mut self, _text: &str, feedback: Option<&str>) -> Result<String, String> {
-        self.feedback.push(feedback.map(str::to_string));
-        self.outputs.pop_front().ok_or_else(|| "the transcript has no more outputs".to_string())
     }
 }
 

@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 use nerd_logic::vocab::PathClass;
 
-use crate::check::secrets::secret_file;
+use crate::secrets::secret_file;
 
 /// Lexically normalises `path` against `base` (`.` and `..` resolved, no IO).
 pub fn normalise(base: &Path, path: &str) -> PathBuf {

@@ -8,7 +8,7 @@ use std::net::IpAddr;
 
 use nerd_logic::vocab::NetClass;
 
-use crate::check::secrets;
+use crate::secrets;
 
 /// What the constitution needs to know about a URL.
 #[derive(Debug, PartialEq, Eq)]

@@ -7,8 +7,6 @@
 //! exhaustive; kinds this build cannot carry out fail with a clear error.
 //! Knows nothing about why an action was proposed.
 
-pub mod sandbox;
-
 use std::collections::{BTreeSet, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -23,8 +21,8 @@ use serde_json::json;
 use crate::audit::{self, AuditError};
 use crate::exec::{self, Job};
 use crate::policy::{self, paths, Action, Verdict, ACTION_ID};
+use crate::sandbox::{self, Confinement, Layers};
 use crate::store::{Store, StoreError};
-use sandbox::{Confinement, Layers};
 
 /// Bytes of a file a read returns.
 pub const MAX_READ_BYTES: usize = 8 * 1024 * 1024;

@@ -384,16 +384,16 @@ impl Store {
     }
 
     /// The manifest the staged snapshot was last brought to.
-    pub fn snapshot_manifest(&self) -> Result<crate::check::snapshot::Manifest, StoreError> {
+    pub fn snapshot_manifest(&self) -> Result<crate::world::git::Manifest, StoreError> {
         let mut stmt = self.conn.prepare("SELECT path, mode, blob FROM snapshot_entry")?;
         let rows = stmt.query_map([], |r| {
-            Ok((r.get::<_, String>(0)?, crate::check::snapshot::Entry { mode: r.get(1)?, blob: r.get(2)? }))
+            Ok((r.get::<_, String>(0)?, crate::world::git::Entry { mode: r.get(1)?, blob: r.get(2)? }))
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Records the snapshot's new manifest, replacing the old one.
-    pub fn set_snapshot_manifest(&mut self, manifest: &crate::check::snapshot::Manifest) -> Result<(), StoreError> {
+    pub fn set_snapshot_manifest(&mut self, manifest: &crate::world::git::Manifest) -> Result<(), StoreError> {
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         tx.execute("DELETE FROM snapshot_entry", [])?;
         {
@@ -459,14 +459,15 @@ impl Store {
         }
     }
 
-    pub fn audit_head(&self) -> Result<(i64, String), StoreError> {
+    /// The last audit record's sequence number and hash; `None` for an empty trail.
+    pub fn audit_head(&self) -> Result<Option<(i64, String)>, StoreError> {
         let head = self
             .conn
             .query_row("SELECT seq, hash FROM audit_record ORDER BY seq DESC LIMIT 1", [], |r| {
                 Ok((r.get(0)?, r.get(1)?))
             })
             .optional()?;
-        Ok(head.unwrap_or((0, crate::audit::GENESIS.to_string())))
+        Ok(head)
     }
 
     /// Appends one audit record (the caller computed its hash).

@@ -9,6 +9,16 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+/// One regular file of the git index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub mode: String,
+    pub blob: String,
+}
+
+/// The git index, as path → entry (regular files only; symlinks and submodules are not materialised).
+pub type Manifest = BTreeMap<String, Entry>;
+
 /// Changes against HEAD.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GitState {

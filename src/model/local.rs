@@ -1,9 +1,9 @@
-//! The local transducer: a GGUF model run in-process by llama.cpp
-//! (`llama-cpp-2`), sampling under the GBNF grammar generated from the intent
-//! schema, so every token is masked to what the schema allows. One thread by
-//! default (more collapsed under load on small machines); the seed makes runs
+//! The local model client: a GGUF model run in-process by llama.cpp
+//! (`llama-cpp-2`), sampling under the task's GBNF grammar, so every token is
+//! masked to what the task's schema allows. One thread by default (more
+//! collapsed under load on small machines); the seed makes runs
 //! reproducible. Built only with the `local` cargo feature.
-//! Knows nothing about what the intent means.
+//! Knows nothing about what the answer means.
 
 use std::num::NonZeroU32;
 use std::path::Path;
@@ -15,8 +15,7 @@ use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
 
-use super::http::SYSTEM;
-use super::{grammar, Transducer};
+use super::{Task, Transducer};
 
 /// Tokens a reply may have; the grammar bounds every field, so this is a safety net.
 pub const MAX_TOKENS: usize = 384;
@@ -27,6 +26,7 @@ pub struct Local {
     model: LlamaModel,
     pub threads: i32,
     pub seed: u32,
+    task: Option<Task>,
 }
 
 /// llama.cpp's backend is one per process: initialised once, shared by every model.
@@ -54,12 +54,18 @@ impl Local {
         }
         let backend = backend()?;
         let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default()).map_err(err)?;
-        Ok(Local { backend, model, threads: threads.max(1), seed })
+        Ok(Local { backend, model, threads: threads.max(1), seed, task: None })
     }
 
-    fn prompt(&self, text: &str, feedback: Option<&str>) -> Result<String, String> {
+    /// The same model, asked for one kind of output.
+    pub fn with_task(mut self, task: Task) -> Local {
+        self.task = Some(task);
+        self
+    }
+
+    fn prompt(&self, system: &str, text: &str, feedback: Option<&str>) -> Result<String, String> {
         let mut chat = vec![
-            LlamaChatMessage::new("system".into(), SYSTEM.into()).map_err(err)?,
+            LlamaChatMessage::new("system".into(), system.into()).map_err(err)?,
             LlamaChatMessage::new("user".into(), text.into()).map_err(err)?,
         ];
         if let Some(why) = feedback {
@@ -77,7 +83,9 @@ impl Transducer for Local {
     }
 
     fn transduce(&mut self, text: &str, feedback: Option<&str>) -> Result<String, String> {
-        let prompt = self.prompt(text, feedback)?;
+        let task = self.task.as_ref().ok_or("the local model was given no task")?;
+        let gbnf = task.grammar.as_deref().ok_or("a local model needs a grammar for this task, and it has none")?;
+        let prompt = self.prompt(task.system, text, feedback)?;
         let params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(CONTEXT_TOKENS))
             .with_n_threads(self.threads)
@@ -98,7 +106,7 @@ impl Transducer for Local {
             batch.add(*t, i as i32, &[0], i == last).map_err(err)?;
         }
         ctx.decode(&mut batch).map_err(err)?;
-        let grammar = LlamaSampler::grammar(&self.model, &grammar::gbnf(), "root").map_err(err)?;
+        let grammar = LlamaSampler::grammar(&self.model, gbnf, "root").map_err(err)?;
         let mut sampler = LlamaSampler::chain_simple([grammar, LlamaSampler::dist(self.seed)]);
         let mut out: Vec<u8> = Vec::new();
         let start = tokens.len() as i32;

@@ -2,14 +2,20 @@
 //! a known shape, high-entropy values assigned to secret-sounding names, and
 //! files that are secrets by name (`.env`, `id_rsa`, `*.pem`...). Only added
 //! lines are scanned, so a secret already in history does not block every
-//! commit (rotate it; the gate cannot un-leak it).
+//! commit (rotate it; the gate cannot un-leak it). A base module: the commit
+//! gate, the network policy and path classification all use it.
 //! Knows nothing about git or how findings are used.
 
 use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::parse::{Finding, Found};
+/// One secret found: its kind and the line it is on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hit {
+    pub kind: &'static str,
+    pub line: u32,
+}
 
 /// Token shapes: (kind, pattern).
 const SHAPES: &[(&str, &str)] = &[
@@ -40,7 +46,7 @@ fn compiled() -> &'static (Vec<(&'static str, Regex)>, Regex) {
 }
 
 /// Shannon entropy in bits per character.
-pub(crate) fn entropy(s: &str) -> f64 {
+pub fn entropy(s: &str) -> f64 {
     let mut counts = [0u32; 256];
     for b in s.bytes() {
         counts[b as usize] += 1;
@@ -73,15 +79,10 @@ pub fn secret_file(path: &str) -> Option<&'static str> {
 }
 
 /// Secrets among the added lines of one file.
-pub fn scan(path: &str, added: &[(u32, String)]) -> Vec<Finding> {
+pub fn scan(path: &str, added: &[(u32, String)]) -> Vec<Hit> {
     let (shapes, assignment) = compiled();
     let mut out = Vec::new();
-    let finding = |kind: &str, line: u32| Finding {
-        found: Found::Secret { kind: kind.to_string() },
-        path: path.to_string(),
-        line,
-        source: "secrets".into(),
-    };
+    let finding = |kind: &'static str, line: u32| Hit { kind, line };
     if let Some(kind) = secret_file(path) {
         out.push(finding(kind, added.first().map_or(1, |(l, _)| *l)));
     }
@@ -106,13 +107,7 @@ mod tests {
 
     fn kinds(path: &str, lines: &[&str]) -> Vec<String> {
         let added: Vec<(u32, String)> = lines.iter().enumerate().map(|(i, l)| (i as u32 + 1, l.to_string())).collect();
-        scan(path, &added)
-            .into_iter()
-            .map(|f| match f.found {
-                Found::Secret { kind } => format!("{kind}@{}", f.line),
-                other => panic!("{other:?}"),
-            })
-            .collect()
+        scan(path, &added).into_iter().map(|h| format!("{}@{}", h.kind, h.line)).collect()
     }
 
     #[test]

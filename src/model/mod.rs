@@ -1,0 +1,55 @@
+//! Language-model clients, for every task that needs one: a `Transducer`
+//! turns text into text for one `Task` (its instructions, the JSON schema of
+//! the answer, and for local models a grammar). Perception reads requests
+//! with it; patch writing proposes patches with it; both parse what comes
+//! back at their own boundary. `provider` resolves which model to use, once,
+//! for every command. Knows nothing about what the answers mean.
+
+pub mod http;
+#[cfg(feature = "local")]
+pub mod local;
+pub mod provider;
+
+pub use provider::{Choice, Connection, ProviderError};
+
+/// Something that answers text with text: a model, the offline rules, a transcript.
+pub trait Transducer {
+    fn name(&self) -> &str;
+    /// One attempt; `feedback` is why the previous attempt was rejected.
+    fn transduce(&mut self, text: &str, feedback: Option<&str>) -> Result<String, String>;
+}
+
+/// What a model is asked to write.
+#[derive(Clone, Debug)]
+pub struct Task {
+    /// The schema's and the forced tool's name, e.g. `record_intent`.
+    pub name: &'static str,
+    /// The forced tool's description.
+    pub description: &'static str,
+    /// Instructions every model gets; the schema does the rest.
+    pub system: &'static str,
+    /// The JSON schema of the answer.
+    pub schema: serde_json::Value,
+    /// Tokens an answer may have.
+    pub max_tokens: u32,
+    /// A GBNF grammar for local models sampled under logit masking, when the task has one.
+    pub grammar: Option<String>,
+}
+
+/// A recorded transcript replayed in order: model outputs for tests and audits.
+pub struct Transcript {
+    pub outputs: std::collections::VecDeque<String>,
+    /// The feedback each attempt received, for inspection.
+    pub feedback: Vec<Option<String>>,
+}
+
+impl Transducer for Transcript {
+    fn name(&self) -> &str {
+        "transcript"
+    }
+
+    fn transduce(&mut self, _text: &str, feedback: Option<&str>) -> Result<String, String> {
+        self.feedback.push(feedback.map(str::to_string));
+        self.outputs.pop_front().ok_or_else(|| "the transcript has no more outputs".to_string())
+    }
+}
