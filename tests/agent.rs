@@ -526,6 +526,33 @@ fn under_the_cautious_profile_writes_wait_for_approval_and_never_means_nothing_c
 }
 
 #[test]
+fn approvals_say_who_gave_them_in_the_trail_and_to_the_constitution() {
+    let repo = Repo::new("python-calc");
+    let (code, events) = repo.run_json(&["rename add to plus", "--autonomy", "cautious", "--approval", "auto"]);
+    assert_eq!(code, 0, "{events:#?}");
+    let out = repo.nerd(&["audit", "show", "--json"]);
+    let records: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let approvals: Vec<&Value> = records.iter().map(|r| &r["record"]).filter(|r| r["record"] == "approval").collect();
+    assert!(!approvals.is_empty(), "{records:#?}");
+    assert!(
+        approvals.iter().all(|a| a["by"] == "auto-policy" && a["source"] == "approval-mode:auto"),
+        "{approvals:#?}"
+    );
+    // The decision the approval unlocked was derived from an auto-policy approval, not a human one.
+    let decisions: Vec<&Value> = records.iter().map(|r| &r["record"]).filter(|r| r["record"] == "decision").collect();
+    let approved = decisions.iter().flat_map(|d| d["facts"].as_array().unwrap()).filter_map(|f| f.as_str());
+    let approved: Vec<&str> = approved.filter(|f| f.starts_with("approval(")).collect();
+    assert!(!approved.is_empty() && approved.iter().all(|f| f.contains("\"auto-policy\"")), "{approved:?}");
+    // A person at the command line is recorded as human.
+    let act = repo.nerd(&["act", "--approve", "--action", r#"{"kind":"delete_file","path":"calc/ops.py"}"#]);
+    assert!(act.status.success(), "{}", String::from_utf8_lossy(&act.stderr));
+    let out = String::from_utf8(repo.nerd(&["audit", "show", "--json"]).stdout).unwrap();
+    assert!(out.lines().any(|l| l.contains(r#""by":"human""#) && l.contains(r#""source":"command line --approve""#)));
+    assert!(repo.nerd(&["audit", "verify"]).status.success());
+}
+
+#[test]
 fn rename_across_go_packages_follows_qualified_calls_and_the_doc_comment() {
     let repo = Repo::new("go-shop");
     let (code, events) = repo.run_json(&["rename ComputeArea to AreaOf", "--approval", "auto"]);

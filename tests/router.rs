@@ -337,7 +337,7 @@ fn the_watchdog_stops_a_session_that_retries_a_refused_program() {
     assert!(matches!(refused, nerd::router::Outcome::Refused { .. }));
     // The same program, smuggled through a permitted form after approval: it runs, then the session stops.
     let sneaky = nerd::policy::Action::Exec { argv: vec!["rm".into(), "src/lib.rs".into()] };
-    router.approve(&sneaky, "test").unwrap();
+    router.approve(&sneaky, nerd::router::ApprovedBy::Human, "test").unwrap();
     assert!(matches!(router.execute(&sneaky).unwrap(), nerd::router::Outcome::Executed { .. }));
     let next = router.execute(&nerd::policy::Action::ReadFile { path: "Cargo.toml".into() }).unwrap();
     match next {

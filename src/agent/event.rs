@@ -4,10 +4,12 @@
 //! them as text or JSON lines, or keep them for a task's output file.
 //! Knows nothing about how the loop decides.
 
+use nerd_logic::vocab::{Action as Step, Category, Strategy, TestState, Verb};
 use serde::Serialize;
 
 use crate::articulate::Change;
 use crate::perceive::focus::Candidate;
+use crate::policy::Action;
 
 /// How a request ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -54,6 +56,23 @@ impl Status {
     }
 }
 
+/// What the loop expects of an action it announces, before the router re-derives the verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Announced {
+    Permitted,
+    Refused,
+}
+
+impl Announced {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Announced::Permitted => "permitted",
+            Announced::Refused => "refused",
+        }
+    }
+}
+
 /// A file a request changed, as events and task outputs show it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ChangedFile {
@@ -78,8 +97,10 @@ pub enum Event {
     },
     Perceived {
         provider: String,
-        category: String,
-        verb: String,
+        #[serde(with = "crate::words")]
+        category: Category,
+        #[serde(with = "crate::words")]
+        verb: Verb,
         target: String,
         constraints: Vec<String>,
         confidence: f64,
@@ -90,14 +111,16 @@ pub enum Event {
     /// One fixpoint: the active strategy, the derived next action and the facts that led to it.
     Decided {
         turn: u32,
-        strategy: String,
-        next_action: Option<String>,
+        #[serde(with = "crate::words")]
+        strategy: Strategy,
+        #[serde(serialize_with = "crate::words::serialize_option")]
+        next_action: Option<Step>,
         because: Vec<String>,
     },
     /// An action put to the router, with the constitution's verdict.
     Action {
-        action: serde_json::Value,
-        decision: String,
+        action: Action,
+        decision: Announced,
         reasons: Vec<String>,
     },
     /// A human (or the approval mode) answered an approval prompt.
@@ -117,7 +140,8 @@ pub enum Event {
         tool: String,
         failed: u32,
         errors: u32,
-        test_state: String,
+        #[serde(with = "crate::words")]
+        test_state: TestState,
     },
     /// A patch proposal and what validation made of it.
     Patch {

@@ -27,7 +27,6 @@ use std::time::Duration;
 
 use nerd_logic::vocab::{Action as Step, Autonomy, TestState};
 use nerd_logic::{evaluate, ExplainedPremise, Explanation, Facts, Fixpoint};
-use serde_json::json;
 
 use crate::articulate::Change;
 use crate::check::parse::Finding;
@@ -37,9 +36,9 @@ use crate::model::{Connection, Transducer};
 use crate::perceive::focus::Candidate;
 use crate::perceive::{perceive, Intent, Offline, Perceived};
 use crate::policy::{Action, Verdict};
-use crate::router::{Outcome, Router, RouterError};
+use crate::router::{ApprovedBy, Outcome, Record, Router, RouterError};
 use crate::store::{Store, StoreError};
-pub use event::{Collect, Event, Sink, Status};
+pub use event::{Announced, Collect, Event, Sink, Status};
 pub use session::Session;
 
 /// Everything that can stop the loop itself (not the request).
@@ -70,6 +69,10 @@ pub trait Approver {
     fn approve(&mut self, subject: &str, detail: &str) -> bool;
     /// Recorded with each approval: "human", "approval-mode:auto"...
     fn source(&self) -> &str;
+    /// Whether a person answers, or the approval mode.
+    fn by(&self) -> ApprovedBy {
+        ApprovedBy::AutoPolicy
+    }
     /// Whether this approver may approve a critical-risk action (only a person may).
     fn may_approve_critical(&self) -> bool {
         true
@@ -144,13 +147,13 @@ pub struct Report {
 
 /// The loop's state within one request: what the kernel reads back as facts.
 #[derive(Default)]
-struct LoopState {
+pub(crate) struct LoopState {
     test_state: TestState,
     retries: u32,
     findings: Vec<Finding>,
     /// Output tail of the last test run, for the patch writer.
     test_output: String,
-    /// A validated patch awaiting application: (path, old, new) per file.
+    /// A validated patch awaiting application, one edit per file.
     pending: Option<Vec<patch::Edit>>,
     explanation: String,
     feedback: Option<String>,
@@ -159,6 +162,17 @@ struct LoopState {
     changes: Vec<Change>,
     /// Each changed file's content before the request first changed it.
     originals: std::collections::BTreeMap<String, String>,
+}
+
+/// One request in progress: what was asked and grounded, and everything the
+/// steps work on: the world, the router that acts, what the loop has learned.
+pub(crate) struct Turn<'r> {
+    pub(crate) request: &'r str,
+    pub(crate) intent: &'r Intent,
+    pub(crate) focus: &'r [Candidate],
+    pub(crate) world: &'r mut Loaded,
+    pub(crate) router: Router,
+    pub(crate) state: LoopState,
 }
 
 /// The agent bound to one workspace and one session.
@@ -251,8 +265,8 @@ impl<'a> Agent<'a> {
         };
         self.emit(Event::Perceived {
             provider,
-            category: intent.category.to_string(),
-            verb: intent.verb.to_string(),
+            category: intent.category,
+            verb: intent.verb,
             target: intent.target.clone(),
             constraints: intent.constraints.clone(),
             confidence: intent.confidence,
@@ -295,49 +309,46 @@ impl<'a> Agent<'a> {
             .with_timeout(self.options.timeout)
             .with_cancel(self.options.interrupted.clone());
         router.set_turn(Some(format!("{}:{}", self.session.id, self.session.state.requests.len())));
-        let mut st = LoopState::default();
+        let mut t = Turn { request, intent, focus: &focus, world: loaded, router, state: LoopState::default() };
         for turn in 1..=self.options.max_turns {
             if self.options.interrupted.load(Ordering::SeqCst) {
-                return Ok(self.finish(Status::Interrupted, "Interrupted.".into(), st.changes, turn - 1, &[]));
+                let changes = std::mem::take(&mut t.state.changes);
+                return Ok(self.finish(Status::Interrupted, "Interrupted.".into(), changes, turn - 1, &[]));
             }
-            let fixpoint = evaluate(self.facts(loaded, intent, &focus, &st));
+            let fixpoint = evaluate(self.facts(&t));
             let strategy = fixpoint.strategy();
             let next = fixpoint.next_action();
             let because = next.map(|a| because(&fixpoint, a)).unwrap_or_default();
-            router.record(json!({
-                "record": "turn",
-                "turn": turn,
-                "request": request,
-                "strategy": strategy.as_str(),
-                "next_action": next.map(|a| a.as_str()),
-                "because": because,
-            }))?;
-            self.emit(Event::Decided {
+            t.router.record(Record::Turn {
                 turn,
-                strategy: strategy.to_string(),
-                next_action: next.map(|a| a.to_string()),
-                because,
-            });
+                request: request.to_string(),
+                strategy,
+                next_action: next,
+                because: because.clone(),
+            })?;
+            self.emit(Event::Decided { turn, strategy, next_action: next, because });
             let blockers = block_commit(&fixpoint);
             let Some(next) = next else {
                 let answer = "Nothing to do: the kernel derived no next action.".to_string();
-                return Ok(self.finish(Status::Succeeded, answer, st.changes, turn, &blockers));
+                let changes = std::mem::take(&mut t.state.changes);
+                return Ok(self.finish(Status::Succeeded, answer, changes, turn, &blockers));
             };
             if self.options.dry_run {
-                let plan = steps::plan(next, intent, &focus, loaded, &self.root, &self.config);
+                let plan = steps::plan(next, &t, &self.root, &self.config);
                 return Ok(self.finish(Status::Planned, plan, vec![], turn, &[]));
             }
-            let flow = self.step(next, request, intent, &focus, loaded, &mut router, &mut st)?;
+            let flow = self.step(next, &mut t)?;
             if let Flow::Stop(status, answer) = flow {
                 // The last word on the commit gate: re-derived with what the loop learned.
-                let blockers = block_commit(&evaluate(self.facts(loaded, intent, &focus, &st)));
-                let changes = std::mem::take(&mut st.changes);
+                let blockers = block_commit(&evaluate(self.facts(&t)));
+                let changes = std::mem::take(&mut t.state.changes);
                 return Ok(self.finish(status, answer, changes, turn, &blockers));
             }
         }
         let answer = format!("Stopped after {} turns without finishing.", self.options.max_turns);
-        self.emit(Event::Escalated { text: answer.clone(), tried: st.tried.clone() });
-        Ok(self.finish(Status::Escalated, answer, st.changes, self.options.max_turns, &[]))
+        self.emit(Event::Escalated { text: answer.clone(), tried: t.state.tried.clone() });
+        let changes = std::mem::take(&mut t.state.changes);
+        Ok(self.finish(Status::Escalated, answer, changes, self.options.max_turns, &[]))
     }
 
     fn finish(
@@ -361,8 +372,9 @@ impl<'a> Agent<'a> {
     }
 
     /// The fact base of one turn: the world, the intent, and what the loop learned so far.
-    fn facts(&self, loaded: &Loaded, intent: &Intent, focus: &[Candidate], st: &LoopState) -> Facts {
-        let mut f = loaded.facts();
+    fn facts(&self, t: &Turn<'_>) -> Facts {
+        let (intent, focus, st) = (t.intent, t.focus, &t.state);
+        let mut f = t.world.facts();
         f.autonomy = self.options.autonomy;
         f.retry_budget = self.options.retry_budget;
         f.retry_count = st.retries;
@@ -396,14 +408,14 @@ impl<'a> Agent<'a> {
             let source = self.approver.source().to_string();
             self.emit(Event::Approval { subject, granted, source: source.clone() });
             if granted {
-                router.approve(action, &source)?;
+                router.approve(action, self.approver.by(), &source)?;
             }
         }
         // Announced before it runs, so a long build or test run shows what is happening.
         let expected = judged.decision == Verdict::Allow || granted;
         self.emit(Event::Action {
-            action: serde_json::to_value(action).unwrap_or_default(),
-            decision: if expected { "permitted" } else { "refused" }.into(),
+            action: action.clone(),
+            decision: if expected { Announced::Permitted } else { Announced::Refused },
             reasons: if expected { vec![] } else { judged.reasons },
         });
         // The router re-derives the verdict itself; its outcome is what counts.

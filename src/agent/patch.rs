@@ -16,8 +16,13 @@ pub const MAX_FILES: usize = 16;
 /// Lines a hunk may have moved from where its header says it starts.
 const MAX_OFFSET: usize = 40;
 
-/// One file's change: (path, old content, new content).
-pub type Edit = (String, String, String);
+/// One file's change: its whole old content and its whole new content.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub path: String,
+    pub old: String,
+    pub new: String,
+}
 
 /// Why a proposal is refused; the text is fed back to the model on the next attempt.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -302,7 +307,7 @@ pub fn apply(
             }
             Body::Diff(files) => apply_hunks(&path, &old, files.get(&path).map_or(&[][..], Vec::as_slice))?,
         };
-        out.push((path, old, new));
+        out.push(Edit { path, old, new });
     }
     Ok(out)
 }
@@ -395,7 +400,7 @@ mod tests {
             &["calc.py"],
         )
         .unwrap();
-        assert_eq!(out[0].2, CALC.replace("a - b", "a + b"));
+        assert_eq!(out[0].new, CALC.replace("a - b", "a + b"));
     }
 
     #[test]
@@ -403,7 +408,7 @@ mod tests {
         let diff = "--- a/calc.py\n+++ b/calc.py\n@@ -4,2 +4,2 @@ def add\n def add(a, b):\n-    return a - b\n+    return a + b\n";
         let text = format!("```json\n{}\n```", serde_json::json!({"explanation": "x", "diff": diff}));
         let out = run(&text, &["calc.py"]).unwrap();
-        assert_eq!(out[0].2, CALC.replace("a - b", "a + b"));
+        assert_eq!(out[0].new, CALC.replace("a - b", "a + b"));
     }
 
     #[test]
@@ -437,6 +442,6 @@ mod tests {
             &["calc.py"],
         )
         .unwrap();
-        assert_eq!(out[0].2, format!("import math\n{CALC}"));
+        assert_eq!(out[0].new, format!("import math\n{CALC}"));
     }
 }

@@ -299,7 +299,7 @@ pub fn plan(old: &str, new: &str, scope: Scope, files: &[FileInput]) -> Result<P
             at = r.end;
         }
         updated.push_str(&file.content[at..]);
-        out.push((file.path.clone(), file.content.clone(), updated));
+        out.push(super::patch::Edit { path: file.path.clone(), old: file.content.clone(), new: updated });
     }
     Ok(Plan { files: out, sites })
 }
@@ -317,7 +317,7 @@ mod tests {
         let src = "// helper does things\nfn helper() -> u8 { 1 }\nfn main() { let x = helper(); println!(\"helper {}\", helper()); }\n";
         let plan = plan("helper", "assist", Scope::EveryToken, &[input("a.rs", Lang::Rust, src, None, &[])]).unwrap();
         assert_eq!(
-            plan.files[0].2,
+            plan.files[0].new,
             "// helper does things\nfn assist() -> u8 { 1 }\nfn main() { let x = assist(); println!(\"helper {}\", assist()); }\n"
         );
         assert_eq!(plan.sites, 3);
@@ -329,7 +329,7 @@ mod tests {
         // Only B.run (lines 6-7) and the call resolved to it on line 11.
         let files = [input("m.py", Lang::Python, src, Some((6, 7)), &[11])];
         let plan = plan("run", "execute", Scope::ResolvedSites, &files).unwrap();
-        let new = &plan.files[0].2;
+        let new = &plan.files[0].new;
         assert!(new.contains("class A:\n    def run(self)"), "{new}");
         assert!(new.contains("class B:\n    def execute(self)"), "{new}");
         assert!(new.contains("x = a.run()\n    return x + b.execute()"), "{new}");
@@ -340,12 +340,12 @@ mod tests {
         let src = "package geo\n\n// ComputeArea is the area.\n// ComputeAreas is unrelated.\nfunc ComputeArea(w, h float64) float64 {\n\treturn w * h\n}\n";
         let files = [input("geo/area.go", Lang::Go, src, Some((5, 7)), &[])];
         let planned = plan("ComputeArea", "AreaOf", Scope::ResolvedSites, &files).unwrap();
-        assert_eq!(planned.files[0].2, src.replace("func ComputeArea", "func AreaOf"), "not the line above the def");
+        assert_eq!(planned.files[0].new, src.replace("func ComputeArea", "func AreaOf"), "not the line above the def");
         let src =
             "package geo\n\n// ComputeArea is the area.\nfunc ComputeArea(w, h float64) float64 {\n\treturn w * h\n}\n";
         let files = [input("geo/area.go", Lang::Go, src, Some((4, 6)), &[])];
         let planned = plan("ComputeArea", "AreaOf", Scope::ResolvedSites, &files).unwrap();
-        assert_eq!(planned.files[0].2, src.replace("ComputeArea", "AreaOf"));
+        assert_eq!(planned.files[0].new, src.replace("ComputeArea", "AreaOf"));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::ActionRequest;
 use crate::audit::{self, Verdict};
 use crate::error::{exit, NerdError};
 use crate::policy;
-use crate::router::{self, Outcome, Router, DECISION_PREDICATES};
+use crate::router::{self, ApprovedBy, Outcome, Record, Router, Stored, DECISION_PREDICATES};
 use crate::sandbox;
 use crate::store::Store;
 
@@ -24,7 +24,7 @@ pub fn act(root: &Path, request: &ActionRequest, approve: bool, json: bool) -> R
     let (action, intent, autonomy) = request.parse()?;
     let mut router = Router::open(root, intent, autonomy)?;
     if approve {
-        router.approve(&action, "command line --approve")?;
+        router.approve(&action, ApprovedBy::Human, "command line --approve")?;
     }
     let outcome = router.execute(&action)?;
     let mut out = std::io::stdout().lock();
@@ -80,31 +80,38 @@ pub fn show(root: &Path, json_out: bool) -> Result<i32, NerdError> {
     let mut out = std::io::stdout().lock();
     for row in store.audit_records()? {
         let (seq, at_ns, hash) = (row.seq, row.at_ns, &row.hash);
-        let v: Value = serde_json::from_str(&row.body).unwrap_or(Value::Null);
         if json_out {
+            let v: Value = serde_json::from_str(&row.body).unwrap_or(Value::Null);
             writeln!(out, "{}", json!({"seq": seq, "at_ns": at_ns, "hash": hash, "record": v}))?;
-        } else {
-            let kind = v["record"].as_str().unwrap_or("?");
-            let text = |key: &str| v[key].as_str().unwrap_or("?").to_string();
-            let line = match kind {
-                "decision" => format!("{}  {} {}", v["action"], text("decision"), v["reasons"]),
-                "result" => format!("{}  {}", v["action"], v["outcome"]["status"].as_str().unwrap_or("?")),
-                "turn" => {
-                    format!("turn {}: {} → {}  ({})", v["turn"], text("strategy"), text("next_action"), text("request"))
-                }
-                "approval" if v["action"].is_null() => {
-                    format!(
-                        "{} by {}: {}",
-                        if v["granted"] == true { "granted" } else { "refused" },
-                        text("source"),
-                        text("subject")
-                    )
-                }
-                "approval" => format!("{}  approved by {}", v["action"], text("source")),
-                _ => v.to_string(),
-            };
-            writeln!(out, "{seq:>5}  {kind:<8}  {line}")?;
+            continue;
         }
+        let json = |a: &crate::policy::Action| serde_json::to_string(a).unwrap_or_default();
+        let (kind, line) = match serde_json::from_str::<Stored>(&row.body).map(|s| s.record) {
+            Ok(Record::Decision { action, decision, reasons, .. }) => {
+                ("decision", format!("{}  {} {:?}", json(&action), decision.as_str(), reasons))
+            }
+            Ok(Record::Result { action, outcome, .. }) => {
+                ("result", format!("{}  {}", json(&action), outcome.status.as_str()))
+            }
+            Ok(Record::Turn { turn, request, strategy, next_action, .. }) => (
+                "turn",
+                format!("turn {turn}: {strategy} → {}  ({request})", next_action.map_or("nothing", |a| a.as_str())),
+            ),
+            Ok(Record::Approval { action: Some(action), source, .. }) => {
+                ("approval", format!("{}  approved by {source}", json(&action)))
+            }
+            Ok(Record::Approval { subject, granted, source, .. }) => (
+                "approval",
+                format!(
+                    "{} by {source}: {}",
+                    if granted { "granted" } else { "refused" },
+                    subject.as_deref().unwrap_or("?")
+                ),
+            ),
+            // A record this nerd does not know (older, newer or damaged) is shown as it is.
+            Err(_) => ("?", row.body.clone()),
+        };
+        writeln!(out, "{seq:>5}  {kind:<8}  {line}")?;
     }
     Ok(exit::SUCCESS)
 }
@@ -116,30 +123,25 @@ pub fn replay(root: &Path, n: i64) -> Result<i32, NerdError> {
     let Some(row) = records.iter().find(|r| r.seq == n) else {
         return Err(usage(format!("no audit record {n} (there are {})", records.len())));
     };
-    let v: Value = serde_json::from_str(&row.body).map_err(usage)?;
-    if v["record"] != "decision" {
-        return Err(usage(format!(
-            "record {n} is a `{}` record; replay takes decision records",
-            v["record"].as_str().unwrap_or("?")
-        )));
-    }
-    let recorded: Vec<&str> = v["facts"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    if v["facts_digest"].as_str() != Some(crate::digest::sha256_hex(recorded.join("\n").as_bytes()).as_str()) {
+    let stored: Stored = serde_json::from_str(&row.body).map_err(|e| usage(format!("record {n}: {e}")))?;
+    let Record::Decision { constitution, facts: recorded, facts_digest, derived, .. } = stored.record else {
+        return Err(usage(format!("record {n} is not a decision record; replay takes decision records")));
+    };
+    if facts_digest != crate::digest::sha256_hex(recorded.join("\n").as_bytes()) {
         return Err(usage(format!("record {n}'s facts do not match their digest")));
     }
     let mut facts = nerd_logic::defaults::policy();
-    for atom in recorded {
+    for atom in &recorded {
         let parsed = parse_atom(atom).map_err(usage)?;
         facts.assert_atom(&parsed).map_err(usage)?;
     }
     let fixpoint = evaluate(facts);
     let now: BTreeSet<String> =
         DECISION_PREDICATES.iter().flat_map(|p| fixpoint.atoms(p).unwrap_or_default()).map(|a| a.to_string()).collect();
-    let then: BTreeSet<String> =
-        v["derived"].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect();
+    let then: BTreeSet<String> = derived.into_iter().collect();
     let mut out = std::io::stdout().lock();
-    if v["constitution"].as_str() != Some(policy::constitution_hash().as_str()) {
-        writeln!(out, "note: record {n} was decided under another constitution ({})", v["constitution"])?;
+    if constitution != policy::constitution_hash() {
+        writeln!(out, "note: record {n} was decided under another constitution ({constitution})")?;
     }
     if now == then {
         writeln!(out, "replay of record {n}: the same {} decision atoms", now.len())?;

@@ -24,12 +24,7 @@ pub fn check(root: &Path, request: &ActionRequest, json: bool) -> Result<i32, Ne
     if json {
         writeln!(out, "{}", serde_json::to_value(&decision).unwrap_or_default())?;
     } else {
-        let word = match decision.decision {
-            Verdict::Allow => "allow",
-            Verdict::Ask => "ask",
-            Verdict::Deny => "deny",
-        };
-        writeln!(out, "{word}")?;
+        writeln!(out, "{}", decision.decision.as_str())?;
         for r in &decision.reasons {
             writeln!(out, "  {r}")?;
         }
@@ -81,11 +76,7 @@ pub fn claude_pretooluse(fallback_root: &Path) -> Result<i32, NerdError> {
             combine(decisions)
         }
     };
-    let word = match verdict {
-        Verdict::Allow => "allow",
-        Verdict::Ask => "ask",
-        Verdict::Deny => "deny",
-    };
+    let word = verdict.as_str();
     let reason = format!("nerd: {}", reasons.join("; "));
     let answer = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": word, "permissionDecisionReason": reason}});
     writeln!(std::io::stdout().lock(), "{answer}")?;

@@ -14,6 +14,8 @@ use crate::agent::event::{Event, Sink};
 pub use crate::agent::setup::{Settings, Setup, SetupError};
 use crate::agent::{Approver, AutoApprove, NeverApprove};
 use crate::config::Provider;
+use crate::policy::Action;
+use crate::router::ApprovedBy;
 
 /// Who answers approval prompts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Deserialize)]
@@ -132,21 +134,18 @@ impl<W: Write> Sink for Text<W> {
                 format!("· focus: {}", shown.join(", "))
             }
             Event::Decided { turn, strategy, next_action, because } => {
-                let mut l = format!("· turn {turn}: {strategy} → {}", next_action.as_deref().unwrap_or("nothing"));
+                let mut l = format!("· turn {turn}: {strategy} → {}", next_action.map_or("nothing", |a| a.as_str()));
                 if self.verbose && !because.is_empty() {
                     l.push_str(&format!("\n    because {}", because.join(", ")));
                 }
                 l
             }
             Event::Action { action, decision, reasons } => {
-                let what = match action.get("argv").and_then(|a| a.as_array()) {
-                    Some(argv) => argv.iter().filter_map(|a| a.as_str()).collect::<Vec<_>>().join(" "),
-                    None => format!(
-                        "{} {}",
-                        action.get("kind").and_then(|k| k.as_str()).unwrap_or("?"),
-                        action.get("path").and_then(|p| p.as_str()).unwrap_or("")
-                    ),
+                let what = match action {
+                    Action::Exec { argv } => argv.join(" "),
+                    other => format!("{} {}", other.kind(), other.target()),
                 };
+                let decision = decision.as_str();
                 if reasons.is_empty() {
                     format!("· {decision}: {}", what.trim())
                 } else {
@@ -205,6 +204,10 @@ impl Approver for Prompt {
 
     fn source(&self) -> &str {
         "human"
+    }
+
+    fn by(&self) -> ApprovedBy {
+        ApprovedBy::Human
     }
 }
 

@@ -74,6 +74,18 @@ pub enum ActionError {
 }
 
 impl Action {
+    /// What the action is about, in brief: the command line, the path, the URL...
+    pub fn target(&self) -> String {
+        match self {
+            Action::Exec { argv } => argv.join(" "),
+            Action::ReadFile { path } | Action::WriteFile { path, .. } | Action::DeleteFile { path } => path.clone(),
+            Action::NetRequest { url, .. } | Action::Browse { url } => url.clone(),
+            Action::Search { pattern, path } => format!("/{pattern}/ in {}", path.as_deref().unwrap_or(".")),
+            Action::Spawn { profile } => profile.clone(),
+            Action::Memory { op } => op.clone(),
+        }
+    }
+
     /// Parses and validates one action from JSON text.
     pub fn parse(text: &str) -> Result<Action, ActionError> {
         if text.len() > MAX_ACTION_BYTES {

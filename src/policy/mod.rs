@@ -20,7 +20,7 @@ use serde::Serialize;
 pub use action::{Action, ActionError};
 
 /// What the router may do with an action.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Allow,
@@ -37,6 +37,16 @@ pub struct Decision {
     pub risk: Option<Risk>,
     #[serde(serialize_with = "crate::words::serialize_option")]
     pub route: Option<Route>,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Ask => "ask",
+            Verdict::Deny => "deny",
+        }
+    }
 }
 
 impl Decision {

@@ -7,7 +7,7 @@
 //! exhaustive; kinds this build cannot carry out fail with a clear error.
 //! Knows nothing about why an action was proposed.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,11 +18,14 @@ use nerd_logic::{base_atoms, evaluate, Atom, Facts, Origin, PREDICATES};
 use serde::Serialize;
 use serde_json::json;
 
+pub mod record;
+
 use crate::audit::{self, AuditError};
 use crate::exec::{self, Job};
 use crate::policy::{self, paths, Action, Verdict, ACTION_ID};
 use crate::sandbox::{self, Confinement, Layers};
 use crate::store::{Store, StoreError};
+pub use record::{ApprovedBy, OutcomeStatus, OutcomeSummary, Record, Stored};
 
 /// Bytes of a file a read returns.
 pub const MAX_READ_BYTES: usize = 8 * 1024 * 1024;
@@ -41,6 +44,8 @@ pub enum RouterError {
     Workspace { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
+    #[error("cannot write an audit record: {0}")]
+    Record(String),
 }
 
 /// What an executed action produced.
@@ -71,8 +76,8 @@ pub struct Router {
     autonomy: Autonomy,
     /// The project's restrictions from `.nerd/config.toml`.
     project: crate::config::PolicyConfig,
-    /// Digests of the actions a human approved.
-    approvals: HashSet<String>,
+    /// Digests of the actions someone approved, and who.
+    approvals: HashMap<String, ApprovedBy>,
     /// This session's events, for the watchdog.
     events: Vec<(ActionKind, String, ActionOutcome)>,
     timeout: Duration,
@@ -129,7 +134,7 @@ impl Router {
             intent,
             autonomy,
             project,
-            approvals: HashSet::new(),
+            approvals: HashMap::new(),
             events: Vec::new(),
             timeout: Duration::from_secs(600),
             turn: None,
@@ -162,11 +167,10 @@ impl Router {
         self.turn = turn;
     }
 
-    /// Appends a record of the caller's own to the audit trail (an agent turn's decision).
-    pub fn record(&self, mut body: serde_json::Value) -> Result<i64, RouterError> {
-        if let Some(map) = body.as_object_mut() {
-            map.insert("session".into(), json!(self.session));
-        }
+    /// Appends a record to the audit trail, under this router's session.
+    pub fn record(&self, record: Record) -> Result<i64, RouterError> {
+        let stored = Stored { session: self.session.clone(), record };
+        let body = serde_json::to_value(&stored).map_err(|e| RouterError::Record(e.to_string()))?;
         Ok(audit::append(&self.root, &self.store, &body)?)
     }
 
@@ -179,14 +183,16 @@ impl Router {
         policy::verdict(&fixpoint, ACTION_ID, self.project.autonomy(self.autonomy))
     }
 
-    /// Records a human's approval of exactly this action.
-    pub fn approve(&mut self, action: &Action, source: &str) -> Result<(), RouterError> {
-        self.approvals.insert(digest(action));
-        audit::append(
-            &self.root,
-            &self.store,
-            &json!({"record": "approval", "session": self.session, "action": action, "source": source}),
-        )?;
+    /// Records an approval of exactly this action: who gave it and how.
+    pub fn approve(&mut self, action: &Action, by: ApprovedBy, source: &str) -> Result<(), RouterError> {
+        self.approvals.insert(digest(action), by);
+        self.record(Record::Approval {
+            action: Some(action.clone()),
+            subject: None,
+            granted: true,
+            by: Some(by),
+            source: source.to_string(),
+        })?;
         Ok(())
     }
 
@@ -204,8 +210,8 @@ impl Router {
             let p = f.sym(program);
             f.audit_event.push((i as u32 + 1, *kind, p, *outcome));
         }
-        if action.is_some_and(|a| self.approvals.contains(&digest(a))) {
-            let (id, src) = (f.sym(ACTION_ID), f.sym("human"));
+        if let Some(by) = action.and_then(|a| self.approvals.get(&digest(a))) {
+            let (id, src) = (f.sym(ACTION_ID), f.sym(by.as_str()));
             f.approval.push((id, src));
         }
         f
@@ -229,21 +235,15 @@ impl Router {
         let facts_digest = crate::digest::sha256_hex(recorded.join("\n").as_bytes());
         let fixpoint = evaluate(facts);
         let decision = policy::verdict(&fixpoint, ACTION_ID, self.project.autonomy(self.autonomy));
-        let seq = audit::append(
-            &self.root,
-            &self.store,
-            &json!({
-                "record": "decision",
-                "session": self.session,
-                "constitution": policy::constitution_hash(),
-                "action": action,
-                "facts_digest": facts_digest,
-                "facts": recorded,
-                "derived": decision_atoms(&fixpoint),
-                "decision": decision.decision,
-                "reasons": decision.reasons,
-            }),
-        )?;
+        let seq = self.record(Record::Decision {
+            constitution: policy::constitution_hash(),
+            action: action.clone(),
+            facts_digest,
+            facts: recorded,
+            derived: decision_atoms(&fixpoint),
+            decision: decision.decision,
+            reasons: decision.reasons.clone(),
+        })?;
         let outcome = if decision.decision != Verdict::Allow {
             Outcome::Refused { reasons: decision.reasons }
         } else {
@@ -263,26 +263,31 @@ impl Router {
         outcome: &Outcome,
         program: &str,
     ) -> Result<(), RouterError> {
-        let audited = match outcome {
+        let detail = match outcome {
             Outcome::Executed { output: Output::Exec { code, stdout, stderr, timed_out, truncated, sandbox } } => {
                 json!({
-                    "status": "executed", "code": code, "stdout": clip(stdout), "stderr": clip(stderr),
+                    "code": code, "stdout": clip(stdout), "stderr": clip(stderr),
                     "timed_out": timed_out, "truncated": truncated, "sandbox": sandbox,
                 })
             }
             Outcome::Executed { output: Output::Read { content, truncated } } => {
-                json!({"status": "executed", "read_bytes": content.len(), "truncated": truncated})
+                json!({"read_bytes": content.len(), "truncated": truncated})
             }
-            Outcome::Executed { output: Output::Search { matches } } => {
-                json!({"status": "executed", "matches": matches.len()})
-            }
-            other => serde_json::to_value(other).unwrap_or_default(),
+            Outcome::Executed { output: Output::Search { matches } } => json!({"matches": matches.len()}),
+            Outcome::Executed { output } => json!({ "output": output }),
+            Outcome::Refused { reasons } => json!({ "reasons": reasons }),
+            Outcome::Failed { error } => json!({ "error": error }),
         };
-        audit::append(
-            &self.root,
-            &self.store,
-            &json!({"record": "result", "session": self.session, "decision": decision, "action": action, "outcome": audited}),
-        )?;
+        let status = match outcome {
+            Outcome::Refused { .. } => OutcomeStatus::Refused,
+            Outcome::Executed { .. } => OutcomeStatus::Executed,
+            Outcome::Failed { .. } => OutcomeStatus::Failed,
+        };
+        let detail = match detail {
+            serde_json::Value::Object(map) => map,
+            _ => serde_json::Map::new(),
+        };
+        self.record(Record::Result { decision, action: action.clone(), outcome: OutcomeSummary { status, detail } })?;
         let status = match outcome {
             Outcome::Refused { .. } => ActionOutcome::Refused,
             Outcome::Executed { output: Output::Exec { code: Some(0), .. } } => ActionOutcome::Executed,

@@ -15,20 +15,18 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use nerd_logic::vocab::{Action as Step, Verb};
-use serde_json::json;
 
 use super::event::{Event, Status};
 use super::patch::Edit;
 use super::session::Pending;
 use super::verify::{self, Kind};
-use super::{answer, diff, ground, instruct, Agent, AgentError, Flow, LoopState};
+use super::{answer, diff, ground, instruct, Agent, AgentError, Flow, LoopState, Turn};
 use crate::check::parse::Found;
 use crate::config::Config;
 use crate::kernel::{self, LoadFor, Loaded};
 use crate::perceive::focus::Candidate;
-use crate::perceive::Intent;
 use crate::policy::Action;
-use crate::router::{Outcome, Output, Router};
+use crate::router::{Outcome, Output, Record, Router};
 
 const NEEDS_MODEL: &str = "needs a language model to write code, and none is configured. \
 Set one in .nerd/config.toml or ~/.config/nerd/config.toml ([model] provider = \"openai\" | \"anthropic\" | \"ollama\"), \
@@ -48,17 +46,9 @@ enum Applied {
 }
 
 impl Agent<'_> {
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn step(
-        &mut self,
-        next: Step,
-        request: &str,
-        intent: &Intent,
-        focus: &[Candidate],
-        loaded: &mut Loaded,
-        router: &mut Router,
-        st: &mut LoopState,
-    ) -> Result<Flow, AgentError> {
+    /// Carries out one derived step of the turn `t`.
+    pub(super) fn step(&mut self, next: Step, t: &mut Turn<'_>) -> Result<Flow, AgentError> {
+        let (request, intent, focus) = (t.request, t.intent, t.focus);
         Ok(match next {
             Step::AskClarification => {
                 let text = ground::question(intent, focus);
@@ -72,16 +62,17 @@ impl Agent<'_> {
                 Flow::Stop(Status::NeedsClarification, text)
             }
             Step::AnswerQuery => match intent.verb {
-                Verb::Status => self.test_status(router, loaded)?,
-                Verb::Impact => Flow::Stop(Status::Answered, answer::impact(focus, loaded)),
-                _ => Flow::Stop(Status::Answered, answer::locate(request, focus, loaded)),
+                Verb::Status => self.test_status(&mut t.router, t.world)?,
+                Verb::Impact => Flow::Stop(Status::Answered, answer::impact(focus, t.world)),
+                _ => Flow::Stop(Status::Answered, answer::locate(request, focus, t.world)),
             },
-            Step::Survey => Flow::Stop(Status::Answered, answer::survey(loaded)),
-            Step::ReviewChanges => Flow::Stop(Status::Answered, answer::review(loaded)),
-            Step::RunTests => self.run_tests(router, loaded, st)?,
-            Step::ProposePatch => self.propose_patch(request, focus, loaded, router, st)?,
-            Step::ApplyPatch => self.apply_patch(router, loaded, st)?,
+            Step::Survey => Flow::Stop(Status::Answered, answer::survey(t.world)),
+            Step::ReviewChanges => Flow::Stop(Status::Answered, answer::review(t.world)),
+            Step::RunTests => self.run_tests(t)?,
+            Step::ProposePatch => self.propose_patch(t)?,
+            Step::ApplyPatch => self.apply_patch(t)?,
             Step::ReportSuccess => {
+                let st = &t.state;
                 let text = if st.changes.is_empty() {
                     "The tests pass; there is nothing to fix.".to_string()
                 } else {
@@ -90,6 +81,7 @@ impl Agent<'_> {
                 Flow::Stop(Status::Succeeded, text.trim().to_string())
             }
             Step::Escalate => {
+                let st = &t.state;
                 let failing: Vec<String> = st
                     .findings
                     .iter()
@@ -120,18 +112,23 @@ impl Agent<'_> {
                 let granted = self.approver.approve(&subject, &format!("nerd why 'unsafe_to_refactor(\"{target}\")'"));
                 let source = self.approver.source().to_string();
                 self.emit(Event::Approval { subject: subject.clone(), granted, source: source.clone() });
-                router
-                    .record(json!({"record": "approval", "subject": subject, "granted": granted, "source": source}))?;
+                t.router.record(Record::Approval {
+                    action: None,
+                    subject: Some(subject.clone()),
+                    granted,
+                    by: Some(self.approver.by()),
+                    source,
+                })?;
                 if granted {
-                    st.approved = true;
+                    t.state.approved = true;
                     Flow::Continue
                 } else {
                     Flow::Stop(Status::Refused, format!("Not changed: {subject}, and the refactor was not approved."))
                 }
             }
-            Step::ApplyRefactor => self.apply_rename(intent, focus, loaded, router, st)?,
-            Step::ProposeEdit => self.implement(request, focus, loaded, router, st)?,
-            Step::Scaffold => self.scaffold(request, router, st)?,
+            Step::ApplyRefactor => self.apply_rename(t)?,
+            Step::ProposeEdit => self.implement(t)?,
+            Step::Scaffold => self.scaffold(t)?,
             Step::RecordRule => match instruct::record(&self.root, request, intent) {
                 Ok(instruct::Recorded::Added { id, path }) => {
                     Flow::Stop(Status::Succeeded, format!("Recorded rule {id} in {path}; the commit gate enforces it."))
@@ -183,7 +180,7 @@ impl Agent<'_> {
 
     /// Writes edits through the router. `Err(flow)`: refused or failed; what was written is restored.
     fn write_all(&mut self, router: &mut Router, edits: &[Edit]) -> Result<Result<(), Flow>, AgentError> {
-        for (n, (path, old, new)) in edits.iter().enumerate() {
+        for (n, Edit { path, old, new }) in edits.iter().enumerate() {
             let action = Action::WriteFile { path: path.clone(), content: Some(new.clone()) };
             let shown = diff::change(path, old, new).diff;
             match self.act(router, &action, &shown)? {
@@ -200,7 +197,7 @@ impl Agent<'_> {
 
     /// Puts the files of `edits` back as they were before them, through the router.
     fn restore(&mut self, router: &mut Router, edits: &[Edit]) -> Result<(), AgentError> {
-        for (path, old, _) in edits.iter().rev() {
+        for Edit { path, old, .. } in edits.iter().rev() {
             let action = Action::WriteFile { path: path.clone(), content: Some(old.clone()) };
             self.act(router, &action, "restore")?;
         }
@@ -251,7 +248,7 @@ impl Agent<'_> {
                         tool: tool.name().into(),
                         failed,
                         errors: errs,
-                        test_state: verify::state(&run.findings).to_string(),
+                        test_state: verify::state(&run.findings),
                     });
                 }
                 errors.extend(run.findings.iter().filter_map(|f| match &f.found {
@@ -276,7 +273,7 @@ impl Agent<'_> {
     }
 
     fn record_changes(st: &mut LoopState, edits: &[Edit]) {
-        for (path, old, new) in edits {
+        for Edit { path, old, new } in edits {
             match st.changes.iter_mut().find(|c| c.path == *path) {
                 // Keep one cumulative change per file: from its first old text to its newest.
                 Some(c) => {
@@ -293,14 +290,8 @@ impl Agent<'_> {
 }
 
 /// The `--dry-run` description of a derived step: what would happen, acting on nothing.
-pub(super) fn plan(
-    next: Step,
-    intent: &Intent,
-    focus: &[Candidate],
-    loaded: &Loaded,
-    root: &Path,
-    config: &Config,
-) -> String {
+pub(super) fn plan(next: Step, t: &Turn<'_>, root: &Path, config: &Config) -> String {
+    let (intent, focus, loaded) = (t.intent, t.focus, &*t.world);
     let argv = |kind: Kind| -> Vec<String> {
         verify::tools_for(root, &config.check, kind, has_python(loaded))
             .into_iter()

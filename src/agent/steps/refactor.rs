@@ -8,12 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::Applied;
 use crate::agent::event::{Event, Status};
 use crate::agent::verify::Kind;
-use crate::agent::{ground, rename, Agent, AgentError, Flow, LoopState};
-use crate::kernel::Loaded;
-use crate::perceive::focus::Candidate;
-use crate::perceive::Intent;
+use crate::agent::{ground, rename, Agent, AgentError, Flow, Turn};
 use crate::policy::Action;
-use crate::router::{Outcome, Output, Router};
+use crate::router::{Outcome, Output};
 use crate::world::lang::Lang;
 
 /// Languages whose files can refer to each other's names.
@@ -27,14 +24,9 @@ fn family(lang: Lang) -> u8 {
 }
 
 impl Agent<'_> {
-    pub(super) fn apply_rename(
-        &mut self,
-        intent: &Intent,
-        focus: &[Candidate],
-        loaded: &mut Loaded,
-        router: &mut Router,
-        st: &mut LoopState,
-    ) -> Result<Flow, AgentError> {
+    pub(super) fn apply_rename(&mut self, t: &mut Turn<'_>) -> Result<Flow, AgentError> {
+        let (intent, focus) = (t.intent, t.focus);
+        let (loaded, router, st) = (&mut *t.world, &mut t.router, &mut t.state);
         let Some(new) = ground::new_name(intent).map(str::to_string) else {
             return Ok(Flow::Stop(Status::NeedsClarification, "What should the new name be?".into()));
         };

@@ -11,7 +11,7 @@ use super::{has_python, Applied, NEEDS_MODEL};
 use crate::agent::event::{Event, Status};
 use crate::agent::patch::{self, Edit};
 use crate::agent::verify::{self, Kind};
-use crate::agent::{Agent, AgentError, Flow, LoopState};
+use crate::agent::{Agent, AgentError, Flow, LoopState, Turn};
 use crate::check::parse::Found;
 use crate::kernel::Loaded;
 use crate::perceive::focus::Candidate;
@@ -62,7 +62,7 @@ impl Agent<'_> {
                 tool: tool.name().into(),
                 failed,
                 errors,
-                test_state: verify::state(&run.findings).to_string(),
+                test_state: verify::state(&run.findings),
             });
             ran.push(tool.name().to_string());
             findings.extend(run.findings);
@@ -96,12 +96,8 @@ impl Agent<'_> {
         Ok(Flow::Stop(Status::Answered, lines.join("\n")))
     }
 
-    pub(super) fn run_tests(
-        &mut self,
-        router: &mut Router,
-        loaded: &Loaded,
-        st: &mut LoopState,
-    ) -> Result<Flow, AgentError> {
+    pub(super) fn run_tests(&mut self, t: &mut Turn<'_>) -> Result<Flow, AgentError> {
+        let (loaded, router, st) = (&*t.world, &mut t.router, &mut t.state);
         let TestRun { findings, output, .. } = match self.tests(router, loaded)? {
             Ok(done) => done,
             Err(flow) => return Ok(flow),
@@ -196,7 +192,7 @@ impl Agent<'_> {
     ) -> Result<(String, Vec<Edit>), String> {
         let proposal = patch::parse(&raw?).map_err(|e| e.to_string())?;
         let edits = patch::apply(&proposal, &mut |p| contents.get(p).cloned(), paths).map_err(|e| e.to_string())?;
-        for (path, old, new) in &edits {
+        for Edit { path, old, new } in &edits {
             let Some(lang) = Lang::of_path(path) else { continue };
             let broken = |text: &str| {
                 crate::world::project::project_file(lang, path, text.as_bytes()).ok().and_then(|p| p.parse_error)
@@ -205,20 +201,15 @@ impl Agent<'_> {
                 return Err(format!("the patch leaves a syntax error in {path}:{line}: {message}"));
             }
         }
-        if edits.iter().all(|(_, old, new)| old == new) {
+        if edits.iter().all(|e| e.old == e.new) {
             return Err("the patch changes nothing".into());
         }
         Ok((proposal.explanation, edits))
     }
 
-    pub(super) fn propose_patch(
-        &mut self,
-        request: &str,
-        focus: &[Candidate],
-        loaded: &Loaded,
-        router: &mut Router,
-        st: &mut LoopState,
-    ) -> Result<Flow, AgentError> {
+    pub(super) fn propose_patch(&mut self, t: &mut Turn<'_>) -> Result<Flow, AgentError> {
+        let (request, focus) = (t.request, t.focus);
+        let (loaded, router, st) = (&*t.world, &mut t.router, &mut t.state);
         if self.patcher.is_none() {
             return Ok(Flow::Stop(Status::NeedsModel, format!("Repairing the failures {NEEDS_MODEL}")));
         }
@@ -231,7 +222,7 @@ impl Agent<'_> {
         let attempt = st.retries + 1;
         match Self::validate(raw, &contents, &paths) {
             Ok((explanation, edits)) => {
-                let files = edits.iter().map(|(p, _, _)| p.clone()).collect();
+                let files = edits.iter().map(|e| e.path.clone()).collect();
                 self.emit(Event::Patch { attempt, files, accepted: true, reason: explanation.clone() });
                 st.explanation = explanation;
                 st.pending = Some(edits);
@@ -247,12 +238,8 @@ impl Agent<'_> {
         Ok(Flow::Continue)
     }
 
-    pub(super) fn apply_patch(
-        &mut self,
-        router: &mut Router,
-        loaded: &mut Loaded,
-        st: &mut LoopState,
-    ) -> Result<Flow, AgentError> {
+    pub(super) fn apply_patch(&mut self, t: &mut Turn<'_>) -> Result<Flow, AgentError> {
+        let (loaded, router, st) = (&mut *t.world, &mut t.router, &mut t.state);
         let Some(edits) = st.pending.take() else { return Ok(Flow::Continue) };
         st.retries += 1;
         let attempt = st.retries;
@@ -268,7 +255,7 @@ impl Agent<'_> {
             };
             self.emit(Event::Patch {
                 attempt,
-                files: edits.iter().map(|(p, _, _)| p.clone()).collect(),
+                files: edits.iter().map(|e| e.path.clone()).collect(),
                 accepted: false,
                 reason: reason.clone(),
             });
@@ -284,14 +271,9 @@ impl Agent<'_> {
         Ok(Flow::Continue)
     }
 
-    pub(super) fn implement(
-        &mut self,
-        request: &str,
-        focus: &[Candidate],
-        loaded: &mut Loaded,
-        router: &mut Router,
-        st: &mut LoopState,
-    ) -> Result<Flow, AgentError> {
+    pub(super) fn implement(&mut self, t: &mut Turn<'_>) -> Result<Flow, AgentError> {
+        let (request, focus) = (t.request, t.focus);
+        let (loaded, router, st) = (&mut *t.world, &mut t.router, &mut t.state);
         if self.patcher.is_none() {
             return Ok(Flow::Stop(Status::NeedsModel, format!("Implementing this {NEEDS_MODEL}")));
         }
@@ -320,7 +302,7 @@ impl Agent<'_> {
                 return Ok(Flow::Stop(Status::Failed, format!("The model's change was rejected: {reason}")));
             }
         };
-        let files = edits.iter().map(|(p, _, _)| p.clone()).collect();
+        let files = edits.iter().map(|e| e.path.clone()).collect();
         self.emit(Event::Patch { attempt: 1, files, accepted: true, reason: explanation.clone() });
         match self.apply_checked(router, loaded, &edits, &[Kind::Build], &BTreeSet::new())? {
             Err(flow) => return Ok(flow),

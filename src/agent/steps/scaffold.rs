@@ -4,16 +4,11 @@
 
 use crate::agent::event::{Event, Status};
 use crate::agent::patch::Edit;
-use crate::agent::{Agent, AgentError, Flow, LoopState};
-use crate::router::Router;
+use crate::agent::{Agent, AgentError, Flow, Turn};
 
 impl Agent<'_> {
-    pub(super) fn scaffold(
-        &mut self,
-        request: &str,
-        router: &mut Router,
-        st: &mut LoopState,
-    ) -> Result<Flow, AgentError> {
+    pub(super) fn scaffold(&mut self, t: &mut Turn<'_>) -> Result<Flow, AgentError> {
+        let (request, router, st) = (t.request, &mut t.router, &mut t.state);
         let lower = request.to_lowercase();
         let name = self.root.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or("app".into());
         let crate_name: String =
@@ -56,7 +51,7 @@ impl Agent<'_> {
             self.emit(Event::Question { text: q.clone(), options: vec![] });
             return Ok(Flow::Stop(Status::NeedsClarification, q));
         };
-        let edits: Vec<Edit> = files.into_iter().map(|(p, c)| (p, String::new(), c)).collect();
+        let edits: Vec<Edit> = files.into_iter().map(|(path, new)| Edit { path, old: String::new(), new }).collect();
         if let Err(flow) = self.write_all(router, &edits)? {
             return Ok(flow);
         }
