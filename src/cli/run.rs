@@ -1,7 +1,7 @@
 //! `nerd run`: one request without a conversation, or task files for
-//! automation. Its exit codes are its own, for scripts and CI: 0 success,
-//! 1 configuration error, 2 task error (the task was malformed or did not
-//! succeed), 3 runtime error, 4 some tasks of a batch failed.
+//! automation. Its exit codes extend the common table (`error::exit::run`):
+//! 0 success, 1 configuration error, 2 task error (the task was malformed or
+//! did not succeed), 3 runtime error, 4 some tasks of a batch failed.
 
 use std::fs::OpenOptions;
 use std::io::Write;
