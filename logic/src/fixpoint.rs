@@ -65,34 +65,30 @@ struct Programs {
     closure: OnceCell<ClosureProgram>,
 }
 
-// One accessor per program, all of the same shape so the derived table can
-// name any of them; only the closure needs the facts (it runs on first use).
-impl Programs {
-    fn impact(&self, _: &Facts) -> &ImpactProgram {
-        &self.impact
-    }
-    fn clarification(&self, _: &Facts) -> &ClarificationProgram {
-        &self.clarification
-    }
-    fn strategy(&self, _: &Facts) -> &StrategyProgram {
-        &self.strategy
-    }
-    fn gate(&self, _: &Facts) -> &CommitGateProgram {
-        &self.gate
-    }
-    fn constitution(&self, _: &Facts) -> &ConstitutionProgram {
-        &self.constitution
-    }
-    fn watchdog(&self, _: &Facts) -> &WatchdogProgram {
-        &self.watchdog
-    }
-    fn articulation(&self, _: &Facts) -> &ArticulationProgram {
-        &self.articulation
-    }
-    fn closure(&self, f: &Facts) -> &ClosureProgram {
-        self.closure.get_or_init(|| impact::run_closure(f))
-    }
+/// One accessor per program, all of the same shape so the derived table can
+/// name any of them; only the closure needs the facts (it runs on first use).
+macro_rules! program_accessors {
+    ($($name:ident: $program:ty),+) => {
+        impl Programs {
+            $(fn $name(&self, _: &Facts) -> &$program {
+                &self.$name
+            })+
+            fn closure(&self, f: &Facts) -> &ClosureProgram {
+                self.closure.get_or_init(|| impact::run_closure(f))
+            }
+        }
+    };
 }
+
+program_accessors!(
+    impact: ImpactProgram,
+    clarification: ClarificationProgram,
+    strategy: StrategyProgram,
+    gate: CommitGateProgram,
+    constitution: ConstitutionProgram,
+    watchdog: WatchdogProgram,
+    articulation: ArticulationProgram
+);
 
 /// The fixpoint of every program over one fact base.
 pub struct Fixpoint {

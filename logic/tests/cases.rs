@@ -6,7 +6,7 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use nerd_logic::{defaults, evaluate, parse_atom, Atom, ExplainedPremise, Explanation, Origin, PREDICATES};
+use nerd_logic::{defaults, evaluate, parse_atom, Atom};
 
 struct Case {
     name: String,
@@ -43,20 +43,6 @@ fn parse_cases(file: &str, text: &str) -> Vec<Case> {
     cases
 }
 
-/// Every leaf of an explanation is a base fact of the case.
-fn assert_grounded(e: &Explanation, facts: &BTreeSet<Atom>, context: &str) {
-    match e {
-        Explanation::Fact(a) => assert!(facts.contains(a), "{context}: leaf {a} is not a fact"),
-        Explanation::Derived { premises, .. } => {
-            for p in premises {
-                if let ExplainedPremise::Holds(inner) = p {
-                    assert_grounded(inner, facts, context);
-                }
-            }
-        }
-    }
-}
-
 fn run_file(file: &str, text: &str) {
     let cases = parse_cases(file, text);
     assert!(!cases.is_empty(), "{file} has no cases");
@@ -72,18 +58,13 @@ fn run_file(file: &str, text: &str) {
                 fixpoint.atoms(predicate).unwrap_or_else(|e| panic!("{context}: {e}")).into_iter().collect();
             assert_eq!(&actual, expected, "{context}: atoms of `{predicate}`");
         }
-        let base: BTreeSet<Atom> = PREDICATES
-            .iter()
-            .filter(|p| p.origin != Origin::Derived)
-            .flat_map(|p| fixpoint.atoms(p.name).unwrap_or_default())
-            .collect();
         let mut derived = fixpoint.derived_atoms();
         derived.extend(fixpoint.atoms("depends_on").unwrap_or_default());
         for atom in &derived {
             let explanation =
                 fixpoint.explain(atom).unwrap_or_else(|e| panic!("{context}: cannot explain {atom}: {e}"));
             assert_eq!(explanation.atom(), atom);
-            assert_grounded(&explanation, &base, &context);
+            common::assert_grounded(&fixpoint, &explanation, &context);
         }
         common::check_proofs(&fixpoint, &context);
     }

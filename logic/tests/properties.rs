@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use nerd_logic::vocab::{Action, Category, ContextHint, Strategy, TestState, Verb};
-use nerd_logic::{defaults, evaluate, parse_atom, AssertError, Atom, ExplainedPremise, Explanation, Facts, Line, Term};
+use nerd_logic::{defaults, evaluate, parse_atom, AssertError, Atom, Explanation, Facts, Line, Term};
 
 fn next_actions(facts: Facts) -> (Vec<Atom>, Vec<Atom>) {
     let fixpoint = evaluate(facts);
@@ -307,20 +307,6 @@ fn without_a_mutation_intent_nothing_mutating_is_permitted() {
     }
 }
 
-/// Every leaf of an explanation is a base fact.
-fn assert_grounded(fixpoint: &nerd_logic::Fixpoint, e: &Explanation, context: &str) {
-    match e {
-        Explanation::Fact(a) => assert!(fixpoint.is_fact(a), "{context}: leaf {a} is not a fact"),
-        Explanation::Derived { premises, .. } => {
-            for p in premises {
-                if let ExplainedPremise::Holds(inner) = p {
-                    assert_grounded(fixpoint, inner, context);
-                }
-            }
-        }
-    }
-}
-
 /// Random facts that make every rule of the constitution and the watchdog fire somewhere.
 fn random_policy_world(seed: u64) -> Facts {
     use nerd_logic::vocab::{ActionKind, ActionOutcome, NetClass};
@@ -386,7 +372,7 @@ fn every_constitution_and_watchdog_proof_is_grounded_and_true() {
         let context = format!("seed {seed}");
         for atom in fixpoint.derived_atoms() {
             let e = fixpoint.explain(&atom).unwrap_or_else(|e| panic!("{context}: cannot explain {atom}: {e}"));
-            assert_grounded(&fixpoint, &e, &context);
+            common::assert_grounded(&fixpoint, &e, &context);
             if let Explanation::Derived { rule, .. } = e {
                 fired.insert(rule);
             }

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use nerd_logic::{schema, Atom, Fixpoint, Origin, Premise};
+use nerd_logic::{schema, Atom, ExplainedPremise, Explanation, Fixpoint, Origin, Premise};
 
 /// For each derived predicate, every relation some rule deriving it reads,
 /// following relations the catalog does not name (intermediate ones) down to
@@ -88,6 +88,20 @@ pub fn check_proofs(fixpoint: &Fixpoint, context: &str) {
                     proof.rule,
                     if present { "" } else { "not " }
                 );
+            }
+        }
+    }
+}
+
+/// Every leaf of an explanation is a base fact of the fixpoint.
+pub fn assert_grounded(fixpoint: &Fixpoint, e: &Explanation, context: &str) {
+    match e {
+        Explanation::Fact(a) => assert!(fixpoint.is_fact(a), "{context}: leaf {a} is not a fact"),
+        Explanation::Derived { premises, .. } => {
+            for p in premises {
+                if let ExplainedPremise::Holds(inner) = p {
+                    assert_grounded(fixpoint, inner, context);
+                }
             }
         }
     }
