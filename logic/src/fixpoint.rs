@@ -53,22 +53,17 @@ impl fmt::Display for KernelError {
 
 impl std::error::Error for KernelError {}
 
-/// Every program's fixpoint over one fact base; the `depends_on` closure on demand.
-struct Programs {
-    impact: ImpactProgram,
-    clarification: ClarificationProgram,
-    strategy: StrategyProgram,
-    gate: CommitGateProgram,
-    constitution: ConstitutionProgram,
-    watchdog: WatchdogProgram,
-    articulation: ArticulationProgram,
-    closure: OnceCell<ClosureProgram>,
-}
-
-/// One accessor per program, all of the same shape so the derived table can
-/// name any of them; only the closure needs the facts (it runs on first use).
-macro_rules! program_accessors {
+/// Declares `Programs`, every program's fixpoint over one fact base (the
+/// `depends_on` closure on demand), with one accessor per program, all of the
+/// same shape so the derived table can name any of them; only the closure
+/// needs the facts (it runs on first use).
+macro_rules! programs {
     ($($name:ident: $program:ty),+) => {
+        struct Programs {
+            $($name: $program,)+
+            closure: OnceCell<ClosureProgram>,
+        }
+
         impl Programs {
             $(fn $name(&self, _: &Facts) -> &$program {
                 &self.$name
@@ -80,7 +75,7 @@ macro_rules! program_accessors {
     };
 }
 
-program_accessors!(
+programs!(
     impact: ImpactProgram,
     clarification: ClarificationProgram,
     strategy: StrategyProgram,
