@@ -6,8 +6,9 @@
 use crate::atom::Term;
 use crate::symbols::{Line, PathId, Sym, SymbolId, Symbols};
 use crate::vocab::{
-    Access, Action, ActionKind, ActionOutcome, Autonomy, Category, Confidence, ContextHint, NetClass, PathClass, Risk,
-    Route, Severity, Strategy, SurfaceMode, SymbolKind, TestOutcome, TestState, UnknownWord, Verb, Visibility,
+    Access, Action, ActionKind, ActionOutcome, Autonomy, Category, Confidence, ContextHint, Effect, NetClass,
+    PathClass, Risk, Route, Severity, Strategy, SurfaceMode, SymbolKind, TestOutcome, TestState, UnknownWord, Verb,
+    Visibility,
 };
 
 /// A column that can be shown as a term.
@@ -161,6 +162,7 @@ macro_rules! vocabulary_columns {
 }
 
 vocabulary_columns!(
+    Effect,
     Severity,
     TestOutcome,
     SymbolKind,

@@ -1,11 +1,15 @@
 //! The constitution: whether an action is `permitted`, why it is `denied`,
 //! its `risk`, and its `route` (auto, sandbox, ask) from risk × autonomy.
-//! Default deny: `permitted` holds only for an action with no `denied` reason
-//! whose route needs no human, or that a recorded approval covers. Rules read
-//! facts the runtime extracts from each action (the program after unwrapping
-//! wrappers, flags, subcommand, classified paths and network targets) and
-//! policy facts: the compiled-in tables below, seeded by
-//! `defaults::policy`, to which project policy can only add restrictions. Knows nothing about how actions are parsed or carried out.
+//! Default deny, down to each argument: `permitted` holds only for an action
+//! with no `denied` reason whose route needs no human, or that a recorded
+//! approval covers; a program is denied unless it has a specification, and
+//! every option, subcommand or operand its specification does not name is
+//! denied by name. Rules read facts the runtime extracts from each action (each
+//! program of a wrapped command line, its subcommand, options, operands,
+//! refused arguments, environment assignments, classified paths and network
+//! targets) and policy facts: the tables seeded from `logic/specs/` and the
+//! few below, to which project policy can only add restrictions.
+//! Knows nothing about how actions are parsed or carried out.
 
 // ascent binds an unused tuple variable for nullary relations.
 #![allow(unused_variables)]
@@ -17,8 +21,10 @@ use crate::atom::Atom;
 use crate::proof::{Premise, Proof};
 use crate::reasons::Why;
 use crate::schema::{atoms, relation, Facts};
+use crate::specs::{self, Cost, Opt};
+
 use crate::symbols::{PathId, Sym, Symbols};
-use crate::vocab::{Access, ActionKind, Autonomy, Category, NetClass, PathClass, Risk, Route};
+use crate::vocab::{Access, ActionKind, Autonomy, Category, Effect, NetClass, PathClass, Risk, Route};
 
 /// The risk × autonomy matrix. Critical is always `ask`.
 pub fn matrix(profile: Autonomy, risk: Risk) -> Route {
@@ -36,166 +42,9 @@ pub fn matrix(profile: Autonomy, risk: Risk) -> Route {
     }
 }
 
-/// Programs the agent may run at all (after unwrapping wrappers).
-pub const ALLOWED_PROGRAMS: &[&str] = &[
-    "cargo", "rustc", "rustfmt", "go", "gofmt", "python3", "python", "pytest", "ruff", "mypy", "pyright", "node",
-    "npm", "npx", "tsc", "git", "rg", "grep", "ls", "cat", "head", "tail", "wc", "find", "sed", "sort", "uniq", "diff",
-    "echo", "true", "false", "pwd", "mkdir", "touch", "cp", "mv", "rm", "make",
-];
-
-/// Programs that run code from the workspace (risk at least medium).
-pub const CODE_RUNNERS: &[&str] = &["cargo", "go", "python3", "python", "pytest", "node", "npm", "npx", "make"];
-
-/// Programs that change files whatever their arguments.
-pub const MUTATING_PROGRAMS: &[&str] = &["mkdir", "touch", "cp", "mv", "rm", "rustfmt", "gofmt", "node", "npx"];
-
-/// Programs whose effects are hard to undo (risk at least high).
-pub const HIGH_RISK_PROGRAMS: &[&str] = &["rm", "mv"];
-
-/// Subcommands that change tracked content or repository state.
-pub const MUTATING_SUBCOMMANDS: &[(&str, &str)] = &[
-    ("git", "add"),
-    ("git", "commit"),
-    ("git", "checkout"),
-    ("git", "switch"),
-    ("git", "restore"),
-    ("git", "reset"),
-    ("git", "stash"),
-    ("git", "merge"),
-    ("git", "rebase"),
-    ("git", "cherry-pick"),
-    ("git", "revert"),
-    ("git", "rm"),
-    ("git", "mv"),
-    ("git", "apply"),
-    ("git", "am"),
-    ("git", "tag"),
-    ("git", "branch"),
-    ("git", "init"),
-    ("git", "push"),
-    ("git", "pull"),
-    ("git", "fetch"),
-    ("git", "worktree"),
-    ("git", "clean"),
-    ("git", "gc"),
-    ("cargo", "fix"),
-    ("cargo", "fmt"),
-    ("cargo", "add"),
-    ("cargo", "remove"),
-    ("cargo", "update"),
-    ("cargo", "new"),
-    ("cargo", "init"),
-    ("go", "mod"),
-    ("go", "get"),
-    ("go", "generate"),
-    ("go", "fmt"),
-    ("npm", "install"),
-    ("npm", "ci"),
-    ("npm", "uninstall"),
-    ("npm", "update"),
-    ("npm", "run"),
-    ("npm", "exec"),
-];
-
-/// Flags that make a program write (program, flag).
-pub const MUTATING_FLAGS: &[(&str, &str)] =
-    &[("sed", "-i"), ("sed", "--in-place"), ("ruff", "--fix"), ("gofmt", "-w"), ("cargo", "--fix")];
-
-/// Interpreters that only run a script file: running one changes what it likes.
-pub const SCRIPT_RUNNERS: &[&str] = &["python3", "python"];
-
-/// Arguments that are never allowed (program, flag, reason).
-pub const DENIED_FLAGS: &[(&str, &str, &str)] = &[
-    ("git", "-c", "git -c can set configuration that runs programs"),
-    ("git", "--config-env", "git --config-env can set configuration that runs programs"),
-    ("git", "--exec-path", "git --exec-path replaces git's own programs"),
-    ("git", "--ext-diff", "external diff programs run arbitrary code"),
-    ("git", "--textconv", "textconv filters run arbitrary code"),
-    ("git", "--upload-pack", "--upload-pack runs an arbitrary program"),
-    ("git", "--receive-pack", "--receive-pack runs an arbitrary program"),
-    ("git", "--no-verify", "--no-verify skips the hooks and nerd's commit gate"),
-    ("git", "--force", "force can destroy history or uncommitted work"),
-    ("git", "--force-with-lease", "force-push rewrites shared history"),
-    ("git", "-f", "force can destroy history or uncommitted work"),
-    ("git", "--hard", "reset --hard destroys uncommitted work"),
-    ("git", "--mirror", "--mirror overwrites every remote ref"),
-    ("find", "-exec", "find -exec runs arbitrary commands"),
-    ("find", "-execdir", "find -execdir runs arbitrary commands"),
-    ("find", "-ok", "find -ok runs arbitrary commands"),
-    ("find", "-okdir", "find -okdir runs arbitrary commands"),
-    ("find", "-delete", "find -delete removes files in bulk"),
-    ("find", "-fprint", "find -fprint writes files"),
-    ("rg", "--pre", "rg --pre runs an arbitrary preprocessor"),
-    ("rg", "--pre-glob", "rg --pre-glob selects files for a preprocessor"),
-    ("python3", "-c", "inline code bypasses review"),
-    ("python", "-c", "inline code bypasses review"),
-    ("node", "-e", "inline code bypasses review"),
-    ("node", "--eval", "inline code bypasses review"),
-    ("node", "-p", "inline code bypasses review"),
-    ("node", "--print", "inline code bypasses review"),
-    ("node", "-r", "--require preloads arbitrary code"),
-    ("node", "--require", "--require preloads arbitrary code"),
-    ("rm", "--no-preserve-root", "removing / is never intended"),
-    ("sed", "-e", "sed scripts can write and run files (w, e commands)"),
-    ("sed", "-f", "sed scripts can write and run files (w, e commands)"),
-    ("cargo", "--config", "cargo --config can set runners and linkers"),
-    ("cargo", "-Z", "unstable cargo flags can run arbitrary code"),
-    ("npm", "--unsafe-perm", "runs install scripts with elevated permissions"),
-    ("make", "-f", "an alternative makefile runs arbitrary recipes"),
-    ("make", "--eval", "make --eval runs arbitrary recipes"),
-];
-
-/// Flags never allowed with one subcommand (program, subcommand, flag, reason).
-pub const DENIED_SUBCOMMAND_FLAGS: &[(&str, &str, &str, &str)] = &[
-    ("git", "commit", "-n", "-n skips the hooks and nerd's commit gate"),
-    ("git", "branch", "-D", "-D deletes a branch whatever its state"),
-    ("git", "checkout", "-B", "-B resets a branch whatever its state"),
-    ("git", "stash", "clear", "drops every stash for good"),
-    ("git", "stash", "drop", "drops a stash for good"),
-];
-
-/// Subcommands that are never allowed (program, subcommand, reason).
-pub const DENIED_SUBCOMMANDS: &[(&str, &str, &str)] = &[
-    ("git", "clean", "git clean deletes untracked work"),
-    ("git", "filter-branch", "rewrites all history"),
-    ("git", "filter-repo", "rewrites all history"),
-    ("git", "update-ref", "moves refs behind git's back"),
-    ("git", "config", "repository configuration is read-only to the agent"),
-    ("git", "gc", "garbage collection can drop unreachable work for good"),
-    ("git", "reflog", "the reflog is the last way back; leave it alone"),
-    ("cargo", "publish", "publishing is a human decision"),
-    ("cargo", "install", "installs programs outside the workspace"),
-    ("cargo", "login", "credentials are not the agent's"),
-    ("npm", "publish", "publishing is a human decision"),
-    ("npm", "login", "credentials are not the agent's"),
-    ("npm", "adduser", "credentials are not the agent's"),
-    ("go", "install", "installs programs outside the workspace"),
-];
-
-/// Modules an interpreter may run with `-m`.
-pub const ALLOWED_MODULES: &[(&str, &str)] = &[
-    ("python3", "pytest"),
-    ("python", "pytest"),
-    ("python3", "unittest"),
-    ("python", "unittest"),
-    ("python3", "ruff"),
-    ("python", "ruff"),
-    ("python3", "mypy"),
-    ("python", "mypy"),
-    ("python3", "pip"),
-    ("python", "pip"),
-];
-
-/// Modules that change the environment.
-pub const MUTATING_MODULES: &[(&str, &str)] = &[("python3", "pip"), ("python", "pip")];
-
 /// Shells: never run, whatever the arguments (a script is judged as the script's commands, by the caller).
 pub const SHELLS: &[&str] =
     &["sh", "bash", "zsh", "dash", "ksh", "csh", "tcsh", "fish", "busybox", "toybox", "pwsh", "powershell"];
-
-/// Subcommands that are critical: a human is always asked.
-pub const CRITICAL_SUBCOMMANDS: &[(&str, &str)] =
-    &[("git", "push"), ("git", "rebase"), ("git", "reset"), ("git", "merge"), ("npm", "install")];
 
 /// Domains the network allowlist holds by default: package registries.
 pub const NETWORK_ALLOW: &[&str] = &[
@@ -209,18 +58,56 @@ pub const NETWORK_ALLOW: &[&str] = &[
     "sum.golang.org",
 ];
 
-/// The constitution's verdict on one action, as the runtime reads it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Verdict {
-    /// Every rule that refuses the action (empty: none does).
-    pub denied: Vec<Why>,
-    /// The highest risk any rule gives (`None` for an unknown action).
-    pub risk: Option<Risk>,
-    /// The most cautious route any rule gives.
-    pub route: Option<Route>,
-    /// Whether the router may run it now.
-    pub permitted: bool,
-}
+/// Variables a wrapper (`env NAME=value cmd`) may set: they change output,
+/// logging or targets, never which program, library, configuration or plugin
+/// runs. Every other variable is denied (`GIT_*`, `LD_*`, `*_RUNNER`,
+/// `RUSTC_WRAPPER`, `NODE_OPTIONS`, `PYTHONPATH`, `PATH`, `HOME`...).
+pub const ENV_ALLOWED: &[&str] = &[
+    "RUST_BACKTRACE",
+    "RUST_LOG",
+    "RUST_TEST_THREADS",
+    "RUST_MIN_STACK",
+    "CARGO_TERM_COLOR",
+    "CARGO_TERM_VERBOSE",
+    "CARGO_TERM_QUIET",
+    "CARGO_INCREMENTAL",
+    "CARGO_BUILD_JOBS",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "TERM",
+    "COLUMNS",
+    "LINES",
+    "CI",
+    "TZ",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "LC_COLLATE",
+    "LC_NUMERIC",
+    "LC_TIME",
+    "SOURCE_DATE_EPOCH",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONHASHSEED",
+    "PYTHONUNBUFFERED",
+    "PYTHONWARNINGS",
+    "PYTHONIOENCODING",
+    "PYTHONUTF8",
+    "PYTHONFAULTHANDLER",
+    "PY_COLORS",
+    "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
+    "CGO_ENABLED",
+    "GOOS",
+    "GOARCH",
+    "GOAMD64",
+    "GOMAXPROCS",
+    "GOTRACEBACK",
+    "GOGC",
+    "NODE_ENV",
+];
 
 /// Which rule made an action `mutating`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -229,9 +116,10 @@ pub enum MutatingRule {
     Kind,
     /// The program changes files whatever its arguments.
     Program,
-    Subcommand,
-    Flag,
-    Module,
+    /// The command line's spec says so (a subcommand, an option, operands).
+    Effect,
+    /// It writes or deletes a path.
+    Touch,
     /// An interpreter running a script file.
     Script,
 }
@@ -246,7 +134,32 @@ pub enum RiskRule {
     /// Deleting, network, browsing and spawning are high by kind.
     Kind,
     HighRiskProgram,
-    CriticalSubcommand,
+    /// The command line's spec says it is critical.
+    Critical,
+    /// It changes a file that tools run later.
+    Persistence,
+}
+
+/// Which rule gave a command line its effect.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum EffectRule {
+    Command,
+    Option,
+    Operands,
+    Argument,
+}
+
+/// The constitution's verdict on one action, as the runtime reads it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// Every rule that refuses the action (empty: none does).
+    pub denied: Vec<Why>,
+    /// The highest risk any rule gives (`None` for an unknown action).
+    pub risk: Option<Risk>,
+    /// The most cautious route any rule gives.
+    pub route: Option<Route>,
+    /// Whether the router may run it now.
+    pub permitted: bool,
 }
 
 ascent! {
@@ -257,16 +170,15 @@ ascent! {
     relation code_runner(Sym);
     relation mutating_program(Sym);
     relation high_risk_program(Sym);
-    relation mutating_subcommand(Sym, Sym);
-    relation mutating_flag(Sym, Sym);
     relation script_runner(Sym);
-    relation denied_flag(Sym, Sym, Sym);
-    relation denied_subcommand(Sym, Sym, Sym);
-    relation denied_subcommand_flag(Sym, Sym, Sym, Sym);
-    relation allowed_module(Sym, Sym);
-    relation mutating_module(Sym, Sym);
     relation shell(Sym);
-    relation critical_subcommand(Sym, Sym);
+    relation command_effect(Sym, Sym, Effect);
+    relation command_denied(Sym, Sym, Sym);
+    relation option_effect(Sym, Sym, Sym, Effect);
+    relation option_denied(Sym, Sym, Sym, Sym);
+    relation operand_effect(Sym, Sym, Effect);
+    relation allowed_module(Sym, Sym);
+    relation env_allowed(Sym);
     relation network_allow(Sym);
     relation project_denied_program(Sym);
     relation autonomy(Autonomy);
@@ -278,10 +190,17 @@ ascent! {
     relation action(Sym, ActionKind);
     relation exec_program(Sym, Sym);
     relation exec_unresolved(Sym);
-    relation exec_flag(Sym, Sym);
-    relation exec_subcommand(Sym, Sym);
-    relation exec_module(Sym, Sym);
-    relation exec_script(Sym);
+    relation exec_subcommand(Sym, Sym, Sym);
+    relation exec_option(Sym, Sym, Sym, Sym);
+    relation exec_operands(Sym, Sym, Sym);
+    relation exec_readonly(Sym, Sym, Sym);
+    relation exec_listing(Sym, Sym, Sym);
+    relation exec_unknown(Sym, Sym, Sym);
+    relation exec_refused(Sym, Sym, Sym);
+    relation exec_env(Sym, Sym);
+    relation exec_effect(Sym, Effect, Sym);
+    relation exec_module(Sym, Sym, Sym);
+    relation exec_script(Sym, Sym);
     relation exec_suspicious(Sym, Sym);
     relation touches(Sym, PathId, Access);
     relation path_class(PathId, PathClass);
@@ -294,6 +213,7 @@ ascent! {
     relation denied(Sym, Why);
     relation any_denied(Sym);
     relation net_allowed(Sym);
+    relation action_effect(Sym, Effect);
     relation mutating(Sym);
     relation risk_at_least(Sym, Risk);
     relation risk(Sym, Risk);
@@ -302,6 +222,7 @@ ascent! {
     relation permitted(Sym);
 
     relation w_net_allowed(Sym, Sym);
+    relation w_effect(Sym, Effect, EffectRule, Sym, Sym, Sym);
     relation w_mutating(Sym, MutatingRule, Sym);
     relation w_risk(Sym, Risk, RiskRule);
     relation w_route_matrix(Sym, Risk, Autonomy);
@@ -309,17 +230,20 @@ ascent! {
     relation w_permitted_route(Sym, Route);
     relation w_permitted_approval(Sym, Sym);
 
-    // Programs and their arguments.
+    // Programs: only those with a specification, none a shell or the project forbids.
     denied(a, Why::NotAllowlisted(*p)) <-- exec_program(a, p), !allowed_binary(p);
     denied(a, Why::ProjectDenied(*p)) <-- exec_program(a, p), project_denied_program(p);
     denied(a, Why::NotOnPath) <-- exec_unresolved(a);
     denied(a, Why::Suspicious(*why)) <-- exec_suspicious(a, why);
-    denied(a, Why::Flag(*p, *f, *why)) <-- exec_program(a, p), exec_flag(a, f), denied_flag(p, f, why);
-    denied(a, Why::Subcommand(*p, *s, *why)) <-- exec_program(a, p), exec_subcommand(a, s), denied_subcommand(p, s, why);
-    denied(a, Why::SubcommandFlag(*p, *s, *f, *why)) <--
-        exec_program(a, p), exec_subcommand(a, s), exec_flag(a, f), denied_subcommand_flag(p, s, f, why);
     denied(a, Why::Shell(*p)) <-- exec_program(a, p), shell(p);
-    denied(a, Why::Module(*p, *m)) <-- exec_program(a, p), exec_module(a, m), !allowed_module(p, m);
+
+    // Arguments: default deny inside each program.
+    denied(a, Why::Unknown(*p, *what)) <-- exec_unknown(a, p, what);
+    denied(a, Why::Command(*p, *s, *why)) <-- exec_subcommand(a, p, s), command_denied(p, s, why);
+    denied(a, Why::Option(*p, *s, *o, *why)) <-- exec_option(a, p, s, o), option_denied(p, s, o, why);
+    denied(a, Why::Refused(*p, *why)) <-- exec_refused(a, p, why);
+    denied(a, Why::Env(*v)) <-- exec_env(a, v), !env_allowed(v);
+    denied(a, Why::Module(*p, *m)) <-- exec_module(a, p, m), !allowed_module(p, m);
 
     // Paths: confinement, secrets, and files that are read-only to the agent.
     denied(a, Why::Path(*path, *c, *how)) <--
@@ -333,17 +257,23 @@ ascent! {
     denied(a, Why::Domain(*h)) <-- net_host(a, h), !net_allowed(a);
     denied(a, Why::Exfiltration(*why)) <-- exfiltration(a, why);
 
+    // What the command line costs, by its specification.
+    action_effect(a, *e), w_effect(a, *e, EffectRule::Command, *p, *s, *s) <--
+        exec_subcommand(a, p, s), command_effect(p, s, e), !exec_readonly(a, p, s);
+    action_effect(a, *e), w_effect(a, *e, EffectRule::Option, *p, *s, *o) <--
+        exec_option(a, p, s, o), option_effect(p, s, o, e);
+    action_effect(a, *e), w_effect(a, *e, EffectRule::Operands, *p, *s, *s) <--
+        exec_operands(a, p, s), operand_effect(p, s, e), !exec_listing(a, p, s);
+    action_effect(a, *e), w_effect(a, *e, EffectRule::Argument, *why, *why, *why) <-- exec_effect(a, e, why);
+
     // Intent: without a mutation intent, nothing that changes the world.
     mutation_intent() <-- user_intent_category(Category::Mutation);
     mutating(a), w_mutating(a, MutatingRule::Kind, a) <--
         action(a, k), if matches!(k, ActionKind::WriteFile | ActionKind::DeleteFile | ActionKind::Spawn);
     mutating(a), w_mutating(a, MutatingRule::Program, p) <-- exec_program(a, p), mutating_program(p);
-    mutating(a), w_mutating(a, MutatingRule::Subcommand, s) <--
-        exec_program(a, p), exec_subcommand(a, s), mutating_subcommand(p, s);
-    mutating(a), w_mutating(a, MutatingRule::Flag, f) <-- exec_program(a, p), exec_flag(a, f), mutating_flag(p, f);
-    mutating(a), w_mutating(a, MutatingRule::Module, m) <--
-        exec_program(a, p), exec_module(a, m), mutating_module(p, m);
-    mutating(a), w_mutating(a, MutatingRule::Script, p) <-- exec_program(a, p), exec_script(a), script_runner(p);
+    mutating(a), w_mutating(a, MutatingRule::Effect, a) <-- action_effect(a, e), if *e >= Effect::Mutating;
+    mutating(a), w_mutating(a, MutatingRule::Touch, path.0) <-- touches(a, path, how), if *how != Access::Read;
+    mutating(a), w_mutating(a, MutatingRule::Script, p) <-- exec_script(a, p), script_runner(p);
     denied(a, Why::NoMutationIntent) <-- mutating(a), !mutation_intent();
     denied(a, Why::Stopped) <-- action(a, _), session_stopped();
     any_denied(a) <-- denied(a, _);
@@ -351,13 +281,16 @@ ascent! {
     // Risk: the highest level any rule gives.
     risk_at_least(a, Risk::Low), w_risk(a, Risk::Low, RiskRule::Any) <-- action(a, _);
     risk_at_least(a, Risk::Medium), w_risk(a, Risk::Medium, RiskRule::Mutating) <-- mutating(a);
-    risk_at_least(a, Risk::Medium), w_risk(a, Risk::Medium, RiskRule::CodeRunner) <-- exec_program(a, p), code_runner(p);
+    risk_at_least(a, Risk::Medium), w_risk(a, Risk::Medium, RiskRule::CodeRunner) <--
+        exec_program(a, p), code_runner(p);
     risk_at_least(a, Risk::High), w_risk(a, Risk::High, RiskRule::Kind) <--
         action(a, k), if matches!(k, ActionKind::DeleteFile | ActionKind::NetRequest | ActionKind::Browse | ActionKind::Spawn);
     risk_at_least(a, Risk::High), w_risk(a, Risk::High, RiskRule::HighRiskProgram) <--
         exec_program(a, p), high_risk_program(p);
-    risk_at_least(a, Risk::Critical), w_risk(a, Risk::Critical, RiskRule::CriticalSubcommand) <--
-        exec_program(a, p), exec_subcommand(a, s), critical_subcommand(p, s);
+    risk_at_least(a, Risk::Critical), w_risk(a, Risk::Critical, RiskRule::Critical) <--
+        action_effect(a, Effect::Critical);
+    risk_at_least(a, Risk::Critical), w_risk(a, Risk::Critical, RiskRule::Persistence) <--
+        touches(a, path, how), path_class(path, PathClass::Persistence), if *how != Access::Read;
     risk(a, r) <-- action(a, _), agg r = max(l) in risk_at_least(a, l);
 
     // Route: the matrix, moved towards ask by project policy, never away from it.
@@ -370,37 +303,90 @@ ascent! {
     permitted(a), w_permitted_approval(a, src) <-- action(a, _), !any_denied(a), approval(a, src);
 }
 
-/// Adds the compiled-in tables to a fact base as policy facts.
-pub fn seed(f: &mut Facts) {
-    fn one(f: &mut Facts, list: &[&str]) -> Vec<Sym> {
-        list.iter().map(|x| f.sym(x)).collect()
+/// The effect and, for a denial, the reason of a spec cost.
+fn split(cost: &Cost) -> (Option<Effect>, Option<&str>) {
+    match cost {
+        Cost::Read => (None, None),
+        Cost::Mutating => (Some(Effect::Mutating), None),
+        Cost::Critical => (Some(Effect::Critical), None),
+        Cost::Deny(why) => (None, Some(why.as_str())),
     }
-    fn two(f: &mut Facts, list: &[(&str, &str)]) -> Vec<(Sym, Sym)> {
-        list.iter().map(|(x, y)| (f.sym(x), f.sym(y))).collect()
-    }
-    fn three(f: &mut Facts, list: &[(&str, &str, &str)]) -> Vec<(Sym, Sym, Sym)> {
-        list.iter().map(|(x, y, z)| (f.sym(x), f.sym(y), f.sym(z))).collect()
-    }
-    f.allowed_binary = one(f, ALLOWED_PROGRAMS);
-    f.code_runner = one(f, CODE_RUNNERS);
-    f.mutating_program = one(f, MUTATING_PROGRAMS);
-    f.high_risk_program = one(f, HIGH_RISK_PROGRAMS);
-    f.script_runner = one(f, SCRIPT_RUNNERS);
-    f.shell = one(f, SHELLS);
-    f.network_allow = one(f, NETWORK_ALLOW);
-    f.mutating_subcommand = two(f, MUTATING_SUBCOMMANDS);
-    f.mutating_flag = two(f, MUTATING_FLAGS);
-    f.allowed_module = two(f, ALLOWED_MODULES);
-    f.mutating_module = two(f, MUTATING_MODULES);
-    f.critical_subcommand = two(f, CRITICAL_SUBCOMMANDS);
-    f.denied_flag = three(f, DENIED_FLAGS);
-    f.denied_subcommand = three(f, DENIED_SUBCOMMANDS);
-    f.denied_subcommand_flag =
-        DENIED_SUBCOMMAND_FLAGS.iter().map(|(p, s, x, r)| (f.sym(p), f.sym(s), f.sym(x), f.sym(r))).collect();
 }
 
-/// The source of the constitution (rules and tables), for its integrity hash.
-pub const SOURCE: &str = include_str!("constitution.rs");
+/// Adds the policy tables every evaluation needs: shells, the network
+/// allowlist, the variables wrappers may set, and from the specifications
+/// which programs may run, their kinds and modules. The rows for one
+/// command's subcommand and options are added by `seed_command` and
+/// `seed_option` for the command lines that use them.
+pub fn seed(f: &mut Facts) {
+    for s in SHELLS {
+        let s = f.sym(s);
+        f.shell.push(s);
+    }
+    for d in NETWORK_ALLOW {
+        let d = f.sym(d);
+        f.network_allow.push(d);
+    }
+    for v in ENV_ALLOWED {
+        let v = f.sym(v);
+        f.env_allowed.push(v);
+    }
+    // A malformed specification allows nothing: no program is then allowlisted.
+    let Ok(programs) = specs::all() else { return };
+    for program in programs {
+        for name in &program.names {
+            let p = f.sym(name);
+            f.allowed_binary.push(p);
+            for kind in &program.kinds {
+                let table = match kind.as_str() {
+                    "code-runner" => &mut f.code_runner,
+                    "mutating" => &mut f.mutating_program,
+                    "high-risk" => &mut f.high_risk_program,
+                    _ => &mut f.script_runner,
+                };
+                table.push(p);
+            }
+            for m in &program.modules {
+                let m = f.sym(m);
+                f.allowed_module.push((p, m));
+            }
+        }
+    }
+}
+
+/// Adds the table rows of one (sub)command of `program`: what running it and giving it operands cost.
+pub fn seed_command(f: &mut Facts, program: &str, cmd: &specs::Command) {
+    let (p, s) = (f.sym(program), f.sym(&cmd.path.join(" ")));
+    let (effect, why) = split(&cmd.effect);
+    if let Some(e) = effect {
+        f.command_effect.push((p, s, e));
+    }
+    if let Some(why) = why {
+        let why = f.sym(why);
+        f.command_denied.push((p, s, why));
+    }
+    if let (Some(e), _) = split(&cmd.operand_effect) {
+        f.operand_effect.push((p, s, e));
+    }
+}
+
+/// Adds the table rows of one option of `program` declared in `scope`.
+pub fn seed_option(f: &mut Facts, program: &str, scope: &str, opt: &Opt) {
+    let (p, scope, name) = (f.sym(program), f.sym(scope), f.sym(&opt.names[0]));
+    let (effect, why) = split(&opt.effect);
+    if let Some(e) = effect {
+        f.option_effect.push((p, scope, name, e));
+    }
+    if let Some(why) = why {
+        let why = f.sym(why);
+        f.option_denied.push((p, scope, name, why));
+    }
+}
+
+/// The source of the constitution (rules, tables and program specifications), for its integrity hash.
+pub fn source() -> impl Iterator<Item = &'static str> {
+    std::iter::once(include_str!("constitution.rs")).chain(specs::FILES.iter().map(|(_, text)| *text))
+}
 
 /// Runs the constitution on a fresh instance.
 pub fn run(f: &Facts, session_stopped: bool) -> ConstitutionProgram {
@@ -411,22 +397,28 @@ pub fn run(f: &Facts, session_stopped: bool) -> ConstitutionProgram {
         high_risk_program: relation::high_risk_program(f),
         script_runner: relation::script_runner(f),
         shell: relation::shell(f),
-        mutating_subcommand: relation::mutating_subcommand(f),
-        mutating_flag: relation::mutating_flag(f),
+        command_effect: relation::command_effect(f),
+        command_denied: relation::command_denied(f),
+        option_effect: relation::option_effect(f),
+        option_denied: relation::option_denied(f),
+        operand_effect: relation::operand_effect(f),
         allowed_module: relation::allowed_module(f),
-        mutating_module: relation::mutating_module(f),
-        critical_subcommand: relation::critical_subcommand(f),
-        denied_flag: relation::denied_flag(f),
-        denied_subcommand: relation::denied_subcommand(f),
-        denied_subcommand_flag: relation::denied_subcommand_flag(f),
+        env_allowed: relation::env_allowed(f),
         network_allow: relation::network_allow(f),
         project_denied_program: relation::project_denied_program(f),
         policy_ask: relation::policy_ask(f),
         action: relation::action(f),
         exec_program: relation::exec_program(f),
         exec_unresolved: relation::exec_unresolved(f),
-        exec_flag: relation::exec_flag(f),
         exec_subcommand: relation::exec_subcommand(f),
+        exec_option: relation::exec_option(f),
+        exec_operands: relation::exec_operands(f),
+        exec_readonly: relation::exec_readonly(f),
+        exec_listing: relation::exec_listing(f),
+        exec_unknown: relation::exec_unknown(f),
+        exec_refused: relation::exec_refused(f),
+        exec_env: relation::exec_env(f),
+        exec_effect: relation::exec_effect(f),
         exec_module: relation::exec_module(f),
         exec_script: relation::exec_script(f),
         exec_suspicious: relation::exec_suspicious(f),
@@ -456,21 +448,18 @@ impl ConstitutionProgram {
             Why::ProjectDenied(p) => vec![program(p), h(atoms::project_denied_program(s, p))],
             Why::NotOnPath => vec![h(atoms::exec_unresolved(s, a))],
             Why::Suspicious(r) => vec![h(atoms::exec_suspicious(s, (a, r)))],
-            Why::Flag(p, f, r) => {
-                vec![program(p), h(atoms::exec_flag(s, (a, f))), h(atoms::denied_flag(s, (p, f, r)))]
-            }
-            Why::Subcommand(p, x, r) => {
-                vec![program(p), h(atoms::exec_subcommand(s, (a, x))), h(atoms::denied_subcommand(s, (p, x, r)))]
-            }
-            Why::SubcommandFlag(p, x, f, r) => vec![
-                program(p),
-                h(atoms::exec_subcommand(s, (a, x))),
-                h(atoms::exec_flag(s, (a, f))),
-                h(atoms::denied_subcommand_flag(s, (p, x, f, r))),
-            ],
             Why::Shell(p) => vec![program(p), h(atoms::shell(s, p))],
+            Why::Unknown(p, what) => vec![h(atoms::exec_unknown(s, (a, p, what)))],
+            Why::Command(p, x, r) => {
+                vec![h(atoms::exec_subcommand(s, (a, p, x))), h(atoms::command_denied(s, (p, x, r)))]
+            }
+            Why::Option(p, x, o, r) => {
+                vec![h(atoms::exec_option(s, (a, p, x, o))), h(atoms::option_denied(s, (p, x, o, r)))]
+            }
+            Why::Refused(p, r) => vec![h(atoms::exec_refused(s, (a, p, r)))],
+            Why::Env(v) => vec![h(atoms::exec_env(s, (a, v))), Premise::Absent(atoms::env_allowed(s, v))],
             Why::Module(p, m) => {
-                vec![program(p), h(atoms::exec_module(s, (a, m))), Premise::Absent(atoms::allowed_module(s, (p, m)))]
+                vec![h(atoms::exec_module(s, (a, p, m))), Premise::Absent(atoms::allowed_module(s, (p, m)))]
             }
             Why::Path(path, class, how) => {
                 vec![h(atoms::touches(s, (a, path, how))), h(atoms::path_class(s, (path, class)))]
@@ -488,60 +477,79 @@ impl ConstitutionProgram {
         }
     }
 
+    /// The premises of one `action_effect` witness.
+    fn effect_premises(&self, s: &Symbols, witness: (Sym, Effect, EffectRule, Sym, Sym, Sym)) -> Vec<Premise> {
+        let (a, e, rule, p, x, y) = witness;
+        let h = Premise::Holds;
+        match rule {
+            EffectRule::Command => vec![
+                h(atoms::exec_subcommand(s, (a, p, x))),
+                h(atoms::command_effect(s, (p, x, e))),
+                Premise::Absent(atoms::exec_readonly(s, (a, p, x))),
+            ],
+            EffectRule::Option => {
+                vec![h(atoms::exec_option(s, (a, p, x, y))), h(atoms::option_effect(s, (p, x, y, e)))]
+            }
+            EffectRule::Operands => vec![
+                h(atoms::exec_operands(s, (a, p, x))),
+                h(atoms::operand_effect(s, (p, x, e))),
+                Premise::Absent(atoms::exec_listing(s, (a, p, x))),
+            ],
+            EffectRule::Argument => vec![h(atoms::exec_effect(s, (a, e, x)))],
+        }
+    }
+
     /// The premises of one `mutating` witness, read off the rule that fired.
     fn mutating_premises(&self, s: &Symbols, a: Sym, rule: MutatingRule, x: Sym) -> Vec<Premise> {
         let h = Premise::Holds;
-        let program = self.exec_program.iter().find(|(b, _)| *b == a).map(|&(_, p)| p);
-        let with_program = |p: Sym, premises: Vec<Premise>| {
-            let mut v = vec![h(atoms::exec_program(s, (a, p)))];
-            v.extend(premises);
-            v
-        };
-        match (rule, program) {
-            (MutatingRule::Kind, _) => vec![h(atoms::action(s, (a, self.kind(a))))],
-            (MutatingRule::Program, _) => with_program(x, vec![h(atoms::mutating_program(s, x))]),
-            (MutatingRule::Script, _) => {
-                with_program(x, vec![h(atoms::exec_script(s, a)), h(atoms::script_runner(s, x))])
+        match rule {
+            MutatingRule::Kind => vec![h(atoms::action(s, (a, self.kind(a))))],
+            MutatingRule::Program => vec![h(atoms::exec_program(s, (a, x))), h(atoms::mutating_program(s, x))],
+            MutatingRule::Effect => {
+                let e = self.action_effect.iter().find(|&&(b, e)| b == a && e >= Effect::Mutating).map(|&(_, e)| e);
+                vec![
+                    h(atoms::action_effect(s, (a, e.unwrap_or(Effect::Mutating)))),
+                    Premise::Check("mutating or critical costs change the world".into()),
+                ]
             }
-            (MutatingRule::Subcommand, Some(p)) => {
-                with_program(p, vec![h(atoms::exec_subcommand(s, (a, x))), h(atoms::mutating_subcommand(s, (p, x)))])
+            MutatingRule::Touch => {
+                let touch = self.touches.iter().find(|&&(b, p, how)| b == a && p.0 == x && how != Access::Read);
+                match touch {
+                    Some(&(_, p, how)) => vec![h(atoms::touches(s, (a, p, how)))],
+                    None => vec![Premise::Check(format!("{} writes {}", s.resolve(a), s.resolve(x)))],
+                }
             }
-            (MutatingRule::Flag, Some(p)) => {
-                with_program(p, vec![h(atoms::exec_flag(s, (a, x))), h(atoms::mutating_flag(s, (p, x)))])
-            }
-            (MutatingRule::Module, Some(p)) => {
-                with_program(p, vec![h(atoms::exec_module(s, (a, x))), h(atoms::mutating_module(s, (p, x)))])
-            }
-            (_, None) => vec![Premise::Check(format!("{} runs no program", s.resolve(a)))],
+            MutatingRule::Script => vec![h(atoms::exec_script(s, (a, x))), h(atoms::script_runner(s, x))],
         }
     }
 
     /// The premises of one `risk_at_least` witness, read off the rule that fired.
     fn risk_premises(&self, s: &Symbols, a: Sym, rule: RiskRule) -> Vec<Premise> {
         let h = Premise::Holds;
-        let Some(p) = self.exec_program.iter().find(|(b, _)| *b == a).map(|&(_, p)| p) else {
-            return match rule {
-                RiskRule::Mutating => vec![h(atoms::mutating(s, a))],
-                _ => vec![h(atoms::action(s, (a, self.kind(a))))],
-            };
+        let program_in = |table: &Vec<(Sym,)>| {
+            self.exec_program.iter().find(|&&(b, p)| b == a && table.contains(&(p,))).map(|&(_, p)| p)
         };
-        let program = h(atoms::exec_program(s, (a, p)));
         match rule {
             RiskRule::Any | RiskRule::Kind => vec![h(atoms::action(s, (a, self.kind(a))))],
             RiskRule::Mutating => vec![h(atoms::mutating(s, a))],
-            RiskRule::CodeRunner => vec![program, h(atoms::code_runner(s, p))],
-            RiskRule::HighRiskProgram => vec![program, h(atoms::high_risk_program(s, p))],
-            RiskRule::CriticalSubcommand => {
-                let sub = self
-                    .exec_subcommand
-                    .iter()
-                    .find(|&&(b, x)| b == a && self.critical_subcommand.contains(&(p, x)))
-                    .map(|&(_, x)| x);
-                match sub {
-                    Some(x) => {
-                        vec![program, h(atoms::exec_subcommand(s, (a, x))), h(atoms::critical_subcommand(s, (p, x)))]
+            RiskRule::CodeRunner => match program_in(&self.code_runner) {
+                Some(p) => vec![h(atoms::exec_program(s, (a, p))), h(atoms::code_runner(s, p))],
+                None => vec![h(atoms::action(s, (a, self.kind(a))))],
+            },
+            RiskRule::HighRiskProgram => match program_in(&self.high_risk_program) {
+                Some(p) => vec![h(atoms::exec_program(s, (a, p))), h(atoms::high_risk_program(s, p))],
+                None => vec![h(atoms::action(s, (a, self.kind(a))))],
+            },
+            RiskRule::Critical => vec![h(atoms::action_effect(s, (a, Effect::Critical)))],
+            RiskRule::Persistence => {
+                let touch = self.touches.iter().find(|&&(b, p, how)| {
+                    b == a && how != Access::Read && self.path_class.contains(&(p, PathClass::Persistence))
+                });
+                match touch {
+                    Some(&(_, p, how)) => {
+                        vec![h(atoms::touches(s, (a, p, how))), h(atoms::path_class(s, (p, PathClass::Persistence)))]
                     }
-                    None => vec![program],
+                    None => vec![h(atoms::action(s, (a, self.kind(a))))],
                 }
             }
         }
@@ -558,6 +566,9 @@ impl ConstitutionProgram {
             let premises =
                 vec![Premise::Holds(atoms::net_domain(s, (a, d))), Premise::Holds(atoms::network_allow(s, d))];
             push(atoms::net_allowed(s, a), "constitution/allowed-domain", premises);
+        }
+        for &w in &self.w_effect {
+            push(atoms::action_effect(s, (w.0, w.1)), "constitution/effect", self.effect_premises(s, w));
         }
         for &(a, rule, x) in &self.w_mutating {
             push(atoms::mutating(s, a), "constitution/mutating", self.mutating_premises(s, a, rule, x));

@@ -23,7 +23,7 @@ use crate::reasons::{Reason, Why};
 use crate::schema::{self, tables, Facts, PREDICATES};
 use crate::strategy::{self, StrategyProgram};
 use crate::symbols::{Line, PathId, Sym, SymbolId};
-use crate::vocab::{Action, Confidence, Risk, Route, Strategy, SurfaceMode};
+use crate::vocab::{Action, Confidence, Effect, Risk, Route, Strategy, SurfaceMode};
 use crate::watchdog::{self, WatchdogProgram};
 
 /// Why a query or explanation could not be answered.

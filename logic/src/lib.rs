@@ -25,6 +25,7 @@ pub mod impact;
 pub mod proof;
 pub mod reasons;
 pub mod schema;
+pub mod specs;
 pub mod strategy;
 pub mod symbols;
 pub mod vocab;

@@ -15,9 +15,16 @@ pub enum Why {
     ProjectDenied(Sym),
     NotOnPath,
     Suspicious(Sym),
-    Flag(Sym, Sym, Sym),
-    Subcommand(Sym, Sym, Sym),
-    SubcommandFlag(Sym, Sym, Sym, Sym),
+    /// Something the program's spec does not name: program, what.
+    Unknown(Sym, Sym),
+    /// An option the spec refuses: program, scope, option, why.
+    Option(Sym, Sym, Sym, Sym),
+    /// A (sub)command the spec refuses: program, subcommand, why.
+    Command(Sym, Sym, Sym),
+    /// An argument of a refused kind: program, why.
+    Refused(Sym, Sym),
+    /// A variable a wrapper sets that changes what runs.
+    Env(Sym),
     Shell(Sym),
     Module(Sym, Sym),
     Path(PathId, PathClass, Access),
@@ -37,9 +44,17 @@ impl Why {
             Why::ProjectDenied(p) => format!("the project's policy denies `{}`", r(p)),
             Why::NotOnPath => "the program is not installed".to_string(),
             Why::Suspicious(why) => r(why),
-            Why::Flag(p, f, why) => format!("{} {}: {}", r(p), r(f), r(why)),
-            Why::Subcommand(p, sub, why) => format!("{} {}: {}", r(p), r(sub), r(why)),
-            Why::SubcommandFlag(p, sub, f, why) => format!("{} {} {}: {}", r(p), r(sub), r(f), r(why)),
+            Why::Unknown(p, what) => {
+                format!("{} {} is not in the program's specification, so it is refused", r(p), r(what))
+            }
+            Why::Option(p, scope, o, why) if s.resolve(scope).is_empty() || s.resolve(scope) == "*" => {
+                format!("{} {}: {}", r(p), r(o), r(why))
+            }
+            Why::Option(p, scope, o, why) => format!("{} {} {}: {}", r(p), r(scope), r(o), r(why)),
+            Why::Command(p, sub, why) if s.resolve(sub).is_empty() => format!("{}: {}", r(p), r(why)),
+            Why::Command(p, sub, why) => format!("{} {}: {}", r(p), r(sub), r(why)),
+            Why::Refused(p, why) => format!("{}: {}", r(p), r(why)),
+            Why::Env(v) => format!("setting {} changes what runs, so a wrapper may not set it", r(v)),
             Why::Shell(p) => format!("`{}` is a shell; commands are judged one argv at a time", r(p)),
             Why::Module(p, m) => format!("`{} -m {}` is not an allowed module", r(p), r(m)),
             Why::Path(path, PathClass::Outside, _) => format!("{} is outside the workspace", r(path.0)),

@@ -25,8 +25,8 @@ use crate::column::{Render, Row};
 use crate::reasons::{Reason, Why};
 use crate::symbols::{Line, PathId, Sym, SymbolId, Symbols};
 use crate::vocab::{
-    Access, Action, ActionKind, ActionOutcome, Autonomy, Category, Confidence, ContextHint, NetClass, PathClass, Risk,
-    Route, Severity, Strategy, SurfaceMode, SymbolKind, TestOutcome, TestState, Verb, Visibility,
+    Access, Action, ActionKind, ActionOutcome, Autonomy, Category, Confidence, ContextHint, Effect, NetClass,
+    PathClass, Risk, Route, Severity, Strategy, SurfaceMode, SymbolKind, TestOutcome, TestState, Verb, Visibility,
 };
 
 /// Hands every table to the macro `$then`: this file expands them into facts,
@@ -83,21 +83,22 @@ macro_rules! tables {
                 Policy set commit_override(Reason: Sym) "a human let a blocked commit through";
                 Policy one autonomy(Profile: Autonomy) "how much nerd may do without asking";
                 Policy set project_denied_program(Program: Sym) "the project's policy forbids running it";
-                Policy set allowed_binary(Program: Sym) "a program the agent may run";
+                Policy set allowed_binary(Program: Sym) "a program the agent may run (it has a specification)";
                 Policy set code_runner(Program: Sym) "a program that runs workspace code";
                 Policy set mutating_program(Program: Sym) "a program that changes files whatever its arguments";
                 Policy set high_risk_program(Program: Sym) "a program whose effects are hard to undo";
                 Policy set script_runner(Program: Sym) "an interpreter that runs script files";
                 Policy set shell(Program: Sym) "a shell, never run";
-                Policy rows mutating_subcommand(Program: Sym, Subcommand: Sym) "a subcommand that changes tracked content or state";
-                Policy rows mutating_flag(Program: Sym, Flag: Sym) "a flag that makes a program write";
+                Policy rows command_effect(Program: Sym, Subcommand: Sym, Effect: Effect)
+                    "what running a (sub)command costs, from its specification";
+                Policy rows command_denied(Program: Sym, Subcommand: Sym, Reason: Sym) "a (sub)command never allowed";
+                Policy rows option_effect(Program: Sym, Scope: Sym, Option: Sym, Effect: Effect)
+                    "what giving an option costs (scope: the subcommand that declares it, '' the program, '*' every one)";
+                Policy rows option_denied(Program: Sym, Scope: Sym, Option: Sym, Reason: Sym) "an option never allowed";
+                Policy rows operand_effect(Program: Sym, Subcommand: Sym, Effect: Effect)
+                    "what giving a (sub)command any operand costs";
                 Policy rows allowed_module(Program: Sym, Module: Sym) "a module an interpreter may run with -m";
-                Policy rows mutating_module(Program: Sym, Module: Sym) "a module that changes the environment";
-                Policy rows critical_subcommand(Program: Sym, Subcommand: Sym) "a subcommand a human must always approve";
-                Policy rows denied_flag(Program: Sym, Flag: Sym, Reason: Sym) "an argument never allowed";
-                Policy rows denied_subcommand(Program: Sym, Subcommand: Sym, Reason: Sym) "a subcommand never allowed";
-                Policy rows denied_subcommand_flag(Program: Sym, Subcommand: Sym, Flag: Sym, Reason: Sym)
-                    "a flag never allowed with that subcommand";
+                Policy set env_allowed(Variable: Sym) "an environment variable a wrapper may set: it does not change what runs";
                 Policy set network_allow(Domain: Sym) "a domain the network allowlist holds";
                 Policy set policy_ask(ActionKind: ActionKind) "project policy: always ask for this kind of action";
 
@@ -105,10 +106,24 @@ macro_rules! tables {
                 Perception rows action(ActionId: Sym, Kind: ActionKind) "an action proposed for this turn";
                 Perception rows exec_program(ActionId: Sym, Program: Sym) "the program an exec runs, wrappers unwrapped";
                 Perception set exec_unresolved(ActionId: Sym) "an exec whose program is not installed";
-                Perception rows exec_flag(ActionId: Sym, Flag: Sym) "a flag of an exec (combined short flags split)";
-                Perception rows exec_subcommand(ActionId: Sym, Subcommand: Sym) "the subcommand of an exec";
-                Perception rows exec_module(ActionId: Sym, Module: Sym) "the module an interpreter runs with -m";
-                Perception set exec_script(ActionId: Sym) "an interpreter exec that runs a script file";
+                Perception rows exec_subcommand(ActionId: Sym, Program: Sym, Subcommand: Sym)
+                    "the (sub)command an exec runs ('' the program itself)";
+                Perception rows exec_option(ActionId: Sym, Program: Sym, Scope: Sym, Option: Sym)
+                    "an option an exec gives, by its canonical name and the scope that declares it";
+                Perception rows exec_operands(ActionId: Sym, Program: Sym, Subcommand: Sym) "a (sub)command is given operands";
+                Perception rows exec_readonly(ActionId: Sym, Program: Sym, Subcommand: Sym)
+                    "an option makes the (sub)command only check (--check, --noEmit, -n)";
+                Perception rows exec_listing(ActionId: Sym, Program: Sym, Subcommand: Sym)
+                    "an option makes the operands patterns to list (git tag -l)";
+                Perception rows exec_unknown(ActionId: Sym, Program: Sym, What: Sym)
+                    "an option, subcommand or operand the program's specification does not name";
+                Perception rows exec_refused(ActionId: Sym, Program: Sym, Reason: Sym)
+                    "an argument whose kind is refused (inline code, a sed e command, a forced refspec...)";
+                Perception rows exec_env(ActionId: Sym, Variable: Sym) "a variable a wrapper sets for the command it runs";
+                Perception rows exec_effect(ActionId: Sym, Effect: Effect, Reason: Sym)
+                    "what an argument costs beyond the tables (a package npx would download)";
+                Perception rows exec_module(ActionId: Sym, Program: Sym, Module: Sym) "the module an interpreter runs with -m";
+                Perception rows exec_script(ActionId: Sym, Program: Sym) "an interpreter exec that runs a script file";
                 Perception rows exec_suspicious(ActionId: Sym, Reason: Sym) "a command name that is not what it seems";
                 Perception rows touches(ActionId: Sym, Path: PathId, Access: Access) "an action reads, writes or deletes a path";
                 Perception rows net_host(ActionId: Sym, Host: Sym) "the host a network action reaches";
@@ -149,6 +164,7 @@ macro_rules! tables {
                 constitution denied(ActionId: Sym, Reason: Why) "a rule of the constitution refuses the action";
                 constitution any_denied(ActionId: Sym) "some rule of the constitution refuses the action";
                 constitution net_allowed(ActionId: Sym) "the network target's domain is on the allowlist";
+                constitution action_effect(ActionId: Sym, Effect: Effect) "what the action's command line costs, from its spec";
                 constitution mutating(ActionId: Sym) "the action changes files or repository state";
                 constitution risk(ActionId: Sym, Level: Risk) "the action's risk: low, medium, high, critical";
                 constitution route(ActionId: Sym, Route: Route) "auto, sandbox or ask, from risk and autonomy";

@@ -182,8 +182,19 @@ vocabulary!(
 );
 
 vocabulary!(
-    /// What a normalised, symlink-resolved path is to the workspace.
-    PathClass, "path class" { Inside => "inside", Outside => "outside", Secret => "secret", Protected => "protected" }
+    /// What a normalised, symlink-resolved path is to the workspace: inside it;
+    /// outside it; a secret; protected (`.git/`, `.nerd/`: read-only); a
+    /// persistence file that tools run later (`.github/workflows/`, `.cargo/config.toml`...:
+    /// writing one needs a human); a harmless device (`/dev/null`).
+    PathClass, "path class" {
+        Inside => "inside", Outside => "outside", Secret => "secret", Protected => "protected",
+        Persistence => "persistence", Device => "device",
+    }
+);
+
+vocabulary!(
+    /// What a command line costs, from its program's specification, in increasing order.
+    Effect, "effect" { Read => "read", Mutating => "mutating", Critical => "critical" }
 );
 
 vocabulary!(

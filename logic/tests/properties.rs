@@ -218,9 +218,9 @@ fn the_parse_boundary_refuses_derived_and_ill_typed_atoms() {
     assert_eq!(evaluate(f).strategy(), Strategy::Idle);
 }
 
-/// Random action facts over the constitution's vocabulary.
+/// Random action facts over the constitution's vocabulary, with the spec table rows they use.
 fn random_actions(seed: u64, category: Option<Category>) -> Facts {
-    use nerd_logic::vocab::{Access, ActionKind, Autonomy, PathClass};
+    use nerd_logic::vocab::{Access, ActionKind, Autonomy, Effect, PathClass};
     let mut rng = Lcg(seed);
     let mut f = defaults::policy();
     if let Some(c) = category {
@@ -239,13 +239,31 @@ fn random_actions(seed: u64, category: Option<Category>) -> Facts {
         if kind == ActionKind::Exec {
             let p = f.sym(programs[rng.next(10) as usize]);
             f.exec_program.push((a, p));
+            let sub = f.sym(if rng.next(2) == 0 { subs[rng.next(10) as usize] } else { "" });
+            f.exec_subcommand.push((a, p, sub));
+            match rng.next(4) {
+                0 => {
+                    let why = f.sym("refused by the spec");
+                    f.command_denied.push((p, sub, why));
+                }
+                1 => f.command_effect.push((p, sub, Effect::ALL[rng.next(3) as usize])),
+                _ => {}
+            }
             for _ in 0..rng.next(3) {
                 let x = f.sym(flags[rng.next(10) as usize]);
-                f.exec_flag.push((a, x));
+                f.exec_option.push((a, p, sub, x));
+                match rng.next(3) {
+                    0 => {
+                        let why = f.sym("an option the spec refuses");
+                        f.option_denied.push((p, sub, x, why));
+                    }
+                    1 => f.option_effect.push((p, sub, x, Effect::ALL[rng.next(3) as usize])),
+                    _ => {}
+                }
             }
-            if rng.next(2) == 0 {
-                let x = f.sym(subs[rng.next(10) as usize]);
-                f.exec_subcommand.push((a, x));
+            if rng.next(3) == 0 {
+                f.exec_operands.push((a, p, sub));
+                f.operand_effect.push((p, sub, Effect::ALL[rng.next(3) as usize]));
             }
         } else {
             let path = f.path(&format!("p{}", rng.next(5)));
@@ -331,12 +349,35 @@ fn random_policy_world(seed: u64) -> Facts {
                 }
             }
             ActionKind::Exec => {
+                let program = f.exec_program.iter().find(|(b, _)| *b == a).map(|&(_, p)| p);
+                let (p, sub) = (program.unwrap_or(a), f.sym(""));
                 if rng.next(3) == 0 {
                     let m = f.sym(["pytest", "pip", "http.server"][rng.next(3) as usize]);
-                    f.exec_module.push((a, m));
+                    f.exec_module.push((a, p, m));
                 }
                 if rng.next(4) == 0 {
-                    f.exec_script.push(a);
+                    f.exec_script.push((a, p));
+                }
+                match rng.next(8) {
+                    0 => {
+                        let what = f.sym("option --frob");
+                        f.exec_unknown.push((a, p, what));
+                    }
+                    1 => {
+                        let why = f.sym("inline code bypasses review");
+                        f.exec_refused.push((a, p, why));
+                    }
+                    2 => {
+                        let v = f.sym(["RUST_BACKTRACE", "LD_PRELOAD"][rng.next(2) as usize]);
+                        f.exec_env.push((a, v));
+                    }
+                    3 => f.exec_readonly.push((a, p, sub)),
+                    4 => f.exec_listing.push((a, p, sub)),
+                    5 => {
+                        let why = f.sym("npx would download a package");
+                        f.exec_effect.push((a, nerd_logic::vocab::Effect::Critical, why));
+                    }
+                    _ => {}
                 }
                 if rng.next(6) == 0 {
                     f.exec_unresolved.push(a);
@@ -384,6 +425,7 @@ fn every_constitution_and_watchdog_proof_is_grounded_and_true() {
         "constitution/deny",
         "constitution/any-denial",
         "constitution/allowed-domain",
+        "constitution/effect",
         "constitution/mutating",
         "constitution/risk",
         "constitution/route",

@@ -6,8 +6,11 @@
 
 pub mod action;
 pub mod analyze;
+mod argv;
 pub mod claude;
 pub mod paths;
+mod record;
+mod scripts;
 pub mod shell;
 pub mod url;
 
@@ -61,7 +64,12 @@ pub const ACTION_ID: &str = "action";
 
 /// The constitution's integrity hash: its rules and tables as compiled into this binary.
 pub fn constitution_hash() -> String {
-    crate::digest::sha256_hex(nerd_logic::constitution::SOURCE.as_bytes())
+    let mut text = String::new();
+    for part in nerd_logic::constitution::source() {
+        text.push_str(part);
+        text.push('\0');
+    }
+    crate::digest::sha256_hex(text.as_bytes())
 }
 
 /// The facts of one decision: default policy, the project's restrictions, the intent, the action.

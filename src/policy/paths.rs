@@ -1,6 +1,8 @@
 //! Classifies a path for the constitution after normalisation and symlink
-//! resolution: inside the workspace, outside it, a secret, or protected
-//! (read-only to the agent: `.git/`, nerd's own `.nerd/`).
+//! resolution (dangling links followed): inside the workspace, outside it, a
+//! secret, protected (read-only to the agent: any `.git`, nerd's own
+//! `.nerd/`), a persistence file tools run later, or a harmless device.
+//! Names are compared without case, as a case-insensitive file system would.
 //! Knows nothing about which action touches the path.
 
 use std::path::{Component, Path, PathBuf};
@@ -32,17 +34,34 @@ pub fn normalise(base: &Path, path: &str) -> PathBuf {
     out
 }
 
-/// Resolves symlinks in the longest existing prefix of `path` (the rest does not exist yet).
+/// Resolves symlinks in the longest existing prefix of `path` (the rest does
+/// not exist yet). A dangling symlink is followed too: writing through it
+/// would create its target.
 pub fn resolve(path: &Path) -> PathBuf {
+    resolve_within(path, 0)
+}
+
+fn resolve_within(path: &Path, depth: usize) -> PathBuf {
     let mut existing = path.to_path_buf();
     let mut rest: Vec<std::ffi::OsString> = Vec::new();
     loop {
-        if let Ok(real) = existing.canonicalize() {
-            let mut out = real;
+        let rebuilt = |base: PathBuf, rest: &[std::ffi::OsString]| {
+            let mut out = base;
             for part in rest.iter().rev() {
                 out.push(part);
             }
-            return out;
+            out
+        };
+        if let Ok(real) = existing.canonicalize() {
+            return rebuilt(real, &rest);
+        }
+        // A symlink whose target does not exist: resolve the target instead (40 hops, like the kernel).
+        if depth < 40 && existing.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+            if let Ok(target) = std::fs::read_link(&existing) {
+                let parent = existing.parent().map(Path::to_path_buf).unwrap_or_default();
+                let followed = normalise(&parent, &target.to_string_lossy());
+                return resolve_within(&rebuilt(followed, &rest), depth + 1);
+            }
         }
         match (existing.file_name().map(|n| n.to_os_string()), existing.parent()) {
             (Some(name), Some(parent)) => {
@@ -54,24 +73,111 @@ pub fn resolve(path: &Path) -> PathBuf {
     }
 }
 
+/// Device files that are harmless to read or write.
+const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty"];
+
+/// Folders under the home folder that hold credentials.
+pub const SECRET_DIRS: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".kube",
+    ".docker",
+    ".config/gcloud",
+    ".config/gh",
+    ".config/hub",
+    ".azure",
+    ".password-store",
+    ".terraform.d",
+];
+
+/// Files that hold credentials wherever they are (names compared without case).
+const SECRET_NAMES: &[&str] = &[
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    "credentials",
+    "secrets.yaml",
+    "secrets.yml",
+    "secrets.json",
+    "secrets.toml",
+    "kubeconfig",
+    ".dockercfg",
+    "terraform.tfstate",
+    "terraform.tfstate.backup",
+];
+
+/// Files that tools run or obey later (CI, editors, build tools, direnv, git):
+/// writing one is a change a human must approve. Relative to the workspace, compared without case.
+const PERSISTENCE: &[&str] = &[
+    ".cargo/config.toml",
+    ".cargo/config",
+    ".github/workflows/",
+    ".github/actions/",
+    ".gitlab-ci.yml",
+    ".circleci/",
+    ".vscode/tasks.json",
+    ".vscode/settings.json",
+    ".vscode/launch.json",
+    ".vscode/extensions.json",
+    ".idea/",
+    ".devcontainer/",
+    ".envrc",
+    ".gitattributes",
+    ".gitmodules",
+    ".pre-commit-config.yaml",
+    ".husky/",
+    ".git-blame-ignore-revs",
+    "rust-toolchain",
+    "rust-toolchain.toml",
+    ".python-version",
+    ".nvmrc",
+    ".tool-versions",
+];
+
+/// Whether `name` is a secret by its file name alone (compared without case).
+fn secret_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    secret_file(&lower).is_some()
+        || SECRET_NAMES.contains(&lower.as_str())
+        || lower.ends_with(".tfstate")
+        || lower.ends_with(".tfvars")
+}
+
 /// Where a path stands; `workspace` must be canonical.
 pub fn classify(workspace: &Path, path: &str) -> (PathBuf, PathClass) {
-    let real = resolve(&normalise(workspace, path));
-    let text = real.to_string_lossy().to_string();
+    let normal = normalise(workspace, path);
+    if DEVICES.iter().any(|d| normal == Path::new(d)) {
+        return (normal, PathClass::Device);
+    }
+    let real = resolve(&normal);
+    if DEVICES.iter().any(|d| real == Path::new(d)) {
+        return (real, PathClass::Device);
+    }
     let home = std::env::var("HOME").unwrap_or_default();
-    let secret_dirs = [".ssh", ".aws", ".gnupg", ".kube", ".docker", ".config/gcloud", ".azure", ".password-store"];
-    let in_secret_dir = !home.is_empty() && secret_dirs.iter().any(|d| real.starts_with(Path::new(&home).join(d)));
-    let secret_name = secret_file(&text).is_some()
-        || [".npmrc", ".pypirc", ".git-credentials"].iter().any(|n| text.ends_with(&format!("/{n}")));
-    if in_secret_dir || secret_name {
+    let in_secret_dir = !home.is_empty() && SECRET_DIRS.iter().any(|d| real.starts_with(Path::new(&home).join(d)));
+    let name = real.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    if in_secret_dir || secret_name(&name) || real == Path::new("/etc/shadow") || real == Path::new("/etc/gshadow") {
         return (real, PathClass::Secret);
     }
     let Ok(rel) = real.strip_prefix(workspace) else {
         return (real, PathClass::Outside);
     };
-    let first = rel.components().next().map(|c| c.as_os_str().to_string_lossy().to_string());
-    if matches!(first.as_deref(), Some(".git") | Some(".nerd")) {
+    let parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase()).collect();
+    // Any repository's `.git` (a nested one, or a gitdir file named `.git`), and nerd's own state.
+    if parts.iter().any(|p| p == ".git") || parts.first().is_some_and(|p| p == ".nerd") {
         return (real, PathClass::Protected);
+    }
+    let rel_lower = parts.join("/");
+    let persistent = PERSISTENCE.iter().any(|p| match p.strip_suffix('/') {
+        Some(dir) => rel_lower == dir || rel_lower.starts_with(p),
+        None => rel_lower == *p,
+    });
+    if persistent {
+        return (real, PathClass::Persistence);
     }
     (real, PathClass::Inside)
 }
@@ -98,5 +204,18 @@ mod tests {
         assert_eq!(class(".git/hooks/pre-commit"), PathClass::Protected);
         assert_eq!(class(".nerd/config.toml"), PathClass::Protected);
         assert_eq!(class("."), PathClass::Inside);
+        assert_eq!(class(".GIT/hooks/pre-commit"), PathClass::Protected, "case variants");
+        assert_eq!(class("vendor/lib/.git/config"), PathClass::Protected, "a nested repository");
+        assert_eq!(class(".ENV"), PathClass::Secret);
+        assert_eq!(class("deploy/secrets.yaml"), PathClass::Secret);
+        assert_eq!(class("infra/terraform.tfstate"), PathClass::Secret);
+        assert_eq!(class(".cargo/config.toml"), PathClass::Persistence);
+        assert_eq!(class(".github/workflows/ci.yml"), PathClass::Persistence);
+        assert_eq!(class(".vscode/tasks.json"), PathClass::Persistence);
+        assert_eq!(class(".envrc"), PathClass::Persistence);
+        assert_eq!(class("/dev/null"), PathClass::Device);
+        // A dangling symlink is judged by where it points.
+        std::os::unix::fs::symlink("/nonexistent-nerd-target/authorized_keys", ws.join("src/dangling")).unwrap();
+        assert_eq!(class("src/dangling"), PathClass::Outside);
     }
 }
