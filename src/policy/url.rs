@@ -68,11 +68,96 @@ fn classify_host(host: &str) -> NetClass {
     }
 }
 
-/// Parses a URL into its target; `Err` when it has no host.
+/// WHATWG's IPv4 number parser: `0x` hex, a leading `0` octal, else decimal.
+fn ipv4_number(part: &str) -> Option<u64> {
+    if part.is_empty() {
+        return None;
+    }
+    let (digits, radix) = if let Some(hex) = part.strip_prefix("0x").or_else(|| part.strip_prefix("0X")) {
+        (hex, 16)
+    } else if part.len() > 1 && part.starts_with('0') {
+        (&part[1..], 8)
+    } else {
+        (part, 10)
+    };
+    if digits.is_empty() {
+        return Some(0);
+    }
+    u64::from_str_radix(digits, radix).ok()
+}
+
+/// WHATWG's IPv4 parser: one to four numbers, the last filling the remaining
+/// bytes (`2852039166`, `0251.0376.0251.0376`, `169.254.43518`); `None` for a
+/// domain. A host whose last label is a number but which is no address is
+/// invalid, as browsers say.
+fn ipv4_of(host: &str) -> Result<Option<std::net::Ipv4Addr>, String> {
+    let mut parts: Vec<&str> = host.split('.').collect();
+    if parts.last() == Some(&"") && parts.len() > 1 {
+        parts.pop();
+    }
+    let last_numeric = parts.last().is_some_and(|p| ipv4_number(p).is_some() || p.chars().all(|c| c.is_ascii_digit()));
+    if !last_numeric {
+        return Ok(None);
+    }
+    if parts.len() > 4 {
+        return Err(format!("`{host}` is not a valid IPv4 address"));
+    }
+    let numbers: Option<Vec<u64>> = parts.iter().map(|p| ipv4_number(p)).collect();
+    let numbers = numbers.ok_or_else(|| format!("`{host}` is not a valid IPv4 address"))?;
+    let (last, rest) = numbers.split_last().ok_or_else(|| format!("`{host}` is empty"))?;
+    if rest.iter().any(|n| *n > 255) || *last >= 256u64.pow(5 - numbers.len() as u32) {
+        return Err(format!("`{host}` is not a valid IPv4 address"));
+    }
+    let mut value = *last;
+    for (i, n) in rest.iter().enumerate() {
+        value += n << (8 * (3 - i));
+    }
+    Ok(Some(std::net::Ipv4Addr::from(value as u32)))
+}
+
+fn percent_decoded(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (bytes[i], bytes.get(i + 1).and_then(|b| hex(*b)), bytes.get(i + 2).and_then(|b| hex(*b))) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Whether a value looks like an encoded secret: long, and high in entropy or base64-like.
+fn high_entropy(value: &str) -> bool {
+    let base64ish = value.len() >= 32 && value.chars().all(|c| c.is_ascii_alphanumeric() || "+/=_-%".contains(c));
+    value.len() >= 24 && (secrets::entropy(value) >= 4.0 || base64ish)
+}
+
+/// Parses a URL into its target the way a browser does (WHATWG URL Standard:
+/// for http(s), ws(s), ftp and file a backslash ends the authority like a
+/// slash; the host is percent-decoded and lowercased; numbers spell IPv4
+/// addresses); `Err` when it has no host or an invalid one.
 pub fn target(url: &str, body: Option<&str>) -> Result<Target, String> {
-    let (scheme, rest) = url.split_once("://").ok_or_else(|| format!("`{url}` is not an absolute URL"))?;
+    let url = url.trim_matches(|c: char| c.is_ascii_control() || c == ' ');
+    let (scheme, rest) = url.split_once(':').ok_or_else(|| format!("`{url}` is not an absolute URL"))?;
     let scheme = scheme.to_ascii_lowercase();
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let special = matches!(scheme.as_str(), "http" | "https" | "ws" | "wss" | "ftp" | "file");
+    let rest = match scheme.as_str() {
+        // `file:///etc/passwd` names a local path, no host.
+        "file" => rest.strip_prefix("//").ok_or_else(|| format!("`{url}` names no host"))?,
+        _ if special => rest.trim_start_matches(['/', '\\']),
+        _ => rest.strip_prefix("//").ok_or_else(|| format!("`{url}` has no host"))?,
+    };
+    let ends: &[char] = if special { &['/', '\\', '?', '#'] } else { &['/', '?', '#'] };
+    let authority_end = rest.find(ends).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(authority_end);
     let mut exfiltration = Vec::new();
     let host_port = match authority.rsplit_once('@') {
@@ -82,34 +167,52 @@ pub fn target(url: &str, body: Option<&str>) -> Result<Target, String> {
         }
         None => authority,
     };
-    let host = if host_port.starts_with('[') {
-        host_port.split_once(']').map_or(host_port, |(h, _)| h).trim_start_matches('[')
+    let raw_host = if host_port.starts_with('[') {
+        host_port.split_once(']').map_or(host_port, |(h, _)| h).trim_start_matches('[').to_string()
     } else {
-        host_port.split(':').next().unwrap_or(host_port)
+        host_port
+            .rsplit_once(':')
+            .filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit()))
+            .map_or(host_port, |(h, _)| h)
+            .to_string()
+    };
+    let mut host = percent_decoded(&raw_host).to_ascii_lowercase();
+    if host.ends_with('.') && host.len() > 1 {
+        host.pop();
     }
-    .to_ascii_lowercase()
-    .trim_end_matches('.')
-    .to_string();
     if host.is_empty() {
         return Err(format!("`{url}` has no host"));
+    }
+    if host.contains(['\\', '/', ' ', '%', '<', '>', '^', '|', '@']) {
+        return Err(format!("`{url}` has an invalid host `{host}`"));
+    }
+    if special && !host.contains(':') {
+        if let Some(ip) = ipv4_of(&host)? {
+            host = ip.to_string();
+        }
     }
     if !matches!(scheme.as_str(), "http" | "https") {
         exfiltration.push(format!("scheme `{scheme}` is not http or https"));
     }
-    if let Some((_, query)) = tail.split_once('?') {
-        for pair in query.split('#').next().unwrap_or("").split('&') {
-            let value = pair.split_once('=').map_or(pair, |(_, v)| v);
-            let base64ish =
-                value.len() >= 32 && value.chars().all(|c| c.is_ascii_alphanumeric() || "+/=_-%".contains(c));
-            if value.len() >= 24 && (secrets::entropy(value) >= 4.0 || base64ish) {
-                exfiltration.push("a high-entropy or base64 query value".to_string());
-                break;
-            }
+    let (path, query) = tail.split_once('?').unwrap_or((tail, ""));
+    if path.split(['/', '\\']).map(percent_decoded).any(|segment| high_entropy(&segment)) {
+        exfiltration.push("a high-entropy or base64 path segment".to_string());
+    }
+    for pair in query.split('#').next().unwrap_or("").split('&') {
+        let value = pair.split_once('=').map_or(pair, |(_, v)| v);
+        if high_entropy(value) {
+            exfiltration.push("a high-entropy or base64 query value".to_string());
+            break;
         }
+    }
+    let decoded = percent_decoded(url);
+    if !secrets::scan("url", &[(1, decoded)]).is_empty() {
+        exfiltration.push("a secret in the URL".to_string());
     }
     if let Some(body) = body {
         let lines: Vec<(u32, String)> = body.lines().enumerate().map(|(i, l)| (i as u32 + 1, l.to_string())).collect();
-        if !secrets::scan("request-body", &lines).is_empty() {
+        if !secrets::scan("request-body", &lines).is_empty() || body.split(['&', '=', '"', ' ', '\n']).any(high_entropy)
+        {
             exfiltration.push("a secret in the request body".to_string());
         }
     }
@@ -157,5 +260,29 @@ mod tests {
         assert!(target("file:///etc/passwd", None).is_err());
         assert!(!ex("https://pypi.org/", Some("key=AKIAIOSFODNN7EXAMPLQ")).is_empty());
         assert!(target("not a url", None).is_err());
+        assert!(!ex("https://attacker.example/c/QUtJQUlPU0ZPRE5ON0VYQU1QTEUvd0phbHJYVXRuRkVNSQ", None).is_empty());
+        assert!(!ex("https://pypi.org/upload", Some("token=ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789")).is_empty());
+    }
+
+    #[test]
+    fn hosts_are_read_as_browsers_read_them() {
+        let t = |u: &str| target(u, None).unwrap();
+        // A backslash ends the authority of a special URL: the host is attacker.example.
+        assert_eq!(t("https://attacker.example\\.crates.io/").host, "attacker.example");
+        assert!(!t("https://attacker.example\\.crates.io/").domains.contains(&"crates.io".to_string()));
+        for meta in [
+            "http://0251.0376.0251.0376/",
+            "http://0xa9.0xfe.0xa9.0xfe/",
+            "http://169.254.43518/",
+            "http://0xA9FEA9FE/",
+            "http://169.254.169.254./",
+        ] {
+            assert_eq!(t(meta).class, NetClass::Metadata, "{meta}");
+        }
+        assert_eq!(t("http://127.1/").class, NetClass::Loopback);
+        assert_eq!(t("https://PyPI.org:443/simple/").host, "pypi.org");
+        assert_eq!(t("https://%70ypi.org/").host, "pypi.org");
+        assert!(target("http://1.2.3.4.5/", None).is_err());
+        assert!(target("http://999.1.1.1/", None).is_err());
     }
 }
