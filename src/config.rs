@@ -184,6 +184,8 @@ struct RawPolicy {
     ask: Vec<String>,
     #[serde(default)]
     deny_programs: Vec<String>,
+    #[serde(default)]
+    secret_paths: Vec<String>,
 }
 
 /// The project's additions to the constitution. They can only restrict.
@@ -195,6 +197,8 @@ pub struct PolicyConfig {
     pub ask: Vec<nerd_logic::vocab::ActionKind>,
     /// Programs never run here.
     pub deny_programs: Vec<String>,
+    /// More files and folders holding secrets: never read by the agent, masked in the sandbox.
+    pub secret_paths: Vec<String>,
 }
 
 impl PolicyConfig {
@@ -361,7 +365,7 @@ impl Config {
         }
         Ok(Config {
             check: CheckConfig { tools: c.tools, tests: c.tests, block_on, timeout_secs: c.timeout_secs, rules },
-            policy: PolicyConfig { autonomy, ask, deny_programs: p.deny_programs },
+            policy: PolicyConfig { autonomy, ask, deny_programs: p.deny_programs, secret_paths: p.secret_paths },
             model: raw.model,
             source: text.to_string(),
         })

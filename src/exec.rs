@@ -125,8 +125,12 @@ fn capped(mut reader: impl Read) -> (Vec<u8>, bool) {
 pub fn run(job: &Job) -> Result<Finished, ExecError> {
     let program = job.argv.first().map(|a| a.to_string_lossy().into_owned()).unwrap_or_default();
     let resolved = which(&program).ok_or_else(|| ExecError::NotFound(program.clone()))?;
-    let mut cmd = Command::new(&resolved);
-    cmd.args(&job.argv[1..])
+    let (spawned, args) = match &job.confine {
+        Some(prepared) => prepared.command_line(&resolved, &job.argv[1..]),
+        None => (resolved.into_os_string(), job.argv[1..].to_vec()),
+    };
+    let mut cmd = Command::new(spawned);
+    cmd.args(args)
         .current_dir(&job.cwd)
         .env_clear()
         .stdin(Stdio::null())

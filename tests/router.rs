@@ -5,105 +5,9 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
-use common::git;
-
-/// A workspace with canaries inside, outside, and in a fake home.
-struct World {
-    _dir: tempfile::TempDir,
-    ws: PathBuf,
-    outside: PathBuf,
-    home: PathBuf,
-    state: PathBuf,
-}
-
-impl World {
-    fn new() -> World {
-        let dir = tempfile::tempdir().unwrap();
-        let base = dir.path().canonicalize().unwrap();
-        let (ws, outside, home, state) = (base.join("ws"), base.join("outside"), base.join("home"), base.join("state"));
-        for d in [&ws, &outside, &home.join(".ssh"), &home.join(".aws"), &state, &ws.join("src")] {
-            std::fs::create_dir_all(d).unwrap();
-        }
-        std::fs::write(ws.join("src/lib.rs"), "pub fn canary() -> u32 {\n    7\n}\n").unwrap();
-        std::fs::write(
-            ws.join("Cargo.toml"),
-            "[package]\nname = \"canary\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-        )
-        .unwrap();
-        std::fs::write(ws.join(".env"), "API_TOKEN=canary-secret\n").unwrap();
-        std::fs::write(outside.join("canary.txt"), "outside canary\n").unwrap();
-        std::fs::write(home.join(".ssh/id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----\ncanary\n").unwrap();
-        std::fs::write(home.join(".aws/credentials"), "[default]\naws_access_key_id=canary\n").unwrap();
-        std::os::unix::fs::symlink(&outside, ws.join("escape")).unwrap();
-        std::fs::create_dir_all(ws.join("tests_py")).unwrap();
-        std::fs::write(ws.join("tests_py/test_ok.py"), "def test_ok():\n    assert 1 + 1 == 2\n").unwrap();
-        std::fs::write(ws.join("go.mod"), "module example.com/canary\n\ngo 1.19\n").unwrap();
-        std::fs::write(ws.join("ok_test.go"), "package canary\n\nimport \"testing\"\n\nfunc TestOK(t *testing.T) {}\n")
-            .unwrap();
-        git(&ws, &["init", "-q", "-b", "main"]);
-        git(&ws, &["add", "-A"]);
-        git(&ws, &["commit", "-q", "-m", "canaries"]);
-        World { _dir: dir, ws, outside, home, state }
-    }
-
-    fn nerd(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_nerd"))
-            .args(args)
-            .current_dir(&self.ws)
-            .env("HOME", &self.home)
-            .env("XDG_STATE_HOME", &self.state)
-            .output()
-            .unwrap()
-    }
-
-    fn act(&self, action: &str, intent: &str) -> (i32, serde_json::Value) {
-        let out = self.nerd(&["act", "--json", "--intent", intent, "--action", action]);
-        let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-            panic!("{action}: {} {}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-        });
-        (out.status.code().unwrap_or(-1), v)
-    }
-
-    /// Every file under the three trees, with its content.
-    fn snapshot(&self) -> BTreeMap<PathBuf, Vec<u8>> {
-        let mut out = BTreeMap::new();
-        for root in [&self.ws, &self.outside, &self.home] {
-            let mut stack = vec![root.clone()];
-            while let Some(d) = stack.pop() {
-                for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-                    let p = e.path();
-                    let t = e.file_type().unwrap();
-                    if t.is_dir() && !p.ends_with(".nerd") && !p.ends_with("target") {
-                        stack.push(p);
-                    } else if t.is_file() {
-                        out.insert(p.clone(), std::fs::read(&p).unwrap());
-                    }
-                }
-            }
-        }
-        out
-    }
-}
-
-fn exec(argv: &[&str]) -> String {
-    serde_json::json!({"kind": "exec", "argv": argv}).to_string()
-}
-
-fn file(kind: &str, path: &str) -> String {
-    if kind == "write_file" {
-        serde_json::json!({"kind": kind, "path": path, "content": "pwned\n"}).to_string()
-    } else {
-        serde_json::json!({"kind": kind, "path": path}).to_string()
-    }
-}
-
-fn net(url: &str) -> String {
-    serde_json::json!({"kind": "net_request", "url": url}).to_string()
-}
+use common::world::{exec, file, net, World};
 
 #[test]
 fn the_red_team_suite_changes_nothing_and_every_refusal_is_audited() {
@@ -247,16 +151,18 @@ fn the_sandbox_confines_what_permitted_programs_do() {
     assert_eq!(stdout.matches("DENIED").count(), 3, "{stdout}");
     assert!(stdout.contains("INSIDE OK"), "{stdout}");
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside canary\n");
-    assert!(out["sandbox"]["landlock"].as_str().unwrap().contains("Landlock"), "{out}");
+    assert!(out["sandbox"]["namespaces"].as_str().unwrap().starts_with("bubblewrap"), "{out}");
 
-    // Network sockets are refused; Unix sockets still work.
+    // The network is loopback only: a local server answers, the outside is unreachable; Unix sockets work.
     let out = run_script(
         &w,
-        "import socket\ntry:\n    socket.socket(socket.AF_INET, socket.SOCK_STREAM)\n    print('INET OPEN')\nexcept OSError as e:\n    print('INET DENIED', e.errno)\na, b = socket.socketpair()\nprint('UNIX OK')\n",
+        "import socket\ns = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\nc = socket.create_connection(s.getsockname(), timeout=5)\nprint('LOOPBACK OK')\ntry:\n    socket.create_connection(('192.0.2.1', 80), timeout=5)\n    print('OUTSIDE OPEN')\nexcept OSError as e:\n    print('OUTSIDE DENIED', e.errno)\na, b = socket.socketpair()\nprint('UNIX OK')\n",
         "network",
     );
     let stdout = out["stdout"].as_str().unwrap();
-    assert!(stdout.contains("INET DENIED") && stdout.contains("UNIX OK"), "{stdout}");
+    for want in ["LOOPBACK OK", "OUTSIDE DENIED", "UNIX OK"] {
+        assert!(stdout.contains(want), "{want}: {stdout} {}", out["stderr"]);
+    }
 
     // Endless output is capped.
     let out = run_script(&w, "import sys\nfor _ in range(400000):\n    sys.stdout.write('x' * 40 + '\\n')\n", "output");

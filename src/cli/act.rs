@@ -51,6 +51,33 @@ pub fn act(root: &Path, request: &ActionRequest, approve: bool, json: bool) -> R
     })
 }
 
+/// `nerd sandbox-exec -- ARGV`: one program through the router, its output passed on.
+pub fn sandbox_exec(root: &Path, intent: nerd_logic::vocab::Category, argv: Vec<String>) -> Result<i32, NerdError> {
+    let mut router = Router::open(root, intent, nerd_logic::vocab::Autonomy::Balanced)?;
+    let outcome = router.execute(&crate::policy::Action::Exec { argv })?;
+    match outcome {
+        Outcome::Executed { output: router::Output::Exec { code, stdout, stderr, timed_out, .. } } => {
+            std::io::stdout().lock().write_all(stdout.as_bytes())?;
+            let mut err = std::io::stderr().lock();
+            err.write_all(stderr.as_bytes())?;
+            if timed_out {
+                writeln!(err, "nerd: the program ran out of time and was killed")?;
+            }
+            // A program killed by a signal reads as the shell would show it.
+            Ok(code.unwrap_or(if timed_out { 124 } else { 137 }))
+        }
+        Outcome::Refused { reasons } => {
+            eprintln!("nerd: refused: {}", reasons.join("; "));
+            Ok(exit::LOGIC_SAID_NO)
+        }
+        Outcome::Executed { .. } => Ok(exit::RUNTIME),
+        Outcome::Failed { error } => {
+            eprintln!("nerd: {error}");
+            Ok(exit::RUNTIME)
+        }
+    }
+}
+
 pub fn verify(root: &Path) -> Result<i32, NerdError> {
     let store = Store::open(root)?;
     let verdict = audit::verify(root, &store)?;
@@ -106,6 +133,13 @@ pub fn show(root: &Path, json_out: bool) -> Result<i32, NerdError> {
                     "{} by {source}: {}",
                     if granted { "granted" } else { "refused" },
                     subject.as_deref().unwrap_or("?")
+                ),
+            ),
+            Ok(Record::Checkpoint { decision, path, previous }) => (
+                "checkpoint",
+                format!(
+                    "{path} before decision {decision}: {}",
+                    previous.map_or("did not exist".to_string(), |d| format!("sha256:{}", &d[..16.min(d.len())]))
                 ),
             ),
             // A record this nerd does not know (older, newer or damaged) is shown as it is.
@@ -174,19 +208,30 @@ pub fn undo(root: &Path) -> Result<i32, NerdError> {
 }
 
 pub fn doctor() -> Result<i32, NerdError> {
-    let prepared = sandbox::prepare(&sandbox::Confinement {
-        writable: vec![std::env::temp_dir()],
-        network: false,
-        cpu_seconds: 60,
-    });
+    let here = std::env::current_dir()?;
+    let (readonly, masked) = policy::paths::sandbox_layout(&here, &[]);
+    let prepared = sandbox::prepare(
+        &sandbox::Confinement {
+            writable: vec![here.clone(), std::env::temp_dir()],
+            readonly,
+            masked,
+            network: false,
+            cpu_seconds: 60,
+        },
+        &here,
+    );
     let mut out = std::io::stdout().lock();
     writeln!(out, "nerd {}  constitution sha256:{}", env!("CARGO_PKG_VERSION"), policy::constitution_hash())?;
-    writeln!(out, "landlock: {}", prepared.layers.landlock)?;
-    writeln!(out, "seccomp:  {}", prepared.layers.seccomp)?;
-    writeln!(out, "rlimits:  {}", prepared.layers.rlimits)?;
-    let bwrap = crate::exec::which("bwrap")
-        .map_or("not installed (not needed while Landlock is available)".to_string(), |p| p.display().to_string());
-    writeln!(out, "bubblewrap: {bwrap}")?;
+    let boundary = if prepared.layers.boundary() {
+        "namespaces (.git, .nerd and persistence files read-only; secrets masked; own PID namespace)"
+    } else {
+        "fallback: Landlock confines writes, but .git and .nerd stay writable and reads are not masked"
+    };
+    writeln!(out, "boundary:   {boundary}")?;
+    writeln!(out, "namespaces: {}", prepared.layers.namespaces)?;
+    writeln!(out, "landlock:   {}", prepared.layers.landlock)?;
+    writeln!(out, "seccomp:    {}", prepared.layers.seccomp)?;
+    writeln!(out, "rlimits:    {}", prepared.layers.rlimits)?;
     writeln!(out, "git: {}", crate::exec::which("git").map_or("missing".into(), |p| p.display().to_string()))?;
     Ok(exit::SUCCESS)
 }

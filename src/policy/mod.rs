@@ -91,7 +91,27 @@ pub fn decision_facts(
     let (i, none) = (f.sym("policy-check"), f.sym(""));
     f.user_intent.push((i, intent, verb, none, none));
     analyze::facts(&mut f, workspace, ACTION_ID, action);
+    mark_project_secrets(&mut f, workspace, &project.secret_paths);
     f
+}
+
+/// Paths under the project's `[policy] secret_paths` are secrets, whatever else they were.
+fn mark_project_secrets(f: &mut Facts, workspace: &Path, secret_paths: &[String]) {
+    if secret_paths.is_empty() {
+        return;
+    }
+    let secrets: Vec<std::path::PathBuf> =
+        secret_paths.iter().map(|p| paths::resolve(&paths::normalise(workspace, p))).collect();
+    for (path, class) in f.path_class.iter_mut() {
+        let full = workspace.join(f.symbols.resolve(path.sym()));
+        let lower = |p: &Path| p.to_string_lossy().to_ascii_lowercase();
+        if secrets
+            .iter()
+            .any(|s| full == *s || lower(&full).starts_with(&format!("{}/", lower(s))) || lower(&full) == lower(s))
+        {
+            *class = nerd_logic::vocab::PathClass::Secret;
+        }
+    }
 }
 
 /// Reads the verdict on action `id` off a fixpoint.

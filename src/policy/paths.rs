@@ -147,6 +147,37 @@ fn secret_name(name: &str) -> bool {
         || lower.ends_with(".tfvars")
 }
 
+/// What a confined program may read but not write inside the workspace, and
+/// what it may not read at all, for the sandbox: every existing `.git` and
+/// `.nerd` at the top, the persistence files that exist, the user's credential
+/// folders and files, the system's password hashes, and the project's own
+/// `[policy] secret_paths`.
+pub fn sandbox_layout(workspace: &Path, secret_paths: &[String]) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let mut readonly: Vec<PathBuf> = [".git", ".nerd"].iter().map(|p| workspace.join(p)).collect();
+    readonly.extend(PERSISTENCE.iter().map(|p| workspace.join(p.trim_end_matches('/'))));
+    let mut masked: Vec<PathBuf> = vec!["/etc/shadow".into(), "/etc/gshadow".into()];
+    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute()) {
+        masked.extend(SECRET_DIRS.iter().map(|d| home.join(d)));
+        masked.extend(SECRET_NAMES.iter().filter(|n| !n.contains('/')).map(|n| home.join(n)));
+        masked
+            .extend([".cargo/credentials", ".cargo/credentials.toml", ".config/git/credentials"].map(|n| home.join(n)));
+    }
+    masked.extend(secret_paths.iter().map(|p| normalise(workspace, p)));
+    (readonly, masked)
+}
+
+/// Whether `path` is a second name of one of the user's secret files (a hard link has no target to resolve).
+fn hard_link_to_secret(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() && m.nlink() > 1 => {
+            let masked = sandbox_layout(Path::new("/"), &[]).1;
+            crate::files::Refused::files(&masked).holds(&m)
+        }
+        _ => false,
+    }
+}
+
 /// Where a path stands; `workspace` must be canonical.
 pub fn classify(workspace: &Path, path: &str) -> (PathBuf, PathClass) {
     let normal = normalise(workspace, path);
@@ -161,6 +192,9 @@ pub fn classify(workspace: &Path, path: &str) -> (PathBuf, PathClass) {
     let in_secret_dir = !home.is_empty() && SECRET_DIRS.iter().any(|d| real.starts_with(Path::new(&home).join(d)));
     let name = real.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     if in_secret_dir || secret_name(&name) || real == Path::new("/etc/shadow") || real == Path::new("/etc/gshadow") {
+        return (real, PathClass::Secret);
+    }
+    if hard_link_to_secret(&real) {
         return (real, PathClass::Secret);
     }
     let Ok(rel) = real.strip_prefix(workspace) else {

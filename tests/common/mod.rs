@@ -2,6 +2,8 @@
 //! real `nerd` binary, and git repositories made on the spot.
 #![allow(dead_code)]
 
+pub mod world;
+
 use std::path::Path;
 use std::process::{Command, Output};
 

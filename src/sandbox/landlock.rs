@@ -1,39 +1,12 @@
-//! Confinement for programs the router runs: Landlock restricts writes to the
-//! workspace and a temp dir, a seccomp filter refuses sockets other than Unix
-//! ones (and io_uring, which could open them), and rlimits cap processes,
-//! memory, CPU time and file size. Everything is prepared before `fork`; the
-//! child only makes syscalls. A layer the kernel does not offer is reported,
-//! never pretended. Knows nothing about which program runs.
+//! The fallback boundary, where no mount namespace can be made: Landlock
+//! restricts writes to the folders a confinement names, and a seccomp filter
+//! refuses sockets other than Unix ones (and io_uring, which could open them).
+//! Reads are not restricted here; the bubblewrap boundary masks them.
+//! Knows nothing about which program runs.
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-
-/// What a confined program may do.
-#[derive(Clone, Debug)]
-pub struct Confinement {
-    /// Folders (and files) it may write to.
-    pub writable: Vec<PathBuf>,
-    /// Whether it may open network sockets.
-    pub network: bool,
-    pub cpu_seconds: u64,
-}
-
-/// Which layers are in force, for `nerd doctor` and the audit record.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Layers {
-    pub landlock: String,
-    pub seccomp: String,
-    pub rlimits: String,
-}
-
-/// A confinement ready to apply in a child.
-pub struct Prepared {
-    ruleset: Option<i32>,
-    filter: Option<Vec<libc::sock_filter>>,
-    cpu_seconds: u64,
-    pub layers: Layers,
-}
 
 // Landlock's user-space ABI (include/uapi/linux/landlock.h).
 const CREATE_RULESET_VERSION: u32 = 1;
@@ -81,7 +54,7 @@ fn write_rights(abi: i64) -> u64 {
     rights
 }
 
-fn landlock_ruleset(writable: &[PathBuf]) -> Result<(i32, i64), String> {
+pub(super) fn ruleset(writable: &[PathBuf]) -> Result<(i32, i64), String> {
     let abi = landlock_abi().ok_or("the kernel does not offer Landlock")?;
     let handled = write_rights(abi);
     let attr = RulesetAttr { handled_access_fs: handled };
@@ -127,7 +100,7 @@ fn landlock_ruleset(writable: &[PathBuf]) -> Result<(i32, i64), String> {
     Ok((fd, abi))
 }
 
-fn socket_filter() -> Vec<libc::sock_filter> {
+pub(super) fn socket_filter() -> Vec<libc::sock_filter> {
     const AUDIT_ARCH_X86_64: u32 = 0xC000_003E;
     const LD_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
     const JEQ: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
@@ -148,64 +121,4 @@ fn socket_filter() -> Vec<libc::sock_filter> {
         stmt(RET, deny),
         stmt(RET, libc::SECCOMP_RET_ALLOW),
     ]
-}
-
-/// Prepares a confinement in the parent.
-pub fn prepare(c: &Confinement) -> Prepared {
-    let (ruleset, landlock) = match landlock_ruleset(&c.writable) {
-        Ok((fd, abi)) => (Some(fd), format!("writes confined to the workspace and a temp dir (Landlock ABI {abi})")),
-        Err(why) => (None, format!("unavailable: {why}")),
-    };
-    let (filter, seccomp) = if c.network {
-        (None, "network allowed by policy".to_string())
-    } else if cfg!(target_arch = "x86_64") {
-        (Some(socket_filter()), "network sockets refused (seccomp filter)".to_string())
-    } else {
-        (None, "unavailable: the socket filter is built for x86_64 only".to_string())
-    };
-    let rlimits = format!("processes 4096, address space 16 GiB, CPU {} s, file size 1 GiB", c.cpu_seconds);
-    Prepared { ruleset, filter, cpu_seconds: c.cpu_seconds, layers: Layers { landlock, seccomp, rlimits } }
-}
-
-impl Prepared {
-    /// Applies the confinement; runs in the child between fork and exec.
-    pub fn apply_in_child(&self) -> std::io::Result<()> {
-        let set = |resource, value: u64| {
-            let lim = libc::rlimit { rlim_cur: value, rlim_max: value };
-            // SAFETY: setrlimit with a valid struct; async-signal-safe.
-            unsafe { libc::setrlimit(resource, &lim) }
-        };
-        set(libc::RLIMIT_NPROC, 4096);
-        set(libc::RLIMIT_AS, 16 << 30);
-        set(libc::RLIMIT_CPU, self.cpu_seconds.max(1));
-        set(libc::RLIMIT_FSIZE, 1 << 30);
-        // SAFETY: prctl and raw syscalls with valid arguments; no allocation happens here.
-        unsafe {
-            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            if let Some(fd) = self.ruleset {
-                if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
-            if let Some(filter) = &self.filter {
-                let prog =
-                    libc::sock_fprog { len: filter.len() as u16, filter: filter.as_ptr() as *mut libc::sock_filter };
-                if libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, &prog as *const libc::sock_fprog) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-impl Drop for Prepared {
-    fn drop(&mut self) {
-        if let Some(fd) = self.ruleset {
-            // SAFETY: closing the ruleset descriptor this struct owns.
-            unsafe { libc::close(fd) };
-        }
-    }
 }

@@ -1,0 +1,163 @@
+//! Confinement for programs the router runs. The boundary is bubblewrap's
+//! namespaces where this machine allows them (`bwrap`): writes only where the
+//! confinement says, protected paths read-only, secrets masked, loopback-only
+//! network, its own PID namespace. Elsewhere the fallback is Landlock (writes)
+//! and a seccomp socket filter (`landlock`). rlimits and `no_new_privs` apply
+//! in both. Everything is prepared before `fork`; the child only makes
+//! syscalls. A layer the machine does not offer is reported, never pretended.
+//! Knows nothing about which program runs or why a path is protected.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+mod bwrap;
+mod landlock;
+
+pub use landlock::landlock_abi;
+
+/// What a confined program may do.
+#[derive(Clone, Debug, Default)]
+pub struct Confinement {
+    /// Folders (and files) it may write to.
+    pub writable: Vec<PathBuf>,
+    /// Paths inside the writable folders it may only read (`.git`, `.nerd`, persistence files).
+    pub readonly: Vec<PathBuf>,
+    /// Files and folders it may not even read (the user's credentials).
+    pub masked: Vec<PathBuf>,
+    /// Whether it may reach the network beyond loopback.
+    pub network: bool,
+    pub cpu_seconds: u64,
+}
+
+/// Which layers are in force, for `nerd doctor` and the audit record.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Layers {
+    /// The mount/PID/network namespaces, or why there are none.
+    pub namespaces: String,
+    pub landlock: String,
+    pub seccomp: String,
+    pub rlimits: String,
+}
+
+impl Layers {
+    /// Whether the namespace boundary (read-only `.git`, masked secrets, own PID namespace) is in force.
+    pub fn boundary(&self) -> bool {
+        self.namespaces.starts_with("bubblewrap")
+    }
+}
+
+/// A confinement ready to apply in a child.
+pub struct Prepared {
+    /// Runs the program inside bubblewrap: the argv prefix, ending with `--`.
+    wrapper: Option<Vec<OsString>>,
+    ruleset: Option<i32>,
+    filter: Option<Vec<libc::sock_filter>>,
+    cpu_seconds: u64,
+    pub layers: Layers,
+}
+
+/// Prepares a confinement in the parent, for a program that will run in `cwd`.
+pub fn prepare(c: &Confinement, cwd: &Path) -> Prepared {
+    let rlimits = format!("processes 4096, address space 16 GiB, CPU {} s, file size 1 GiB", c.cpu_seconds);
+    match bwrap::usable() {
+        Ok(path) => {
+            let namespaces = format!(
+                "bubblewrap ({}): mount, PID, IPC{} namespaces; {} path(s) read-only, {} masked; no capabilities",
+                path.display(),
+                if c.network { "" } else { ", network (loopback only)" },
+                c.readonly.iter().filter(|p| p.exists()).count(),
+                c.masked.iter().filter(|p| p.exists()).count(),
+            );
+            Prepared {
+                wrapper: Some(bwrap::wrapper(&path, c, cwd)),
+                ruleset: None,
+                filter: None,
+                cpu_seconds: c.cpu_seconds,
+                layers: Layers {
+                    namespaces,
+                    landlock: "not needed: the mount namespace confines writes".into(),
+                    seccomp: "not needed: the network namespace has loopback only".into(),
+                    rlimits,
+                },
+            }
+        }
+        Err(why) => fallback(c, format!("unavailable: {why}"), rlimits),
+    }
+}
+
+fn fallback(c: &Confinement, namespaces: String, rlimits: String) -> Prepared {
+    let (ruleset, landlock) = match landlock::ruleset(&c.writable) {
+        Ok((fd, abi)) => (Some(fd), format!("writes confined to the workspace and a temp dir (Landlock ABI {abi})")),
+        Err(why) => (None, format!("unavailable: {why}")),
+    };
+    let (filter, seccomp) = if c.network {
+        (None, "network allowed by policy".to_string())
+    } else if cfg!(target_arch = "x86_64") {
+        (Some(landlock::socket_filter()), "network sockets refused (seccomp filter)".to_string())
+    } else {
+        (None, "unavailable: the socket filter is built for x86_64 only".to_string())
+    };
+    Prepared {
+        wrapper: None,
+        ruleset,
+        filter,
+        cpu_seconds: c.cpu_seconds,
+        layers: Layers { namespaces, landlock, seccomp, rlimits },
+    }
+}
+
+impl Prepared {
+    /// The program and arguments to spawn for `program args…`: itself, or inside the boundary.
+    pub fn command_line(&self, program: &Path, args: &[OsString]) -> (OsString, Vec<OsString>) {
+        match &self.wrapper {
+            Some(w) => {
+                let mut rest: Vec<OsString> = w[1..].to_vec();
+                rest.push(program.into());
+                rest.extend(args.iter().cloned());
+                (w[0].clone(), rest)
+            }
+            None => (program.into(), args.to_vec()),
+        }
+    }
+
+    /// Applies the confinement; runs in the child between fork and exec.
+    pub fn apply_in_child(&self) -> std::io::Result<()> {
+        let set = |resource, value: u64| {
+            let lim = libc::rlimit { rlim_cur: value, rlim_max: value };
+            // SAFETY: setrlimit with a valid struct; async-signal-safe.
+            unsafe { libc::setrlimit(resource, &lim) }
+        };
+        set(libc::RLIMIT_NPROC, 4096);
+        set(libc::RLIMIT_AS, 16 << 30);
+        set(libc::RLIMIT_CPU, self.cpu_seconds.max(1));
+        set(libc::RLIMIT_FSIZE, 1 << 30);
+        // SAFETY: prctl and raw syscalls with valid arguments; no allocation happens here.
+        unsafe {
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if let Some(fd) = self.ruleset {
+                if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            if let Some(filter) = &self.filter {
+                let prog =
+                    libc::sock_fprog { len: filter.len() as u16, filter: filter.as_ptr() as *mut libc::sock_filter };
+                if libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, &prog as *const libc::sock_fprog) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        if let Some(fd) = self.ruleset {
+            // SAFETY: closing the ruleset descriptor this struct owns.
+            unsafe { libc::close(fd) };
+        }
+    }
+}
