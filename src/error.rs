@@ -91,7 +91,7 @@ fn router_code(e: &RouterError) -> i32 {
     match e {
         RouterError::Workspace { .. } | RouterError::Config(_) => exit::USAGE,
         RouterError::Store(s) => store_code(s),
-        RouterError::Audit(_) | RouterError::Record(_) => exit::RUNTIME,
+        RouterError::Audit(_) | RouterError::Record(_) | RouterError::Undo(_) => exit::RUNTIME,
     }
 }
 

@@ -12,6 +12,7 @@ pub mod config;
 pub mod digest;
 pub mod error;
 pub mod exec;
+pub mod files;
 pub mod hook;
 pub mod hrf;
 pub mod index;

@@ -8,7 +8,6 @@
 //! Knows nothing about why an action was proposed.
 
 use std::collections::{BTreeSet, HashMap};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,6 +21,7 @@ pub mod record;
 
 use crate::audit::{self, AuditError};
 use crate::exec::{self, Job};
+use crate::files;
 use crate::policy::{self, paths, Action, Verdict, ACTION_ID};
 use crate::sandbox::{self, Confinement, Layers};
 use crate::store::{Store, StoreError};
@@ -46,6 +46,8 @@ pub enum RouterError {
     Config(#[from] crate::config::ConfigError),
     #[error("cannot write an audit record: {0}")]
     Record(String),
+    #[error("undo refused: {0}")]
+    Undo(String),
 }
 
 /// What an executed action produced.
@@ -91,9 +93,11 @@ fn digest(action: &Action) -> String {
     crate::digest::sha256_hex(serde_json::to_string(action).unwrap_or_default().as_bytes())
 }
 
+/// What the audit trail keeps of an output stream: secrets redacted, then capped.
 fn clip(s: &str) -> String {
+    let s = crate::secrets::redact(s);
     if s.len() <= AUDIT_OUTPUT_BYTES {
-        return s.to_string();
+        return s;
     }
     let mut end = AUDIT_OUTPUT_BYTES;
     while !s.is_char_boundary(end) {
@@ -303,27 +307,34 @@ impl Router {
         paths::classify(&self.root, path).0
     }
 
+    /// The files no name may reach: the user's secrets, by inode, whatever link points at them.
+    fn refused(&self) -> files::Refused {
+        files::Refused::files(&paths::sandbox_layout(&self.root, &self.project.secret_paths).1)
+    }
+
     fn perform(&self, seq: i64, action: &Action) -> Result<Output, String> {
         match action {
             Action::Exec { argv } => self.exec(argv),
+            // The path was judged resolved; it is opened without following any symlink,
+            // so one swapped in since then fails the open instead of redirecting it.
             Action::ReadFile { path } => {
                 let real = self.resolve(path);
-                let bytes = std::fs::read(&real).map_err(|e| format!("cannot read {path}: {e}"))?;
-                let truncated = bytes.len() > MAX_READ_BYTES;
-                let content = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_READ_BYTES)]).into_owned();
+                let (bytes, truncated) = files::read_capped(&real, MAX_READ_BYTES, &self.refused())
+                    .map_err(|e| format!("cannot read {path}: {e}"))?;
+                let content = String::from_utf8_lossy(&bytes).into_owned();
                 Ok(Output::Read { content, truncated })
             }
             Action::WriteFile { path, content } => {
                 let content = content.as_deref().ok_or("write_file needs `content` to carry out")?;
                 let real = self.resolve(path);
                 self.checkpoint(seq, &real)?;
-                write_atomic(&real, content.as_bytes()).map_err(|e| format!("cannot write {path}: {e}"))?;
+                files::write_atomic(&real, content.as_bytes()).map_err(|e| format!("cannot write {path}: {e}"))?;
                 Ok(Output::Written { bytes: content.len() })
             }
             Action::DeleteFile { path } => {
                 let real = self.resolve(path);
                 self.checkpoint(seq, &real)?;
-                std::fs::remove_file(&real).map_err(|e| format!("cannot delete {path}: {e}"))?;
+                files::remove(&real).map_err(|e| format!("cannot delete {path}: {e}"))?;
                 Ok(Output::Deleted)
             }
             Action::Search { pattern, path } => self.search(pattern, path.as_deref()),
@@ -334,24 +345,29 @@ impl Router {
     }
 
     fn checkpoint(&self, seq: i64, real: &Path) -> Result<(), String> {
-        let previous = match std::fs::read(real) {
-            Ok(bytes) => Some(bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(format!("cannot checkpoint {}: {e}", real.display())),
-        };
-        self.store
-            .checkpoint_file(seq, self.turn.as_deref(), &real.display().to_string(), previous.as_deref())
-            .map_err(|e| e.to_string())
+        let previous = files::read_existing(real, &self.refused())
+            .map_err(|e| format!("cannot checkpoint {}: {e}", real.display()))?;
+        let path = real.display().to_string();
+        self.store.checkpoint_file(seq, self.turn.as_deref(), &path, previous.as_deref()).map_err(|e| e.to_string())?;
+        let previous = previous.map(|bytes| crate::digest::sha256_hex(&bytes));
+        self.record(Record::Checkpoint { decision: seq, path, previous }).map_err(|e| e.to_string())?;
+        Ok(())
     }
 
     fn exec(&self, argv: &[String]) -> Result<Output, String> {
         let tmp = std::env::temp_dir().join(format!("nerd-{}", self.session));
         std::fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-        let prepared = sandbox::prepare(&Confinement {
-            writable: vec![self.root.clone(), tmp.clone(), PathBuf::from("/dev/null")],
-            network: false,
-            cpu_seconds: self.timeout.as_secs() + 5,
-        });
+        let (readonly, masked) = paths::sandbox_layout(&self.root, &self.project.secret_paths);
+        let prepared = sandbox::prepare(
+            &Confinement {
+                writable: vec![self.root.clone(), tmp.clone(), PathBuf::from("/dev/null")],
+                readonly,
+                masked,
+                network: false,
+                cpu_seconds: self.timeout.as_secs() + 5,
+            },
+            &self.root,
+        );
         let layers = prepared.layers.clone();
         let job = Job {
             argv: argv.iter().map(Into::into).collect(),
@@ -401,29 +417,69 @@ impl Router {
     }
 }
 
-/// Writes through a temp file in the same folder and a rename: readers never see half a file.
+/// Writes a file the user named (an output file, nerd's own config) through a
+/// temp file in the same folder and a rename: readers never see half a file.
+/// Symlinks in the folder the user named are theirs and are followed once, here.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let parent = path.parent().ok_or_else(|| std::io::Error::other("no parent folder"))?;
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().ok_or_else(|| std::io::Error::other("no file name"))?;
     std::fs::create_dir_all(parent)?;
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let tmp = parent.join(format!(".{name}.nerd-tmp-{}", std::process::id()));
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)
+    files::write_atomic(&parent.canonicalize()?.join(name), bytes)
 }
 
-/// Restores the files the newest checkpointed action changed; returns their paths.
+/// Restores the files the newest checkpointed action changed; returns their
+/// paths. Only what the audit trail vouches for is written back: the trail
+/// must be intact, each checkpoint's path and content digest must be recorded
+/// in it under the decision that wrote the file, and the path must lie inside
+/// the workspace with no symlink on the way. A row a confined program slipped
+/// into the database restores nothing.
 pub fn undo(root: &Path) -> Result<Vec<String>, RouterError> {
-    let store = Store::open(root)?;
+    let root = root.canonicalize().map_err(|source| RouterError::Workspace { path: root.to_path_buf(), source })?;
+    let store = Store::open(&root)?;
+    let checkpoints = store.last_checkpoints()?;
+    if checkpoints.is_empty() {
+        return Ok(Vec::new());
+    }
+    match audit::verify(&root, &store)? {
+        audit::Verdict::Intact { .. } => {}
+        other => {
+            return Err(RouterError::Undo(format!(
+                "the audit trail is not intact ({other:?}); run `nerd audit verify`"
+            )))
+        }
+    }
+    let vouched: BTreeSet<(i64, String, Option<String>)> = store
+        .audit_records()?
+        .into_iter()
+        .filter_map(|r| serde_json::from_str::<Stored>(&r.body).ok())
+        .filter_map(|s| match s.record {
+            Record::Checkpoint { decision, path, previous } => Some((decision, path, previous)),
+            _ => None,
+        })
+        .collect();
     let mut restored = Vec::new();
-    for checkpoint in store.last_checkpoints()? {
+    for checkpoint in checkpoints {
+        let digest = checkpoint.content.as_deref().map(crate::digest::sha256_hex);
+        if !vouched.contains(&(checkpoint.audit, checkpoint.path.clone(), digest)) {
+            return Err(RouterError::Undo(format!(
+                "the checkpoint of {} is not recorded in the audit trail; nothing restored from it",
+                checkpoint.path
+            )));
+        }
         let p = Path::new(&checkpoint.path);
+        let inside = p.is_absolute()
+            && p.components().all(|c| !matches!(c, std::path::Component::ParentDir))
+            && p.parent().and_then(|d| d.canonicalize().ok()).is_some_and(|d| d.starts_with(&root))
+            && !p.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink());
+        if !inside {
+            return Err(RouterError::Undo(format!(
+                "{} is not a file inside the workspace; not restored",
+                checkpoint.path
+            )));
+        }
         let result = match &checkpoint.content {
-            Some(bytes) => write_atomic(p, bytes),
-            None => match std::fs::remove_file(p) {
+            Some(bytes) => files::write_atomic(p, bytes),
+            None => match files::remove(p) {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
                 other => other,
             },

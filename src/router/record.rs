@@ -87,6 +87,14 @@ pub enum Record {
         because: Vec<String>,
     },
     /// An answer to an approval prompt: about one action, or about a step (an unsafe refactor).
+    /// What a file held before the router wrote or deleted it, by digest:
+    /// `nerd undo` restores only content the trail vouches for.
+    Checkpoint {
+        decision: i64,
+        path: String,
+        /// sha256 of the previous content; `None` when the file did not exist.
+        previous: Option<String>,
+    },
     Approval {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         action: Option<Action>,

@@ -77,6 +77,8 @@ pub struct AuditRow {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileCheckpoint {
     pub id: i64,
+    /// The audit record of the decision that wrote the file.
+    pub audit: i64,
     pub path: String,
     /// `None` when the file did not exist.
     pub content: Option<Vec<u8>>,
@@ -516,19 +518,24 @@ impl Store {
         let Some((audit, turn)) = newest else { return Ok(Vec::new()) };
         let read = |r: &rusqlite::Row<'_>| {
             let existed: bool = r.get(2)?;
-            Ok(FileCheckpoint { id: r.get(0)?, path: r.get(1)?, content: if existed { r.get(3)? } else { None } })
+            Ok(FileCheckpoint {
+                id: r.get(0)?,
+                audit: r.get(4)?,
+                path: r.get(1)?,
+                content: if existed { r.get(3)? } else { None },
+            })
         };
         let rows = match turn {
             Some(turn) => {
                 let mut stmt = self.conn.prepare(
-                    "SELECT id, path, existed, content FROM file_checkpoint WHERE turn = ?1 AND undone = 0 ORDER BY id DESC",
+                    "SELECT id, path, existed, content, audit FROM file_checkpoint WHERE turn = ?1 AND undone = 0 ORDER BY id DESC",
                 )?;
                 let rows = stmt.query_map([turn], read)?.collect::<Result<_, _>>()?;
                 rows
             }
             None => {
                 let mut stmt = self.conn.prepare(
-                    "SELECT id, path, existed, content FROM file_checkpoint WHERE audit = ?1 AND undone = 0 ORDER BY id DESC",
+                    "SELECT id, path, existed, content, audit FROM file_checkpoint WHERE audit = ?1 AND undone = 0 ORDER BY id DESC",
                 )?;
                 let rows = stmt.query_map([audit], read)?.collect::<Result<_, _>>()?;
                 rows

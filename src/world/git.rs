@@ -29,16 +29,52 @@ pub struct GitState {
 
 /// A `git` command in `root` that repository configuration cannot turn into
 /// running something else: no fsmonitor hook, no external diff, no optional
-/// locks (reading state never writes to `.git/`), stdin from /dev/null.
+/// locks (reading state never writes to `.git/`), every configured content
+/// filter (`filter.<driver>.clean/smudge/process`, which `git status` would run
+/// on changed files) switched off, stdin from /dev/null. Whatever a confined
+/// program wrote into `.git/config` or `.gitattributes`, this git runs none of it.
 pub fn command(root: &Path) -> Command {
     let mut cmd = Command::new("git");
     cmd.arg("-C")
         .arg(root)
         .args(["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "diff.external="])
-        .env("GIT_OPTIONAL_LOCKS", "0")
+        .args(["-c", "core.sshCommand=false", "-c", "credential.helper="]);
+    for driver in filter_drivers(root) {
+        for (key, value) in [("clean", ""), ("smudge", ""), ("process", ""), ("required", "false")] {
+            cmd.arg("-c").arg(format!("filter.{driver}.{key}={value}"));
+        }
+    }
+    cmd.env("GIT_OPTIONAL_LOCKS", "0")
         .env_remove("GIT_EXTERNAL_DIFF")
+        .env_remove("GIT_CONFIG_PARAMETERS")
+        .env_remove("GIT_CONFIG_COUNT")
         .stdin(Stdio::null());
     cmd
+}
+
+/// The content filter drivers any configuration scope names (`filter.<driver>.*`).
+/// Reading configuration runs nothing, whatever it says.
+fn filter_drivers(root: &Path) -> Vec<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["config", "--null", "--name-only", "--get-regexp", r"^filter\."])
+        .env_remove("GIT_CONFIG_PARAMETERS")
+        .env_remove("GIT_CONFIG_COUNT")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output();
+    let Ok(out) = out else { return Vec::new() };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut drivers: Vec<String> = text
+        .split('\0')
+        .filter_map(|key| key.trim().strip_prefix("filter."))
+        .filter_map(|rest| rest.rsplit_once('.').map(|(driver, _)| driver.to_string()))
+        .filter(|d| !d.is_empty() && !d.contains(['=', '\n']))
+        .collect();
+    drivers.sort();
+    drivers.dedup();
+    drivers
 }
 
 /// Runs a hardened `git`: its stdout on success, its stderr's text on failure.
@@ -65,8 +101,19 @@ pub fn state(root: &Path) -> Option<GitState> {
         return None;
     }
     let prefix = lines.next().unwrap_or("").trim().to_string();
-    let status =
-        git(root, &["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--no-renames", "."])?;
+    let status = git(
+        root,
+        &[
+            "status",
+            "--porcelain=v2",
+            "--branch",
+            "-z",
+            "--untracked-files=all",
+            "--no-renames",
+            "--ignore-submodules=dirty",
+            ".",
+        ],
+    )?;
     let parsed = parse_status(&status, &prefix);
     let mut state = GitState { staged: parsed.staged, ..GitState::default() };
     for path in parsed.untracked.iter().chain(&parsed.changed) {
