@@ -1,9 +1,12 @@
 //! The audit trail: every decision and action of the router as an
 //! append-only, hash-chained record in SQLite (`hash = sha256(prev, seq,
-//! body)`), with the `(length, head)` checkpoint written outside the database
-//! and outside the workspace (the user's state folder, which programs the
-//! router runs cannot write) after each append, so editing a record breaks
-//! the chain and deleting records contradicts the checkpoint.
+//! at_ns, body)`: every field), with the `(length, head)` checkpoint written
+//! outside the database and outside the workspace (the user's state folder,
+//! which programs the router runs cannot write) at each append. Editing a
+//! record breaks the chain; deleting records, appending forged ones or
+//! rewriting the chain and recomputing it contradicts the checkpoint. Before
+//! each append the head is checked against the checkpoint, and a mismatch
+//! refuses the append, which stops the router: nothing runs unrecorded.
 //! Knows nothing about what the records say.
 
 use std::path::{Path, PathBuf};
@@ -19,6 +22,11 @@ pub enum AuditError {
     Store(#[from] StoreError),
     #[error("cannot write the audit checkpoint {path}: {source}")]
     Checkpoint { path: PathBuf, source: std::io::Error },
+    #[error(
+        "the audit trail was changed outside nerd (its head is record {found}, the checkpoint {checkpoint} says \
+         {expected}); nothing more is run or recorded until it is examined: run `nerd audit verify`"
+    )]
+    Diverged { found: i64, expected: i64, checkpoint: PathBuf },
 }
 
 /// What `verify` found.
@@ -39,14 +47,73 @@ pub enum Verdict {
     },
 }
 
-fn link(prev: &str, seq: i64, body: &str) -> String {
-    let mut bytes = Vec::with_capacity(prev.len() + body.len() + 24);
+fn link(prev: &str, seq: i64, at_ns: Option<i64>, body: &str) -> String {
+    let mut bytes = Vec::with_capacity(prev.len() + body.len() + 48);
     bytes.extend_from_slice(prev.as_bytes());
     bytes.push(0);
     bytes.extend_from_slice(seq.to_string().as_bytes());
     bytes.push(0);
+    // Records written before the time was hashed have no `at` part.
+    if let Some(at) = at_ns {
+        bytes.extend_from_slice(b"at=");
+        bytes.extend_from_slice(at.to_string().as_bytes());
+        bytes.push(0);
+    }
     bytes.extend_from_slice(body.as_bytes());
     crate::digest::sha256_hex(&bytes)
+}
+
+/// Whether a stored record's hash covers its fields (the time included, for records of this version on).
+fn links(prev: &str, seq: i64, at_ns: i64, body: &str, hash: &str) -> bool {
+    link(prev, seq, Some(at_ns), body) == hash || link(prev, seq, None, body) == hash
+}
+
+/// The checkpoint: the head after the last append, and, while an append is
+/// being committed, the head before it (a crash in between leaves either).
+#[derive(Debug, PartialEq, Eq)]
+struct Checkpoint {
+    head: (i64, String),
+    before: Option<(i64, String)>,
+}
+
+impl Checkpoint {
+    fn parse(text: &str) -> Option<Checkpoint> {
+        let mut lines = text.lines();
+        let pair = |line: &str| {
+            let (n, h) = line.trim().split_once(' ')?;
+            Some((n.parse::<i64>().ok()?, h.to_string()))
+        };
+        let head = pair(lines.next()?)?;
+        let before = match lines.next() {
+            Some(line) => Some(pair(line)?),
+            None => None,
+        };
+        Some(Checkpoint { head, before })
+    }
+
+    fn read(root: &Path) -> Option<Checkpoint> {
+        Checkpoint::parse(&std::fs::read_to_string(checkpoint_path(root)).ok()?)
+    }
+
+    /// Whether the trail's head `(length, hash)` is one this checkpoint vouches for.
+    fn vouches(&self, head: &(i64, String)) -> bool {
+        self.head == *head || self.before.as_ref() == Some(head)
+    }
+
+    fn write(&self, root: &Path) -> Result<(), AuditError> {
+        let path = checkpoint_path(root);
+        let io = |source| AuditError::Checkpoint { path: path.clone(), source };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let mut text = format!("{} {}\n", self.head.0, self.head.1);
+        if let Some((n, h)) = &self.before {
+            text.push_str(&format!("{n} {h}\n"));
+        }
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, text).map_err(io)?;
+        std::fs::rename(&tmp, &path).map_err(io)
+    }
 }
 
 /// `$XDG_STATE_HOME/nerd/audit/<workspace hash>.checkpoint` (or `~/.local/state/...`).
@@ -59,26 +126,37 @@ pub fn checkpoint_path(root: &Path) -> PathBuf {
     state.join("nerd/audit").join(format!("{}.checkpoint", &key[..32]))
 }
 
-/// Appends one record; returns its sequence number.
+/// Appends one record; returns its sequence number. Refuses when the trail's
+/// head is not the one the checkpoint recorded: someone else wrote the trail.
 pub fn append(root: &Path, store: &Store, body: &serde_json::Value) -> Result<i64, AuditError> {
     // Several nerd processes may append to one workspace's trail at once: the
-    // head is read, the record linked and the checkpoint written under one write lock.
-    store.locked(|store| {
-        let (last, prev) = store.audit_head()?.unwrap_or((0, GENESIS.to_string()));
-        let seq = last + 1;
-        let text = body.to_string();
-        let hash = link(&prev, seq, &text);
-        store.audit_insert(seq, crate::timing::now_ns(), &text, &prev, &hash)?;
-        let path = checkpoint_path(root);
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        let io = |source| AuditError::Checkpoint { path: path.clone(), source };
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
+    // head is read and checked, the record linked and the checkpoint written under one write lock.
+    let seq = store.locked(|store| {
+        let head = store.audit_head()?.unwrap_or((0, GENESIS.to_string()));
+        match Checkpoint::read(root) {
+            Some(c) if !c.vouches(&head) => {
+                return Err(AuditError::Diverged {
+                    found: head.0,
+                    expected: c.head.0,
+                    checkpoint: checkpoint_path(root),
+                })
+            }
+            None if head.0 > 0 => {
+                return Err(AuditError::Diverged { found: head.0, expected: 0, checkpoint: checkpoint_path(root) })
+            }
+            _ => {}
         }
-        std::fs::write(&tmp, format!("{seq} {hash}\n")).map_err(io)?;
-        std::fs::rename(&tmp, &path).map_err(io)?;
-        Ok(seq)
-    })
+        let seq = head.0 + 1;
+        let text = body.to_string();
+        let at_ns = crate::timing::now_ns();
+        let hash = link(&head.1, seq, Some(at_ns), &text);
+        store.audit_insert(seq, at_ns, &text, &head.1, &hash)?;
+        // Written before the commit, naming both heads: a crash before the commit leaves the old one valid.
+        Checkpoint { head: (seq, hash.clone()), before: Some(head) }.write(root)?;
+        Ok((seq, hash))
+    })?;
+    Checkpoint { head: seq.clone(), before: None }.write(root)?;
+    Ok(seq.0)
 }
 
 /// Checks every link and the checkpoint.
@@ -92,27 +170,28 @@ pub fn verify(root: &Path, store: &Store) -> Result<Verdict, AuditError> {
         if r.prev != prev {
             return Ok(Verdict::Tampered { seq: r.seq, reason: "its link to the previous record is broken".into() });
         }
-        if link(&prev, r.seq, &r.body) != r.hash {
+        if !links(&prev, r.seq, r.at_ns, &r.body, &r.hash) {
             return Ok(Verdict::Tampered { seq: r.seq, reason: "its content does not match its hash".into() });
         }
         prev = r.hash.clone();
     }
     let length = records.len() as i64;
-    let checkpoint = std::fs::read_to_string(checkpoint_path(root)).ok();
-    let parsed = checkpoint.as_deref().and_then(|c| {
-        let (n, h) = c.trim().split_once(' ')?;
-        Some((n.parse::<i64>().ok()?, h.to_string()))
-    });
-    match parsed {
+    let head = (length, prev);
+    match Checkpoint::read(root) {
         None if length == 0 => Ok(Verdict::Intact { length }),
         None => Ok(Verdict::Truncated { length, expected: -1 }),
-        Some((expected, _)) if expected > length => Ok(Verdict::Truncated { length, expected }),
-        Some((expected, head)) => {
-            let at = records.get(expected as usize - 1).map(|r| r.hash.as_str());
-            if expected >= 1 && at != Some(head.as_str()) {
-                return Ok(Verdict::Tampered { seq: expected, reason: "it differs from the checkpoint".into() });
-            }
-            Ok(Verdict::Intact { length })
+        Some(c) if c.vouches(&head) => Ok(Verdict::Intact { length }),
+        Some(c) if c.head.0 > length => Ok(Verdict::Truncated { length, expected: c.head.0 }),
+        Some(c) => {
+            // The record the checkpoint names was changed, or records were added after it.
+            let at = c.head.0;
+            let matches = records.get((at - 1).max(0) as usize).is_some_and(|r| r.hash == c.head.1);
+            let reason = if matches && at < length {
+                format!("records {}..{length} were appended outside nerd", at + 1)
+            } else {
+                "it differs from the checkpoint: the trail was rewritten".to_string()
+            };
+            Ok(Verdict::Tampered { seq: at.clamp(1, length.max(1)), reason })
         }
     }
 }
@@ -137,5 +216,92 @@ mod tests {
         assert_eq!(verify(dir.path(), &store).unwrap(), Verdict::Intact { length: 5 });
         conn.execute("DELETE FROM audit_record WHERE seq >= 4", []).unwrap();
         assert_eq!(verify(dir.path(), &store).unwrap(), Verdict::Truncated { length: 3, expected: 5 });
+    }
+
+    /// Rewrites the whole trail from `from` on as a forger with write access to the database would:
+    /// new bodies, links recomputed so the chain itself is consistent.
+    fn forge(conn: &rusqlite::Connection, from: i64, body: &str) {
+        let rows: Vec<(i64, i64, String)> = conn
+            .prepare("SELECT seq, at_ns, body FROM audit_record ORDER BY seq")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let mut prev = GENESIS.to_string();
+        for (seq, at, old) in rows {
+            let text = if seq >= from { body.to_string() } else { old };
+            let hash = link(&prev, seq, Some(at), &text);
+            conn.execute(
+                "UPDATE audit_record SET body = ?1, prev = ?2, hash = ?3 WHERE seq = ?4",
+                rusqlite::params![text, prev, hash, seq],
+            )
+            .unwrap();
+            prev = hash;
+        }
+    }
+
+    fn trail(records: usize) -> (tempfile::TempDir, Store, rusqlite::Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        for i in 0..records {
+            append(dir.path(), &store, &serde_json::json!({"turn": i})).unwrap();
+        }
+        let conn = rusqlite::Connection::open(dir.path().join(".nerd/nerd.db")).unwrap();
+        (dir, store, conn)
+    }
+
+    #[test]
+    fn every_tamper_mode_is_detected_and_stops_appends() {
+        // A timestamp edited.
+        let (dir, store, conn) = trail(4);
+        conn.execute("UPDATE audit_record SET at_ns = at_ns + 1 WHERE seq = 2", []).unwrap();
+        assert!(matches!(verify(dir.path(), &store).unwrap(), Verdict::Tampered { seq: 2, .. }));
+
+        // Forged records appended at the end, properly chained.
+        let (dir, store, conn) = trail(3);
+        let (seq, prev): (i64, String) = conn
+            .query_row("SELECT seq, hash FROM audit_record ORDER BY seq DESC LIMIT 1", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        let body = r#"{"forged":true}"#;
+        conn.execute(
+            "INSERT INTO audit_record(seq, at_ns, body, prev, hash) VALUES (?1, 5, ?2, ?3, ?4)",
+            rusqlite::params![seq + 1, body, prev, link(&prev, seq + 1, Some(5), body)],
+        )
+        .unwrap();
+        match verify(dir.path(), &store).unwrap() {
+            Verdict::Tampered { reason, .. } => assert!(reason.contains("appended outside nerd"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        let refused = append(dir.path(), &store, &serde_json::json!({"turn": "next"})).unwrap_err();
+        assert!(matches!(refused, AuditError::Diverged { found: 4, expected: 3, .. }), "{refused}");
+        // The refused append wrote nothing, and the checkpoint did not move onto the forged chain.
+        assert_eq!(store.audit_records().unwrap().len(), 4);
+        assert!(matches!(verify(dir.path(), &store).unwrap(), Verdict::Tampered { .. }));
+
+        // History rewritten and every link recomputed.
+        let (dir, store, conn) = trail(5);
+        forge(&conn, 2, r#"{"turn":"innocent"}"#);
+        assert!(matches!(verify(dir.path(), &store).unwrap(), Verdict::Tampered { .. }));
+        assert!(append(dir.path(), &store, &serde_json::json!({"turn": 6})).is_err());
+
+        // The checkpoint deleted.
+        let (dir, store, _conn) = trail(2);
+        std::fs::remove_file(checkpoint_path(dir.path())).unwrap();
+        assert!(matches!(verify(dir.path(), &store).unwrap(), Verdict::Truncated { expected: -1, .. }));
+        assert!(append(dir.path(), &store, &serde_json::json!({"turn": 3})).is_err());
+    }
+
+    #[test]
+    fn a_crash_between_checkpoint_and_commit_leaves_a_valid_trail() {
+        let (dir, store, _conn) = trail(2);
+        let head = store.audit_head().unwrap().unwrap();
+        // The checkpoint as an append that never committed left it.
+        Checkpoint { head: (3, "f".repeat(64)), before: Some(head) }.write(dir.path()).unwrap();
+        assert_eq!(verify(dir.path(), &store).unwrap(), Verdict::Intact { length: 2 });
+        append(dir.path(), &store, &serde_json::json!({"turn": 3})).unwrap();
+        assert_eq!(verify(dir.path(), &store).unwrap(), Verdict::Intact { length: 3 });
     }
 }

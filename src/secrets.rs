@@ -101,6 +101,56 @@ pub fn scan(path: &str, added: &[(u32, String)]) -> Vec<Hit> {
     out
 }
 
+/// `name=value` or `name: value`, quoted or not, where the name sounds secret: for redaction,
+/// which errs on the side of hiding.
+const LOOSE_ASSIGNMENT: &str = r#"(?i)\b[\w.-]*(secret|token|passw(or)?d|api[_-]?key|access[_-]?key|private[_-]?key|credential|auth)[\w.-]*["']?\s*[:=]\s*["']?([^"'\s,;]{8,})"#;
+
+fn loose_assignment() -> &'static Regex {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    CELL.get_or_init(|| Regex::new(LOOSE_ASSIGNMENT).unwrap_or_else(|e| panic!("built-in redaction pattern: {e}")))
+}
+
+/// `text` with every secret it shows replaced by `[redacted KIND]`: token
+/// shapes, values assigned to secret-sounding names, and the body of private
+/// key blocks. For what nerd stores or shows of programs' output.
+pub fn redact(text: &str) -> String {
+    let (shapes, _) = compiled();
+    let mut out = String::with_capacity(text.len());
+    let mut in_key = false;
+    for line in text.split_inclusive('\n') {
+        if in_key {
+            if line.contains("-----END ") {
+                in_key = false;
+                out.push_str(line);
+            } else {
+                out.push_str("[redacted private_key]\n");
+            }
+            continue;
+        }
+        let mut redacted = line.to_string();
+        for (kind, re) in shapes {
+            if *kind == "private_key" {
+                in_key |= re.is_match(&redacted);
+                continue;
+            }
+            redacted = re.replace_all(&redacted, format!("[redacted {kind}]").as_str()).into_owned();
+        }
+        redacted = loose_assignment()
+            .replace_all(&redacted, |c: &regex::Captures| {
+                let whole = &c[0];
+                let value = &c[3];
+                if placeholder(value) {
+                    whole.to_string()
+                } else {
+                    whole.replacen(value, "[redacted secret]", 1)
+                }
+            })
+            .into_owned();
+        out.push_str(&redacted);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,5 +197,18 @@ mod tests {
         assert_eq!(secret_file("certs/server.pem"), Some("key_file"));
         assert_eq!(secret_file("src/key.rs"), None);
         assert_eq!(kinds(".env", &["DB=postgres://x"]), vec!["env_file@1"]);
+    }
+
+    #[test]
+    fn redaction_hides_tokens_assignments_and_key_bodies() {
+        let text = "ok line\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Zr3mVx9\n\
+                    token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789 here\n\
+                    -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\ndone\n";
+        let shown = redact(text);
+        for secret in ["wJalrXUtnFEMI", "ghp_aBcDeF", "b3BlbnNzaC1rZXktdjEAAAAA"] {
+            assert!(!shown.contains(secret), "{secret} leaked: {shown}");
+        }
+        assert!(shown.contains("ok line\n") && shown.contains("done\n") && shown.contains("[redacted github_token]"));
+        assert_eq!(redact("password = changeme_placeholder\n"), "password = changeme_placeholder\n");
     }
 }
