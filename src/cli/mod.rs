@@ -145,6 +145,17 @@ pub enum Command {
     Undo,
     /// Report which confinement layers this machine offers.
     Doctor,
+    /// Run one program as nerd's own are run: judged, audited and confined in the sandbox;
+    /// its output is printed and its exit code returned (exit 1 if refused).
+    /// The Claude Code hook rewrites allowed commands to run through it.
+    SandboxExec {
+        /// The intent the program serves.
+        #[arg(long, default_value = "mutation", value_parser = word::<Category>(Category::NAMES))]
+        intent: Category,
+        /// The program and its arguments (after `--`).
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        argv: Vec<String>,
+    },
     /// Keep the index live and print derived atoms as they appear and disappear.
     Watch {
         /// Print JSON lines instead of text.
@@ -298,6 +309,7 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
         }
         Command::Undo => act::undo(&discover_root(cli.repo.as_deref())?),
         Command::Doctor => act::doctor(),
+        Command::SandboxExec { intent, argv } => act::sandbox_exec(&discover_root(cli.repo.as_deref())?, intent, argv),
         Command::Hook { action } => {
             let dir = match &cli.repo {
                 Some(p) => p.clone(),

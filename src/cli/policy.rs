@@ -9,7 +9,7 @@ use serde_json::json;
 use super::ActionRequest;
 use crate::error::{exit, NerdError};
 use crate::policy::claude::{self, Call};
-use crate::policy::{self, Decision, Verdict};
+use crate::policy::{self, Action, Decision, Verdict};
 
 fn canonical(root: &Path) -> Result<std::path::PathBuf, NerdError> {
     root.canonicalize().map_err(|e| NerdError::Usage(format!("cannot use workspace {}: {e}", root.display())))
@@ -60,6 +60,7 @@ pub fn claude_pretooluse(fallback_root: &Path) -> Result<i32, NerdError> {
     let root = payload.cwd.as_deref().map(Path::new).unwrap_or(fallback_root);
     let root = super::discover_root(Some(root)).and_then(|r| canonical(&r))?;
     let project = crate::config::Config::load(&root)?.policy;
+    let mut rewritten = None;
     let (verdict, reasons) = match claude::call(&payload) {
         Call::Inert => (Verdict::Allow, vec!["nothing to judge".to_string()]),
         Call::Unknown(why) => (Verdict::Ask, vec![why]),
@@ -73,16 +74,57 @@ pub fn claude_pretooluse(fallback_root: &Path) -> Result<i32, NerdError> {
                     Err(e) => decisions.push(Decision::invalid(e.to_string())),
                 }
             }
-            combine(decisions)
+            let confined = decisions.iter().any(|d| d.route == Some(nerd_logic::vocab::Route::Sandbox));
+            let (verdict, mut reasons) = combine(decisions);
+            match (verdict, confined, actions.as_slice()) {
+                // Claude Code runs the command itself, unconfined: a program the constitution
+                // allows only in the sandbox is rewritten to run through nerd's sandbox.
+                (Verdict::Allow, true, [Action::Exec { argv }]) => {
+                    rewritten = Some(sandboxed(&root, argv)?);
+                    reasons.push("rewritten to run confined through `nerd sandbox-exec`".into());
+                    (verdict, reasons)
+                }
+                (Verdict::Allow, true, _) => {
+                    reasons.push(
+                        "allowed only in nerd's sandbox, and Claude Code would run this line unconfined; \
+                         run one command at a time so nerd can confine it"
+                            .into(),
+                    );
+                    (Verdict::Ask, reasons)
+                }
+                _ => (verdict, reasons),
+            }
         }
     };
     let word = verdict.as_str();
     let reason = format!("nerd: {}", reasons.join("; "));
-    let answer = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": word, "permissionDecisionReason": reason}});
+    let mut output =
+        json!({"hookEventName": "PreToolUse", "permissionDecision": word, "permissionDecisionReason": reason});
+    if let Some(command) = rewritten {
+        let mut input = payload.tool_input.clone();
+        input["command"] = serde_json::Value::String(command);
+        output["updatedInput"] = input;
+    }
+    let answer = json!({ "hookSpecificOutput": output });
     writeln!(std::io::stdout().lock(), "{answer}")?;
     if verdict == Verdict::Deny {
         eprintln!("{reason}");
         return Ok(2);
     }
     Ok(exit::SUCCESS)
+}
+
+/// The command line that runs `argv` through `nerd sandbox-exec` in `root`, every word quoted.
+fn sandboxed(root: &Path, argv: &[String]) -> Result<String, NerdError> {
+    let nerd = std::env::current_exe()?;
+    let quote = |w: &str| format!("'{}'", w.replace('\'', r"'\''"));
+    let mut words = vec![
+        quote(&nerd.to_string_lossy()),
+        "--repo".to_string(),
+        quote(&root.to_string_lossy()),
+        "sandbox-exec".to_string(),
+        "--".to_string(),
+    ];
+    words.extend(argv.iter().map(|w| quote(w)));
+    Ok(words.join(" "))
 }

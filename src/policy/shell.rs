@@ -1,8 +1,11 @@
 //! Reads a shell command line (as other agents' Bash tools send them) into
-//! the actions it would take: one exec per pipeline or list segment, a write
-//! per output redirection, a read per input redirection. Whatever cannot be
-//! judged statically (expansions, substitutions, subshells, here-documents)
-//! is reported as opaque, never guessed at.
+//! the actions it would take, reading what bash reads: one exec per pipeline
+//! or list segment, a write per output redirection (`>`, `>>`, `&>`, `>&file`,
+//! `<>`), a read per input redirection, comments to the end of their line
+//! only, `cd DIR &&` moving where the rest runs. Whatever cannot be judged
+//! statically (expansions, substitutions, subshells, here-documents and
+//! here-strings, globs, brace expansion, `~user`, ANSI-C quotes) is reported
+//! as opaque, never guessed at.
 //! Knows nothing about whether the actions are allowed.
 
 use super::action::Action;
@@ -18,8 +21,10 @@ pub enum Reading {
 #[derive(Debug, PartialEq, Eq)]
 enum Token {
     Word(String),
-    /// `;`, `&&`, `||`, `|`, `&`, newline.
-    Separator,
+    /// `;`, `&&`, `||`, `|`, `&`, newline; whether it is `&&`.
+    Separator {
+        and: bool,
+    },
     /// `>`, `>>`, `2>`, `&>`...: the next word is written.
     RedirectOut,
     /// `<`: the next word is read.
@@ -30,12 +35,23 @@ fn tokens(line: &str) -> Result<Vec<Token>, String> {
     let mut out = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
+    // Whether the word so far came from unquoted digits only (a descriptor number before `>`/`<`).
+    let mut digits_only = true;
     let mut chars = line.chars().peekable();
     let opaque = |what: &str| Err(format!("{what} cannot be judged before it runs"));
+    macro_rules! end_word {
+        () => {
+            if in_word {
+                out.push(Token::Word(std::mem::take(&mut word)));
+                in_word = false;
+            }
+        };
+    }
     while let Some(c) = chars.next() {
         match c {
             '\'' => {
                 in_word = true;
+                digits_only = false;
                 loop {
                     match chars.next() {
                         Some('\'') => break,
@@ -46,10 +62,12 @@ fn tokens(line: &str) -> Result<Vec<Token>, String> {
             }
             '"' => {
                 in_word = true;
+                digits_only = false;
                 loop {
                     match chars.next() {
                         Some('"') => break,
                         Some('\\') => match chars.next() {
+                            Some('\n') => {}
                             Some(x @ ('"' | '\\' | '$' | '`')) => word.push(x),
                             Some(x) => {
                                 word.push('\\');
@@ -63,27 +81,37 @@ fn tokens(line: &str) -> Result<Vec<Token>, String> {
                     }
                 }
             }
-            '\\' => {
-                in_word = true;
-                match chars.next() {
-                    Some('\n') => {}
-                    Some(x) => word.push(x),
-                    None => {}
+            '\\' => match chars.next() {
+                // A line continuation joins the lines; it is not part of a word.
+                Some('\n') => {}
+                Some(x) => {
+                    in_word = true;
+                    digits_only = false;
+                    word.push(x);
                 }
-            }
+                None => {}
+            },
             '$' | '`' => return opaque("an expansion or command substitution"),
-            '(' | ')' | '{' | '}' if !in_word => return opaque("a subshell or group"),
-            ' ' | '\t' => {
-                if in_word {
-                    out.push(Token::Word(std::mem::take(&mut word)));
-                    in_word = false;
+            '(' | ')' => return opaque("a subshell or group"),
+            '{' | '}' if !in_word => return opaque("a subshell or group"),
+            '{' | '}' => return opaque("brace expansion"),
+            '*' | '?' | '[' => return opaque("a glob pattern"),
+            '~' if !in_word || word.ends_with('=') => {
+                // `~` and `~/…` are the home folder; `~user` is someone else's.
+                if chars.peek().is_some_and(|n| !matches!(n, '/' | ' ' | '\t' | '\n' | ';' | '&' | '|' | ':')) {
+                    return opaque("`~user`");
                 }
+                in_word = true;
+                digits_only = false;
+                word.push('~');
+            }
+            ' ' | '\t' => {
+                end_word!();
+                digits_only = true;
             }
             ';' | '\n' | '|' | '&' => {
-                if in_word {
-                    out.push(Token::Word(std::mem::take(&mut word)));
-                    in_word = false;
-                }
+                end_word!();
+                digits_only = true;
                 if c == '&' && chars.peek() == Some(&'>') {
                     chars.next();
                     if chars.peek() == Some(&'>') {
@@ -91,43 +119,70 @@ fn tokens(line: &str) -> Result<Vec<Token>, String> {
                     }
                     out.push(Token::RedirectOut);
                 } else {
+                    if c == ';' && chars.peek() == Some(&';') {
+                        return opaque("a case clause");
+                    }
+                    let and = c == '&' && chars.peek() == Some(&'&');
                     if matches!(chars.peek(), Some('&') | Some('|')) {
                         chars.next();
                     }
-                    out.push(Token::Separator);
+                    out.push(Token::Separator { and });
                 }
             }
             '>' | '<' => {
-                // `2>` and `1>`: the digit was read as a word; drop it.
-                if in_word && (word == "1" || word == "2") {
+                // `2>`, `10<`: a descriptor number written against the operator is no argument.
+                if in_word && digits_only {
                     word.clear();
                     in_word = false;
-                } else if in_word {
-                    out.push(Token::Word(std::mem::take(&mut word)));
-                    in_word = false;
+                } else {
+                    end_word!();
                 }
+                digits_only = true;
                 if c == '<' && chars.peek() == Some(&'<') {
-                    return opaque("a here-document");
+                    return opaque("a here-document or here-string");
                 }
-                if c == '<' && chars.peek() == Some(&'(') || c == '>' && chars.peek() == Some(&'(') {
+                if chars.peek() == Some(&'(') {
                     return opaque("a process substitution");
                 }
-                if chars.peek() == Some(&'>') {
+                // `<>` opens the file for reading and writing.
+                let mut writes = c == '>';
+                if chars.peek() == Some(&'>') || (c == '>' && chars.peek() == Some(&'|')) {
                     chars.next();
+                    writes = true;
                 }
                 if chars.peek() == Some(&'&') {
-                    // `2>&1`: a descriptor copy, no file.
                     chars.next();
+                    // `2>&1`, `>&-`: a descriptor copy or close. `>&file` writes the file.
+                    let mut descriptor = String::new();
                     while chars.peek().is_some_and(|d| d.is_ascii_digit() || *d == '-') {
-                        chars.next();
+                        descriptor.push(chars.next().unwrap_or('-'));
                     }
+                    let ends =
+                        chars.peek().is_none_or(|n| matches!(n, ' ' | '\t' | '\n' | ';' | '&' | '|' | '>' | '<'));
+                    if !descriptor.is_empty() && ends {
+                        continue;
+                    }
+                    word.push_str(&descriptor);
+                    in_word = !descriptor.is_empty();
+                    digits_only = false;
+                }
+                out.push(if writes { Token::RedirectOut } else { Token::RedirectIn });
+                if in_word {
+                    // The target began with digits right after `>&`: it is a file name.
                     continue;
                 }
-                out.push(if c == '>' { Token::RedirectOut } else { Token::RedirectIn });
             }
-            '#' if !in_word => break,
+            // A comment runs to the end of its line; bash reads the next line.
+            '#' if !in_word => {
+                while chars.peek().is_some_and(|n| *n != '\n') {
+                    chars.next();
+                }
+            }
             x => {
                 in_word = true;
+                if !x.is_ascii_digit() {
+                    digits_only = false;
+                }
                 word.push(x);
             }
         }
@@ -147,24 +202,48 @@ pub fn read(line: &str) -> Reading {
     let mut actions = Vec::new();
     let mut argv: Vec<String> = Vec::new();
     let mut pending: Option<bool> = None; // Some(true): next word is written; Some(false): read
-    let flush = |argv: &mut Vec<String>, actions: &mut Vec<Action>| {
-        if !argv.is_empty() {
-            // Leading `A=b` assignments run the command under `env`.
-            if argv[0].contains('=') && !argv[0].starts_with('=') {
-                argv.insert(0, "env".to_string());
-            }
-            actions.push(Action::Exec { argv: std::mem::take(argv) });
+                                          // Where the commands run after `cd DIR &&`, relative to the start.
+    let mut cwd: Option<String> = None;
+    let mut cd_pending: Option<String> = None;
+    let flush = |argv: &mut Vec<String>, actions: &mut Vec<Action>, cwd: &Option<String>| {
+        if argv.is_empty() {
+            return;
         }
+        // Leading `A=b` assignments run the command under `env`.
+        if argv[0].contains('=') && !argv[0].starts_with('=') {
+            argv.insert(0, "env".to_string());
+        }
+        // After `cd DIR`, the command runs there: `env -C DIR` says so to the policy.
+        if let Some(dir) = cwd {
+            argv.splice(0..0, ["env".to_string(), "-C".to_string(), dir.clone()]);
+        }
+        actions.push(Action::Exec { argv: std::mem::take(argv) });
     };
     for t in toks {
         match t {
             Token::Word(w) => match pending.take() {
                 Some(true) if w == "/dev/null" => {}
-                Some(true) => actions.push(Action::WriteFile { path: w, content: None }),
-                Some(false) => actions.push(Action::ReadFile { path: w }),
+                Some(true) => actions.push(Action::WriteFile { path: in_dir(&cwd, w), content: None }),
+                Some(false) => actions.push(Action::ReadFile { path: in_dir(&cwd, w) }),
                 None => argv.push(w),
             },
-            Token::Separator => flush(&mut argv, &mut actions),
+            Token::Separator { and } => {
+                if let Some(dir) = cd_pending.take() {
+                    return Reading::Opaque(format!("`cd {dir}` {}", "followed by something other than `&&`"));
+                }
+                if argv.first().is_some_and(|p| p == "cd") {
+                    match argv.as_slice() {
+                        [_, dir] if and && !dir.starts_with('-') => {
+                            cwd = Some(in_dir(&cwd, dir.clone()));
+                            argv.clear();
+                            continue;
+                        }
+                        _ if and => return Reading::Opaque("a `cd` nerd cannot follow".into()),
+                        _ => cd_pending = Some(argv.get(1).cloned().unwrap_or_default()),
+                    }
+                }
+                flush(&mut argv, &mut actions, &cwd)
+            }
             Token::RedirectOut => pending = Some(true),
             Token::RedirectIn => pending = Some(false),
         }
@@ -172,11 +251,31 @@ pub fn read(line: &str) -> Reading {
     if pending.is_some() {
         return Reading::Opaque("a redirection without a target".into());
     }
-    flush(&mut argv, &mut actions);
+    if let Some(dir) = cd_pending {
+        return Reading::Opaque(format!("`cd {dir}` followed by something other than `&&`"));
+    }
+    if argv.first().is_some_and(|p| p == "cd") {
+        // A trailing `cd` changes nothing that runs.
+        argv.clear();
+        if actions.is_empty() {
+            return Reading::Actions(vec![Action::Search { pattern: String::new(), path: cwd.or(Some(".".into())) }]);
+        }
+    }
+    flush(&mut argv, &mut actions, &cwd);
     if actions.is_empty() {
         return Reading::Opaque("an empty command".into());
     }
     Reading::Actions(actions)
+}
+
+/// `path` as seen from where the command started, after `cd dir`.
+fn in_dir(cwd: &Option<String>, path: String) -> String {
+    match cwd {
+        Some(dir) if !path.starts_with('/') && !path.starts_with('~') => {
+            format!("{}/{path}", dir.trim_end_matches('/'))
+        }
+        _ => path,
+    }
 }
 
 #[cfg(test)]
@@ -222,6 +321,53 @@ mod tests {
             "",
         ] {
             assert!(matches!(read(line), Reading::Opaque(_)), "{line}");
+        }
+    }
+
+    #[test]
+    fn bash_is_read_as_bash_reads_it() {
+        // A comment ends at its line; the next line runs.
+        assert_eq!(
+            read("git status # x\nrm -rf ~"),
+            Reading::Actions(vec![exec(&["git", "status"]), exec(&["rm", "-rf", "~"])])
+        );
+        // `>&file` and `<>` write; descriptor numbers are not arguments.
+        assert_eq!(
+            read("ls >&out.txt"),
+            Reading::Actions(vec![Action::WriteFile { path: "out.txt".into(), content: None }, exec(&["ls"])])
+        );
+        assert_eq!(
+            read("cat 1<>f"),
+            Reading::Actions(vec![Action::WriteFile { path: "f".into(), content: None }, exec(&["cat"])])
+        );
+        assert_eq!(read("make 3>/dev/null 2>&1"), Reading::Actions(vec![exec(&["make"])]));
+        // `cd DIR &&` moves where the rest runs and where redirections point.
+        assert_eq!(
+            read("cd src && cargo test > log"),
+            Reading::Actions(vec![
+                Action::WriteFile { path: "src/log".into(), content: None },
+                exec(&["env", "-C", "src", "cargo", "test"])
+            ])
+        );
+        assert_eq!(read("a\\\nb"), Reading::Actions(vec![exec(&["ab"])]));
+    }
+
+    #[test]
+    fn globs_tilde_users_and_unfollowable_cds_are_opaque() {
+        for line in [
+            "cat .en?",
+            "cp x .gi?/hooks/",
+            "ls *.rs",
+            "cat [.]env",
+            "cp a{,.bak}",
+            "cat ~root/.ssh/id_rsa",
+            "cat <<< secret",
+            "echo $'\\x41'",
+            "cd /tmp; rm -rf x",
+            "cd - && ls",
+            "case x in a) ;; esac",
+        ] {
+            assert!(matches!(read(line), Reading::Opaque(_)), "{line}: {:?}", read(line));
         }
     }
 }
