@@ -139,3 +139,44 @@ fn project_policy_can_only_restrict() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("unknown field"), "{err}");
 }
+
+#[test]
+fn the_hook_runs_sandboxed_commands_through_nerd_and_doctor_reports_the_boundary() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::write(ws.join("tool.py"), "import sys\nprint('ran confined')\nsys.exit(3)\n").unwrap();
+    let payload = |command: &str| {
+        serde_json::json!({"tool_name": "Bash", "tool_input": {"command": command, "timeout": 5}, "cwd": ws.display().to_string()})
+            .to_string()
+    };
+    // A program the constitution allows only in the sandbox is rewritten to run through it.
+    let (code, v, _) = claude(&ws, &payload("cd src && python3 ../tool.py"));
+    let output = &v["hookSpecificOutput"];
+    assert_eq!((code, output["permissionDecision"].as_str()), (0, Some("allow")), "{v}");
+    let command = output["updatedInput"]["command"].as_str().unwrap_or_else(|| panic!("no rewrite: {v}"));
+    assert!(command.contains("sandbox-exec") && command.contains("'env' '-C' 'src' 'python3'"), "{command}");
+    assert_eq!(output["updatedInput"]["timeout"], 5, "the rest of the tool input is kept");
+    // The rewritten line, run by a shell as Claude Code would: the program's output and exit code come through.
+    let ran = Command::new("sh").args(["-c", command]).current_dir(&ws).output().unwrap();
+    assert_eq!(ran.status.code(), Some(3), "{}", String::from_utf8_lossy(&ran.stderr));
+    assert_eq!(String::from_utf8_lossy(&ran.stdout), "ran confined\n");
+    // A line of several sandboxed programs cannot be rewritten into one confined run: it is asked about.
+    let (_, v, _) = claude(&ws, &payload("python3 tool.py; python3 tool.py"));
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask", "{v}");
+    // Reads need no rewrite.
+    let (_, v, _) = claude(&ws, &payload("ls src"));
+    assert!(v["hookSpecificOutput"]["updatedInput"].is_null(), "{v}");
+
+    let doctor = Command::new(env!("CARGO_BIN_EXE_nerd")).arg("doctor").current_dir(&ws).output().unwrap();
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    assert!(text.contains("boundary:   namespaces") && text.contains("namespaces: bubblewrap"), "{text}");
+    let fallback = Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .arg("doctor")
+        .env("NERD_SANDBOX", "landlock")
+        .current_dir(&ws)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&fallback.stdout);
+    assert!(text.contains("boundary:   fallback") && text.contains("landlock:   writes confined"), "{text}");
+}
