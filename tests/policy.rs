@@ -161,8 +161,17 @@ fn the_hook_runs_sandboxed_commands_through_nerd_and_doctor_reports_the_boundary
     let ran = Command::new("sh").args(["-c", command]).current_dir(&ws).output().unwrap();
     assert_eq!(ran.status.code(), Some(3), "{}", String::from_utf8_lossy(&ran.stderr));
     assert_eq!(String::from_utf8_lossy(&ran.stdout), "ran confined\n");
-    // A line of several sandboxed programs cannot be rewritten into one confined run: it is asked about.
-    let (_, v, _) = claude(&ws, &payload("python3 tool.py; python3 tool.py"));
+    // In a line of several programs, each sandboxed one is rewritten in place; pipes and redirections stay bash's.
+    let (_, v, _) = claude(&ws, &payload("python3 tool.py; python3 tool.py 2>&1 | tail -n 1 > last.txt"));
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "allow", "{v}");
+    let command = v["hookSpecificOutput"]["updatedInput"]["command"].as_str().unwrap();
+    assert_eq!(command.matches("sandbox-exec").count(), 2, "{command}");
+    assert!(command.ends_with("2>&1 | tail -n 1 > last.txt"), "{command}");
+    let ran = Command::new("sh").args(["-c", command]).current_dir(&ws).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&ran.stdout), "ran confined\n");
+    assert_eq!(std::fs::read_to_string(ws.join("last.txt")).unwrap(), "ran confined\n");
+    // Words split by a redirection cannot be rewritten together: asked about.
+    let (_, v, _) = claude(&ws, &payload("python3 > out.txt tool.py"));
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask", "{v}");
     // Reads need no rewrite.
     let (_, v, _) = claude(&ws, &payload("ls src"));

@@ -60,7 +60,7 @@ pub fn claude_pretooluse(fallback_root: &Path) -> Result<i32, NerdError> {
     let root = payload.cwd.as_deref().map(Path::new).unwrap_or(fallback_root);
     let root = super::discover_root(Some(root)).and_then(|r| canonical(&r))?;
     let project = crate::config::Config::load(&root)?.policy;
-    let mut rewritten = None;
+    let mut rewritten: Option<String> = None;
     let (verdict, reasons) = match claude::call(&payload) {
         Call::Inert => (Verdict::Allow, vec!["nothing to judge".to_string()]),
         Call::Unknown(why) => (Verdict::Ask, vec![why]),
@@ -74,25 +74,33 @@ pub fn claude_pretooluse(fallback_root: &Path) -> Result<i32, NerdError> {
                     Err(e) => decisions.push(Decision::invalid(e.to_string())),
                 }
             }
-            let confined = decisions.iter().any(|d| d.route == Some(nerd_logic::vocab::Route::Sandbox));
+            // The programs the constitution allows only in the sandbox (a redirection's write is the shell's own).
+            let sandboxed: Vec<bool> = decisions
+                .iter()
+                .zip(&actions)
+                .map(|(d, a)| d.route == Some(nerd_logic::vocab::Route::Sandbox) && matches!(a, Action::Exec { .. }))
+                .collect();
             let (verdict, mut reasons) = combine(decisions);
-            match (verdict, confined, actions.as_slice()) {
-                // Claude Code runs the command itself, unconfined: a program the constitution
-                // allows only in the sandbox is rewritten to run through nerd's sandbox.
-                (Verdict::Allow, true, [Action::Exec { argv }]) => {
-                    rewritten = Some(sandboxed(&root, argv)?);
-                    reasons.push("rewritten to run confined through `nerd sandbox-exec`".into());
-                    (verdict, reasons)
+            if verdict == Verdict::Allow && sandboxed.contains(&true) {
+                // Claude Code runs the line itself, unconfined: each program the constitution
+                // allows only in the sandbox is rewritten, in place, to run through nerd's sandbox.
+                match confine_line(&root, &payload, &actions, &sandboxed)? {
+                    Some(line) => {
+                        rewritten = Some(line);
+                        reasons.push("rewritten to run confined through `nerd sandbox-exec`".into());
+                        (verdict, reasons)
+                    }
+                    None => {
+                        reasons.push(
+                            "allowed only in nerd's sandbox, and Claude Code would run it unconfined; \
+                             nerd cannot rewrite this line to confine it"
+                                .into(),
+                        );
+                        (Verdict::Ask, reasons)
+                    }
                 }
-                (Verdict::Allow, true, _) => {
-                    reasons.push(
-                        "allowed only in nerd's sandbox, and Claude Code would run this line unconfined; \
-                         run one command at a time so nerd can confine it"
-                            .into(),
-                    );
-                    (Verdict::Ask, reasons)
-                }
-                _ => (verdict, reasons),
+            } else {
+                (verdict, reasons)
             }
         }
     };
@@ -114,8 +122,37 @@ pub fn claude_pretooluse(fallback_root: &Path) -> Result<i32, NerdError> {
     Ok(exit::SUCCESS)
 }
 
+/// The Bash line with every sandboxed program's words replaced by a `nerd
+/// sandbox-exec` run of the same argv; `None` when a program's words cannot be
+/// found together in the line (a redirection between them) or the call is not Bash.
+fn confine_line(
+    root: &Path,
+    payload: &claude::Payload,
+    actions: &[Action],
+    sandboxed: &[bool],
+) -> Result<Option<String>, NerdError> {
+    let Some(line) = payload.tool_input.get("command").and_then(|c| c.as_str()).filter(|_| payload.tool_name == "Bash")
+    else {
+        return Ok(None);
+    };
+    let (reading, spans) = crate::policy::shell::read_with_spans(line);
+    if reading != crate::policy::shell::Reading::Actions(actions.to_vec()) {
+        return Ok(None);
+    }
+    let mut out = line.to_string();
+    // From the end, so earlier ranges stay where they are.
+    for ((action, span), confine) in actions.iter().zip(&spans).zip(sandboxed).rev() {
+        if !confine {
+            continue;
+        }
+        let (Action::Exec { argv }, Some(span)) = (action, span) else { return Ok(None) };
+        out.replace_range(span.clone(), &sandboxed_command(root, argv)?);
+    }
+    Ok(Some(out))
+}
+
 /// The command line that runs `argv` through `nerd sandbox-exec` in `root`, every word quoted.
-fn sandboxed(root: &Path, argv: &[String]) -> Result<String, NerdError> {
+fn sandboxed_command(root: &Path, argv: &[String]) -> Result<String, NerdError> {
     let nerd = std::env::current_exe()?;
     let quote = |w: &str| format!("'{}'", w.replace('\'', r"'\''"));
     let mut words = vec![

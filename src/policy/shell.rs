@@ -2,10 +2,11 @@
 //! the actions it would take, reading what bash reads: one exec per pipeline
 //! or list segment, a write per output redirection (`>`, `>>`, `&>`, `>&file`,
 //! `<>`), a read per input redirection, comments to the end of their line
-//! only, `cd DIR &&` moving where the rest runs. Whatever cannot be judged
-//! statically (expansions, substitutions, subshells, here-documents and
-//! here-strings, globs, brace expansion, `~user`, ANSI-C quotes) is reported
-//! as opaque, never guessed at.
+//! only, `cd DIR &&` moving where the rest runs, here-documents and
+//! here-strings as data on standard input. Whatever cannot be judged
+//! statically (expansions, substitutions, subshells, expansions inside an
+//! unquoted here-document, globs, brace expansion, `~user`, ANSI-C quotes)
+//! is reported as opaque, never guessed at.
 //! Knows nothing about whether the actions are allowed.
 
 use super::action::Action;
@@ -29,25 +30,136 @@ enum Token {
     RedirectOut,
     /// `<`: the next word is read.
     RedirectIn,
+    /// `<<<`: the next word is data on standard input.
+    HereString,
 }
 
-fn tokens(line: &str) -> Result<Vec<Token>, String> {
+/// The characters of a command line with the byte offset reached, so words can be found in it again.
+struct Src<'a> {
+    chars: std::iter::Peekable<std::str::Chars<'a>>,
+    pos: usize,
+}
+
+impl<'a> Src<'a> {
+    fn new(line: &'a str) -> Src<'a> {
+        Src { chars: line.chars().peekable(), pos: 0 }
+    }
+
+    fn peek(&mut self) -> Option<&char> {
+        self.chars.peek()
+    }
+}
+
+impl Iterator for Src<'_> {
+    type Item = char;
+
+    fn next(&mut self) -> Option<char> {
+        let c = self.chars.next()?;
+        self.pos += c.len_utf8();
+        Some(c)
+    }
+}
+
+/// A here-document announced on the current line, read after its newline.
+struct HereDoc {
+    delimiter: String,
+    /// `<<-`: leading tabs are stripped from the body and the delimiter line.
+    strip_tabs: bool,
+    /// A quoted delimiter: the body is taken literally, no expansions.
+    quoted: bool,
+}
+
+/// Reads the delimiter word after `<<` or `<<-`: (word, whether any part was quoted).
+fn heredoc_delimiter(chars: &mut Src<'_>) -> Result<(String, bool), String> {
+    while chars.peek().is_some_and(|c| *c == ' ' || *c == '\t') {
+        chars.next();
+    }
+    let (mut word, mut quoted) = (String::new(), false);
+    while let Some(&c) = chars.peek() {
+        match c {
+            '\'' | '"' => {
+                quoted = true;
+                chars.next();
+                loop {
+                    match chars.next() {
+                        Some(x) if x == c => break,
+                        Some(x) => word.push(x),
+                        None => return Err("an unterminated here-document delimiter".into()),
+                    }
+                }
+            }
+            '\\' => {
+                quoted = true;
+                chars.next();
+                if let Some(x) = chars.next() {
+                    word.push(x);
+                }
+            }
+            ' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')' => break,
+            '$' | '`' => return Err("an expansion in a here-document delimiter cannot be judged before it runs".into()),
+            _ => {
+                word.push(c);
+                chars.next();
+            }
+        }
+    }
+    if word.is_empty() {
+        return Err("a here-document without a delimiter".into());
+    }
+    Ok((word, quoted))
+}
+
+/// Consumes the bodies of the pending here-documents, which start after a newline.
+fn heredoc_bodies(chars: &mut Src<'_>, docs: &mut Vec<HereDoc>) -> Result<(), String> {
+    for doc in docs.drain(..) {
+        loop {
+            let mut line = String::new();
+            let mut ended = false;
+            for c in chars.by_ref() {
+                if c == '\n' {
+                    ended = true;
+                    break;
+                }
+                line.push(c);
+            }
+            let text = if doc.strip_tabs { line.trim_start_matches('\t') } else { line.as_str() };
+            if text == doc.delimiter {
+                break;
+            }
+            if !doc.quoted && (text.contains('$') || text.contains('`') || text.contains('\\')) {
+                return Err("an expansion inside an unquoted here-document cannot be judged before it runs".into());
+            }
+            if !ended {
+                return Err(format!("the here-document ending with `{}` is never closed", doc.delimiter));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The tokens of a line, each with the byte range it was read from.
+fn tokens(line: &str) -> Result<Vec<(Token, std::ops::Range<usize>)>, String> {
     let mut out = Vec::new();
+    let mut word_start: Option<usize> = None;
     let mut word = String::new();
     let mut in_word = false;
     // Whether the word so far came from unquoted digits only (a descriptor number before `>`/`<`).
     let mut digits_only = true;
-    let mut chars = line.chars().peekable();
+    let mut chars = Src::new(line);
+    let mut heredocs: Vec<HereDoc> = Vec::new();
     let opaque = |what: &str| Err(format!("{what} cannot be judged before it runs"));
     macro_rules! end_word {
-        () => {
+        ($at:expr) => {
             if in_word {
-                out.push(Token::Word(std::mem::take(&mut word)));
+                let at = $at;
+                out.push((Token::Word(std::mem::take(&mut word)), word_start.take().unwrap_or(at)..at));
                 in_word = false;
             }
         };
     }
-    while let Some(c) = chars.next() {
+    loop {
+        let before = chars.pos;
+        let Some(c) = chars.next() else { break };
         match c {
             '\'' => {
                 in_word = true;
@@ -106,27 +218,30 @@ fn tokens(line: &str) -> Result<Vec<Token>, String> {
                 word.push('~');
             }
             ' ' | '\t' => {
-                end_word!();
+                end_word!(before);
                 digits_only = true;
             }
             ';' | '\n' | '|' | '&' => {
-                end_word!();
+                end_word!(before);
                 digits_only = true;
                 if c == '&' && chars.peek() == Some(&'>') {
                     chars.next();
                     if chars.peek() == Some(&'>') {
                         chars.next();
                     }
-                    out.push(Token::RedirectOut);
+                    out.push((Token::RedirectOut, before..chars.pos));
                 } else {
                     if c == ';' && chars.peek() == Some(&';') {
                         return opaque("a case clause");
+                    }
+                    if c == '\n' && !heredocs.is_empty() {
+                        heredoc_bodies(&mut chars, &mut heredocs)?;
                     }
                     let and = c == '&' && chars.peek() == Some(&'&');
                     if matches!(chars.peek(), Some('&') | Some('|')) {
                         chars.next();
                     }
-                    out.push(Token::Separator { and });
+                    out.push((Token::Separator { and }, before..chars.pos));
                 }
             }
             '>' | '<' => {
@@ -134,12 +249,25 @@ fn tokens(line: &str) -> Result<Vec<Token>, String> {
                 if in_word && digits_only {
                     word.clear();
                     in_word = false;
+                    word_start = None;
                 } else {
-                    end_word!();
+                    end_word!(before);
                 }
                 digits_only = true;
                 if c == '<' && chars.peek() == Some(&'<') {
-                    return opaque("a here-document or here-string");
+                    chars.next();
+                    if chars.peek() == Some(&'<') {
+                        chars.next();
+                        out.push((Token::HereString, before..chars.pos));
+                        continue;
+                    }
+                    let strip_tabs = chars.peek() == Some(&'-');
+                    if strip_tabs {
+                        chars.next();
+                    }
+                    let (delimiter, quoted) = heredoc_delimiter(&mut chars)?;
+                    heredocs.push(HereDoc { delimiter, strip_tabs, quoted });
+                    continue;
                 }
                 if chars.peek() == Some(&'(') {
                     return opaque("a process substitution");
@@ -166,7 +294,7 @@ fn tokens(line: &str) -> Result<Vec<Token>, String> {
                     in_word = !descriptor.is_empty();
                     digits_only = false;
                 }
-                out.push(if writes { Token::RedirectOut } else { Token::RedirectIn });
+                out.push((if writes { Token::RedirectOut } else { Token::RedirectIn }, before..chars.pos));
                 if in_word {
                     // The target began with digits right after `>&`: it is a file name.
                     continue;
@@ -186,29 +314,57 @@ fn tokens(line: &str) -> Result<Vec<Token>, String> {
                 word.push(x);
             }
         }
+        if in_word && word_start.is_none() {
+            word_start = Some(before);
+        }
     }
     if in_word {
-        out.push(Token::Word(word));
+        out.push((Token::Word(word), word_start.unwrap_or(0)..chars.pos));
+    }
+    if let Some(doc) = heredocs.first() {
+        return Err(format!("the here-document ending with `{}` is never closed", doc.delimiter));
     }
     Ok(out)
 }
 
 /// Reads a command line into actions.
 pub fn read(line: &str) -> Reading {
+    read_with_spans(line).0
+}
+
+/// Reads a command line into actions, with, for each program run, the byte
+/// range of its words in the line when they stand together (no redirection
+/// between them), so that a caller can rewrite how that program is run and
+/// keep the rest of the line as bash would read it.
+pub fn read_with_spans(line: &str) -> (Reading, Vec<Option<std::ops::Range<usize>>>) {
     let toks = match tokens(line) {
         Ok(t) => t,
-        Err(why) => return Reading::Opaque(why),
+        Err(why) => return (Reading::Opaque(why), Vec::new()),
     };
+    let mut spans: Vec<Option<std::ops::Range<usize>>> = Vec::new();
+    // The words of the segment being read: their range, and whether a redirection split them.
+    let mut segment: Option<std::ops::Range<usize>> = None;
+    let mut split = false;
     let mut actions = Vec::new();
     let mut argv: Vec<String> = Vec::new();
     let mut pending: Option<bool> = None; // Some(true): next word is written; Some(false): read
-                                          // Where the commands run after `cd DIR &&`, relative to the start.
+    let mut data_next = false; // the next word is a here-string's data
+                               // Where the commands run after `cd DIR &&`, relative to the start.
     let mut cwd: Option<String> = None;
     let mut cd_pending: Option<String> = None;
-    let flush = |argv: &mut Vec<String>, actions: &mut Vec<Action>, cwd: &Option<String>| {
+    let flush = |argv: &mut Vec<String>,
+                 actions: &mut Vec<Action>,
+                 spans: &mut Vec<Option<std::ops::Range<usize>>>,
+                 cwd: &Option<String>,
+                 segment: Option<std::ops::Range<usize>>,
+                 split: bool| {
         if argv.is_empty() {
             return;
         }
+        while spans.len() < actions.len() {
+            spans.push(None);
+        }
+        spans.push(segment.filter(|_| !split));
         // Leading `A=b` assignments run the command under `env`.
         if argv[0].contains('=') && !argv[0].starts_with('=') {
             argv.insert(0, "env".to_string());
@@ -219,53 +375,71 @@ pub fn read(line: &str) -> Reading {
         }
         actions.push(Action::Exec { argv: std::mem::take(argv) });
     };
-    for t in toks {
+    for (t, range) in toks {
         match t {
+            Token::Word(_) if std::mem::take(&mut data_next) => {}
+            Token::HereString => {
+                data_next = true;
+                split |= segment.is_some();
+            }
             Token::Word(w) => match pending.take() {
                 Some(true) if w == "/dev/null" => {}
                 Some(true) => actions.push(Action::WriteFile { path: in_dir(&cwd, w), content: None }),
                 Some(false) => actions.push(Action::ReadFile { path: in_dir(&cwd, w) }),
-                None => argv.push(w),
+                None => {
+                    argv.push(w);
+                    segment = Some(segment.map_or(range.clone(), |s| s.start..range.end));
+                }
             },
             Token::Separator { and } => {
                 if let Some(dir) = cd_pending.take() {
-                    return Reading::Opaque(format!("`cd {dir}` {}", "followed by something other than `&&`"));
+                    return (Reading::Opaque(format!("`cd {dir}` followed by something other than `&&`")), spans);
                 }
                 if argv.first().is_some_and(|p| p == "cd") {
                     match argv.as_slice() {
                         [_, dir] if and && !dir.starts_with('-') => {
                             cwd = Some(in_dir(&cwd, dir.clone()));
                             argv.clear();
+                            (segment, split) = (None, false);
                             continue;
                         }
-                        _ if and => return Reading::Opaque("a `cd` nerd cannot follow".into()),
+                        _ if and => return (Reading::Opaque("a `cd` nerd cannot follow".into()), spans),
                         _ => cd_pending = Some(argv.get(1).cloned().unwrap_or_default()),
                     }
                 }
-                flush(&mut argv, &mut actions, &cwd)
+                flush(&mut argv, &mut actions, &mut spans, &cwd, segment.take(), split);
+                split = false;
             }
-            Token::RedirectOut => pending = Some(true),
-            Token::RedirectIn => pending = Some(false),
+            Token::RedirectOut => {
+                pending = Some(true);
+                split |= segment.is_some();
+            }
+            Token::RedirectIn => {
+                pending = Some(false);
+                split |= segment.is_some();
+            }
         }
     }
-    if pending.is_some() {
-        return Reading::Opaque("a redirection without a target".into());
+    if pending.is_some() || data_next {
+        return (Reading::Opaque("a redirection without a target".into()), spans);
     }
     if let Some(dir) = cd_pending {
-        return Reading::Opaque(format!("`cd {dir}` followed by something other than `&&`"));
+        return (Reading::Opaque(format!("`cd {dir}` followed by something other than `&&`")), spans);
     }
     if argv.first().is_some_and(|p| p == "cd") {
         // A trailing `cd` changes nothing that runs.
         argv.clear();
         if actions.is_empty() {
-            return Reading::Actions(vec![Action::Search { pattern: String::new(), path: cwd.or(Some(".".into())) }]);
+            let look = Action::Search { pattern: String::new(), path: cwd.or(Some(".".into())) };
+            return (Reading::Actions(vec![look]), vec![None]);
         }
     }
-    flush(&mut argv, &mut actions, &cwd);
+    flush(&mut argv, &mut actions, &mut spans, &cwd, segment, split);
     if actions.is_empty() {
-        return Reading::Opaque("an empty command".into());
+        return (Reading::Opaque("an empty command".into()), spans);
     }
-    Reading::Actions(actions)
+    spans.resize(actions.len(), None);
+    (Reading::Actions(actions), spans)
 }
 
 /// `path` as seen from where the command started, after `cd dir`.
@@ -316,6 +490,7 @@ mod tests {
             "echo \"$HOME\"",
             "(cd / && rm -rf x)",
             "cat <<EOF",
+            "cat <<EOF\n$(id)\nEOF",
             "diff <(ls a) b",
             "echo 'open",
             "",
@@ -361,7 +536,6 @@ mod tests {
             "cat [.]env",
             "cp a{,.bak}",
             "cat ~root/.ssh/id_rsa",
-            "cat <<< secret",
             "echo $'\\x41'",
             "cd /tmp; rm -rf x",
             "cd - && ls",
@@ -369,5 +543,19 @@ mod tests {
         ] {
             assert!(matches!(read(line), Reading::Opaque(_)), "{line}: {:?}", read(line));
         }
+    }
+
+    #[test]
+    fn here_documents_and_here_strings_are_data() {
+        assert_eq!(
+            read("cat > .git/hooks/pre-commit <<'EOF'\n#!/bin/sh\nid $HOME\nEOF\ngit status"),
+            Reading::Actions(vec![
+                Action::WriteFile { path: ".git/hooks/pre-commit".into(), content: None },
+                exec(&["cat"]),
+                exec(&["git", "status"])
+            ])
+        );
+        assert_eq!(read("bash <<< 'rm -rf ~'"), Reading::Actions(vec![exec(&["bash"])]));
+        assert_eq!(read("sh <<-EOF\n\trm -rf ~\n\tEOF"), Reading::Actions(vec![exec(&["sh"])]));
     }
 }
