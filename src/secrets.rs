@@ -71,11 +71,27 @@ pub fn secret_file(path: &str) -> Option<&'static str> {
     if env_file {
         return Some("env_file");
     }
-    if matches!(name, "id_rsa" | "id_dsa" | "id_ecdsa" | "id_ed25519" | ".netrc" | ".pgpass" | "credentials.json") {
+    let lower = name.to_ascii_lowercase();
+    let sample = [".example", ".sample", ".template", ".dist", ".pub"].iter().any(|s| lower.ends_with(s));
+    if lower.ends_with(".env") && !sample {
+        return Some("env_file");
+    }
+    let ssh_key = ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"].iter().any(|k| lower.starts_with(k));
+    if (ssh_key && !sample)
+        || matches!(lower.as_str(), ".netrc" | ".pgpass" | "credentials.json")
+        || (lower.contains("service-account") || lower.contains("service_account")) && lower.ends_with(".json")
+    {
         return Some("credentials_file");
     }
-    let ext = name.rsplit_once('.').map(|(_, e)| e);
-    matches!(ext, Some("pem" | "key" | "p12" | "pfx" | "jks" | "keystore")).then_some("key_file")
+    // Anything inside a folder named for secrets.
+    let in_secrets_dir =
+        path.split('/').rev().skip(1).any(|d| matches!(d.to_ascii_lowercase().as_str(), "secrets" | ".secrets"));
+    if in_secrets_dir && !sample {
+        return Some("credentials_file");
+    }
+    let ext = lower.rsplit_once('.').map(|(_, e)| e);
+    matches!(ext, Some("pem" | "key" | "p12" | "pfx" | "jks" | "keystore" | "p8" | "ppk" | "kdbx" | "keychain"))
+        .then_some("key_file")
 }
 
 /// Secrets among the added lines of one file.

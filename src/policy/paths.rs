@@ -110,33 +110,63 @@ const SECRET_NAMES: &[&str] = &[
     "terraform.tfstate.backup",
 ];
 
-/// Files that tools run or obey later (CI, editors, build tools, direnv, git):
-/// writing one is a change a human must approve. Relative to the workspace, compared without case.
+/// Files that tools run or obey later (CI, editors, build tools, direnv, git,
+/// other agents): writing one is a change a human must approve. Relative to
+/// the workspace, compared without case; a folder ends with `/`.
 const PERSISTENCE: &[&str] = &[
-    ".cargo/config.toml",
-    ".cargo/config",
     ".github/workflows/",
     ".github/actions/",
     ".gitlab-ci.yml",
     ".circleci/",
-    ".vscode/tasks.json",
-    ".vscode/settings.json",
-    ".vscode/launch.json",
-    ".vscode/extensions.json",
+    ".travis.yml",
+    "jenkinsfile",
+    "azure-pipelines.yml",
+    ".buildkite/",
+    ".drone.yml",
+    ".gitpod.yml",
+    ".vscode/",
     ".idea/",
     ".devcontainer/",
-    ".envrc",
-    ".gitattributes",
     ".gitmodules",
     ".pre-commit-config.yaml",
     ".husky/",
+    "lefthook.yml",
+    ".lefthook.yml",
     ".git-blame-ignore-revs",
+    ".lfsconfig",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".pnpmfile.cjs",
+    "bunfig.toml",
+    ".mcp.json",
+    ".cursor/",
+];
+
+/// Files that tools obey in whichever folder they stand (cargo reads
+/// `.cargo/config.toml` in every folder above where it runs, direnv `.envrc`,
+/// git `.gitattributes`...): persistence at any depth. Compared without case.
+const PERSISTENCE_ANYWHERE: &[&str] = &[
+    ".cargo/config.toml",
+    ".cargo/config",
+    ".envrc",
+    ".gitattributes",
     "rust-toolchain",
     "rust-toolchain.toml",
     ".python-version",
     ".nvmrc",
+    ".node-version",
     ".tool-versions",
+    ".mise.toml",
+    "mise.toml",
+    ".npmrc",
+    ".pdbrc",
+    ".pythonrc",
+    "sitecustomize.py",
+    "usercustomize.py",
 ];
+
+/// Another agent's own configuration, which can switch its guards (nerd's hook among them) off.
+const AGENT_CONFIG: &[&str] = &[".claude/settings.json", ".claude/settings.local.json", ".claude/hooks/"];
 
 /// Whether `name` is a secret by its file name alone (compared without case).
 fn secret_name(name: &str) -> bool {
@@ -154,7 +184,8 @@ fn secret_name(name: &str) -> bool {
 /// `[policy] secret_paths`.
 pub fn sandbox_layout(workspace: &Path, secret_paths: &[String]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mut readonly: Vec<PathBuf> = [".git", ".nerd"].iter().map(|p| workspace.join(p)).collect();
-    readonly.extend(PERSISTENCE.iter().map(|p| workspace.join(p.trim_end_matches('/'))));
+    let top = PERSISTENCE.iter().chain(PERSISTENCE_ANYWHERE).chain(AGENT_CONFIG);
+    readonly.extend(top.map(|p| workspace.join(p.trim_end_matches('/'))));
     let mut masked: Vec<PathBuf> = vec!["/etc/shadow".into(), "/etc/gshadow".into()];
     if let Some(home) = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute()) {
         masked.extend(SECRET_DIRS.iter().map(|d| home.join(d)));
@@ -206,11 +237,18 @@ pub fn classify(workspace: &Path, path: &str) -> (PathBuf, PathClass) {
         return (real, PathClass::Protected);
     }
     let rel_lower = parts.join("/");
-    let persistent = PERSISTENCE.iter().any(|p| match p.strip_suffix('/') {
+    if secret_file(&rel_lower).is_some() {
+        return (real, PathClass::Secret);
+    }
+    let matches = |p: &str| match p.strip_suffix('/') {
         Some(dir) => rel_lower == dir || rel_lower.starts_with(p),
-        None => rel_lower == *p,
-    });
-    if persistent {
+        None => rel_lower == p,
+    };
+    if AGENT_CONFIG.iter().any(|p| matches(p)) {
+        return (real, PathClass::Protected);
+    }
+    let anywhere = PERSISTENCE_ANYWHERE.iter().any(|p| rel_lower == *p || rel_lower.ends_with(&format!("/{p}")));
+    if anywhere || PERSISTENCE.iter().any(|p| matches(p)) {
         return (real, PathClass::Persistence);
     }
     (real, PathClass::Inside)

@@ -39,7 +39,11 @@ impl<'f> Recorder<'f> {
 
     /// Records that the action touches `path` (absolute) with `access`, and the path's class.
     pub(super) fn touch_absolute(&mut self, path: &Path, access: Access) {
-        let (real, class) = classify(self.workspace, &path.to_string_lossy());
+        let (real, mut class) = classify(self.workspace, &path.to_string_lossy());
+        // Deleting the workspace itself (`rm -rf .`, `src/..`) takes `.git` and `.nerd` with it.
+        if access == Access::Delete && real == self.workspace {
+            class = PathClass::Protected;
+        }
         let shown = match (class, real.strip_prefix(self.workspace)) {
             (PathClass::Inside | PathClass::Protected | PathClass::Persistence, Ok(rel))
                 if !rel.as_os_str().is_empty() =>
@@ -51,8 +55,10 @@ impl<'f> Recorder<'f> {
         };
         let p = self.f.path(&shown);
         self.f.touches.push((self.id, p, access));
-        if !self.f.path_class.iter().any(|(q, _)| *q == p) {
-            self.f.path_class.push((p, class));
+        match self.f.path_class.iter_mut().find(|(q, _)| *q == p) {
+            Some((_, known)) if class == PathClass::Protected => *known = class,
+            Some(_) => {}
+            None => self.f.path_class.push((p, class)),
         }
     }
 
@@ -76,8 +82,16 @@ impl<'f> Recorder<'f> {
         if !first.is_ascii() || first.chars().any(|c| c.is_control()) {
             suspicious.push("the command name is not plain ASCII".to_string());
         }
-        match which(program) {
+        // The workspace's own node tools (what `npx NAME` runs) are themselves, whatever PATH holds.
+        let local_bin = self.workspace.join("node_modules/.bin").join(program);
+        let found = if first.contains('/') && Path::new(first) == local_bin && local_bin.is_file() {
+            Some(local_bin.clone())
+        } else {
+            which(program)
+        };
+        match found {
             None => self.f.exec_unresolved.push(self.id),
+            Some(local) if local == local_bin => {}
             Some(on_path) if first.contains('/') => {
                 // An explicit path must be the very program PATH would run.
                 let same = std::fs::canonicalize(first).ok() == std::fs::canonicalize(&on_path).ok();
