@@ -183,7 +183,7 @@ mod tests {
         std::fs::write(secret.join("id_rsa"), "key").unwrap();
         std::fs::create_dir(root.join("ws")).unwrap();
         std::fs::write(root.join("ws/a.txt"), "text").unwrap();
-        let refused = Refused::files(&[secret.clone()]);
+        let refused = Refused::files(std::slice::from_ref(&secret));
         assert_eq!(read_existing(&root.join("ws/a.txt"), &refused).unwrap().unwrap(), b"text");
         assert_eq!(read_existing(&root.join("ws/none.txt"), &refused).unwrap(), None);
         // A symlink as the last component, or a folder swapped for a symlink.

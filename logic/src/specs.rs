@@ -67,6 +67,8 @@ pub enum Kind {
     Sed,
     /// An awk program, which can run commands and write files.
     Awk,
+    /// A jq filter, which can read the environment.
+    Jq,
     /// A `NAME=value` environment assignment.
     Env,
     /// The rest of the command line is another command (wrappers).
@@ -107,6 +109,7 @@ impl Kind {
             "module" => Kind::Module,
             "sed" => Kind::Sed,
             "awk" => Kind::Awk,
+            "jq" => Kind::Jq,
             "env" => Kind::Env,
             "command" => Kind::Command,
             "revpath" => Kind::RevPath,
@@ -159,6 +162,8 @@ pub enum Marker {
     Listing,
     /// The rest of the command line is operands (`go test -args`).
     Ends,
+    /// Folders among the paths read are read whole, hidden files included (`grep -r`).
+    Recursive,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -425,6 +430,7 @@ fn marker(word: &str) -> Option<Marker> {
         "inplace" => Marker::Inplace,
         "listing" => Marker::Listing,
         "ends" => Marker::Ends,
+        "recursive" => Marker::Recursive,
         _ => return None,
     })
 }

@@ -52,6 +52,11 @@ struct Reading<'s, 'r, 'f> {
     operands: Vec<String>,
     /// Set when the rest of the line belongs to another command, which was read.
     done: bool,
+    /// An option that only prints information (`--version`, `--help`) was given.
+    informational: bool,
+    /// Folders read are read whole (`grep -r`), and how many paths were read.
+    recursive: bool,
+    paths_read: usize,
 }
 
 /// Reads `argv` (run in `cwd`) into facts.
@@ -80,6 +85,9 @@ pub(super) fn read(rec: &mut Recorder<'_>, argv: &[String], cwd: &Path, depth: u
         filled: Vec::new(),
         operands: Vec::new(),
         done: false,
+        informational: false,
+        recursive: false,
+        paths_read: 0,
     };
     r.rec.command(&r.name, &spec.root);
     match spec.style {
@@ -132,6 +140,10 @@ impl<'s> Reading<'s, '_, '_> {
             if !ended && tok == "--" {
                 ended = true;
                 continue;
+            }
+            // A check flag passed on to the tool a command drives (`cargo fmt -- --check`) still only checks.
+            if ended && self.lookup(tok).is_some_and(|(_, o)| o.markers.contains(&Marker::Readonly)) {
+                self.readonly = true;
             }
             if !ended && tok.starts_with('-') && tok.len() > 1 {
                 let used = if go { self.go_option(tok, &args[i..]) } else { self.gnu_option(tok, &args[i..]) };
@@ -206,8 +218,16 @@ impl<'s> Reading<'s, '_, '_> {
         let local = self.rec.workspace().join("node_modules/.bin").join(bin);
         if !local.exists() || bin.contains('/') || bin.contains('@') {
             self.rec.effect(Effect::Critical, &format!("npx would download and run the package `{bin}`"));
+            // A name nerd knows as a program (or a shell) is judged as the command it reads as.
+            let shell = matches!(bin.as_str(), "sh" | "bash" | "dash" | "zsh" | "fish" | "ksh");
+            if !bin.contains('/') && !bin.contains('@') && (shell || specs::program(bin).is_some()) {
+                read(self.rec, rest, &self.cwd, self.depth + 1);
+            }
         } else if specs::program(bin).is_some() {
-            read(self.rec, rest, &self.cwd, self.depth + 1);
+            // The workspace's own binary runs, not one on PATH.
+            let argv: Vec<String> =
+                std::iter::once(local.display().to_string()).chain(rest[1..].iter().cloned()).collect();
+            read(self.rec, &argv, &self.cwd, self.depth + 1);
         } else {
             self.rec.effect(Effect::Mutating, &format!("`{bin}` is a workspace tool nerd has no specification for"));
         }
@@ -267,6 +287,7 @@ impl<'s> Reading<'s, '_, '_> {
     /// Records option `name` (with its value attached, if any), judges its
     /// values and applies its markers; says how many following arguments it took.
     fn apply(&mut self, name: &str, attached: Option<String>, rest: &[String]) -> Used {
+        self.informational |= matches!(name, "--version" | "-V" | "-v" | "--help" | "-h");
         let Some((scope, opt)) = self.lookup(name) else {
             self.unknown(format!("option {name}"));
             return Used::Values(0);
@@ -327,6 +348,7 @@ impl<'s> Reading<'s, '_, '_> {
                 Marker::Listing => self.listing = true,
                 Marker::Inplace => self.inplace = true,
                 Marker::Ends => return Used::Ends,
+                Marker::Recursive => self.recursive = true,
             }
         }
         Used::Values(taken)
@@ -386,12 +408,30 @@ impl<'s> Reading<'s, '_, '_> {
             }
         } else {
             let roles = self.roles();
+            // An interpreter given no program (no script, no -m or -c) reads one from standard input.
+            let interactive = self.spec.kinds.iter().any(|k| k == "script-runner")
+                && self.path.is_empty()
+                && operands.is_empty()
+                && !self.informational
+                && roles.first().is_some_and(|r| r.kind == Kind::Script);
+            if interactive {
+                self.rec.refused(&program, "the program would be read from standard input, which nerd cannot see");
+            }
+            // A wrapper given no command prints the environment it would pass on, secrets included.
+            if !self.done && roles.iter().any(|r| r.kind == Kind::Command) && self.spec.name() == "env" {
+                self.rec.refused(&program, "env without a command prints the environment, where secrets live");
+            }
             self.judge_operands(&roles, &operands);
         }
         if !operands.is_empty() {
             self.rec.operands(&program, &path);
         }
-        if self.readonly {
+        // A recursive read with no path reads the working directory.
+        if self.recursive && self.paths_read == 0 && !self.informational {
+            self.touch_secrets_beneath(".");
+        }
+        // `--version` and `--help` only print.
+        if self.readonly || self.informational {
             self.rec.readonly(&program, &path);
         }
         if self.listing {
@@ -431,11 +471,29 @@ impl<'s> Reading<'s, '_, '_> {
     fn judge(&mut self, kind: Kind, value: &str, context: &str) {
         let program = self.name.clone();
         match kind {
+            // A value that is a URL is a network target, whatever the program calls it
+            // (text that merely mentions one, such as a commit message, is not).
+            Kind::Text if is_url(value) => {
+                if let Some(url) = url_of(value) {
+                    self.rec.network(&url);
+                }
+            }
             Kind::Text | Kind::Module => {}
-            Kind::Path => self.touch(value, Access::Read),
+            Kind::Path => {
+                self.touch(value, Access::Read);
+                self.paths_read += 1;
+                if self.recursive {
+                    self.touch_secrets_beneath(value);
+                }
+            }
             Kind::Pkg => {
                 if is_path_pattern(value) {
                     self.touch(value.trim_end_matches("/..."), Access::Read);
+                }
+                // `go run example.com/cmd@latest` downloads a module and runs it.
+                if value.contains('@') {
+                    let why = format!("`{value}` is a remote module that would be downloaded and run");
+                    self.rec.effect(Effect::Critical, &why);
                 }
             }
             Kind::Out => self.touch(value, Access::Write),
@@ -473,14 +531,25 @@ impl<'s> Reading<'s, '_, '_> {
                     self.rec.refused(&program, &why);
                 }
             }
+            Kind::Jq => {
+                if let Some(why) = scripts::jq(value) {
+                    self.rec.refused(&program, &why);
+                }
+            }
             Kind::RevPath | Kind::Object => self.revpath(kind, value),
             Kind::Url => {
+                // git's `ext::` and `fd::` transports run a command or speak over a descriptor.
+                if value.starts_with("ext::") || value.starts_with("fd::") {
+                    self.rec.refused(&program, "the ext:: and fd:: transports run commands");
+                }
                 if let Some(url) = url_of(value) {
                     self.rec.network(&url);
                 }
             }
             Kind::Script => {
-                if value != "-" {
+                if value == "-" {
+                    self.rec.refused(&program, "the program would be read from standard input, which nerd cannot see");
+                } else {
                     self.touch(value, Access::Read);
                     self.rec.script(&program);
                 }
@@ -489,6 +558,9 @@ impl<'s> Reading<'s, '_, '_> {
             Kind::Refspec => {
                 if value.starts_with('+') {
                     self.rec.refused(&program, "a refspec starting with + forces the update");
+                }
+                if value.starts_with(':') {
+                    self.rec.refused(&program, "a refspec starting with : deletes the remote ref");
                 }
             }
             Kind::TestId => {
@@ -501,6 +573,16 @@ impl<'s> Reading<'s, '_, '_> {
                         &program,
                         "make variables given on the command line can replace the shell or the compiler",
                     );
+                }
+                // Targets that by convention delete, install or publish.
+                match value {
+                    "clean" | "distclean" | "mrproper" | "realclean" | "maintainer-clean" | "install" | "uninstall" => {
+                        self.rec.effect(Effect::Mutating, &format!("`make {value}` changes files by convention"));
+                    }
+                    "publish" | "release" | "deploy" | "upload" | "push" => {
+                        self.rec.effect(Effect::Critical, &format!("`make {value}` publishes by convention"));
+                    }
+                    _ => {}
                 }
             }
             Kind::GoFlags => {
@@ -538,7 +620,8 @@ impl<'s> Reading<'s, '_, '_> {
             self.rec.touch_absolute(&full, Access::Read);
             return;
         }
-        let hex = value.len() >= 7 && value.chars().all(|c| c.is_ascii_hexdigit());
+        // git takes any unambiguous prefix of four or more hex digits.
+        let hex = value.len() >= 4 && value.chars().all(|c| c.is_ascii_hexdigit());
         if kind == Kind::Object && hex {
             let program = self.name.clone();
             self.rec.refused(&program, "an object id hides which file it reads; name it as <rev>:<path>");
@@ -552,6 +635,41 @@ impl<'s> Reading<'s, '_, '_> {
     fn touch(&mut self, path: &str, access: Access) {
         let full = self.rec.absolute(&self.cwd, path);
         self.rec.touch_absolute(&full, access);
+    }
+
+    /// A folder read whole reads the secrets inside it: each found (a bounded walk,
+    /// symlinks not followed, `.git` and dependency folders skipped) is touched as read.
+    fn touch_secrets_beneath(&mut self, dir: &str) {
+        const MAX_ENTRIES: usize = 50_000;
+        let root = self.rec.absolute(&self.cwd, dir);
+        let mut stack = vec![root];
+        let (mut seen, mut found) = (0, Vec::new());
+        while let Some(d) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else { continue };
+            for entry in entries.flatten() {
+                seen += 1;
+                let (path, name) = (entry.path(), entry.file_name().to_string_lossy().to_string());
+                match entry.file_type() {
+                    Ok(t) if t.is_dir() && !matches!(name.as_str(), ".git" | "node_modules" | "target" | ".venv") => {
+                        stack.push(path)
+                    }
+                    Ok(t) if t.is_file() || t.is_symlink() => {
+                        let class = super::paths::classify(self.rec.workspace(), &path.to_string_lossy()).1;
+                        if class == nerd_logic::vocab::PathClass::Secret {
+                            found.push(path);
+                        }
+                    }
+                    _ => {}
+                }
+                if seen >= MAX_ENTRIES || found.len() >= 8 {
+                    stack.clear();
+                    break;
+                }
+            }
+        }
+        for path in found {
+            self.rec.touch_absolute(&path, Access::Read);
+        }
     }
 }
 
@@ -578,6 +696,13 @@ fn is_path_pattern(value: &str) -> bool {
 }
 
 /// A URL to judge, from a URL or a scp-like git address (`git@host:path`).
+/// Whether the whole of `value` is an absolute URL (`scheme://…`).
+fn is_url(value: &str) -> bool {
+    value.split_once("://").is_some_and(|(scheme, _)| {
+        !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    })
+}
+
 fn url_of(value: &str) -> Option<String> {
     if value.contains("://") {
         return Some(value.to_string());

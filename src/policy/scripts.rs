@@ -207,40 +207,71 @@ pub fn sed(script: &str) -> SedUse {
     use_
 }
 
-/// Why an awk program is refused, if it is: it runs commands, reads input
-/// nerd did not name, or writes files.
-pub fn awk(program: &str) -> Option<String> {
-    // String literals cannot run anything; blank them so their contents do not look like code.
+/// `program` with the contents of string literals and regular expression
+/// literals replaced by spaces (their delimiters kept, every offset kept):
+/// text inside them cannot run anything and must not look like code.
+fn awk_code(program: &str) -> String {
     let mut code = String::with_capacity(program.len());
-    let mut in_string = false;
+    // The literal being read: `"` or `/`.
+    let mut inside: Option<char> = None;
     let mut escaped = false;
+    // The last character outside literals that is not a blank: a `/` after an operand divides.
+    let mut last = None;
     for ch in program.chars() {
-        match (in_string, escaped, ch) {
-            (true, true, _) => escaped = false,
-            (true, false, '\\') => escaped = true,
-            (true, false, '"') => {
-                in_string = false;
-                code.push('"');
+        match inside {
+            Some(_) if escaped => {
+                escaped = false;
+                code.push_str(&" ".repeat(ch.len_utf8()));
             }
-            (true, false, _) => {}
-            (false, _, '"') => {
-                in_string = true;
-                code.push('"');
+            Some(_) if ch == '\\' => {
+                escaped = true;
+                code.push(' ');
             }
-            (false, _, c) => code.push(c),
+            Some(delim) if ch == delim => {
+                inside = None;
+                code.push(ch);
+                last = Some('x');
+            }
+            Some(_) if ch == '\n' => code.push('\n'),
+            Some(_) => code.push_str(&" ".repeat(ch.len_utf8())),
+            None => {
+                let regex_can_start = last.is_none_or(|c: char| "(,~!{;&|?:=+-*%<>\n}".contains(c));
+                if ch == '"' || (ch == '/' && regex_can_start) {
+                    inside = Some(ch);
+                }
+                if !ch.is_whitespace() || ch == '\n' {
+                    last = Some(ch);
+                }
+                code.push(ch);
+            }
         }
     }
-    let words = |w: &str| {
-        code.match_indices(w).any(|(i, _)| {
-            let before = code[..i].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
-            let after = code[i + w.len()..].chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
-            before && after
-        })
+    code
+}
+
+/// Why an awk program is refused, if it is: it runs commands, reads input
+/// or the environment nerd did not name, or writes files.
+pub fn awk(program: &str) -> Option<String> {
+    let code = awk_code(program);
+    let word_at = |w: &str| -> Vec<usize> {
+        code.match_indices(w)
+            .filter(|(i, _)| {
+                let before = code[..*i].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+                let after = code[i + w.len()..].chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+                before && after
+            })
+            .map(|(i, _)| i)
+            .collect()
     };
-    if words("system") {
+    if !word_at("system").is_empty() {
         return Some("awk's system() runs a shell command".into());
     }
-    if words("getline") {
+    if !word_at("ENVIRON").is_empty() || !word_at("PROCINFO").is_empty() {
+        return Some("awk's ENVIRON reads the environment, where secrets live".into());
+    }
+    // `getline` alone reads the next input line; `getline < file` reads a file nerd did not name.
+    let statement_end = |i: usize| code[i..].find([';', '}', '\n']).map_or(code.len(), |n| i + n);
+    if word_at("getline").into_iter().any(|i| code[i..statement_end(i)].contains('<')) {
         return Some("awk's getline reads files or command output nerd did not name".into());
     }
     if code.contains('@') {
@@ -254,14 +285,40 @@ pub fn awk(program: &str) -> Option<String> {
     if pipe {
         return Some("an awk pipe runs a shell command".into());
     }
-    // `print ... > file` and `printf ... >> file` write files; `>` in a print statement is always redirection.
+    // `print ... > file` and `printf ... >> file` write files; `>` in a print statement is
+    // always redirection. Only the standard streams are harmless targets.
+    let mut offset = 0;
     for statement in code.split([';', '{', '}', '\n']) {
+        let start = offset;
+        offset += statement.len() + 1;
         let s = statement.trim_start();
-        if (s.starts_with("print") || s.starts_with("printf")) && s.contains('>') {
-            return Some("awk output redirection writes files".into());
+        if !(s.starts_with("print") || s.starts_with("printf")) {
+            continue;
+        }
+        if let Some(at) = statement.find('>') {
+            let target = program.get(start + at..start + statement.len()).unwrap_or_default();
+            let target = target.trim_start_matches('>').trim();
+            if !matches!(target, "\"/dev/stdout\"" | "\"/dev/stderr\"") {
+                return Some("awk output redirection writes files".into());
+            }
         }
     }
     None
+}
+
+/// Why a jq filter is refused, if it is: it reads the environment, where secrets live.
+pub fn jq(filter: &str) -> Option<String> {
+    let bare = filter.replace(char::is_whitespace, "");
+    let reads_env = bare.contains("$ENV")
+        || bare.match_indices("env").any(|(i, _)| {
+            let before = bare[..i]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '.'));
+            let after = bare[i + 3..].chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+            before && after
+        });
+    reads_env.then(|| "jq's env and $ENV read the environment, where secrets live".to_string())
 }
 
 #[cfg(test)]
@@ -305,5 +362,28 @@ mod tests {
         ] {
             assert!(awk(bad).is_some(), "{bad}");
         }
+    }
+
+    #[test]
+    fn awk_regexes_standard_streams_and_plain_getline_are_fine_environ_and_jq_env_are_not() {
+        for ok in [
+            "/fn|struct/ {print NR\": \"$0}",
+            "{ if ($1 ~ /x|y/) print }",
+            "{ print > \"/dev/stderr\" }",
+            "{ getline; print }",
+            "{ n = $1 / 2; print n }",
+        ] {
+            assert_eq!(awk(ok), None, "{ok}");
+        }
+        for bad in [
+            "BEGIN{for (k in ENVIRON) print k, ENVIRON[k]}",
+            "{ getline line < \"/etc/passwd\" }",
+            "{ print > \"out\" }",
+        ] {
+            assert!(awk(bad).is_some(), "{bad}");
+        }
+        assert!(
+            jq("env").is_some() && jq("$ENV.HOME").is_some() && jq(".env | keys").is_none() && jq(".name").is_none()
+        );
     }
 }

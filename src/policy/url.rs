@@ -183,8 +183,21 @@ pub fn target(url: &str, body: Option<&str>) -> Result<Target, String> {
     if host.is_empty() {
         return Err(format!("`{url}` has no host"));
     }
-    if host.contains(['\\', '/', ' ', '%', '<', '>', '^', '|', '@']) {
+    // WHATWG's forbidden host code points (and, outside an IPv6 literal, `:`).
+    let ipv6 = host_port.starts_with('[');
+    let forbidden = |c: char| c.is_control() || " #%/<>?@[\\]^|".contains(c) || (c == ':' && !ipv6);
+    if host.chars().any(forbidden) {
         return Err(format!("`{url}` has an invalid host `{host}`"));
+    }
+    // `https://a.example\@b.example/`: browsers go to a.example, other parsers to b.example.
+    if special && rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())].contains('\\') && rest.contains('@') {
+        return Err(format!("`{url}` names its host ambiguously (a backslash before `@`)"));
+    }
+    // An IPv4 address written as IPv6 (`[::ffff:169.254.169.254]`) is that IPv4 address.
+    if ipv6 {
+        if let Some(v4) = host.parse::<std::net::Ipv6Addr>().ok().and_then(|a| a.to_ipv4_mapped()) {
+            host = v4.to_string();
+        }
     }
     if special && !host.contains(':') {
         if let Some(ip) = ipv4_of(&host)? {
