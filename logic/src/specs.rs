@@ -69,6 +69,26 @@ pub enum Kind {
     Awk,
     /// A jq filter, which can read the environment.
     Jq,
+    /// Comma-separated `KIND=PATH` or `KIND:PATH` outputs (`rustc --emit`, `pytest --cov-report`): the paths are written.
+    Emit,
+    /// A compiled library or a folder of code to load (`rustc --extern NAME=PATH`, `unittest -s`): only from the workspace.
+    Library,
+    /// A target triple, or a path to a custom target specification that names the linker.
+    Target,
+    /// sed's backup suffix: with a `/` the backup is written elsewhere.
+    Suffix,
+    /// A test reporter: a built-in name, or a module that is loaded and run.
+    Reporter,
+    /// A `python -X` option: `pycache_prefix=PATH` writes there.
+    PyX,
+    /// A `python -W` filter: a dotted category imports its module.
+    PyWarn,
+    /// Go's `-mod` mode: `mod` rewrites go.mod.
+    GoMod,
+    /// git's `--rebase` mode: `interactive` opens an editor.
+    Rebase,
+    /// grep's `--directories` action: `recurse` reads folders whole.
+    GrepDirs,
     /// A `NAME=value` environment assignment.
     Env,
     /// The rest of the command line is another command (wrappers).
@@ -110,6 +130,16 @@ impl Kind {
             "sed" => Kind::Sed,
             "awk" => Kind::Awk,
             "jq" => Kind::Jq,
+            "emit" => Kind::Emit,
+            "library" => Kind::Library,
+            "target" => Kind::Target,
+            "suffix" => Kind::Suffix,
+            "reporter" => Kind::Reporter,
+            "pyx" => Kind::PyX,
+            "pywarn" => Kind::PyWarn,
+            "gomod" => Kind::GoMod,
+            "rebase" => Kind::Rebase,
+            "grepdirs" => Kind::GrepDirs,
             "env" => Kind::Env,
             "command" => Kind::Command,
             "revpath" => Kind::RevPath,

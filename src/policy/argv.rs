@@ -145,6 +145,14 @@ impl<'s> Reading<'s, '_, '_> {
             if ended && self.lookup(tok).is_some_and(|(_, o)| o.markers.contains(&Marker::Readonly)) {
                 self.readonly = true;
             }
+            // Files the test binary is told to write (`cargo test -- --logfile F`, `go test -args -test.trace=F`).
+            if ended {
+                if let Some((path, took)) = test_binary_output(tok, args.get(i)) {
+                    self.touch(&path, Access::Write);
+                    i += took;
+                    continue;
+                }
+            }
             if !ended && tok.starts_with('-') && tok.len() > 1 {
                 let used = if go { self.go_option(tok, &args[i..]) } else { self.gnu_option(tok, &args[i..]) };
                 match used {
@@ -155,6 +163,10 @@ impl<'s> Reading<'s, '_, '_> {
                 continue;
             }
             if self.spec.plus_toolchain && self.path.is_empty() && tok.starts_with('+') {
+                if tok.contains('/') {
+                    let program = self.name.clone();
+                    self.rec.refused(&program, "a toolchain given as a path runs whatever is there");
+                }
                 continue;
             }
             if !ended && self.spec.has_children(&self.path) {
@@ -276,8 +288,11 @@ impl<'s> Reading<'s, '_, '_> {
             None => (format!("-{bare}"), None),
         };
         if let (Some((_, opt)), Some(v)) = (self.lookup(&name), &attached) {
-            // Boolean flags may be written `-v=true`.
-            if opt.value.is_none() && matches!(v.as_str(), "true" | "false" | "1" | "0") {
+            // Boolean flags may be written `-v=true`; `-n=false` is the flag switched off.
+            if opt.value.is_none() && matches!(v.as_str(), "false" | "0") {
+                return Used::Values(0);
+            }
+            if opt.value.is_none() && matches!(v.as_str(), "true" | "1") {
                 return self.apply(&name, None, rest);
             }
         }
@@ -490,6 +505,11 @@ impl<'s> Reading<'s, '_, '_> {
                 if is_path_pattern(value) {
                     self.touch(value.trim_end_matches("/..."), Access::Read);
                 }
+                // A module path whose host is an address literal is fetched from there.
+                let host = value.split('/').next().unwrap_or_default();
+                if value.contains('/') && host.parse::<std::net::IpAddr>().is_ok() {
+                    self.rec.network(&format!("https://{host}/"));
+                }
                 // `go run example.com/cmd@latest` downloads a module and runs it.
                 if value.contains('@') {
                     let why = format!("`{value}` is a remote module that would be downloaded and run");
@@ -529,6 +549,63 @@ impl<'s> Reading<'s, '_, '_> {
             Kind::Awk => {
                 if let Some(why) = scripts::awk(value) {
                     self.rec.refused(&program, &why);
+                }
+            }
+            Kind::Emit => {
+                for item in value.split(',') {
+                    if let Some((_, path)) = item.split_once(['=', ':']).filter(|(_, p)| !p.is_empty()) {
+                        self.touch(path, Access::Write);
+                    }
+                }
+            }
+            Kind::Library => {
+                let path = value.split_once('=').map_or(value, |(_, p)| p);
+                let full = self.rec.absolute(&self.cwd, path);
+                if super::paths::resolve(&full).starts_with(self.rec.workspace()) {
+                    self.touch(path, Access::Read);
+                } else {
+                    self.rec.refused(&program, &format!("`{path}` is code from outside the workspace"));
+                }
+            }
+            Kind::Target => {
+                if value.contains('/') || value.ends_with(".json") {
+                    self.rec.refused(&program, "a custom target specification can name any linker");
+                }
+            }
+            Kind::Suffix => {
+                if value.contains('/') {
+                    self.rec.refused(&program, "a backup suffix with `/` writes the backup somewhere else");
+                }
+            }
+            Kind::Reporter => {
+                if !matches!(value, "spec" | "tap" | "dot" | "junit" | "lcov") {
+                    self.rec
+                        .refused(&program, &format!("the reporter `{value}` is a module that would be loaded and run"));
+                }
+            }
+            Kind::PyX => {
+                if let Some(path) = value.strip_prefix("pycache_prefix=") {
+                    self.touch(path, Access::Write);
+                }
+            }
+            Kind::PyWarn => {
+                if value.split(':').nth(2).is_some_and(|category| category.contains('.')) {
+                    self.rec.refused(&program, "a warning category with a module path imports that module");
+                }
+            }
+            Kind::GoMod => {
+                if value == "mod" {
+                    self.rec.effect(Effect::Mutating, "-mod=mod updates go.mod and go.sum");
+                }
+            }
+            Kind::Rebase => {
+                if value.starts_with('i') {
+                    self.rec.refused(&program, "an interactive rebase opens an editor");
+                }
+            }
+            Kind::GrepDirs => {
+                if value == "recurse" {
+                    self.recursive = true;
                 }
             }
             Kind::Jq => {
@@ -691,6 +768,22 @@ fn fits(kind: Kind, token: &str) -> bool {
 }
 
 /// Go package patterns that name directories.
+/// A file a test binary writes, from its own options (libtest's `--logfile`, Go's
+/// `-test.*profile`, `-test.trace`, `-test.outputdir`), and how many more arguments it took.
+fn test_binary_output(tok: &str, next: Option<&String>) -> Option<(String, usize)> {
+    if tok == "--logfile" {
+        return next.map(|p| (p.clone(), 1));
+    }
+    if let Some(p) = tok.strip_prefix("--logfile=") {
+        return Some((p.to_string(), 0));
+    }
+    let (name, value) = tok.trim_start_matches('-').split_once('=')?;
+    let writes = name
+        .strip_prefix("test.")
+        .is_some_and(|n| n.ends_with("profile") || matches!(n, "trace" | "outputdir" | "testlogfile"));
+    writes.then(|| (value.to_string(), 0))
+}
+
 fn is_path_pattern(value: &str) -> bool {
     value == "." || value.starts_with("./") || value.starts_with("../") || value.starts_with('/')
 }
