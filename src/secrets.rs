@@ -33,6 +33,15 @@ const SHAPES: &[(&str, &str)] = &[
 /// `name = "value"` where the name sounds secret.
 const ASSIGNMENT: &str = r#"(?i)\b[\w.-]*(secret|token|passw(or)?d|api[_-]?key|access[_-]?key|private[_-]?key|credential)[\w.-]*["']?\s*[:=]+\s*["']([^"'\s]{16,})["']"#;
 
+/// `name = value` unquoted, the whole line (INI, `.env`, credentials files): the value is
+/// only token characters, so code (`key = os.environ["K"]`) does not look like one.
+const UNQUOTED_ASSIGNMENT: &str = r"(?i)^\s*(export\s+)?[\w.-]*(secret|token|passw(or)?d|api[_-]?key|access[_-]?key|private[_-]?key|credential)[\w.-]*\s*[:=]\s*([A-Za-z0-9+/=_.~-]{16,})\s*$";
+
+fn unquoted_assignment() -> &'static Regex {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    CELL.get_or_init(|| Regex::new(UNQUOTED_ASSIGNMENT).unwrap_or_else(|e| panic!("built-in unquoted pattern: {e}")))
+}
+
 fn compiled() -> &'static (Vec<(&'static str, Regex)>, Regex) {
     static CELL: OnceLock<(Vec<(&'static str, Regex)>, Regex)> = OnceLock::new();
     CELL.get_or_init(|| {
@@ -107,7 +116,9 @@ pub fn scan(path: &str, added: &[(u32, String)]) -> Vec<Hit> {
             out.push(finding(kind, *line));
             continue;
         }
-        if let Some(value) = assignment.captures(text).and_then(|c| c.get(3)) {
+        let quoted = assignment.captures(text).and_then(|c| c.get(3));
+        let unquoted = || unquoted_assignment().captures(text).and_then(|c| c.get(4));
+        if let Some(value) = quoted.or_else(unquoted) {
             let v = value.as_str();
             if !placeholder(v) && entropy(v) >= 3.5 {
                 out.push(finding("high_entropy_assignment", *line));
@@ -226,5 +237,21 @@ mod tests {
         }
         assert!(shown.contains("ok line\n") && shown.contains("done\n") && shown.contains("[redacted github_token]"));
         assert_eq!(redact("password = changeme_placeholder\n"), "password = changeme_placeholder\n");
+    }
+
+    #[test]
+    fn unquoted_ini_and_env_values_are_found_and_code_is_not() {
+        assert_eq!(
+            kinds(
+                "config/credentials",
+                &["[default]", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Zr3mVx9"]
+            ),
+            vec!["high_entropy_assignment@2"]
+        );
+        assert_eq!(
+            kinds("deploy/app.ini", &["export API_TOKEN=q8Zr3mVx9LkP2wT7yBn4HcJ6"]),
+            vec!["high_entropy_assignment@1"]
+        );
+        assert!(kinds("src/app.py", &["api_key = os.environ[\"API_KEY\"]", "token = self.token_for(user)"]).is_empty());
     }
 }

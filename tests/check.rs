@@ -242,6 +242,21 @@ fn python_errors_from_ruff_block_and_warnings_do_not() {
 }
 
 #[test]
+fn a_staged_python_syntax_error_blocks() {
+    let dir = repo(&[("pyproject.toml", "[project]\nname = \"p\"\nversion = \"0\"\n"), ("pkg/__init__.py", "")]);
+    // A missing colon: ruff 0.17 reports it as `invalid-syntax`.
+    write(dir.path(), &[("pkg/a.py", "def make_str(value) -> str\n    return str(value)\n")]);
+    git(dir.path(), &["add", "-A"]);
+    let (code, v) = check(dir.path());
+    assert_eq!(code, 1, "a syntax error must block: {v}");
+    let b = blockers(&v);
+    assert!(
+        b.iter().any(|(reason, path, line)| path == "pkg/a.py" && *line == 1 && reason.contains("syntax")),
+        "{b:?}"
+    );
+}
+
+#[test]
 fn a_go_build_error_blocks() {
     let dir =
         repo(&[("go.mod", "module example.com/gated\n\ngo 1.19\n"), ("main.go", "package main\n\nfunc main() {}\n")]);

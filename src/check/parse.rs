@@ -159,9 +159,12 @@ struct RuffLocation {
 }
 
 /// Ruff codes for code that cannot run as written; the rest are warnings.
+/// A syntax error is an error whatever ruff calls it (no code before 0.5,
+/// `invalid-syntax` since, `E999` in between).
 fn ruff_severity(code: Option<&str>) -> Severity {
     match code {
         None => Severity::Error,
+        Some(c) if c.contains("syntax") => Severity::Error,
         Some(c) if c.starts_with("E9") || c.starts_with("F63") || c.starts_with("F7") || c.starts_with("F82") => {
             Severity::Error
         }
@@ -361,7 +364,8 @@ assertion failed"#;
     fn ruff_json() {
         let out = r#"[{"code":"F821","message":"Undefined name `x`","filename":"/snap/pkg/a.py","location":{"row":4,"column":1}},
                      {"code":"F401","message":"`os` imported but unused","filename":"/snap/pkg/a.py","location":{"row":1,"column":8}},
-                     {"code":null,"message":"SyntaxError: Expected ')'","filename":"/snap/b.py","location":{"row":2,"column":1}}]"#;
+                     {"code":null,"message":"SyntaxError: Expected ')'","filename":"/snap/b.py","location":{"row":2,"column":1}},
+                     {"code":"invalid-syntax","message":"Expected `:`, found newline","filename":"/snap/c.py","location":{"row":1,"column":27}}]"#;
         let f = ruff(root(), out).unwrap();
         let sev: Vec<_> = f
             .iter()
@@ -370,7 +374,7 @@ assertion failed"#;
                 _ => Severity::Note,
             })
             .collect();
-        assert_eq!(sev, vec![Severity::Error, Severity::Warning, Severity::Error]);
+        assert_eq!(sev, vec![Severity::Error, Severity::Warning, Severity::Error, Severity::Error]);
         assert_eq!((f[0].path.as_str(), f[0].line), ("pkg/a.py", 4));
         assert!(ruff(root(), "not json").is_err());
     }
