@@ -154,6 +154,23 @@ fn an_override_lets_a_blocked_commit_through_and_is_recorded() {
     assert_eq!(db, 1);
     let out = nerd_with_path(dir.path(), &["check", "--override", "  "], &path_with_tools());
     assert_eq!(out.status.code(), Some(2), "an empty reason is refused");
+    // The override holds for this staged tree: the installed hook lets the real commit through.
+    let (code, v) = check(dir.path());
+    assert_eq!((code, v["overridden"].as_str()), (0, Some("hotfix; CI will catch it")), "{v}");
+    let out = nerd_with_path(dir.path(), &["hook", "install"], &path_with_tools());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let commit = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "hotfix"])
+        .current_dir(dir.path())
+        .env("PATH", path_with_tools())
+        .output()
+        .unwrap();
+    assert!(commit.status.success(), "{}", String::from_utf8_lossy(&commit.stderr));
+    // Another staged tree is judged afresh: the override does not carry over.
+    write(dir.path(), &[("src/lib.rs", &format!("{BAD_RS}\n// another change\n"))]);
+    git(dir.path(), &["add", "src/lib.rs"]);
+    let (code, v) = check(dir.path());
+    assert_eq!((code, v["overridden"].is_null()), (1, true), "{v}");
 }
 
 fn rusqlite_count(db: &Path) -> i64 {

@@ -146,10 +146,22 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
         .iter()
         .map(|b| blocker(b, &fixpoint.facts().symbols, &stored.findings, &stored.tools))
         .collect();
-    if let (true, Some(reason)) = (blocked, override_reason) {
-        let summary = serde_json::to_string(&blockers).unwrap_or_default();
-        store.record_override(crate::timing::now_ns(), &tree, reason, &summary)?;
-        let r = facts.sym(reason);
+    // An override given now is recorded for this staged tree; one recorded earlier for the
+    // very same staged tree (`nerd check --override`, then `git commit` through the hook) holds.
+    let reason = match (blocked, override_reason, mode) {
+        (false, _, _) => None,
+        (true, Some(reason), _) => {
+            let summary = serde_json::to_string(&blockers).unwrap_or_default();
+            store.record_override(crate::timing::now_ns(), &tree, reason, &summary)?;
+            Some(reason.to_string())
+        }
+        (true, None, Mode::Staged) => {
+            store.overrides()?.into_iter().find(|(_, t, _, _)| *t == tree).map(|(_, _, reason, _)| reason)
+        }
+        (true, None, Mode::All) => None,
+    };
+    if let Some(reason) = reason {
+        let r = facts.sym(&reason);
         facts.commit_override.push(r);
         let again = evaluate(facts);
         blocked = again.commit_blocked();
