@@ -52,8 +52,6 @@ struct Reading<'s, 'r, 'f> {
     operands: Vec<String>,
     /// Set when the rest of the line belongs to another command, which was read.
     done: bool,
-    /// An option that only prints information (`--version`, `--help`) was given.
-    informational: bool,
     /// Folders read are read whole (`grep -r`), and how many paths were read.
     recursive: bool,
     paths_read: usize,
@@ -85,7 +83,6 @@ pub(super) fn read(rec: &mut Recorder<'_>, argv: &[String], cwd: &Path, depth: u
         filled: Vec::new(),
         operands: Vec::new(),
         done: false,
-        informational: false,
         recursive: false,
         paths_read: 0,
     };
@@ -302,7 +299,6 @@ impl<'s> Reading<'s, '_, '_> {
     /// Records option `name` (with its value attached, if any), judges its
     /// values and applies its markers; says how many following arguments it took.
     fn apply(&mut self, name: &str, attached: Option<String>, rest: &[String]) -> Used {
-        self.informational |= matches!(name, "--version" | "-V" | "-v" | "--help" | "-h");
         let Some((scope, opt)) = self.lookup(name) else {
             self.unknown(format!("option {name}"));
             return Used::Values(0);
@@ -427,7 +423,7 @@ impl<'s> Reading<'s, '_, '_> {
             let interactive = self.spec.kinds.iter().any(|k| k == "script-runner")
                 && self.path.is_empty()
                 && operands.is_empty()
-                && !self.informational
+                && !self.readonly
                 && roles.first().is_some_and(|r| r.kind == Kind::Script);
             if interactive {
                 self.rec.refused(&program, "the program would be read from standard input, which nerd cannot see");
@@ -442,11 +438,10 @@ impl<'s> Reading<'s, '_, '_> {
             self.rec.operands(&program, &path);
         }
         // A recursive read with no path reads the working directory.
-        if self.recursive && self.paths_read == 0 && !self.informational {
+        if self.recursive && self.paths_read == 0 {
             self.touch_secrets_beneath(".");
         }
-        // `--version` and `--help` only print.
-        if self.readonly || self.informational {
+        if self.readonly {
             self.rec.readonly(&program, &path);
         }
         if self.listing {
@@ -716,9 +711,14 @@ impl<'s> Reading<'s, '_, '_> {
 
     /// A folder read whole reads the secrets inside it: each found (a bounded walk,
     /// symlinks not followed, `.git` and dependency folders skipped) is touched as read.
+    /// Files are judged by name, and by inode when they have other names (hard links);
+    /// a symlink by where it points.
     fn touch_secrets_beneath(&mut self, dir: &str) {
+        use std::os::unix::fs::MetadataExt;
         const MAX_ENTRIES: usize = 50_000;
         let root = self.rec.absolute(&self.cwd, dir);
+        let workspace = self.rec.workspace().to_path_buf();
+        let refused = crate::files::Refused::files(&super::paths::secret_locations(&workspace, &[]));
         let mut stack = vec![root];
         let (mut seen, mut found) = (0, Vec::new());
         while let Some(d) = stack.pop() {
@@ -726,17 +726,29 @@ impl<'s> Reading<'s, '_, '_> {
             for entry in entries.flatten() {
                 seen += 1;
                 let (path, name) = (entry.path(), entry.file_name().to_string_lossy().to_string());
-                match entry.file_type() {
-                    Ok(t) if t.is_dir() && !matches!(name.as_str(), ".git" | "node_modules" | "target" | ".venv") => {
-                        stack.push(path)
-                    }
-                    Ok(t) if t.is_file() || t.is_symlink() => {
-                        let class = super::paths::classify(self.rec.workspace(), &path.to_string_lossy()).1;
-                        if class == nerd_logic::vocab::PathClass::Secret {
-                            found.push(path);
+                let rel = path.strip_prefix(&workspace).unwrap_or(&path).to_string_lossy().to_string();
+                let secret = match entry.file_type() {
+                    Ok(t) if t.is_dir() => {
+                        // A credential folder (`~/.ssh` under a recursive read of the home folder) is read whole.
+                        let class = super::paths::classify(&workspace, &path.to_string_lossy()).1;
+                        let skipped = matches!(name.as_str(), ".git" | "node_modules" | "target" | ".venv");
+                        if class != nerd_logic::vocab::PathClass::Secret && !skipped {
+                            stack.push(path.clone());
                         }
+                        class == nerd_logic::vocab::PathClass::Secret
                     }
-                    _ => {}
+                    Ok(t) if t.is_file() => {
+                        super::paths::secret_by_name(&rel)
+                            || entry.metadata().is_ok_and(|m| m.nlink() > 1 && refused.holds(&m))
+                    }
+                    Ok(t) if t.is_symlink() => {
+                        let class = super::paths::classify(&workspace, &path.to_string_lossy()).1;
+                        class == nerd_logic::vocab::PathClass::Secret
+                    }
+                    _ => false,
+                };
+                if secret {
+                    found.push(path);
                 }
                 if seen >= MAX_ENTRIES || found.len() >= 8 {
                     stack.clear();
