@@ -111,7 +111,7 @@ impl Store {
         let mut conn = Connection::open(path).map_err(open_err)?;
         // Wait for other nerd processes (a batch, a watcher) rather than fail: set before anything takes a lock.
         conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(open_err)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(open_err)?;
+        wal_mode(&conn).map_err(open_err)?;
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_err)?;
         // A 32 MiB page cache keeps bulk index writes from re-reading evicted pages.
         conn.pragma_update(None, "cache_size", -32768).map_err(open_err)?;
@@ -613,5 +613,29 @@ fn parse_word<T: std::str::FromStr<Err = nerd_logic::vocab::UnknownWord>>(s: &st
 impl From<rusqlite::types::FromSqlError> for StoreError {
     fn from(e: rusqlite::types::FromSqlError) -> Self {
         StoreError::Corrupt(e.to_string())
+    }
+}
+
+/// Puts the database in WAL mode. Switching needs the database to itself and
+/// SQLite answers "locked" at once, without its busy handler, while another
+/// connection is in a transaction (two nerd processes opening a fresh
+/// workspace): so a database already in WAL is left alone, and the switch is
+/// retried for as long as the busy timeout would have waited.
+fn wal_mode(conn: &Connection) -> rusqlite::Result<()> {
+    let started = std::time::Instant::now();
+    loop {
+        let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+        if mode.eq_ignore_ascii_case("wal") {
+            return Ok(());
+        }
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && started.elapsed() < std::time::Duration::from_secs(5) =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            other => return other,
+        }
     }
 }
