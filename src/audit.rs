@@ -155,7 +155,13 @@ pub fn append(root: &Path, store: &Store, body: &serde_json::Value) -> Result<i6
         Checkpoint { head: (seq, hash.clone()), before: Some(head) }.write(root)?;
         Ok((seq, hash))
     })?;
-    Checkpoint { head: seq.clone(), before: None }.write(root)?;
+    // Once committed, the checkpoint names the new head alone, under the lock again and only
+    // while that head is still the newest: another process may have appended meanwhile and
+    // written its own checkpoint, which must not be moved back.
+    store.locked(|store| match store.audit_head()? {
+        Some(head) if head == seq => Checkpoint { head, before: None }.write(root),
+        _ => Ok(()),
+    })?;
     Ok(seq.0)
 }
 
