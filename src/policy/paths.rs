@@ -178,14 +178,19 @@ fn secret_name(name: &str) -> bool {
 }
 
 /// What a confined program may read but not write inside the workspace, and
-/// what it may not read at all, for the sandbox: every existing `.git` and
-/// `.nerd` at the top, the persistence files that exist, the user's credential
-/// folders and files, the system's password hashes, and the project's own
-/// `[policy] secret_paths`.
+/// what it may not read at all ([`secret_locations`]), for the sandbox: every
+/// existing `.git` and `.nerd` at the top and the persistence files that exist.
 pub fn sandbox_layout(workspace: &Path, secret_paths: &[String]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mut readonly: Vec<PathBuf> = [".git", ".nerd"].iter().map(|p| workspace.join(p)).collect();
     let top = PERSISTENCE.iter().chain(PERSISTENCE_ANYWHERE).chain(AGENT_CONFIG);
     readonly.extend(top.map(|p| workspace.join(p.trim_end_matches('/'))));
+    (readonly, secret_locations(workspace, secret_paths))
+}
+
+/// Where the user's secrets live: the credential folders and files in the
+/// home folder, the system's password hashes, and the project's own
+/// `[policy] secret_paths` (relative to `workspace`).
+pub fn secret_locations(workspace: &Path, secret_paths: &[String]) -> Vec<PathBuf> {
     let mut masked: Vec<PathBuf> = vec!["/etc/shadow".into(), "/etc/gshadow".into()];
     if let Some(home) = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute()) {
         masked.extend(SECRET_DIRS.iter().map(|d| home.join(d)));
@@ -194,7 +199,13 @@ pub fn sandbox_layout(workspace: &Path, secret_paths: &[String]) -> (Vec<PathBuf
             .extend([".cargo/credentials", ".cargo/credentials.toml", ".config/git/credentials"].map(|n| home.join(n)));
     }
     masked.extend(secret_paths.iter().map(|p| normalise(workspace, p)));
-    (readonly, masked)
+    masked
+}
+
+/// Whether a workspace-relative path is a secret by its name alone (no IO):
+/// the file name, or a folder named for secrets on the way.
+pub fn secret_by_name(rel: &str) -> bool {
+    secret_name(rel.rsplit('/').next().unwrap_or(rel)) || secret_file(&rel.to_ascii_lowercase()).is_some()
 }
 
 /// Whether `path` is a second name of one of the user's secret files (a hard link has no target to resolve).
@@ -202,8 +213,7 @@ fn hard_link_to_secret(path: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     match std::fs::metadata(path) {
         Ok(m) if m.is_file() && m.nlink() > 1 => {
-            let masked = sandbox_layout(Path::new("/"), &[]).1;
-            crate::files::Refused::files(&masked).holds(&m)
+            crate::files::Refused::files(&secret_locations(Path::new("/"), &[])).holds(&m)
         }
         _ => false,
     }

@@ -309,7 +309,7 @@ impl Router {
 
     /// The files no name may reach: the user's secrets, by inode, whatever link points at them.
     fn refused(&self) -> files::Refused {
-        files::Refused::files(&paths::sandbox_layout(&self.root, &self.project.secret_paths).1)
+        files::Refused::files(&paths::secret_locations(&self.root, &self.project.secret_paths))
     }
 
     fn perform(&self, seq: i64, action: &Action) -> Result<Output, String> {
