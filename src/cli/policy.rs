@@ -64,7 +64,7 @@ pub fn claude_pretooluse(fallback_root: &Path) -> Result<i32, NerdError> {
     let (verdict, reasons) = match claude::call(&payload) {
         Call::Inert => (Verdict::Allow, vec!["nothing to judge".to_string()]),
         Call::Unknown(why) => (Verdict::Ask, vec![why]),
-        Call::Actions(actions) => {
+        Call::Actions(actions, spans) => {
             let mut decisions = Vec::new();
             for action in &actions {
                 match action.validate() {
@@ -84,7 +84,7 @@ pub fn claude_pretooluse(fallback_root: &Path) -> Result<i32, NerdError> {
             if verdict == Verdict::Allow && sandboxed.contains(&true) {
                 // Claude Code runs the line itself, unconfined: each program the constitution
                 // allows only in the sandbox is rewritten, in place, to run through nerd's sandbox.
-                match confine_line(&root, &payload, &actions, &sandboxed)? {
+                match confine_line(&root, &payload, &actions, &spans, &sandboxed)? {
                     Some(line) => {
                         rewritten = Some(line);
                         reasons.push("rewritten to run confined through `nerd sandbox-exec`".into());
@@ -122,26 +122,24 @@ pub fn claude_pretooluse(fallback_root: &Path) -> Result<i32, NerdError> {
     Ok(exit::SUCCESS)
 }
 
-/// The Bash line with every sandboxed program's words replaced by a `nerd
-/// sandbox-exec` run of the same argv; `None` when a program's words cannot be
-/// found together in the line (a redirection between them) or the call is not Bash.
+/// The Bash line with every sandboxed program's words (at `spans`, as the hook
+/// read them) replaced by a `nerd sandbox-exec` run of the same argv; `None`
+/// when a program's words do not stand together in the line (a redirection
+/// between them) or the call is not Bash.
 fn confine_line(
     root: &Path,
     payload: &claude::Payload,
     actions: &[Action],
+    spans: &[Option<std::ops::Range<usize>>],
     sandboxed: &[bool],
 ) -> Result<Option<String>, NerdError> {
     let Some(line) = payload.tool_input.get("command").and_then(|c| c.as_str()).filter(|_| payload.tool_name == "Bash")
     else {
         return Ok(None);
     };
-    let (reading, spans) = crate::policy::shell::read_with_spans(line);
-    if reading != crate::policy::shell::Reading::Actions(actions.to_vec()) {
-        return Ok(None);
-    }
     let mut out = line.to_string();
     // From the end, so earlier ranges stay where they are.
-    for ((action, span), confine) in actions.iter().zip(&spans).zip(sandboxed).rev() {
+    for ((action, span), confine) in actions.iter().zip(spans).zip(sandboxed).rev() {
         if !confine {
             continue;
         }

@@ -21,7 +21,9 @@ pub struct Payload {
 /// What a tool call amounts to.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Call {
-    Actions(Vec<Action>),
+    /// The actions, and for a Bash line where each program's words stand in it
+    /// (aligned with the actions; empty for other tools).
+    Actions(Vec<Action>, Vec<Option<std::ops::Range<usize>>>),
     /// Nothing nerd judges (planning, todo lists).
     Inert,
     /// nerd cannot tell what it does.
@@ -37,13 +39,13 @@ pub fn call(p: &Payload) -> Call {
     let input = &p.tool_input;
     let need = |name: &str| field(input, name).map(str::to_string).ok_or(format!("{} without `{name}`", p.tool_name));
     let one = |a: Result<Action, String>| match a {
-        Ok(a) => Call::Actions(vec![a]),
+        Ok(a) => Call::Actions(vec![a], Vec::new()),
         Err(e) => Call::Unknown(e),
     };
     match p.tool_name.as_str() {
-        "Bash" => match need("command").map(|c| shell::read(&c)) {
-            Ok(Reading::Actions(actions)) => Call::Actions(actions),
-            Ok(Reading::Opaque(why)) => Call::Unknown(why),
+        "Bash" => match need("command").map(|c| shell::read_with_spans(&c)) {
+            Ok((Reading::Actions(actions), spans)) => Call::Actions(actions, spans),
+            Ok((Reading::Opaque(why), _)) => Call::Unknown(why),
             Err(e) => Call::Unknown(e),
         },
         "Read" => one(need("file_path").map(|path| Action::ReadFile { path })),
@@ -73,11 +75,12 @@ mod tests {
     #[test]
     fn tool_calls_map_to_actions() {
         let c = call(&payload(r#"{"tool_name":"Bash","tool_input":{"command":"git status && rm -rf /"}}"#));
-        assert!(matches!(c, Call::Actions(ref a) if a.len() == 2));
+        assert!(matches!(c, Call::Actions(ref a, ref spans) if a.len() == 2 && spans.len() == 2));
         let c = call(&payload(
             r#"{"tool_name":"Edit","tool_input":{"file_path":"/w/src/a.rs","old_string":"a","new_string":"b"}}"#,
         ));
-        assert_eq!(c, Call::Actions(vec![Action::WriteFile { path: "/w/src/a.rs".into(), content: Some("b".into()) }]));
+        let write = Action::WriteFile { path: "/w/src/a.rs".into(), content: Some("b".into()) };
+        assert_eq!(c, Call::Actions(vec![write], Vec::new()));
         assert_eq!(call(&payload(r#"{"tool_name":"TodoWrite","tool_input":{}}"#)), Call::Inert);
         assert!(matches!(call(&payload(r#"{"tool_name":"Bash","tool_input":{}}"#)), Call::Unknown(_)));
         assert!(matches!(call(&payload(r#"{"tool_name":"mcp__x__y","tool_input":{}}"#)), Call::Unknown(_)));
