@@ -159,18 +159,23 @@ fn an_override_lets_a_blocked_commit_through_and_is_recorded() {
     assert_eq!((code, v["overridden"].as_str()), (0, Some("hotfix; CI will catch it")), "{v}");
     let out = nerd_with_path(dir.path(), &["hook", "install"], &path_with_tools());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let commit = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "hotfix"])
-        .current_dir(dir.path())
-        .env("PATH", path_with_tools())
-        .output()
-        .unwrap();
+    let commit = git_commit(dir.path(), "hotfix");
     assert!(commit.status.success(), "{}", String::from_utf8_lossy(&commit.stderr));
     // Another staged tree is judged afresh: the override does not carry over.
     write(dir.path(), &[("src/lib.rs", &format!("{BAD_RS}\n// another change\n"))]);
     git(dir.path(), &["add", "src/lib.rs"]);
     let (code, v) = check(dir.path());
     assert_eq!((code, v["overridden"].is_null()), (1, true), "{v}");
+}
+
+/// A real `git commit` in `dir`, so an installed pre-commit hook runs, with the test tools on PATH.
+fn git_commit(dir: &Path, message: &str) -> Output {
+    Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", message])
+        .current_dir(dir)
+        .env("PATH", path_with_tools())
+        .output()
+        .unwrap()
 }
 
 fn rusqlite_count(db: &Path) -> i64 {
@@ -203,14 +208,7 @@ fn the_installed_hook_really_stops_git_commit() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     write(dir.path(), &[("src/lib.rs", BAD_RS)]);
     git(dir.path(), &["add", "src/lib.rs"]);
-    let commit = |dir: &Path| {
-        Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "broken"])
-            .current_dir(dir)
-            .env("PATH", path_with_tools())
-            .output()
-            .unwrap()
-    };
+    let commit = |dir: &Path| git_commit(dir, "broken");
     let out = commit(dir.path());
     assert!(!out.status.success(), "the hook must refuse the commit");
     let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -245,12 +243,17 @@ fn an_existing_hook_is_never_silently_replaced() {
     assert_eq!(std::fs::read_to_string(hooks.join("pre-commit")).unwrap(), "#!/bin/sh\necho theirs\n", "restored");
 }
 
+/// `nerd check` of a Python package whose staged `pkg/a.py` holds `source`.
+fn check_staged_python(source: &str) -> (i32, serde_json::Value) {
+    let dir = repo(&[("pyproject.toml", "[project]\nname = \"p\"\nversion = \"0\"\n"), ("pkg/__init__.py", "")]);
+    write(dir.path(), &[("pkg/a.py", source)]);
+    git(dir.path(), &["add", "-A"]);
+    check(dir.path())
+}
+
 #[test]
 fn python_errors_from_ruff_block_and_warnings_do_not() {
-    let dir = repo(&[("pyproject.toml", "[project]\nname = \"p\"\nversion = \"0\"\n"), ("pkg/__init__.py", "")]);
-    write(dir.path(), &[("pkg/a.py", "import os\n\n\ndef f():\n    return undefined_name\n")]);
-    git(dir.path(), &["add", "-A"]);
-    let (code, v) = check(dir.path());
+    let (code, v) = check_staged_python("import os\n\n\ndef f():\n    return undefined_name\n");
     assert_eq!(code, 1, "{v}");
     let b = blockers(&v);
     assert_eq!(b.len(), 1, "the unused import is a warning: {b:?}");
@@ -260,11 +263,8 @@ fn python_errors_from_ruff_block_and_warnings_do_not() {
 
 #[test]
 fn a_staged_python_syntax_error_blocks() {
-    let dir = repo(&[("pyproject.toml", "[project]\nname = \"p\"\nversion = \"0\"\n"), ("pkg/__init__.py", "")]);
     // A missing colon: ruff 0.17 reports it as `invalid-syntax`.
-    write(dir.path(), &[("pkg/a.py", "def make_str(value) -> str\n    return str(value)\n")]);
-    git(dir.path(), &["add", "-A"]);
-    let (code, v) = check(dir.path());
+    let (code, v) = check_staged_python("def make_str(value) -> str\n    return str(value)\n");
     assert_eq!(code, 1, "a syntax error must block: {v}");
     let b = blockers(&v);
     assert!(
