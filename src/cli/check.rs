@@ -22,12 +22,13 @@ pub fn run(
     if json {
         writeln!(out, "{}", serde_json::to_string(&outcome).map_err(|e| NerdError::Usage(e.to_string()))?)?;
     } else {
-        print_text(&mut out, &outcome)?;
+        print_text(&mut out, &outcome, override_reason.is_some())?;
     }
     Ok(if outcome.blocked { exit::LOGIC_SAID_NO } else { exit::SUCCESS })
 }
 
-fn print_text(out: &mut impl Write, o: &Outcome) -> std::io::Result<()> {
+/// `given_now`: the override came with this command (else it was recorded earlier for this staged tree).
+fn print_text(out: &mut impl Write, o: &Outcome, given_now: bool) -> std::io::Result<()> {
     let short = &o.tree[..o.tree.len().min(12)];
     let verdict = match (o.blocked, &o.overridden) {
         (true, _) => format!("blocked ({} reason{})", o.blockers.len(), if o.blockers.len() == 1 { "" } else { "s" }),
@@ -55,7 +56,11 @@ fn print_text(out: &mut impl Write, o: &Outcome) -> std::io::Result<()> {
         writeln!(out, "checks: {}", tools.join("; "))?;
     }
     if let Some(reason) = &o.overridden {
-        writeln!(out, "override recorded: {reason}")?;
+        if given_now {
+            writeln!(out, "override recorded: {reason}")?;
+        } else {
+            writeln!(out, "let through by the override recorded for this staged tree: {reason}")?;
+        }
     } else if o.blocked {
         writeln!(out, "to commit anyway (recorded): nerd check --override \"reason\"")?;
     }
