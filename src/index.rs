@@ -85,9 +85,13 @@ pub fn read_and_project(root: &Path, w: &Walked) -> Result<(FileRecord, Option<F
 /// The meta key holding what the stored projections were made with.
 const PROJECTION_KEY: &str = "projection";
 
-/// What a projection depends on besides the file: nerd's version and every grammar query.
+/// Bumped whenever projection code (not only a query) changes what a file projects to.
+const PROJECTION_REVISION: &str = "2: type hints, macro arguments, overload stubs";
+
+/// What a projection depends on besides the file: nerd's version, the
+/// projection code's revision and every grammar query.
 fn projection_fingerprint() -> String {
-    let mut text = String::from(env!("CARGO_PKG_VERSION"));
+    let mut text = format!("{}\0{PROJECTION_REVISION}", env!("CARGO_PKG_VERSION"));
     for lang in Lang::ALL {
         text.push('\0');
         text.push_str(&lang.query_source());

@@ -34,8 +34,8 @@ pub struct World<'a> {
 pub enum FactScope {
     /// Every world fact: for queries and explanations.
     All,
-    /// Only what the rules read (no signatures, chunks, imports, unresolved
-    /// calls or parse errors): for re-deriving under `nerd watch`.
+    /// Only what the rules read (no signatures, chunks, imports or parse
+    /// errors): for re-deriving under `nerd watch`.
     Rules,
 }
 
@@ -114,11 +114,12 @@ pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
     }
     for (path, file) in &w.resolution.files {
         let p = f.path(path);
-        for (a, b, l) in &file.calls {
-            let row = (f.symbol_id(a), f.symbol_id(b), p, Line(*l));
+        for (a, b, l, provenance) in &file.calls {
+            let row = (f.symbol_id(a), f.symbol_id(b), p, Line(*l), *provenance);
             f.calls.push(row);
         }
-        for (a, n, l) in file.unresolved.iter().filter(|_| all) {
+        // Unresolved calls make statements uncertain: the rules read them.
+        for (a, n, l) in &file.unresolved {
             let row = (f.symbol_id(a), f.sym(n), p, Line(*l));
             f.unresolved_call.push(row);
         }

@@ -16,7 +16,7 @@ use crate::timing::Phases;
 use crate::world::git;
 use crate::world::lang::Lang;
 use crate::world::project::FileProjection;
-use crate::world::resolve::{changed_names, re_resolve, resolve, FileView, Resolution};
+use crate::world::resolve::{changed_names, changes_shape, re_resolve, resolve, FileView, Resolution};
 use crate::world::walk::{is_excluded, relative, Walked};
 
 /// Why the live world could not be kept.
@@ -139,7 +139,7 @@ impl WatchSession {
         let mut touched = Vec::new();
         // Names whose definitions appeared or vanished: calls to them may resolve differently.
         let mut names: BTreeSet<String> = BTreeSet::new();
-        let mut files_came_or_went = false;
+        let mut resolve_all = false;
         for rel in rels {
             let full = self.root.join(rel);
             let meta = std::fs::symlink_metadata(&full).ok().filter(|m| m.is_file());
@@ -153,17 +153,20 @@ impl WatchSession {
                     if self.files.get(rel).is_some_and(|old| old.sha256 == record.sha256) {
                         continue;
                     }
-                    files_came_or_went |= self.files.insert(rel.clone(), record.clone()).is_none();
+                    resolve_all |= self.files.insert(rel.clone(), record.clone()).is_none();
                     let old = match (&projection, Lang::from_name(&record.lang)) {
                         (Some(p), Some(lang)) => self.projections.insert(rel.clone(), (lang, p.clone())),
                         _ => self.projections.remove(rel),
                     };
-                    names.extend(changed_names(old.as_ref().map(|(_, p)| p), projection.as_ref()));
+                    let before = old.as_ref().map(|(_, p)| p);
+                    names.extend(changed_names(before, projection.as_ref()));
+                    // Types of fields, bases, module-level names and return types reach every file.
+                    resolve_all |= changes_shape(before, projection.as_ref());
                     changes.push(FileChange::Upsert { record, projection });
                     touched.push(rel.clone());
                 }
                 None if self.files.contains_key(rel) => {
-                    files_came_or_went = true;
+                    resolve_all = true;
                     self.files.remove(rel);
                     self.projections.remove(rel);
                     changes.push(FileChange::Remove { path: rel.clone() });
@@ -181,7 +184,7 @@ impl WatchSession {
         let redone;
         let write = if changes.is_empty() {
             ResolutionWrite::None
-        } else if files_came_or_went {
+        } else if resolve_all {
             self.resolution = resolve(&views);
             ResolutionWrite::Full(&self.resolution)
         } else {

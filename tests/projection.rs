@@ -22,7 +22,7 @@ fn actual(dir: &std::path::Path) -> BTreeMap<&'static str, BTreeSet<String>> {
         out.entry("symbol").or_default().insert(format!("{} {} {}", arg(&a, 1), arg(&a, 2), arg(&a, 0)));
     }
     for a in query(dir, "calls") {
-        out.entry("call").or_default().insert(format!("{} -> {}", arg(&a, 0), arg(&a, 1)));
+        out.entry("call").or_default().insert(format!("{} -> {} {}", arg(&a, 0), arg(&a, 1), arg(&a, 4)));
     }
     for a in query(dir, "unresolved_call") {
         out.entry("unresolved").or_default().insert(format!("{} -> {}", arg(&a, 0), arg(&a, 1)));

@@ -5,3 +5,6 @@
 (call_expression function: (generic_function function: (identifier) @name)) @reference.call
 (call_expression function: (generic_function function: (field_expression value: (_) @receiver field: (field_identifier) @name))) @reference.call
 (call_expression function: (generic_function function: (scoped_identifier path: (_) @qualifier name: (identifier) @name))) @reference.call
+; A macro's arguments are tokens to the grammar: they are parsed again as call
+; arguments (`assert!(x.is_ok())`, `format!("{}", f())`) by the projection.
+(macro_invocation (token_tree) @macro.args)

@@ -1,1 +1,2 @@
 (import_statement) @import
+(export_statement source: (_)) @import

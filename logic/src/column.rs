@@ -7,7 +7,8 @@ use crate::atom::Term;
 use crate::symbols::{Line, PathId, Sym, SymbolId, Symbols};
 use crate::vocab::{
     Access, Action, ActionKind, ActionOutcome, Autonomy, Category, Confidence, ContextHint, Effect, NetClass,
-    PathClass, Risk, Route, Severity, Strategy, SurfaceMode, SymbolKind, TestOutcome, TestState, UnknownWord, Verb,
+    PathClass, Provenance, Risk, Route, Severity, Strategy, SurfaceMode, SymbolKind, TestOutcome, TestState,
+    UnknownWord, Verb,
     Visibility,
 };
 
@@ -181,7 +182,8 @@ vocabulary_columns!(
     Route,
     Autonomy,
     ActionOutcome,
-    SurfaceMode
+    SurfaceMode,
+    Provenance
 );
 
 impl Row for () {

@@ -8,6 +8,13 @@
 //! instead of materialising the quadratic `depends_on` closure; the closure
 //! itself is its own program, run only when asked for, and a test checks the
 //! two definitions agree.
+//!
+//! Only certain call edges (proved by name resolution, an inferred receiver
+//! type, an indexer or a test run) carry impact and coverage. A bare-name
+//! guess, or a call that did not resolve but names a symbol, is an
+//! `uncertain_call`: it never makes a statement true, but it makes "no test
+//! reaches X" unknown (`coverage_unknown`) and marks what a change could
+//! reach through it (`maybe_impacted`, `maybe_needs_testing`).
 
 use std::collections::HashMap;
 
@@ -17,12 +24,16 @@ use crate::atom::Atom;
 use crate::proof::{Premise, Proof};
 use crate::schema::{atoms, Facts};
 use crate::symbols::{Line, PathId, Sym, SymbolId};
+use crate::vocab::Provenance;
 
 ascent! {
     /// Change impact over resolved call edges.
     pub struct ImpactProgram;
 
     relation calls(Sym, Sym);
+    relation name_only_call(Sym, Sym);
+    relation unresolved(Sym, Sym);
+    relation callable_name(Sym, Sym);
     relation defines(Sym, Sym);
     relation modified(Sym);
     relation test_symbol(Sym);
@@ -36,6 +47,11 @@ ascent! {
     relation change_target(Sym);
     relation dependent(Sym, Sym);
     relation unsafe_to_refactor(Sym);
+    relation uncertain_call(Sym, Sym);
+    relation maybe_impacted(Sym);
+    relation maybe_needs_testing(Sym);
+    relation uncertain_reach(Sym);
+    relation coverage_unknown(Sym);
 
     // Witnesses: one relation per rule holding the rule's variables, so every
     // derived atom can be explained (`nerd why`).
@@ -53,6 +69,12 @@ ascent! {
     relation w_dependent_direct(Sym, Sym);
     relation w_dependent_step(Sym, Sym, Sym);
     relation w_unsafe(Sym, Sym);
+    relation w_uncertain_guess(Sym, Sym);
+    relation w_uncertain_unresolved(Sym, Sym, Sym);
+    relation w_maybe_impacted(Sym, Sym, bool);
+    relation w_maybe_needs_testing_reach(Sym);
+    relation w_maybe_needs_testing_link(Sym, Sym);
+    relation w_coverage_unknown(Sym);
 
     // A modified symbol or file is impacted.
     impacted(x), w_impacted_modified(x) <-- modified(x);
@@ -78,6 +100,26 @@ ascent! {
     dependent(t, d), w_dependent_step(t, m, d) <-- dependent(t, m), calls(d, m);
     // Unsafe: some non-test dependent of the target is reached by no test.
     unsafe_to_refactor(t), w_unsafe(t, d) <-- dependent(t, d), !covered(d), !test_symbol(d);
+
+    // Calls that could reach a symbol: a bare-name guess, or an unresolved call of its name.
+    uncertain_call(c, s), w_uncertain_guess(c, s) <-- name_only_call(c, s);
+    uncertain_call(c, s), w_uncertain_unresolved(c, n, s) <-- unresolved(c, n), callable_name(s, n);
+
+    // What a change could reach through uncertain calls, beyond what it reaches.
+    maybe_impacted(x), w_maybe_impacted(x, y, false) <-- uncertain_call(x, y), impacted(y), !impacted(x);
+    maybe_impacted(x), w_maybe_impacted(x, y, true) <-- calls(x, y), maybe_impacted(y), !impacted(x);
+    maybe_impacted(x), w_maybe_impacted(x, y, false) <-- uncertain_call(x, y), maybe_impacted(y), !impacted(x);
+    maybe_needs_testing(t), w_maybe_needs_testing_reach(t) <-- test_symbol(t), maybe_impacted(t);
+    maybe_needs_testing(t), w_maybe_needs_testing_link(t, s) <--
+        test_of(t, s), maybe_impacted(s), !needs_testing(t);
+
+    // Whether some test could reach a symbol through an uncertain call.
+    uncertain_reach(s) <-- test_symbol(t), uncertain_call(t, s);
+    uncertain_reach(s) <-- test_reach(m), uncertain_call(m, s);
+    uncertain_reach(s) <-- uncertain_reach(m), calls(m, s);
+    uncertain_reach(s) <-- uncertain_reach(m), uncertain_call(m, s);
+    // "No test reaches it" may not be said of these: it is unknown.
+    coverage_unknown(s), w_coverage_unknown(s) <-- uncertain_reach(s), !covered(s);
 }
 
 ascent! {
@@ -93,19 +135,53 @@ ascent! {
     depends_on(x, z), w_depends_step(x, y, z) <-- calls(x, y), depends_on(y, z);
 }
 
-/// Call edges without position, deduplicated, over plain ids: the impact
-/// graph's nodes are symbols and files alike.
-fn call_pairs(facts: &Facts) -> Vec<(Sym, Sym)> {
-    let mut pairs: Vec<(Sym, Sym)> = facts.calls.iter().map(|&(a, b, _, _)| (a.sym(), b.sym())).collect();
+/// Call edges of one certainty without position, deduplicated, over plain
+/// ids: the impact graph's nodes are symbols and files alike.
+fn call_pairs(facts: &Facts, certain: bool) -> Vec<(Sym, Sym)> {
+    let mut pairs: Vec<(Sym, Sym)> = facts
+        .calls
+        .iter()
+        .filter(|c| c.4.is_certain() == certain)
+        .map(|&(a, b, _, _, _)| (a.sym(), b.sym()))
+        .collect();
     pairs.sort_unstable();
     pairs.dedup();
     pairs
 }
 
+/// The bare name of a symbol id: `f` of `p#A.f~2`.
+fn bare_name(id: &str) -> &str {
+    let qualified = id.split_once('#').map_or(id, |(_, q)| q);
+    let last = qualified.rsplit('.').next().unwrap_or(qualified);
+    last.split('~').next().unwrap_or(last)
+}
+
+/// `(symbol, name)` of every callable symbol whose name some unresolved call uses.
+fn callable_names(facts: &Facts, unresolved: &[(Sym, Sym)]) -> Vec<(Sym, Sym)> {
+    use crate::vocab::SymbolKind;
+    let s = &facts.symbols;
+    let wanted: std::collections::HashMap<&str, Sym> = unresolved.iter().map(|&(_, n)| (s.resolve(n), n)).collect();
+    let mut out: Vec<(Sym, Sym)> = facts
+        .symbol
+        .iter()
+        .filter(|f| matches!(f.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Class | SymbolKind::Struct))
+        .filter_map(|f| wanted.get(bare_name(s.resolve(f.id.sym()))).map(|&n| (f.id.sym(), n)))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// Runs the impact program on a fresh instance.
 pub fn run(facts: &Facts) -> ImpactProgram {
+    let mut unresolved: Vec<(Sym, Sym)> = facts.unresolved_call.iter().map(|&(c, n, _, _)| (c.sym(), n)).collect();
+    unresolved.sort_unstable();
+    unresolved.dedup();
     let mut p = ImpactProgram {
-        calls: call_pairs(facts),
+        calls: call_pairs(facts, true),
+        name_only_call: call_pairs(facts, false),
+        callable_name: callable_names(facts, &unresolved),
+        unresolved,
         defines: facts.defines.iter().map(|&(p, s)| (p.sym(), s.sym())).collect(),
         modified: crate::schema::relation::modified(facts),
         test_symbol: facts.test_symbols().map(|t| (t.sym(),)).collect(),
@@ -119,7 +195,7 @@ pub fn run(facts: &Facts) -> ImpactProgram {
 
 /// Runs the closure program on a fresh instance.
 pub fn run_closure(facts: &Facts) -> ClosureProgram {
-    let mut p = ClosureProgram { calls: call_pairs(facts), ..Default::default() };
+    let mut p = ClosureProgram { calls: call_pairs(facts, true), ..Default::default() };
     p.run();
     p
 }
@@ -128,23 +204,38 @@ pub fn run_closure(facts: &Facts) -> ClosureProgram {
 /// name a real `calls(Caller, Callee, Path, Line)` fact.
 pub struct CallSites<'a> {
     facts: &'a Facts,
-    first: HashMap<(Sym, Sym), (PathId, Line)>,
+    first: HashMap<(Sym, Sym), (PathId, Line, Provenance)>,
+    unresolved: HashMap<(Sym, Sym), (PathId, Line)>,
 }
 
 impl<'a> CallSites<'a> {
     pub fn new(facts: &'a Facts) -> Self {
         let mut first = HashMap::with_capacity(facts.calls.len());
-        for &(a, b, path, line) in &facts.calls {
-            first.entry((a.sym(), b.sym())).or_insert((path, line));
+        for &(a, b, path, line, provenance) in &facts.calls {
+            first.entry((a.sym(), b.sym())).or_insert((path, line, provenance));
         }
-        CallSites { facts, first }
+        let mut unresolved = HashMap::with_capacity(facts.unresolved_call.len());
+        for &(c, n, path, line) in &facts.unresolved_call {
+            unresolved.entry((c.sym(), n)).or_insert((path, line));
+        }
+        CallSites { facts, first, unresolved }
     }
 
     fn premise(&self, x: Sym, y: Sym) -> Premise {
         let s = &self.facts.symbols;
         match self.first.get(&(x, y)) {
-            Some(&(path, line)) => Premise::Holds(atoms::calls(s, (SymbolId(x), SymbolId(y), path, line))),
+            Some(&(path, line, provenance)) => {
+                Premise::Holds(atoms::calls(s, (SymbolId(x), SymbolId(y), path, line, provenance)))
+            }
             None => Premise::Check(format!("{} calls {}", s.resolve(x), s.resolve(y))),
+        }
+    }
+
+    fn unresolved_premise(&self, caller: Sym, name: Sym) -> Premise {
+        let s = &self.facts.symbols;
+        match self.unresolved.get(&(caller, name)) {
+            Some(&(path, line)) => Premise::Holds(atoms::unresolved_call(s, (SymbolId(caller), name, path, line))),
+            None => Premise::Check(format!("{} calls something named {}", s.resolve(caller), s.resolve(name))),
         }
     }
 }
@@ -205,6 +296,61 @@ impl ImpactProgram {
         for &(t, m, d) in &self.w_dependent_step {
             let prev = Premise::Holds(atoms::dependent(s, (t, m)));
             out.push((atoms::dependent(s, (t, d)), proof("refactor/indirect-caller", vec![prev, sites.premise(d, m)])));
+        }
+        for &(c, x) in &self.w_uncertain_guess {
+            out.push((atoms::uncertain_call(s, (c, x)), proof("uncertain/name-only-edge", vec![sites.premise(c, x)])));
+        }
+        for &(c, n, x) in &self.w_uncertain_unresolved {
+            out.push((
+                atoms::uncertain_call(s, (c, x)),
+                proof("uncertain/unresolved-call-of-its-name", vec![sites.unresolved_premise(c, n)]),
+            ));
+        }
+        let impacted: std::collections::HashSet<Sym> = self.impacted.iter().map(|&(x,)| x).collect();
+        for &(x, y, certain) in &self.w_maybe_impacted {
+            let edge = if certain {
+                sites.premise(x, y)
+            } else {
+                Premise::Holds(atoms::uncertain_call(s, (x, y)))
+            };
+            let reached = if !certain && impacted.contains(&y) {
+                atoms::impacted(s, y)
+            } else {
+                atoms::maybe_impacted(s, y)
+            };
+            out.push((
+                atoms::maybe_impacted(s, x),
+                proof("uncertain/caller-of-impacted", vec![edge, Premise::Holds(reached), Premise::Absent(atoms::impacted(s, x))]),
+            ));
+        }
+        for &(t,) in &self.w_maybe_needs_testing_reach {
+            let test = Premise::Holds(atoms::test_symbol(s, SymbolId(t)));
+            out.push((
+                atoms::maybe_needs_testing(s, t),
+                proof("uncertain/test-maybe-impacted", vec![test, Premise::Holds(atoms::maybe_impacted(s, t))]),
+            ));
+        }
+        for &(t, x) in &self.w_maybe_needs_testing_link {
+            let link = Premise::Holds(atoms::test_of(s, (SymbolId(t), SymbolId(x))));
+            out.push((
+                atoms::maybe_needs_testing(s, t),
+                proof(
+                    "uncertain/linked-test",
+                    vec![link, Premise::Holds(atoms::maybe_impacted(s, x)), Premise::Absent(atoms::needs_testing(s, t))],
+                ),
+            ));
+        }
+        for &(x,) in &self.w_coverage_unknown {
+            out.push((
+                atoms::coverage_unknown(s, x),
+                proof(
+                    "uncertain/coverage",
+                    vec![
+                        Premise::Check(format!("a test could reach {} through an uncertain call (`nerd query uncertain_call`)", s.resolve(x))),
+                        Premise::Absent(atoms::covered(s, x)),
+                    ],
+                ),
+            ));
         }
         for &(t, d) in &self.w_unsafe {
             out.push((

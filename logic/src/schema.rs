@@ -26,7 +26,8 @@ use crate::reasons::{Reason, Why};
 use crate::symbols::{Line, PathId, Sym, SymbolId, Symbols};
 use crate::vocab::{
     Access, Action, ActionKind, ActionOutcome, Autonomy, Category, Confidence, ContextHint, Effect, NetClass,
-    PathClass, Risk, Route, Severity, Strategy, SurfaceMode, SymbolKind, TestOutcome, TestState, Verb, Visibility,
+    PathClass, Provenance, Risk, Route, Severity, Strategy, SurfaceMode, SymbolKind, TestOutcome, TestState, Verb,
+    Visibility,
 };
 
 /// Hands every table to the macro `$then`: this file expands them into facts,
@@ -43,7 +44,8 @@ macro_rules! tables {
                 World record symbol(SymbolFact: id Id: SymbolId, kind Kind: SymbolKind, visibility Visibility: Visibility, path Path: PathId, line Line: Line, end_line EndLine: Line, signature Signature: Sym)
                     "a definition projected by tree-sitter";
                 World rows defines(Path: PathId, Id: SymbolId) "a file defines a symbol";
-                World rows calls(CallerId: SymbolId, CalleeId: SymbolId, Path: PathId, Line: Line) "a call resolved to a symbol";
+                World rows calls(CallerId: SymbolId, CalleeId: SymbolId, Path: PathId, Line: Line, Provenance: Provenance)
+                    "a call resolved to a symbol, and how (precise, observed, exact, inferred, name_only)";
                 World rows unresolved_call(CallerId: SymbolId, Name: Sym, Path: PathId, Line: Line)
                     "a call whose target did not resolve";
                 World rows imports(Path: PathId, ImportPath: Sym) "a file imports a module or package";
@@ -139,6 +141,11 @@ macro_rules! tables {
                 impact needs_testing(TestId: Sym) "a test that reaches an impacted symbol";
                 impact test_reach(Symbol: Sym) "reached from some test through calls";
                 impact covered(Symbol: Sym) "reached or linked by some test";
+                impact uncertain_call(Caller: Sym, Callee: Sym)
+                    "a call that could reach the callee: a bare-name guess, or an unresolved call of its name";
+                impact maybe_impacted(Symbol: Sym) "not known to be impacted, but could be through an uncertain call";
+                impact maybe_needs_testing(TestId: Sym) "a test that could reach an impacted symbol through an uncertain call";
+                impact coverage_unknown(Symbol: Sym) "no test is known to reach it, but one could through an uncertain call";
                 impact change_target(Symbol: Sym) "a modified symbol or a requested refactor target";
                 impact dependent(Target: Sym, Dependent: Sym) "transitively calls a change target";
                 impact unsafe_to_refactor(Symbol: Sym) "a change target with a dependent no test covers";

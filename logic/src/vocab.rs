@@ -94,6 +94,24 @@ vocabulary!(
 );
 
 vocabulary!(
+    /// How a call edge was established, from strongest to weakest evidence:
+    /// a language's own indexer (`precise`), a test run that observed it
+    /// (`observed`), name resolution that proved it (`exact`), an inferred
+    /// receiver type or interface dispatch (`inferred`), a bare-name guess (`name_only`).
+    Provenance, "provenance" {
+        Precise => "precise", Observed => "observed", Exact => "exact", Inferred => "inferred",
+        NameOnly => "name_only",
+    }
+);
+
+impl Provenance {
+    /// Whether rules may follow the edge as a fact (`name_only` edges only make statements uncertain).
+    pub fn is_certain(self) -> bool {
+        self != Provenance::NameOnly
+    }
+}
+
+vocabulary!(
     /// Visibility of a projected symbol outside its module or file.
     Visibility, "visibility" { Public => "public", Private => "private" }
 );

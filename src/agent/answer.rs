@@ -46,8 +46,8 @@ fn callers<'a>(loaded: &'a Loaded, id: &str) -> Vec<(&'a str, &'a str, u32)> {
         .flat_map(|(path, r)| {
             r.calls
                 .iter()
-                .filter(move |(_, callee, _)| callee == id)
-                .map(move |(c, _, l)| (c.as_str(), path.as_str(), *l))
+                .filter(move |(_, callee, _, _)| callee == id)
+                .map(move |(c, _, l, _)| (c.as_str(), path.as_str(), *l))
         })
         .collect();
     out.sort();
@@ -62,7 +62,7 @@ fn callees<'a>(loaded: &'a Loaded, id: &str) -> Vec<(&'a str, u32)> {
         .resolution
         .files
         .get(path)
-        .map(|r| r.calls.iter().filter(|(c, _, _)| c == id).map(|(_, callee, l)| (callee.as_str(), *l)).collect())
+        .map(|r| r.calls.iter().filter(|(c, _, _, _)| c == id).map(|(_, callee, l, _)| (callee.as_str(), *l)).collect())
         .unwrap_or_default();
     out.sort();
     out.dedup();
@@ -149,7 +149,7 @@ fn file_summary(path: &str, loaded: &Loaded) -> String {
         .resolution
         .files
         .iter()
-        .filter(|(from, r)| *from != path && r.calls.iter().any(|(_, callee, _)| callee.starts_with(&prefix)))
+        .filter(|(from, r)| *from != path && r.calls.iter().any(|(_, callee, _, _)| callee.starts_with(&prefix)))
         .map(|(from, _)| from.as_str())
         .collect();
     if !users.is_empty() {
@@ -185,6 +185,9 @@ pub fn impact(focus: &[Candidate], loaded: &Loaded) -> String {
     let symbols: Vec<&String> = impacted.iter().filter(|s| s.contains('#') && !targets.contains(s)).collect();
     let files: BTreeSet<&str> = impacted.iter().filter(|s| !s.contains('#')).map(String::as_str).collect();
     let tests: Vec<String> = names(&fixpoint, derived.needs_testing());
+    let maybe_tests: Vec<String> = names(&fixpoint, derived.maybe_needs_testing());
+    let unknown: Vec<String> =
+        names(&fixpoint, derived.coverage_unknown()).into_iter().filter(|s| targets.contains(s)).collect();
     let unsafe_targets = names(&fixpoint, derived.unsafe_to_refactor());
     let mut out = vec![format!(
         "Changing {} affects {} other symbol(s) in {} file(s).",
@@ -196,12 +199,7 @@ pub fn impact(focus: &[Candidate], loaded: &Loaded) -> String {
         out.push("Affected (callers, transitively):".to_string());
         out.extend(list(&symbols, |s| s.to_string()));
     }
-    if tests.is_empty() {
-        out.push("No test reaches it: a change here is not checked by any test.".to_string());
-    } else {
-        out.push(format!("Tests to run ({}):", tests.len()));
-        out.extend(list(&tests, |s| s.clone()));
-    }
+    out.extend(test_lines(&tests, &maybe_tests, &unknown));
     if !unsafe_targets.is_empty() {
         out.push(
             "Some callers are reached by no test, so a refactor would be unsafe_to_refactor (see `nerd why`)."
@@ -234,7 +232,8 @@ pub fn survey(loaded: &Loaded) -> String {
     }
     let mut in_degree: BTreeMap<&str, usize> = BTreeMap::new();
     for r in loaded.resolution.files.values() {
-        for (_, callee, _) in &r.calls {
+        // Hubs are counted over certain edges only: a guess is not a caller.
+        for (_, callee, _, _) in r.calls.iter().filter(|c| c.3.is_certain()) {
             *in_degree.entry(callee.as_str()).or_default() += 1;
         }
     }
@@ -276,6 +275,9 @@ pub fn review(loaded: &Loaded) -> String {
     let (files, symbols): (Vec<String>, Vec<String>) = modified.into_iter().partition(|m| !m.contains('#'));
     let impacted: Vec<String> = names(&fixpoint, derived.impacted()).into_iter().filter(|s| s.contains('#')).collect();
     let tests = names(&fixpoint, derived.needs_testing());
+    let maybe_tests = names(&fixpoint, derived.maybe_needs_testing());
+    let unknown: Vec<String> =
+        names(&fixpoint, derived.coverage_unknown()).into_iter().filter(|s| symbols.contains(s)).collect();
     let mut out = vec![format!("{} file(s) changed against HEAD:", files.len())];
     out.extend(list(&files, |f| f.clone()));
     if !symbols.is_empty() {
@@ -283,11 +285,32 @@ pub fn review(loaded: &Loaded) -> String {
         out.extend(list(&symbols, |s| s.clone()));
     }
     out.push(format!("{} symbol(s) impacted through callers.", impacted.len()));
-    if tests.is_empty() {
-        out.push("No test reaches the changed code.".to_string());
-    } else {
-        out.push(format!("Tests to run ({}):", tests.len()));
-        out.extend(list(&tests, |t| t.clone()));
-    }
+    out.extend(test_lines(&tests, &maybe_tests, &unknown));
     out.join("\n")
+}
+
+/// The tests a change needs, and what is not known: "no test reaches it" is
+/// said only when no call nerd could not resolve could reach the change.
+fn test_lines(tests: &[String], maybe: &[String], unknown: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    if !tests.is_empty() {
+        out.push(format!("Tests to run ({}):", tests.len()));
+        out.extend(list(tests, |t| t.clone()));
+    }
+    if !maybe.is_empty() {
+        out.push(format!(
+            "Tests that may also reach it through calls nerd could not resolve ({}; `nerd query maybe_needs_testing`):",
+            maybe.len()
+        ));
+        out.extend(list(maybe, |t| t.clone()));
+    }
+    if tests.is_empty() && maybe.is_empty() && unknown.is_empty() {
+        out.push("No test reaches it: a change here is not checked by any test.".to_string());
+    } else if tests.is_empty() {
+        let why = unknown.first().map_or(String::new(), |u| format!(" (`nerd why 'coverage_unknown(\"{u}\")'`)"));
+        out.push(format!(
+            "Unknown whether any test reaches it: no resolved call from a test does, but calls nerd could not resolve might{why}."
+        ));
+    }
+    out
 }

@@ -12,6 +12,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0003_audit", include_str!("../../memory/migrations/0003_audit.sql")),
     ("0004_agent", include_str!("../../memory/migrations/0004_agent.sql")),
     ("0005_method_calls", include_str!("../../memory/migrations/0005_method_calls.sql")),
+    ("0006_type_hints", include_str!("../../memory/migrations/0006_type_hints.sql")),
 ];
 
 /// Brings the database schema up to date.

@@ -12,7 +12,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::world::imports::Import;
 use crate::world::lang::Lang;
-use crate::world::project::{FileProjection, ProjectedSymbol, RawCall};
+use crate::world::project::{FileProjection, HintKind, ProjectedSymbol, RawCall, TypeHint};
 use crate::world::resolve::Resolution;
 
 /// A storage failure, with the database path where it helps.
@@ -85,7 +85,7 @@ pub struct FileCheckpoint {
 }
 
 /// Tables whose rows belong to one file, by `path`.
-const PER_FILE_TABLES: &[&str] = &["file", "symbol", "raw_call", "import_binding", "parse_error", "chunk"];
+const PER_FILE_TABLES: &[&str] = &["file", "symbol", "raw_call", "import_binding", "type_hint", "parse_error", "chunk"];
 
 pub struct Store {
     conn: Connection,
@@ -185,6 +185,9 @@ impl Store {
             let mut import = tx.prepare_cached(
                 "INSERT INTO import_binding(path, module, name, binding, line) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
+            let mut hint = tx.prepare_cached(
+                "INSERT INTO type_hint(path, scope, var, kind, text, field, line) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?;
             let mut parse_error =
                 tx.prepare_cached("INSERT INTO parse_error(path, line, message) VALUES (?1, ?2, ?3)")?;
             let mut chunk =
@@ -219,6 +222,9 @@ impl Store {
                         for i in &p.imports {
                             import.execute(params![r.path, i.module, i.name, i.binding, i.line])?;
                         }
+                        for h in &p.hints {
+                            hint.execute(params![r.path, h.scope, h.var, h.kind.as_str(), h.text, h.field, h.line])?;
+                        }
                         if let Some((line, message)) = &p.parse_error {
                             parse_error.execute(params![r.path, line, message])?;
                         }
@@ -249,14 +255,15 @@ impl Store {
             }
         };
         {
-            let mut call =
-                tx.prepare_cached("INSERT INTO call_edge(caller, callee, path, line) VALUES (?1, ?2, ?3, ?4)")?;
+            let mut call = tx.prepare_cached(
+                "INSERT INTO call_edge(caller, callee, path, line, provenance) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
             let mut unresolved =
                 tx.prepare_cached("INSERT INTO unresolved_call(caller, name, path, line) VALUES (?1, ?2, ?3, ?4)")?;
             for path in paths {
                 let Some(file) = res.files.get(path) else { continue };
-                for (a, b, l) in &file.calls {
-                    call.execute(params![a, b, path, l])?;
+                for (a, b, l, provenance) in &file.calls {
+                    call.execute(params![a, b, path, l, provenance.as_str()])?;
                 }
                 for (a, n, l) in &file.unresolved {
                     unresolved.execute(params![a, n, path, l])?;
@@ -340,6 +347,32 @@ impl Store {
             };
             p.imports.push(Import { module: r.get(1)?, name: r.get(2)?, binding: r.get(3)?, line: r.get(4)? });
         }
+        // Hints serve resolution only, as raw calls do.
+        let hints_sql = if with_calls {
+            "SELECT path, scope, var, kind, text, field, line FROM type_hint ORDER BY rowid"
+        } else {
+            "SELECT path, scope, var, kind, text, field, line FROM type_hint WHERE 0"
+        };
+        let mut stmt = self.conn.prepare(hints_sql)?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let path: String = r.get(0)?;
+            let Some((_, p)) = by_path.get_mut(&path) else {
+                continue;
+            };
+            let kind: String = r.get(3)?;
+            let Some(kind) = HintKind::parse(&kind) else {
+                return Err(StoreError::Corrupt(format!("unknown type hint kind `{kind}`")));
+            };
+            p.hints.push(TypeHint {
+                scope: r.get(1)?,
+                var: r.get(2)?,
+                kind,
+                text: r.get(4)?,
+                field: r.get(5)?,
+                line: r.get(6)?,
+            });
+        }
         let mut stmt = self.conn.prepare("SELECT path, line, message FROM parse_error")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
@@ -366,11 +399,12 @@ impl Store {
     /// The stored resolution output. Stored test links come back as one list.
     pub fn resolution(&self) -> Result<Resolution, StoreError> {
         let mut out = Resolution::default();
-        let mut stmt = self.conn.prepare("SELECT caller, callee, path, line FROM call_edge ORDER BY rowid")?;
+        let mut stmt =
+            self.conn.prepare("SELECT caller, callee, path, line, provenance FROM call_edge ORDER BY rowid")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let file = out.files.entry(r.get(2)?).or_default();
-            file.calls.push((r.get(0)?, r.get(1)?, r.get(3)?));
+            file.calls.push((r.get(0)?, r.get(1)?, r.get(3)?, parse_word(&r.get::<_, String>(4)?)?));
         }
         let mut stmt = self.conn.prepare("SELECT caller, name, path, line FROM unresolved_call ORDER BY rowid")?;
         let mut rows = stmt.query([])?;

@@ -195,6 +195,10 @@ fn typescript(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {
         return;
     };
     let module = unquote(text(src, source));
+    if node.kind() == "export_statement" {
+        reexport(node, source, &module, line, out);
+        return;
+    }
     let mut found = false;
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
@@ -233,6 +237,39 @@ fn typescript(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {
     if !found {
         // A side-effect import: `import "./polyfill"`.
         out.push(Import { module, name: None, binding: None, line });
+    }
+}
+
+/// `export { a as b } from "./x"` names `a` of `./x` as `b` of this module;
+/// `export * from "./x"` passes every name of `./x` on; `export * as ns from`
+/// binds a namespace.
+fn reexport(node: Node<'_>, source: &[u8], module: &str, line: u32, out: &mut Vec<Import>) {
+    let mut cursor = node.walk();
+    let mut named = false;
+    for child in node.named_children(&mut cursor) {
+        match child.kind() {
+            "export_clause" => {
+                let mut c = child.walk();
+                for spec in child.named_children(&mut c).filter(|s| s.kind() == "export_specifier") {
+                    let name = spec.child_by_field_name("name").map(|x| unquote(text(x, source)));
+                    let alias = spec.child_by_field_name("alias").map(|x| unquote(text(x, source)));
+                    let binding = alias.or_else(|| name.clone());
+                    out.push(Import { module: module.to_string(), name, binding, line });
+                }
+                named = true;
+            }
+            "namespace_export" => {
+                let mut c = child.walk();
+                let id = child.named_children(&mut c).find(|x| matches!(x.kind(), "identifier" | "string"));
+                let binding = id.map(|i| unquote(text(i, source)));
+                out.push(Import { module: module.to_string(), name: None, binding, line });
+                named = true;
+            }
+            _ => {}
+        }
+    }
+    if !named {
+        out.push(Import { module: module.to_string(), name: None, binding: None, line });
     }
 }
 

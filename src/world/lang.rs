@@ -56,31 +56,35 @@ impl Lang {
         }
     }
 
-    /// The projection query source: definitions, calls and imports together.
+    /// The projection query source: definitions, calls, imports and type hints together.
     pub fn query_source(self) -> String {
-        let [defs, calls, imports] = match self {
+        let [defs, calls, imports, types] = match self {
             Lang::Rust => [
                 include_str!("../../grammars/rust/definitions.scm"),
                 include_str!("../../grammars/rust/calls.scm"),
                 include_str!("../../grammars/rust/imports.scm"),
+                include_str!("../../grammars/rust/types.scm"),
             ],
             Lang::Go => [
                 include_str!("../../grammars/go/definitions.scm"),
                 include_str!("../../grammars/go/calls.scm"),
                 include_str!("../../grammars/go/imports.scm"),
+                include_str!("../../grammars/go/types.scm"),
             ],
             Lang::Python => [
                 include_str!("../../grammars/python/definitions.scm"),
                 include_str!("../../grammars/python/calls.scm"),
                 include_str!("../../grammars/python/imports.scm"),
+                include_str!("../../grammars/python/types.scm"),
             ],
             Lang::TypeScript | Lang::Tsx => [
                 include_str!("../../grammars/typescript/definitions.scm"),
                 include_str!("../../grammars/typescript/calls.scm"),
                 include_str!("../../grammars/typescript/imports.scm"),
+                include_str!("../../grammars/typescript/types.scm"),
             ],
         };
-        format!("{defs}\n{calls}\n{imports}")
+        format!("{defs}\n{calls}\n{imports}\n{types}")
     }
 
     /// The compiled projection query, built once per process.

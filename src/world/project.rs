@@ -48,12 +48,59 @@ pub struct RawCall {
     pub method: bool,
 }
 
+/// What a hint says about the name it binds.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum HintKind {
+    /// The text is a written type: an annotation, a parameter's type, a literal's type.
+    Type,
+    /// The text is a callee (`Foo`, `pkg.NewFoo`, `Foo::new`): the name holds its result.
+    Call,
+    /// The text is a base type of the enclosing type (a superclass, an embedded
+    /// struct, an implemented trait or interface); the hint binds no name.
+    Base,
+}
+
+impl HintKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HintKind::Type => "type",
+            HintKind::Call => "call",
+            HintKind::Base => "base",
+        }
+    }
+
+    pub fn parse(word: &str) -> Option<HintKind> {
+        match word {
+            "type" => Some(HintKind::Type),
+            "call" => Some(HintKind::Call),
+            "base" => Some(HintKind::Base),
+            _ => None,
+        }
+    }
+}
+
+/// What the file says about the type of a name: the input of receiver-aware resolution.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct TypeHint {
+    /// The innermost enclosing function's id for locals and parameters, the
+    /// enclosing type's id for fields and bases, or the file path at module level.
+    pub scope: String,
+    /// The variable, parameter or field; empty for a base.
+    pub var: String,
+    pub kind: HintKind,
+    pub text: String,
+    /// A field of the enclosing type rather than a local name.
+    pub field: bool,
+    pub line: u32,
+}
+
 /// Everything one file contributes to the world.
 #[derive(Clone, Default, PartialEq, Eq, Debug)]
 pub struct FileProjection {
     pub symbols: Vec<ProjectedSymbol>,
     pub calls: Vec<RawCall>,
     pub imports: Vec<Import>,
+    pub hints: Vec<TypeHint>,
     /// Line and message of the first syntax error, if any.
     pub parse_error: Option<(u32, String)>,
     /// `(start, end, first symbol id)` windows for large files.
@@ -91,6 +138,13 @@ struct Roles {
     scope: Option<u32>,
     call: Option<u32>,
     import: Option<u32>,
+    hint_var: Option<u32>,
+    hint_type: Option<u32>,
+    hint_value: Option<u32>,
+    hint_base: Option<u32>,
+    hint_field: Option<u32>,
+    hint_return: Option<u32>,
+    macro_args: Option<u32>,
 }
 
 impl Roles {
@@ -108,6 +162,13 @@ impl Roles {
             scope: index("scope"),
             call: index("reference.call"),
             import: index("import"),
+            hint_var: index("hint.var"),
+            hint_type: index("hint.type"),
+            hint_value: index("hint.value"),
+            hint_base: index("hint.base"),
+            hint_field: index("hint.field"),
+            hint_return: index("hint.return"),
+            macro_args: index("macro.args"),
         }
     }
 }
@@ -121,11 +182,25 @@ struct Def<'t> {
     pattern: usize,
 }
 
-struct CallSite<'t> {
-    node: Node<'t>,
+struct CallSite {
+    /// Where the call starts; a call read inside a macro's arguments starts where the macro does.
+    at: usize,
+    line: u32,
+    /// The call's own node, to tell it from a definition it is (a TypeScript `it(...)` test).
+    node_id: Option<usize>,
     name: String,
     qualifier: Option<String>,
     method: bool,
+}
+
+/// A type hint before its scope is known.
+struct HintSite {
+    at: usize,
+    line: u32,
+    var: String,
+    kind: HintKind,
+    text: String,
+    field: bool,
 }
 
 fn text<'s>(node: Node<'_>, source: &'s [u8]) -> &'s str {
@@ -143,38 +218,68 @@ fn end_line_of(node: Node<'_>) -> u32 {
 /// Projects one file. Never fails on bad source: syntax errors become
 /// `parse_error` and the rest of the file is still projected.
 pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProjection, GrammarError> {
-    let query = lang.query()?;
-    let Some(tree) = parse(lang, source)? else {
+    let Some(mut tree) = parse(lang, source)? else {
         return Ok(FileProjection { parse_error: Some((1, "the parser gave up".into())), ..Default::default() });
     };
+    // Constructs newer than the grammar that parse once their keywords are
+    // blanked: the byte offsets, and so every line, stay the same.
+    let rewritten;
+    let mut source = source;
+    if tree.root_node().has_error() {
+        if let Some(blanked) = rewrite_for_grammar(lang, source) {
+            if let Some(again) = parse(lang, &blanked)? {
+                rewritten = blanked;
+                source = &rewritten;
+                tree = again;
+            }
+        }
+    }
+    let query = lang.query()?;
     let root = tree.root_node();
     let roles = Roles::of(query);
     let is_test_file = lang.is_test_path(path);
 
     let mut defs: Vec<Def> = Vec::new();
     let mut calls: Vec<CallSite> = Vec::new();
+    let mut hints: Vec<HintSite> = Vec::new();
+    let mut macros: Vec<Node> = Vec::new();
     let mut import_nodes: Vec<Node> = Vec::new();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, root, source);
     while let Some(m) = matches.next() {
         let mut def: Option<(Node, Option<SymbolKind>)> = None;
         let (mut name, mut receiver, mut qualifier, mut call) = (None, None, None, None);
+        let mut hint = HintCaptures::default();
         for c in m.captures() {
-            let i = c.index;
-            if let Some(kind) = roles.definition.get(i as usize).copied().flatten() {
+            let i = Some(c.index);
+            if let Some(kind) = roles.definition.get(c.index as usize).copied().flatten() {
                 def = Some((c.node, Some(kind)));
-            } else if Some(i) == roles.scope {
+            } else if i == roles.scope {
                 def = Some((c.node, None));
-            } else if Some(i) == roles.name {
+            } else if i == roles.name {
                 name = Some(c.node);
-            } else if Some(i) == roles.receiver {
+            } else if i == roles.receiver {
                 receiver = Some(c.node);
-            } else if Some(i) == roles.qualifier {
+            } else if i == roles.qualifier {
                 qualifier = Some(c.node);
-            } else if Some(i) == roles.call {
+            } else if i == roles.call {
                 call = Some(c.node);
-            } else if Some(i) == roles.import {
+            } else if i == roles.import {
                 import_nodes.push(c.node);
+            } else if i == roles.macro_args {
+                macros.push(c.node);
+            } else if i == roles.hint_var {
+                hint.var = Some(c.node);
+            } else if i == roles.hint_type {
+                hint.text = Some((c.node, HintKind::Type));
+            } else if i == roles.hint_value {
+                hint.text = Some((c.node, HintKind::Call));
+            } else if i == roles.hint_base {
+                hint.text = Some((c.node, HintKind::Base));
+            } else if i == roles.hint_field {
+                hint.field = true;
+            } else if i == roles.hint_return {
+                hint.returned = true;
             }
         }
         if let (Some((node, kind)), Some(name)) = (def, name) {
@@ -187,21 +292,258 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
             // A call's `@receiver` is the value of a method call: it qualifies the call and makes it a method call.
             let method = receiver.is_some();
             let qualifier = qualifier.or(receiver).map(|q| compact(text(q, source), 80));
-            calls.push(CallSite { node, name: text(name, source).to_string(), qualifier, method });
+            calls.push(CallSite {
+                at: node.start_byte(),
+                line: line_of(node),
+                node_id: Some(node.id()),
+                name: text(name, source).to_string(),
+                qualifier,
+                method,
+            });
+        } else if let Some(site) = hint.site(source) {
+            hints.push(site);
         }
+    }
+    for node in macros {
+        macro_calls(lang, node, source, 0, &mut calls)?;
     }
 
     // The same node can match several patterns; the earliest pattern wins.
     defs.sort_by_key(|d| (d.node.start_byte(), std::cmp::Reverse(d.node.end_byte()), d.pattern));
     defs.dedup_by(|b, a| a.node.id() == b.node.id());
+    drop_overload_stubs(lang, &mut defs, source);
 
     let mut out = FileProjection::default();
-    let symbol_of_def = assign_symbols(lang, path, source, is_test_file, &defs, &mut out.symbols);
-    out.calls = attribute_calls(path, &defs, &symbol_of_def, &out.symbols, calls);
+    let (symbol_of_def, def_ids) = assign_symbols(lang, path, source, is_test_file, &defs, &mut out.symbols);
+    let enclosing = Enclosing { path, defs: &defs, symbol_of_def: &symbol_of_def, def_ids: &def_ids, symbols: &out.symbols };
+    out.calls = enclosing.attribute_calls(calls);
+    out.hints = enclosing.attribute_hints(hints);
     out.imports = import_nodes.into_iter().flat_map(|n| imports::read(lang, n, source)).collect();
     out.parse_error = first_syntax_error(root, source);
     out.chunks = chunks(&out.symbols, end_line_of(root));
     Ok(out)
+}
+
+/// The name a hint on what a function returns binds: a keyword, so never a variable.
+pub const RETURN_VAR: &str = "return";
+
+/// The captures of one type-hint match.
+#[derive(Default)]
+struct HintCaptures<'t> {
+    var: Option<Node<'t>>,
+    text: Option<(Node<'t>, HintKind)>,
+    field: bool,
+    /// What the enclosing function returns: the hint binds `return`.
+    returned: bool,
+}
+
+impl HintCaptures<'_> {
+    fn site(&self, source: &[u8]) -> Option<HintSite> {
+        let (node, kind) = self.text?;
+        let var = match (self.var, kind) {
+            (_, HintKind::Base) => String::new(),
+            _ if self.returned => RETURN_VAR.to_string(),
+            (Some(v), _) => text(v, source).to_string(),
+            (None, _) => return None,
+        };
+        let anchor = self.var.unwrap_or(node);
+        Some(HintSite {
+            at: anchor.start_byte(),
+            line: line_of(anchor),
+            var,
+            kind,
+            text: compact(text(node, source), 120),
+            field: self.field,
+        })
+    }
+}
+
+/// How deep macro arguments are read inside macro arguments.
+const MACRO_DEPTH: u32 = 3;
+
+/// Reads the calls inside a Rust macro invocation's arguments (`assert!(x.is_ok())`,
+/// `format!("{}", f())`), which the grammar keeps as unparsed tokens: the
+/// arguments are parsed as the arguments of a call, and each call found is
+/// placed where the macro is, on its own line.
+fn macro_calls(
+    lang: Lang,
+    args: Node<'_>,
+    source: &[u8],
+    depth: u32,
+    out: &mut Vec<CallSite>,
+) -> Result<(), GrammarError> {
+    let inner = &source[args.byte_range()];
+    if depth >= MACRO_DEPTH || inner.len() < 3 || inner.contains(&b'$') {
+        return Ok(());
+    }
+    const PREFIX: &[u8] = b"fn m(){f(";
+    let mut wrapped = Vec::with_capacity(inner.len() + 16);
+    wrapped.extend_from_slice(PREFIX);
+    wrapped.extend_from_slice(&inner[1..inner.len() - 1]);
+    wrapped.extend_from_slice(b");}");
+    let Some(tree) = parse(lang, &wrapped)? else { return Ok(()) };
+    let query = lang.query()?;
+    let roles = Roles::of(query);
+    let (at, first_row) = (args.start_byte(), args.start_position().row as u32);
+    let mut nested = Vec::new();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, tree.root_node(), wrapped.as_slice());
+    while let Some(m) = matches.next() {
+        let (mut name, mut qualifier, mut receiver, mut call) = (None, None, None, None);
+        for c in m.captures() {
+            let i = Some(c.index);
+            if i == roles.name {
+                name = Some(c.node);
+            } else if i == roles.qualifier {
+                qualifier = Some(c.node);
+            } else if i == roles.receiver {
+                receiver = Some(c.node);
+            } else if i == roles.call {
+                call = Some(c.node);
+            } else if i == roles.macro_args {
+                nested.push(c.node);
+            }
+        }
+        let (Some(node), Some(name)) = (call, name) else { continue };
+        // The wrapper's own `f(...)` call is not in the source.
+        if node.start_byte() < PREFIX.len() {
+            continue;
+        }
+        out.push(CallSite {
+            at,
+            line: first_row + node.start_position().row as u32 + 1,
+            node_id: None,
+            name: text(name, &wrapped).to_string(),
+            qualifier: qualifier.or(receiver).map(|q| compact(text(q, &wrapped), 80)),
+            method: receiver.is_some(),
+        });
+    }
+    for node in nested {
+        let mut inner_calls = Vec::new();
+        macro_calls(lang, node, &wrapped, depth + 1, &mut inner_calls)?;
+        for mut c in inner_calls {
+            c.at = at;
+            c.line += first_row;
+            out.push(c);
+        }
+    }
+    Ok(())
+}
+
+/// Typing stubs are not definitions: a Python `@overload` stub, and a
+/// TypeScript overload signature next to its implementation. The
+/// implementation keeps the plain id, so callers and edits reach the code.
+fn drop_overload_stubs(lang: Lang, defs: &mut Vec<Def<'_>>, source: &[u8]) {
+    match lang {
+        Lang::Python => defs.retain(|d| {
+            let decorated = d.node.parent().filter(|p| p.kind() == "decorated_definition");
+            let overload = decorated.is_some_and(|p| {
+                let mut cursor = p.walk();
+                let found = p.named_children(&mut cursor).any(|c| {
+                    c.kind() == "decorator" && {
+                        let t = text(c, source).trim_start_matches('@').trim();
+                        t == "overload" || t.ends_with(".overload")
+                    }
+                });
+                found
+            });
+            !overload
+        }),
+        Lang::TypeScript | Lang::Tsx => {
+            let container = |n: Node<'_>| {
+                let parent = n.parent();
+                match parent {
+                    Some(p) if p.kind() == "export_statement" => p.parent().map(|g| g.id()),
+                    other => other.map(|p| p.id()),
+                }
+            };
+            let is_stub = |n: Node<'_>| matches!(n.kind(), "function_signature" | "method_signature");
+            let implemented: std::collections::HashSet<(Option<usize>, String)> = defs
+                .iter()
+                .filter(|d| matches!(d.node.kind(), "function_declaration" | "method_definition"))
+                .map(|d| (container(d.node), d.name.clone()))
+                .collect();
+            defs.retain(|d| !(is_stub(d.node) && implemented.contains(&(container(d.node), d.name.clone()))));
+        }
+        Lang::Rust | Lang::Go => {}
+    }
+}
+
+/// A same-length rewrite of source the grammar releases reject although it
+/// compiles, or `None`.
+fn rewrite_for_grammar(lang: Lang, source: &[u8]) -> Option<Vec<u8>> {
+    match lang {
+        Lang::TypeScript | Lang::Tsx => blank_variance_annotations(source),
+        // `~` is no Rust operator: it only appears in literals, comments and macro
+        // token trees (`(~~~~ $($fuel:tt)*)`), which the grammar's token trees refuse.
+        Lang::Rust if source.contains(&b'~') => {
+            Some(source.iter().map(|&b| if b == b'~' { b' ' } else { b }).collect())
+        }
+        _ => None,
+    }
+}
+
+/// Blanks TypeScript variance and `const` modifiers in type parameter lists
+/// (`<in out T>`, `<out Output = unknown>`), and names an anonymous default
+/// export's signature, which the grammar release does not parse. `None`
+/// when there is nothing to rewrite.
+fn blank_variance_annotations(source: &[u8]) -> Option<Vec<u8>> {
+    let ident_start = |b: u8| b.is_ascii_alphabetic() || b == b'_' || b == b'$';
+    let ident_char = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    // Whitespace and comments (`/** @ts-ignore */` may stand before a modifier).
+    let skip_ws = |mut i: usize| loop {
+        while i < source.len() && source[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if source[i..].starts_with(b"//") {
+            i += source[i..].iter().position(|&b| b == b'\n').unwrap_or(source.len() - i);
+        } else if source[i..].starts_with(b"/*") {
+            i += source[i + 2..].windows(2).position(|w| w == b"*/").map_or(source.len() - i, |p| p + 4);
+        } else {
+            return i;
+        }
+    };
+    let word_at = |i: usize| -> Option<usize> {
+        let end = (i..source.len()).find(|&j| !ident_char(source[j])).unwrap_or(source.len());
+        (end > i && ident_start(source[i])).then_some(end)
+    };
+    let mut out: Option<Vec<u8>> = None;
+    // A declaration file's anonymous default export, `export default function (): T;`,
+    // becomes a named signature of the same length.
+    const ANONYMOUS: &[u8] = b"default function (";
+    for at in (0..source.len()).filter(|&i| source[i..].starts_with(ANONYMOUS)) {
+        let buffer = out.get_or_insert_with(|| source.to_vec());
+        buffer[at..at + ANONYMOUS.len()].copy_from_slice(b"function default_(");
+    }
+    for (i, &b) in source.iter().enumerate() {
+        if b != b'<' && b != b',' {
+            continue;
+        }
+        let mut j = skip_ws(i + 1);
+        let mut modifiers = Vec::new();
+        while let Some(end) = word_at(j) {
+            let word = &source[j..end];
+            if !(word == b"in" || word == b"out" || word == b"const") {
+                break;
+            }
+            modifiers.push((j, end));
+            j = skip_ws(end);
+        }
+        // The modifiers must be followed by the parameter's name and then
+        // `,`, `>`, `=` or `extends`: anything else is an expression.
+        let Some(name_end) = (!modifiers.is_empty()).then(|| word_at(j)).flatten() else { continue };
+        let after = skip_ws(name_end);
+        let follows = source.get(after).is_some_and(|c| matches!(c, b',' | b'>' | b'='))
+            || source[after..].starts_with(b"extends");
+        if !follows {
+            continue;
+        }
+        let buffer = out.get_or_insert_with(|| source.to_vec());
+        for (start, end) in modifiers {
+            buffer[start..end].fill(b' ');
+        }
+    }
+    out
 }
 
 /// Strips quotes from string-named definitions (TS tests, quoted modules).
@@ -235,7 +577,8 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// Gives each definition its qualified id, final kind, visibility and signature.
-/// Returns, per entry of `defs`, the index of its symbol (scopes have none).
+/// Returns, per entry of `defs`, the index of its symbol (scopes have none)
+/// and its qualified id (a scope's is the id its members are qualified by).
 fn assign_symbols(
     lang: Lang,
     path: &str,
@@ -243,10 +586,11 @@ fn assign_symbols(
     is_test_file: bool,
     defs: &[Def],
     symbols: &mut Vec<ProjectedSymbol>,
-) -> Vec<Option<usize>> {
+) -> (Vec<Option<usize>>, Vec<String>) {
     let mut stack: Vec<usize> = Vec::new();
     let mut seen: HashMap<String, u32> = HashMap::new();
     let mut symbol_of_def = Vec::with_capacity(defs.len());
+    let mut ids = Vec::with_capacity(defs.len());
     for (i, def) in defs.iter().enumerate() {
         while let Some(&top) = stack.last() {
             if defs[top].node.end_byte() <= def.node.start_byte() {
@@ -262,16 +606,18 @@ fn assign_symbols(
         }
         qualified.push(&def.name);
         stack.push(i);
+        let base = format!("{path}#{}", qualified.join("."));
         let Some(kind) = def.kind else {
             symbol_of_def.push(None);
+            ids.push(base);
             continue;
         };
         let kind = refine_kind(lang, kind, def, container, source, is_test_file);
-        let base = format!("{path}#{}", qualified.join("."));
         let n = seen.entry(base.clone()).or_insert(0);
         *n += 1;
         let id = if *n == 1 { base } else { format!("{base}~{n}") };
         symbol_of_def.push(Some(symbols.len()));
+        ids.push(id.clone());
         symbols.push(ProjectedSymbol {
             id,
             name: def.name.clone(),
@@ -284,7 +630,7 @@ fn assign_symbols(
             depth: (stack.len() - 1) as u32,
         });
     }
-    symbol_of_def
+    (symbol_of_def, ids)
 }
 
 fn refine_kind(
@@ -396,54 +742,123 @@ fn signature(node: Node<'_>, source: &[u8]) -> String {
     compact(raw.trim_end_matches([' ', '{', ':', '=', '\n']).trim_end(), SIGNATURE_MAX_CHARS)
 }
 
-/// Attributes each call to its innermost enclosing callable definition.
-fn attribute_calls(
-    path: &str,
-    defs: &[Def],
-    symbol_of_def: &[Option<usize>],
-    symbols: &[ProjectedSymbol],
-    mut calls: Vec<CallSite>,
-) -> Vec<RawCall> {
-    use SymbolKind::*;
-    calls.sort_by_key(|c| c.node.start_byte());
-    let mut out = Vec::with_capacity(calls.len());
-    let mut stack: Vec<usize> = Vec::new(); // indices into defs
-    let mut next_def = 0;
-    for call in calls {
-        let at = call.node.start_byte();
-        while next_def < defs.len() && defs[next_def].node.start_byte() <= at {
-            while stack.last().is_some_and(|&t| defs[t].node.end_byte() <= defs[next_def].node.start_byte()) {
+/// The definitions of a file, to find what encloses a position.
+struct Enclosing<'d, 't> {
+    path: &'d str,
+    defs: &'d [Def<'t>],
+    symbol_of_def: &'d [Option<usize>],
+    def_ids: &'d [String],
+    symbols: &'d [ProjectedSymbol],
+}
+
+impl Enclosing<'_, '_> {
+    /// Visits `positions` (sorted by byte) with the stack of definitions
+    /// enclosing each, outermost first.
+    fn sweep(&self, positions: impl Iterator<Item = usize>, mut visit: impl FnMut(&[usize])) {
+        let defs = self.defs;
+        let mut stack: Vec<usize> = Vec::new();
+        let mut next_def = 0;
+        for at in positions {
+            while next_def < defs.len() && defs[next_def].node.start_byte() <= at {
+                while stack.last().is_some_and(|&t| defs[t].node.end_byte() <= defs[next_def].node.start_byte()) {
+                    stack.pop();
+                }
+                stack.push(next_def);
+                next_def += 1;
+            }
+            while stack.last().is_some_and(|&t| defs[t].node.end_byte() <= at) {
                 stack.pop();
             }
-            stack.push(next_def);
-            next_def += 1;
+            visit(&stack);
         }
-        while stack.last().is_some_and(|&t| defs[t].node.end_byte() <= at) {
-            stack.pop();
-        }
-        // Skip a test definition's own `it(...)` call node: it encloses itself.
-        let enclosing = stack.iter().rev().filter(|&&d| defs[d].node.id() != call.node.id());
-        let mut caller = None;
-        let mut fallback = None;
-        for &d in enclosing {
-            if let Some(s) = symbol_of_def[d] {
-                if matches!(symbols[s].kind, Function | Method | Test) {
-                    caller = Some(s);
-                    break;
-                }
-                fallback = fallback.or(Some(s));
-            }
-        }
-        let caller = caller.or(fallback).map_or_else(|| path.to_string(), |s| symbols[s].id.clone());
-        out.push(RawCall {
-            caller,
-            name: call.name,
-            qualifier: call.qualifier,
-            line: line_of(call.node),
-            method: call.method,
-        });
     }
-    out
+
+    /// The caller a position belongs to: the innermost enclosing function,
+    /// method or test, except that everything inside a test (a nested helper
+    /// function included) belongs to the test; else the innermost definition;
+    /// else the file.
+    fn caller(&self, stack: &[usize], skip_node: Option<usize>) -> String {
+        use SymbolKind::*;
+        let symbol = |d: usize| self.symbol_of_def[d].map(|s| &self.symbols[s]);
+        let enclosing = stack.iter().copied().filter(|&d| Some(self.defs[d].node.id()) != skip_node);
+        let mut innermost_callable = None;
+        let mut innermost = None;
+        for d in enclosing {
+            let Some(s) = symbol(d) else { continue };
+            if s.kind == Test {
+                return s.id.clone();
+            }
+            if matches!(s.kind, Function | Method) {
+                innermost_callable = Some(s);
+            }
+            innermost = Some(s);
+        }
+        innermost_callable.or(innermost).map_or_else(|| self.path.to_string(), |s| s.id.clone())
+    }
+
+    /// The innermost enclosing type (a scope such as a Rust impl block included).
+    fn enclosing_type(&self, stack: &[usize]) -> Option<String> {
+        use SymbolKind::*;
+        stack.iter().rev().copied().find_map(|d| {
+            let is_type = match self.symbol_of_def[d] {
+                None => true,
+                Some(s) => matches!(self.symbols[s].kind, Struct | Class | Interface | Trait | Enum | Type),
+            };
+            is_type.then(|| self.def_ids[d].clone())
+        })
+    }
+
+    /// Attributes each call to its caller.
+    fn attribute_calls(&self, mut calls: Vec<CallSite>) -> Vec<RawCall> {
+        calls.sort_by_key(|c| c.at);
+        let mut callers = Vec::with_capacity(calls.len());
+        let mut skips = calls.iter().map(|c| c.node_id);
+        self.sweep(calls.iter().map(|c| c.at), |stack| {
+            let skip = skips.next().flatten();
+            callers.push(self.caller(stack, skip));
+        });
+        calls
+            .into_iter()
+            .zip(callers)
+            .map(|(call, caller)| RawCall {
+                caller,
+                name: call.name,
+                qualifier: call.qualifier,
+                line: call.line,
+                method: call.method,
+            })
+            .collect()
+    }
+
+    /// Gives each hint its scope: the enclosing type for fields and bases,
+    /// else the innermost function (or the file at module level).
+    fn attribute_hints(&self, mut hints: Vec<HintSite>) -> Vec<TypeHint> {
+        hints.sort_by_key(|h| h.at);
+        let mut scopes = Vec::with_capacity(hints.len());
+        let mut kinds = hints.iter().map(|h| h.field || h.kind == HintKind::Base);
+        self.sweep(hints.iter().map(|h| h.at), |stack| {
+            let of_type = kinds.next().unwrap_or(false);
+            let scope = if of_type { self.enclosing_type(stack) } else { Some(self.local_scope(stack)) };
+            scopes.push(scope);
+        });
+        hints
+            .into_iter()
+            .zip(scopes)
+            .filter_map(|(h, scope)| {
+                Some(TypeHint { scope: scope?, var: h.var, kind: h.kind, text: h.text, field: h.field, line: h.line })
+            })
+            .collect()
+    }
+
+    /// The scope of a local name: the innermost enclosing function, method or test, or the file.
+    fn local_scope(&self, stack: &[usize]) -> String {
+        use SymbolKind::*;
+        stack
+            .iter()
+            .rev()
+            .find_map(|&d| self.symbol_of_def[d].map(|s| &self.symbols[s]).filter(|s| matches!(s.kind, Function | Method | Test)))
+            .map_or_else(|| self.path.to_string(), |s| s.id.clone())
+    }
 }
 
 fn first_syntax_error(root: Node<'_>, source: &[u8]) -> Option<(u32, String)> {

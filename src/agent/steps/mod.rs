@@ -330,7 +330,7 @@ pub(super) fn plan(next: Step, t: &Turn<'_>, root: &Path, config: &Config) -> St
                         .files
                         .values()
                         .flat_map(|r| r.calls.iter())
-                        .filter(|(_, callee, _)| *callee == c.symbol)
+                        .filter(|(_, callee, _, p)| *callee == c.symbol && p.is_certain())
                         .count()
                 })
                 .sum();

@@ -11,7 +11,9 @@ use crate::agent::verify::Kind;
 use crate::agent::{ground, rename, Agent, AgentError, Flow, Turn};
 use crate::policy::Action;
 use crate::router::{Outcome, Output};
+use crate::router::ApprovedBy;
 use crate::world::lang::Lang;
+use crate::world::resolve;
 
 /// Languages whose files can refer to each other's names.
 fn family(lang: Lang) -> u8 {
@@ -58,12 +60,42 @@ impl Agent<'_> {
         if named(&new) > 0 {
             return Ok(Flow::Stop(Status::Refused, format!("Not renamed: `{new}` is already defined here.")));
         }
-        let scope = if named(&old) == 1 { rename::Scope::EveryToken } else { rename::Scope::ResolvedSites };
+        // Every token of the name may be renamed only when nothing else could
+        // answer it: one project symbol, a name the language's own library does
+        // not answer, and no call of it nerd could not resolve.
+        let unresolved_named = loaded.resolution.files.values().any(|r| r.unresolved.iter().any(|(_, n, _)| *n == old));
+        let scope = if named(&old) == 1 && !resolve::std_answers(lang, &old) && !unresolved_named {
+            rename::Scope::EveryToken
+        } else {
+            rename::Scope::ResolvedSites
+        };
         let mut calls: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+        let mut guessed: Vec<(String, u32)> = Vec::new();
         for (path, r) in &loaded.resolution.files {
-            for (_, callee, line) in r.calls.iter().filter(|(_, callee, _)| *callee == symbol.id) {
-                let _ = callee;
-                calls.entry(path.clone()).or_default().push(*line);
+            for (_, _, line, provenance) in r.calls.iter().filter(|(_, callee, _, _)| *callee == symbol.id) {
+                if provenance.is_certain() {
+                    calls.entry(path.clone()).or_default().push(*line);
+                } else {
+                    guessed.push((path.clone(), *line));
+                }
+            }
+        }
+        // A site matched by name only is never edited silently: a person is
+        // asked, listing them; otherwise they are left and reported.
+        let mut left_out = Vec::new();
+        if !guessed.is_empty() {
+            let listed: Vec<String> = guessed.iter().map(|(p, l)| format!("{p}:{l}")).collect();
+            let subject = format!(
+                "rename {} call site(s) of `{old}` matched by name only (their receiver's type is not known)",
+                guessed.len()
+            );
+            let include = self.approver.by() == ApprovedBy::Human && self.approver.approve(&subject, &listed.join("\n"));
+            if include {
+                for (path, line) in guessed {
+                    calls.entry(path).or_default().push(line);
+                }
+            } else {
+                left_out = listed;
             }
         }
         let mut paths: BTreeSet<String> = calls.keys().cloned().collect();
@@ -134,9 +166,22 @@ impl Agent<'_> {
         } else {
             format!("{} failure(s) that predate it still fail, and nothing new broke", after.len())
         };
+        let left = if left_out.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " Not renamed, because they match `{old}` by name only: {}.",
+                left_out.iter().take(10).cloned().collect::<Vec<_>>().join(", ")
+                    + if left_out.len() > 10 { " …" } else { "" }
+            )
+        };
         Ok(Flow::Stop(
             Status::Succeeded,
-            format!("Renamed `{old}` to `{new}` at {} site(s) in {} file(s); {verdict}.", plan.sites, plan.files.len()),
+            format!(
+                "Renamed `{old}` to `{new}` at {} site(s) in {} file(s); {verdict}.{left}",
+                plan.sites,
+                plan.files.len()
+            ),
         ))
     }
 }

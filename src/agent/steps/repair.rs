@@ -127,7 +127,7 @@ impl Agent<'_> {
         // Everything the failing code calls, transitively.
         let mut edges: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for r in loaded.resolution.files.values() {
-            for (caller, callee, _) in &r.calls {
+            for (caller, callee, _, _) in &r.calls {
                 edges.entry(caller.as_str()).or_default().push(callee.as_str());
             }
         }

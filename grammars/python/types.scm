@@ -1,0 +1,21 @@
+; Python type hints: what a name holds, for receiver-aware call resolution.
+; `@hint.var` is the name, `@hint.type` a written type, `@hint.value` the callee
+; whose result it holds, `@hint.base` a base class; `@hint.field` marks an
+; attribute of the enclosing class (`self.x = …`, a class-level annotation).
+(assignment left: (identifier) @hint.var type: (type) @hint.type)
+(assignment left: (identifier) @hint.var right: (call function: [(identifier) (attribute)] @hint.value))
+(typed_parameter (identifier) @hint.var type: (type) @hint.type)
+(typed_default_parameter name: (identifier) @hint.var type: (type) @hint.type)
+(with_item value: (as_pattern (call function: [(identifier) (attribute)] @hint.value) alias: (as_pattern_target (identifier) @hint.var)))
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier) @hint.var)
+  right: (call function: [(identifier) (attribute)] @hint.value)
+  (#eq? @_self "self")) @hint.field
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier) @hint.var)
+  type: (type) @hint.type
+  (#eq? @_self "self")) @hint.field
+(class_definition body: (block (expression_statement (assignment left: (identifier) @hint.var type: (type) @hint.type) @hint.field)))
+(class_definition superclasses: (argument_list [(identifier) (attribute)] @hint.base))
+; What a function without a declared return type returns: `return Session()`.
+(return_statement (call function: [(identifier) (attribute)] @hint.value)) @hint.return

@@ -1,0 +1,427 @@
+//! The repository-wide lookup tables resolution reads: symbols by file and
+//! name, types and their methods, fields and bases, modules and what each
+//! file's imports bind. Built once per resolution from file projections;
+//! knows nothing about calls.
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use nerd_logic::vocab::SymbolKind;
+
+use super::types::type_name;
+use super::FileView;
+use crate::world::lang::Lang;
+use crate::world::project::{HintKind, ProjectedSymbol, TypeHint};
+
+/// Symbols a bare call can name: functions, and types called as constructors.
+pub(super) fn callable(kind: SymbolKind) -> bool {
+    matches!(kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Class | SymbolKind::Struct)
+}
+
+/// Symbols that are types: receivers whose methods are looked up.
+pub(super) fn is_type(kind: SymbolKind) -> bool {
+    use SymbolKind::*;
+    matches!(kind, Struct | Class | Interface | Trait | Enum | Type)
+}
+
+/// The qualified part of an id (after `#`), without the final name: `A.B` in `p#A.B.f`.
+pub(super) fn container_of(id: &str) -> &str {
+    let qualified = id.split_once('#').map_or(id, |(_, q)| q);
+    qualified.rsplit_once('.').map_or("", |(c, _)| c)
+}
+
+/// The file an id belongs to.
+pub(super) fn path_of(id: &str) -> &str {
+    id.split_once('#').map_or(id, |(p, _)| p)
+}
+
+/// The last segment of an id's qualified name: the type of a field or base hint's scope.
+pub(super) fn last_name(id: &str) -> &str {
+    let qualified = id.split_once('#').map_or(id, |(_, q)| q);
+    let last = qualified.rsplit('.').next().unwrap_or(qualified);
+    last.split('~').next().unwrap_or(last)
+}
+
+pub(super) fn lang_family(lang: Lang) -> Lang {
+    if lang == Lang::Tsx {
+        Lang::TypeScript
+    } else {
+        lang
+    }
+}
+
+/// A file's module path in `/` form, as imports name it: the path without
+/// extension for Python, Rust and TypeScript (`__init__`, `mod` and `index`
+/// name their folder), the folder for Go.
+pub(super) fn module_path(lang: Lang, path: &str) -> &str {
+    let stem = path.rsplit_once('.').map_or(path, |(s, _)| s);
+    match lang {
+        Lang::Python => stem.strip_suffix("/__init__").unwrap_or(stem),
+        Lang::Rust => stem.strip_suffix("/mod").unwrap_or(stem),
+        Lang::TypeScript | Lang::Tsx => {
+            let stem = stem.strip_suffix(".d").unwrap_or(stem);
+            stem.strip_suffix("/index").unwrap_or(stem)
+        }
+        Lang::Go => dir_of(path),
+    }
+}
+
+pub(super) fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+fn last_segment(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// How many trailing `/`-segments two paths share.
+pub(super) fn common_tail(a: &str, b: &str) -> usize {
+    a.rsplit('/').zip(b.rsplit('/')).take_while(|(x, y)| x == y).count()
+}
+
+/// The module key an import refers to, from the importing file.
+pub(super) fn import_key(lang: Lang, from_path: &str, module: &str) -> Option<String> {
+    let dir = dir_of(from_path);
+    match lang {
+        Lang::Python => {
+            let dots = module.len() - module.trim_start_matches('.').len();
+            if dots == 0 {
+                return Some(module.to_string());
+            }
+            let mut base: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+            for _ in 1..dots {
+                base.pop()?;
+            }
+            let rest = &module[dots..];
+            let mut key = base.join(".");
+            if !rest.is_empty() {
+                if !key.is_empty() {
+                    key.push('.');
+                }
+                key.push_str(rest);
+            }
+            Some(key)
+        }
+        Lang::Go => Some(module.to_string()),
+        Lang::Rust => {
+            let segments: Vec<&str> = module.split("::").filter(|s| !s.is_empty()).collect();
+            if let Some(last) = segments.iter().rev().find(|s| !matches!(**s, "crate" | "self" | "super")) {
+                return Some((*last).to_string());
+            }
+            // `crate`, `self` or `super` alone: the crate root, this module, its parent.
+            let own = module_path(lang, from_path);
+            let module = match segments.as_slice() {
+                ["self"] => own,
+                ["super", ..] => dir_of(own),
+                _ => "",
+            };
+            let name = last_segment(module);
+            Some(if name.is_empty() || name == "src" { "lib".to_string() } else { name.to_string() })
+        }
+        Lang::TypeScript | Lang::Tsx => {
+            if !module.starts_with('.') {
+                return None;
+            }
+            let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+            for seg in module.split('/') {
+                match seg {
+                    "." | "" => {}
+                    ".." => {
+                        parts.pop()?;
+                    }
+                    s => parts.push(s),
+                }
+            }
+            let joined = parts.join("/");
+            let trimmed = [".js", ".ts", ".tsx", ".mjs"].iter().find_map(|e| joined.strip_suffix(e)).unwrap_or(&joined);
+            // `./util/index` is the module `./util`, as `module_path` names it.
+            let trimmed = trimmed.strip_suffix("/index").unwrap_or(trimmed);
+            Some(trimmed.to_string())
+        }
+    }
+}
+
+/// One meaning of a name bound by an import.
+pub(super) struct Binding<'a> {
+    /// The item imported (`b` in `from a import b as c`), if one item is.
+    pub item: Option<&'a str>,
+    /// The project files of the imported module; empty for a module outside the project.
+    pub files: Vec<&'a str>,
+    /// Python: the files of module `a.b` when `b` is itself a module.
+    pub submodule: Vec<&'a str>,
+    /// Rust: the files are the crate root, found because the module named no
+    /// project module; kept only if the root provides the item.
+    pub via_crate_root: bool,
+}
+
+/// What one file's imports bring in.
+#[derive(Default)]
+pub(super) struct Imports<'a> {
+    pub names: HashMap<&'a str, Vec<Binding<'a>>>,
+    /// The files of modules imported whole (`from m import *`, `use m::*`, `export * from`).
+    pub stars: Vec<Vec<&'a str>>,
+}
+
+/// The lookup tables of one resolution.
+pub(super) struct Index<'a> {
+    pub files: HashMap<&'a str, &'a FileView<'a>>,
+    pub by_id: HashMap<&'a str, &'a ProjectedSymbol>,
+    /// (path, name) → callables and types that file defines.
+    pub local: HashMap<(&'a str, &'a str), Vec<&'a ProjectedSymbol>>,
+    /// (language, name) → callables anywhere.
+    pub global: HashMap<(Lang, &'a str), Vec<&'a ProjectedSymbol>>,
+    /// (language, name) → types anywhere.
+    pub types: HashMap<(Lang, &'a str), Vec<&'a ProjectedSymbol>>,
+    /// (language, type name, method name) → methods of types of that name.
+    pub methods: HashMap<(Lang, &'a str, &'a str), Vec<&'a ProjectedSymbol>>,
+    /// (language, method name) → methods of any type.
+    pub methods_by_name: HashMap<(Lang, &'a str), Vec<&'a ProjectedSymbol>>,
+    /// (language, last module segment) → (module path, file) of each file.
+    pub modules: HashMap<(Lang, &'a str), Vec<(&'a str, &'a str)>>,
+    /// scope → hints on local names of that scope (a function, or a file at module level).
+    pub hints: HashMap<&'a str, Vec<&'a TypeHint>>,
+    /// (language, type name, field) → field hints, with the file that wrote them.
+    pub fields: HashMap<(Lang, &'a str, &'a str), Vec<(&'a TypeHint, &'a str)>>,
+    /// (language, type name) → base types as written.
+    pub bases: HashMap<(Lang, &'a str), Vec<&'a str>>,
+    /// (language, interface or trait name) → names of the types that declare it as a base.
+    pub implementors: HashMap<(Lang, &'a str), Vec<&'a str>>,
+    /// Go: folder → the files of that package.
+    pub packages: HashMap<&'a str, Vec<&'a str>>,
+    pub imports: HashMap<&'a str, Imports<'a>>,
+    pub test_files: HashSet<&'a str>,
+}
+
+impl<'a> Index<'a> {
+    pub fn build(views: &'a [FileView<'a>]) -> Self {
+        let mut index = Index {
+            files: HashMap::default(),
+            by_id: HashMap::default(),
+            local: HashMap::default(),
+            global: HashMap::default(),
+            types: HashMap::default(),
+            methods: HashMap::default(),
+            methods_by_name: HashMap::default(),
+            modules: HashMap::default(),
+            hints: HashMap::default(),
+            fields: HashMap::default(),
+            bases: HashMap::default(),
+            implementors: HashMap::default(),
+            packages: HashMap::default(),
+            imports: HashMap::default(),
+            test_files: HashSet::default(),
+        };
+        for f in views {
+            let family = lang_family(f.lang);
+            index.files.insert(f.path, f);
+            if f.lang.is_test_path(f.path) {
+                index.test_files.insert(f.path);
+            }
+            for s in &f.projection.symbols {
+                index.by_id.insert(s.id.as_str(), s);
+                if callable(s.kind) || is_type(s.kind) {
+                    index.local.entry((f.path, s.name.as_str())).or_default().push(s);
+                }
+                if callable(s.kind) {
+                    index.global.entry((family, s.name.as_str())).or_default().push(s);
+                }
+                if is_type(s.kind) {
+                    index.types.entry((family, s.name.as_str())).or_default().push(s);
+                }
+                if s.kind == SymbolKind::Method {
+                    let owner = container_of(&s.id);
+                    let owner = owner.rsplit('.').next().unwrap_or(owner);
+                    index.methods.entry((family, owner, s.name.as_str())).or_default().push(s);
+                    index.methods_by_name.entry((family, s.name.as_str())).or_default().push(s);
+                }
+            }
+            for h in &f.projection.hints {
+                match (h.kind, h.field) {
+                    (HintKind::Base, _) => index.bases.entry((family, last_name(&h.scope))).or_default().push(&h.text),
+                    (_, true) => index
+                        .fields
+                        .entry((family, last_name(&h.scope), h.var.as_str()))
+                        .or_default()
+                        .push((h, f.path)),
+                    (_, false) => index.hints.entry(h.scope.as_str()).or_default().push(h),
+                }
+            }
+            let module = module_path(f.lang, f.path);
+            index.modules.entry((family, last_segment(module))).or_default().push((module, f.path));
+            if family == Lang::Go {
+                index.packages.entry(dir_of(f.path)).or_default().push(f.path);
+            }
+        }
+        let mut implementors: HashMap<(Lang, &'a str), Vec<&'a str>> = HashMap::default();
+        for (&(family, owner), bases) in &index.bases {
+            for base in bases {
+                if let Some((_, name)) = type_name(family, base) {
+                    implementors.entry((family, name)).or_default().push(owner);
+                }
+            }
+        }
+        index.implementors = implementors;
+        for f in views {
+            let imports = index.read_imports(f);
+            index.imports.insert(f.path, imports);
+        }
+        // A crate-root guess stands only where the root provides the item.
+        let mut dropped: Vec<(&'a str, &'a str, usize)> = Vec::new();
+        for (path, imports) in &index.imports {
+            for (name, bindings) in &imports.names {
+                for (i, b) in bindings.iter().enumerate().filter(|(_, b)| b.via_crate_root && !b.files.is_empty()) {
+                    let provided = b.item.is_none_or(|item| !index.exported(&b.files, item, |_| true).is_empty());
+                    if !provided {
+                        dropped.push((path, name, i));
+                    }
+                }
+            }
+        }
+        for (path, name, i) in dropped {
+            if let Some(b) = index.imports.get_mut(path).and_then(|im| im.names.get_mut(name)).and_then(|bs| bs.get_mut(i)) {
+                b.files.clear();
+            }
+        }
+        index
+    }
+
+    /// The files of the module an import key names. The key is a module
+    /// path in `.` (Python), `::`-free (Rust: the last module) or `/` form; it
+    /// matches a file whose module path ends with it at a segment boundary. A
+    /// Go import path matches the folders sharing its longest tail.
+    pub fn module_files(&self, lang: Lang, key: &str) -> Vec<&'a str> {
+        let family = lang_family(lang);
+        let wanted = if family == Lang::Python { key.replace('.', "/") } else { key.to_string() };
+        let Some(candidates) = self.modules.get(&(family, last_segment(&wanted))) else { return Vec::new() };
+        if family == Lang::Go {
+            let best = candidates.iter().map(|(m, _)| common_tail(m, &wanted)).max().unwrap_or(0);
+            return candidates
+                .iter()
+                .filter(|(m, _)| best > 0 && common_tail(m, &wanted) == best)
+                .map(|(_, f)| *f)
+                .collect();
+        }
+        let tail = format!("/{wanted}");
+        candidates.iter().filter(|(m, _)| *m == wanted || m.ends_with(&tail)).map(|(_, f)| *f).collect()
+    }
+
+    /// The files of a submodule `name` of the module `files` make up.
+    pub fn submodule_files(&self, lang: Lang, files: &[&'a str], name: &str) -> Vec<&'a str> {
+        let family = lang_family(lang);
+        let Some(candidates) = self.modules.get(&(family, name)) else { return Vec::new() };
+        let parents: HashSet<&str> = files.iter().map(|f| module_path(lang, f)).collect();
+        candidates.iter().filter(|(m, _)| parents.contains(dir_of(m))).map(|(_, f)| *f).collect()
+    }
+
+    fn read_imports(&self, file: &FileView<'a>) -> Imports<'a> {
+        let mut out = Imports::default();
+        for import in &file.projection.imports {
+            let Some(key) = import_key(file.lang, file.path, &import.module) else {
+                if let Some(binding) = import.binding.as_deref() {
+                    // A package outside the project (`import React from "react"`).
+                    let item = import.name.as_deref();
+                    let b = Binding { item, files: Vec::new(), submodule: Vec::new(), via_crate_root: false };
+                    out.names.entry(binding).or_default().push(b);
+                }
+                continue;
+            };
+            let mut files = self.module_files(file.lang, &key);
+            let via_crate_root = files.is_empty() && file.lang == Lang::Rust;
+            if via_crate_root {
+                files = self.rust_crate_root(file.path, &import.module);
+            }
+            let Some(binding) = import.binding.as_deref() else {
+                if !files.is_empty() {
+                    out.stars.push(files);
+                }
+                continue;
+            };
+            // In Python `from a import b` may bind the module `a.b` itself.
+            let submodule = match (&import.name, file.lang) {
+                (Some(item), Lang::Python) => self.module_files(file.lang, &format!("{key}.{item}")),
+                _ => Vec::new(),
+            };
+            let item = import.name.as_deref();
+            out.names.entry(binding).or_default().push(Binding { item, files, submodule, via_crate_root });
+        }
+        out
+    }
+
+    /// Rust: the crate's root file when an import names the crate itself from
+    /// its tests, benches, examples or binary (`use semver::Version` in
+    /// `tests/`), or names `crate` alone. Only names that root provides
+    /// resolve through it, so a dependency's items stay outside.
+    fn rust_crate_root(&self, from: &str, module: &str) -> Vec<&'a str> {
+        let first = module.split("::").next().unwrap_or(module);
+        if matches!(first, "std" | "core" | "alloc" | "self" | "super") || module.contains("::") && first != "crate" {
+            return Vec::new();
+        }
+        let mut dir = dir_of(from);
+        loop {
+            for root in ["src/lib.rs", "src/main.rs"] {
+                let candidate = if dir.is_empty() { root.to_string() } else { format!("{dir}/{root}") };
+                if let Some((path, _)) = self.files.get_key_value(candidate.as_str()) {
+                    return vec![*path];
+                }
+            }
+            if dir.is_empty() {
+                return Vec::new();
+            }
+            dir = dir_of(dir);
+        }
+    }
+
+    /// The symbols named `name` that the module made of `files` provides,
+    /// defined there or passed on by its imports and re-exports, keeping
+    /// those `keep` accepts.
+    pub fn exported(&self, files: &[&'a str], name: &str, keep: fn(SymbolKind) -> bool) -> Vec<&'a ProjectedSymbol> {
+        let mut out = Vec::new();
+        let mut seen = HashSet::default();
+        self.exported_into(files, name, keep, 0, &mut seen, &mut out);
+        out
+    }
+
+    fn exported_into(
+        &self,
+        files: &[&'a str],
+        name: &str,
+        keep: fn(SymbolKind) -> bool,
+        depth: u32,
+        seen: &mut HashSet<(&'a str, String)>,
+        out: &mut Vec<&'a ProjectedSymbol>,
+    ) {
+        if depth > 6 {
+            return;
+        }
+        for &file in files {
+            if !seen.insert((file, name.to_string())) {
+                continue;
+            }
+            let defined: Vec<&ProjectedSymbol> = self
+                .local
+                .get(&(file, name))
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|s| keep(s.kind) && s.depth == 0)
+                .collect();
+            if !defined.is_empty() {
+                out.extend(defined);
+                continue;
+            }
+            let Some(imports) = self.imports.get(file) else { continue };
+            for b in imports.names.get(name).into_iter().flatten() {
+                self.exported_into(&b.files, b.item.unwrap_or(name), keep, depth + 1, seen, out);
+            }
+            for star in &imports.stars {
+                self.exported_into(star, name, keep, depth + 1, seen, out);
+            }
+        }
+        out.sort_by(|a, b| a.id.cmp(&b.id));
+        out.dedup_by(|a, b| a.id == b.id);
+    }
+
+    /// Whether a symbol is in a test file.
+    pub fn in_test_file(&self, s: &ProjectedSymbol) -> bool {
+        self.test_files.contains(path_of(&s.id))
+    }
+}

@@ -1,0 +1,327 @@
+//! Resolves raw calls to symbol ids across the whole repository, each edge
+//! with its provenance (`exact`, `inferred`, `name_only`), and links tests to
+//! what they exercise. Pure over file projections; knows nothing about
+//! storage or git.
+
+mod index;
+mod names;
+mod receiver;
+mod types;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use nerd_logic::vocab::{Provenance, SymbolKind};
+
+use super::lang::Lang;
+use super::project::{FileProjection, HintKind, ProjectedSymbol};
+use index::{callable, Index};
+use receiver::{Cx, Outcome};
+
+/// Whether the language's own library answers `name` (a builtin, or a method
+/// of its standard types): a token of that name may not be the project's.
+pub fn std_answers(lang: Lang, name: &str) -> bool {
+    names::std_method(lang, name) || names::builtin_function(lang, name)
+}
+
+/// One projected file as resolution sees it.
+pub struct FileView<'a> {
+    pub path: &'a str,
+    pub lang: Lang,
+    pub projection: &'a FileProjection,
+}
+
+/// The edges resolution derives from one file's calls.
+#[derive(Clone, Default, Debug, PartialEq, Eq)]
+pub struct FileResolution {
+    /// `(caller, callee, line, provenance)`.
+    pub calls: Vec<(String, String, u32, Provenance)>,
+    /// `(caller, name, line)` of calls whose target is not known. Calls known
+    /// to reach outside the project (builtins, dependencies) are in neither list.
+    pub unresolved: Vec<(String, String, u32)>,
+    /// `(test, symbol)` for calls made by tests of this file, over certain edges.
+    pub test_links: Vec<(String, String)>,
+}
+
+/// The repository-wide edges resolution derives, grouped by the calling file.
+#[derive(Clone, Default, Debug, PartialEq, Eq)]
+pub struct Resolution {
+    pub files: BTreeMap<String, FileResolution>,
+    /// `(test, symbol)` links from naming conventions (`test_parse` → `parse`).
+    pub named_test_links: Vec<(String, String)>,
+}
+
+impl Resolution {
+    /// Every `test_of` link, sorted and without duplicates.
+    pub fn test_of(&self) -> Vec<(&str, &str)> {
+        let mut out: Vec<(&str, &str)> = self
+            .files
+            .values()
+            .flat_map(|f| &f.test_links)
+            .chain(&self.named_test_links)
+            .map(|(t, s)| (t.as_str(), s.as_str()))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// How many edges each provenance has.
+    pub fn provenance_counts(&self) -> BTreeMap<Provenance, usize> {
+        let mut out = BTreeMap::new();
+        for (_, _, _, p) in self.files.values().flat_map(|f| &f.calls) {
+            *out.entry(*p).or_insert(0) += 1;
+        }
+        out
+    }
+}
+
+/// Normalised candidate names a test's name points at.
+fn tested_names(test: &str) -> Vec<String> {
+    let stripped = test
+        .strip_prefix("test_")
+        .or_else(|| test.strip_prefix("Test"))
+        .or_else(|| test.strip_prefix("test"))
+        .or_else(|| test.strip_prefix("Benchmark"))
+        .unwrap_or(test);
+    let normal = |s: &str| s.to_ascii_lowercase().replace('_', "");
+    let mut out = vec![normal(stripped)];
+    if let Some((head, _)) = stripped.split_once('_') {
+        out.push(normal(head));
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+fn resolve_file(index: &Index<'_>, tests: &HashSet<&str>, f: &FileView<'_>) -> FileResolution {
+    let mut out = FileResolution::default();
+    for call in &f.projection.calls {
+        let cx = Cx { file: f, caller: &call.caller, line: call.line };
+        match index.resolve_call(&cx, &call.name, call.qualifier.as_deref(), call.method, 0) {
+            Outcome::Found(callees, provenance) => {
+                for callee in callees {
+                    if provenance.is_certain() && tests.contains(call.caller.as_str()) && callee.kind != SymbolKind::Test {
+                        out.test_links.push((call.caller.clone(), callee.id.clone()));
+                    }
+                    out.calls.push((call.caller.clone(), callee.id.clone(), call.line, provenance));
+                }
+            }
+            Outcome::External => {}
+            Outcome::Unknown => out.unresolved.push((call.caller.clone(), call.name.clone(), call.line)),
+        }
+    }
+    out.calls.sort_unstable();
+    out.calls.dedup();
+    out.unresolved.sort_unstable();
+    out.unresolved.dedup();
+    out.test_links.sort_unstable();
+    out.test_links.dedup();
+    out
+}
+
+fn test_ids<'a>(files: &[FileView<'a>]) -> HashSet<&'a str> {
+    files
+        .iter()
+        .flat_map(|f| &f.projection.symbols)
+        .filter(|s| s.kind == SymbolKind::Test)
+        .map(|s| s.id.as_str())
+        .collect()
+}
+
+/// Naming conventions: `test_parse_config` and `TestParseConfig` point at `parse_config` / `ParseConfig`.
+fn named_test_links(files: &[FileView<'_>]) -> Vec<(String, String)> {
+    let mut by_normal_name: HashMap<String, Vec<&ProjectedSymbol>> = HashMap::default();
+    for s in files.iter().flat_map(|f| &f.projection.symbols).filter(|s| callable(s.kind)) {
+        by_normal_name.entry(s.name.to_ascii_lowercase().replace('_', "")).or_default().push(s);
+    }
+    let mut out = Vec::new();
+    for t in files.iter().flat_map(|f| &f.projection.symbols).filter(|s| s.kind == SymbolKind::Test) {
+        for candidate in tested_names(&t.name) {
+            if let Some([only]) = by_normal_name.get(&candidate).map(Vec::as_slice) {
+                out.push((t.id.clone(), only.id.clone()));
+                break;
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Resolves every raw call and links tests, deterministically.
+pub fn resolve(files: &[FileView<'_>]) -> Resolution {
+    let index = Index::build(files);
+    let tests = test_ids(files);
+    Resolution {
+        files: files.iter().map(|f| (f.path.to_string(), resolve_file(&index, &tests, f))).collect(),
+        named_test_links: named_test_links(files),
+    }
+}
+
+/// The `(name, id)` of every callable a file defines: what other files' calls
+/// may resolve to. Compare two of these to find names whose meaning changed.
+pub fn definitions(p: &FileProjection) -> BTreeSet<(&str, &str)> {
+    p.symbols
+        .iter()
+        .filter(|s| callable(s.kind) || index::is_type(s.kind) || s.kind == SymbolKind::Test)
+        .map(|s| (s.name.as_str(), s.id.as_str()))
+        .collect()
+}
+
+/// Names whose definitions differ between two versions of a file.
+pub fn changed_names(before: Option<&FileProjection>, after: Option<&FileProjection>) -> BTreeSet<String> {
+    let before = before.map(definitions).unwrap_or_default();
+    let after = after.map(definitions).unwrap_or_default();
+    before.symmetric_difference(&after).map(|(name, _)| name.to_string()).collect()
+}
+
+/// Whether a change to a file can change how calls in other files resolve
+/// beyond the names it defines: the types it declares for fields, bases and
+/// module-level names, the return types its signatures declare, its imports.
+pub fn changes_shape(before: Option<&FileProjection>, after: Option<&FileProjection>) -> bool {
+    fn shape(p: Option<&FileProjection>) -> BTreeSet<String> {
+        let Some(p) = p else { return BTreeSet::new() };
+        let hints = p
+            .hints
+            .iter()
+            .filter(|h| h.field || h.kind == HintKind::Base || !h.scope.contains('#'))
+            .map(|h| format!("{}\0{}\0{}\0{}", h.scope, h.var, h.kind.as_str(), h.text));
+        let imports = p.imports.iter().map(|i| format!("{}\0{:?}\0{:?}", i.module, i.name, i.binding));
+        hints.chain(imports).collect()
+    }
+    /// Declared return types of the symbols both versions define.
+    fn returns_changed(before: &FileProjection, after: &FileProjection, lang: Option<Lang>) -> bool {
+        let Some(lang) = lang else { return false };
+        let old: HashMap<&str, &str> = before.symbols.iter().map(|s| (s.id.as_str(), s.signature.as_str())).collect();
+        after.symbols.iter().any(|s| {
+            old.get(s.id.as_str()).is_some_and(|sig| {
+                types::return_type(lang, sig) != types::return_type(lang, &s.signature)
+            })
+        })
+    }
+    let lang = after.or(before).and_then(|p| p.symbols.first()).and_then(|s| Lang::of_path(index::path_of(&s.id)));
+    shape(before) != shape(after)
+        || matches!((before, after), (Some(b), Some(a)) if returns_changed(b, a, lang))
+}
+
+/// Re-resolves after `changed` files changed content, in place: the changed
+/// files themselves, and every file with a call to a name in `names` (names
+/// whose definitions appeared, vanished or moved). Returns the paths whose
+/// edges were recomputed. Files added or removed need a full `resolve`, since
+/// they change which modules exist.
+pub fn re_resolve(
+    files: &[FileView<'_>],
+    previous: &mut Resolution,
+    changed: &BTreeSet<String>,
+    names: &BTreeSet<String>,
+) -> Vec<String> {
+    let index = Index::build(files);
+    let tests = test_ids(files);
+    let mut redone = Vec::new();
+    for f in files {
+        let affected = changed.contains(f.path)
+            || f.projection.calls.iter().any(|c| names.contains(&c.name))
+            || f.projection.hints.iter().any(|h| names.iter().any(|n| h.text.contains(n.as_str())));
+        if affected {
+            previous.files.insert(f.path.to_string(), resolve_file(&index, &tests, f));
+            redone.push(f.path.to_string());
+        }
+    }
+    // Naming links depend only on definitions, so they change only with `names`.
+    if !names.is_empty() {
+        previous.named_test_links = named_test_links(files);
+    }
+    redone
+}
+
+#[cfg(test)]
+mod tests {
+    use super::index::{common_tail, import_key, module_path};
+    use super::*;
+
+    #[test]
+    fn import_keys_follow_each_languages_rules() {
+        assert_eq!(import_key(Lang::Python, "pkg/sub/mod.py", ".models").as_deref(), Some("pkg.sub.models"));
+        assert_eq!(import_key(Lang::Python, "pkg/sub/mod.py", "..util").as_deref(), Some("pkg.util"));
+        assert_eq!(import_key(Lang::Python, "a.py", "os.path").as_deref(), Some("os.path"));
+        assert_eq!(import_key(Lang::TypeScript, "src/a/b.ts", "../c/d.js").as_deref(), Some("src/c/d"));
+        assert_eq!(import_key(Lang::TypeScript, "src/a.ts", "react"), None);
+        assert_eq!(import_key(Lang::Rust, "src/a.rs", "crate::world::lang").as_deref(), Some("lang"));
+        assert_eq!(module_path(Lang::Python, "src/pkg/__init__.py"), "src/pkg");
+        assert_eq!(module_path(Lang::TypeScript, "src/util/index.ts"), "src/util");
+        assert_eq!(module_path(Lang::Go, "x/price/price.go"), "x/price");
+        assert_eq!(common_tail("example.com/shop/price", "shop/price"), 2);
+    }
+
+    /// Applies `edits` one at a time and checks incremental re-resolution
+    /// against resolving everything from scratch after each.
+    #[test]
+    fn incremental_resolution_equals_full_resolution() {
+        use crate::world::project::project_file;
+        let mut sources: BTreeMap<String, String> = BTreeMap::new();
+        sources.insert("a.py".into(), "def f():\n    return g()\n\ndef g():\n    pass\n".into());
+        sources.insert("b.py".into(), "from a import f\n\ndef caller():\n    f()\n    h()\n".into());
+        sources.insert("c.py".into(), "def other():\n    pass\n".into());
+        let edits = [
+            ("c.py", "def h():\n    pass\n"),                       // h appears: b's call resolves
+            ("c.py", "def h():\n    pass\n\ndef g():\n    pass\n"), // a second g: a's call stays local
+            ("a.py", "def f():\n    return 1\n"),                   // g vanishes from a: now ambiguous? no, unique in c
+            ("c.py", "def renamed():\n    pass\n"),                 // h and g vanish
+            ("b.py", "def caller():\n    renamed()\n"),             // the caller itself changes
+        ];
+        let project = |sources: &BTreeMap<String, String>| -> BTreeMap<String, FileProjection> {
+            sources.iter().map(|(p, s)| (p.clone(), project_file(Lang::Python, p, s.as_bytes()).unwrap())).collect()
+        };
+        fn views(projections: &BTreeMap<String, FileProjection>) -> Vec<FileView<'_>> {
+            projections.iter().map(|(p, proj)| FileView { path: p, lang: Lang::Python, projection: proj }).collect()
+        }
+        let mut projections = project(&sources);
+        let mut incremental = resolve(&views(&projections));
+        for (path, text) in edits {
+            let before = projections[path].clone();
+            sources.insert(path.into(), text.into());
+            projections = project(&sources);
+            let names = changed_names(Some(&before), Some(&projections[path]));
+            let changed = BTreeSet::from([path.to_string()]);
+            if changes_shape(Some(&before), Some(&projections[path])) {
+                incremental = resolve(&views(&projections));
+            } else {
+                re_resolve(&views(&projections), &mut incremental, &changed, &names);
+            }
+            assert_eq!(incremental, resolve(&views(&projections)), "after editing {path}");
+        }
+        // The edits did change resolution along the way.
+        let b = &incremental.files["b.py"];
+        assert_eq!(b.calls, vec![("b.py#caller".to_string(), "c.py#renamed".to_string(), 2, Provenance::NameOnly)]);
+    }
+
+    #[test]
+    fn rust_method_calls_resolve_only_to_methods() {
+        use crate::world::project::project_file;
+        let files = [
+            ("src/util.rs", "pub fn unwrap(x: u8) -> u8 { x }\npub struct Cart;\nimpl Cart {\n    pub fn total(&self) -> u8 { 1 }\n    pub fn len(&self) -> u8 { 2 }\n}\n"),
+            ("src/app.rs", "fn run(c: Cart, v: Vec<u8>, o: Option<u8>) -> u8 {\n    o.unwrap() + c.total() + v.len() as u8 + unwrap(1)\n}\n"),
+        ];
+        let projections: Vec<(&str, FileProjection)> =
+            files.iter().map(|(p, s)| (*p, project_file(Lang::Rust, p, s.as_bytes()).unwrap())).collect();
+        let views: Vec<FileView> =
+            projections.iter().map(|(p, proj)| FileView { path: p, lang: Lang::Rust, projection: proj }).collect();
+        let app = &resolve(&views).files["src/app.rs"];
+        let callees: BTreeSet<(&str, Provenance)> =
+            app.calls.iter().map(|(_, callee, _, p)| (callee.as_str(), *p)).collect();
+        // `c.total()` is Cart's `total` (the parameter's type says so); `unwrap(1)` the
+        // free function, by a unique name. `o.unwrap()` and `v.len()` are Option's and Vec's.
+        assert_eq!(
+            callees,
+            BTreeSet::from([("src/util.rs#Cart.total", Provenance::Inferred), ("src/util.rs#unwrap", Provenance::NameOnly)])
+        );
+        assert!(app.unresolved.is_empty(), "{:?}", app.unresolved);
+    }
+
+    #[test]
+    fn test_names_point_at_their_subjects() {
+        assert_eq!(tested_names("test_parse_config"), vec!["parseconfig", "parse"]);
+        assert_eq!(tested_names("TestParseConfig"), vec!["parseconfig"]);
+        assert_eq!(tested_names("TestParse_errors"), vec!["parseerrors", "parse"]);
+    }
+}

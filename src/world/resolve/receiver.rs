@@ -1,0 +1,733 @@
+//! Resolves one call: a bare name through the file, its imports, its package
+//! and, as a last resort, a unique name (a `name_only` guess); a path or a
+//! method call through what the receiver is: `self`'s type, a local whose
+//! type a hint gives (an annotation, a constructor, a function's declared
+//! return type), a field, a module, an interface whose implementations all
+//! answer. A receiver the language's own library answers is never linked to
+//! the project. Pure over the index; knows nothing about storage.
+
+use nerd_logic::vocab::{Provenance, SymbolKind};
+
+use super::index::{callable, container_of, dir_of, is_type, lang_family, path_of, Index};
+use super::names::{builtin_function, builtin_global, builtin_type, std_method};
+use super::types::{return_type, split_top_level, type_name};
+use super::FileView;
+use crate::world::lang::Lang;
+use crate::world::project::{HintKind, ProjectedSymbol, TypeHint, RETURN_VAR};
+
+/// How many steps one resolution may take through hints, results and fields.
+const MAX_DEPTH: u32 = 8;
+
+/// Where a call is written.
+pub(super) struct Cx<'c, 'a> {
+    pub file: &'c FileView<'a>,
+    pub caller: &'c str,
+    pub line: u32,
+}
+
+/// What a call resolves to.
+pub(super) enum Outcome<'a> {
+    /// Project symbols, and how they were established.
+    Found(Vec<&'a ProjectedSymbol>, Provenance),
+    /// Something outside the project: a builtin, a standard type's method, a dependency.
+    External,
+    /// Not known.
+    Unknown,
+}
+
+/// What a receiver expression holds.
+#[derive(Clone, Debug)]
+enum Value<'a> {
+    /// A value of one of these project types (a type and, for `super()`, its bases).
+    Types(Vec<&'a str>, Provenance),
+    /// A project module (its files).
+    Module(Vec<&'a str>),
+    External,
+    Unknown,
+}
+
+impl Value<'_> {
+    fn inferred(self) -> Self {
+        match self {
+            Value::Types(t, _) => Value::Types(t, Provenance::Inferred),
+            other => other,
+        }
+    }
+}
+
+/// A type name looked up from where it is written.
+enum TypeLookup<'a> {
+    Project(Vec<&'a str>, Provenance),
+    External,
+    NotFound,
+}
+
+fn plain_callable(kind: SymbolKind) -> bool {
+    callable(kind) && kind != SymbolKind::Method
+}
+
+fn is_identifier(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+        && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+}
+
+/// `callee(args)` → `callee`, when `part` is one call.
+fn as_call(part: &str) -> Option<&str> {
+    let inner = part.strip_suffix(')')?;
+    let mut depth = 0i32;
+    for (i, c) in inner.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' if depth == 0 => return Some(inner[..i].trim()),
+            '(' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Drops generic arguments from a written name: `parse::<T>` → `parse`, `make<T>` → `make`.
+fn strip_generics(name: &str) -> &str {
+    let name = name.split("::<").next().unwrap_or(name);
+    name.split('<').next().unwrap_or(name).trim()
+}
+
+/// A callee as written (`Foo`, `pkg.New`, `Foo::new`, `self.make`) split
+/// into its qualifier, its name and whether it is written in method syntax.
+fn split_callee(lang: Lang, text: &str) -> (Option<&str>, &str, bool) {
+    let mut text = text.trim();
+    // A turbofish belongs to the name: `s.parse::<u8>`.
+    if let Some(at) = text.rfind("::<").filter(|_| text.ends_with('>')) {
+        text = &text[..at];
+    }
+    if lang == Lang::Rust {
+        if let Some((q, n)) = text.rsplit_once("::") {
+            if !n.contains('.') {
+                return (Some(q), strip_generics(n), false);
+            }
+        }
+    }
+    match split_top_level(text, '.').as_slice() {
+        [_] | [] => (None, strip_generics(text), false),
+        parts => {
+            let last = parts[parts.len() - 1];
+            let q = &text[..text.len() - last.len() - 1];
+            (Some(q), strip_generics(last), true)
+        }
+    }
+}
+
+impl<'a> Index<'a> {
+    /// Resolves a call to `name`, written with `qualifier` (`pkg`, `Type`,
+    /// a receiver expression) and in method syntax or not.
+    pub(super) fn resolve_call(
+        &self,
+        cx: &Cx<'_, 'a>,
+        name: &str,
+        qualifier: Option<&str>,
+        method: bool,
+        depth: u32,
+    ) -> Outcome<'a> {
+        if depth > MAX_DEPTH {
+            return Outcome::Unknown;
+        }
+        let outcome = match qualifier.map(str::trim) {
+            None | Some("") => self.plain(cx, name),
+            Some(q) if cx.file.lang == Lang::Rust && !method => self.path_call(cx, q, name, depth),
+            Some(q) => {
+                let value = self.receiver_value(cx, q, depth + 1);
+                self.call_on(cx, value, name, depth)
+            }
+        };
+        self.keep_reachable(cx, outcome)
+    }
+
+    /// Code outside tests never calls into test files (in Go it cannot).
+    fn keep_reachable(&self, cx: &Cx<'_, 'a>, outcome: Outcome<'a>) -> Outcome<'a> {
+        let Outcome::Found(mut found, provenance) = outcome else { return outcome };
+        if !self.test_files.contains(cx.file.path) {
+            found.retain(|s| !self.in_test_file(s));
+        }
+        found.sort_by(|a, b| a.id.cmp(&b.id));
+        found.dedup_by(|a, b| a.id == b.id);
+        match found.len() {
+            0 => Outcome::Unknown,
+            1 => Outcome::Found(found, provenance),
+            _ if provenance == Provenance::NameOnly => Outcome::Found(found, provenance),
+            _ => Outcome::Found(found, Provenance::Inferred),
+        }
+    }
+
+    /// A bare call: the file, its imports, its package, the language's
+    /// builtins, then a unique name anywhere as a guess.
+    fn plain(&self, cx: &Cx<'_, 'a>, name: &str) -> Outcome<'a> {
+        let file = cx.file;
+        let family = lang_family(file.lang);
+        let local: Vec<&ProjectedSymbol> =
+            self.local.get(&(file.path, name)).into_iter().flatten().copied().filter(|s| plain_callable(s.kind)).collect();
+        if !local.is_empty() {
+            // The innermost definition visible from the caller: a nested function, else a top-level one.
+            let caller_scope = cx.caller.split_once('#').map_or("", |(_, q)| q);
+            let best = local
+                .iter()
+                .copied()
+                .filter(|s| {
+                    let c = container_of(&s.id);
+                    c.is_empty() || caller_scope == c || caller_scope.starts_with(&format!("{c}."))
+                })
+                .max_by_key(|s| s.depth)
+                .unwrap_or(local[0]);
+            return Outcome::Found(vec![best], Provenance::Exact);
+        }
+        if let Some(imports) = self.imports.get(file.path) {
+            if let Some(bindings) = imports.names.get(name) {
+                let mut found = Vec::new();
+                let mut external = false;
+                for b in bindings {
+                    if b.files.is_empty() && b.submodule.is_empty() {
+                        external = true;
+                    }
+                    found.extend(self.exported(&b.files, b.item.unwrap_or(name), plain_callable));
+                }
+                if !found.is_empty() {
+                    return Outcome::Found(found, Provenance::Exact);
+                }
+                if external {
+                    return Outcome::External;
+                }
+            }
+            for star in &imports.stars {
+                let found = self.exported(star, name, plain_callable);
+                if !found.is_empty() {
+                    return Outcome::Found(found, Provenance::Exact);
+                }
+            }
+        }
+        if family == Lang::Go {
+            let found: Vec<&ProjectedSymbol> = self
+                .packages
+                .get(dir_of(file.path))
+                .into_iter()
+                .flatten()
+                .flat_map(|f| self.local.get(&(*f, name)).into_iter().flatten().copied())
+                .filter(|s| plain_callable(s.kind) && s.depth == 0)
+                .collect();
+            if !found.is_empty() {
+                return Outcome::Found(found, Provenance::Exact);
+            }
+        }
+        if builtin_function(file.lang, name) {
+            return Outcome::External;
+        }
+        let guesses: Vec<&ProjectedSymbol> = self
+            .global
+            .get(&(family, name))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|s| plain_callable(s.kind))
+            .filter(|s| self.test_files.contains(file.path) || !self.in_test_file(s))
+            .collect();
+        match guesses.as_slice() {
+            [only] => Outcome::Found(vec![*only], Provenance::NameOnly),
+            _ => Outcome::Unknown,
+        }
+    }
+
+    /// A Rust path call: `Type::f()`, `Self::f()`, `module::f()`, `std::…::f()`.
+    fn path_call(&self, cx: &Cx<'_, 'a>, qualifier: &str, name: &str, depth: u32) -> Outcome<'a> {
+        if qualifier.starts_with('<') {
+            return Outcome::Unknown; // `<T as Trait>::f()`
+        }
+        let segments: Vec<&str> = qualifier
+            .split("::")
+            .map(strip_generics)
+            .filter(|s| !s.is_empty() && !matches!(*s, "crate" | "self" | "super" | "$crate"))
+            .collect();
+        let (Some(&head), Some(&last)) = (segments.first(), segments.last()) else {
+            return self.plain(cx, name);
+        };
+        if builtin_global(Lang::Rust, head) {
+            return Outcome::External;
+        }
+        let types = if last == "Self" {
+            self.enclosing_type(cx).map(|t| (vec![t], Provenance::Exact))
+        } else {
+            match self.type_named(cx, last) {
+                TypeLookup::Project(t, p) => Some((t, p)),
+                TypeLookup::External => return Outcome::External,
+                TypeLookup::NotFound => None,
+            }
+        };
+        if let Some((types, provenance)) = types {
+            return match self.call_on(cx, Value::Types(types, provenance), name, depth) {
+                // A project type without that function: a derived or std trait's (`Foo::default()`) or a variant.
+                Outcome::Unknown => Outcome::External,
+                other => other,
+            };
+        }
+        let mut files: Vec<&'a str> = Vec::new();
+        if let Some(bindings) = self.imports.get(cx.file.path).and_then(|i| i.names.get(last)) {
+            for b in bindings.iter().filter(|b| b.item.is_none() || b.item == Some(last)) {
+                files.extend(&b.files);
+            }
+        }
+        if files.is_empty() {
+            files = self.module_files(Lang::Rust, last);
+        }
+        let found = self.exported(&files, name, plain_callable);
+        if found.is_empty() {
+            // Neither a project type nor a project module: a dependency's.
+            Outcome::External
+        } else {
+            Outcome::Found(found, Provenance::Exact)
+        }
+    }
+
+    /// A call of `name` on a value.
+    fn call_on(&self, cx: &Cx<'_, 'a>, value: Value<'a>, name: &str, depth: u32) -> Outcome<'a> {
+        match value {
+            Value::Types(types, provenance) => {
+                let (found, dispatched) = self.methods_on(cx, &types, name);
+                if found.is_empty() {
+                    // Inherited from a base outside the project, or a callable held in a field.
+                    return if self.has_foreign_base(lang_family(cx.file.lang), &types) {
+                        Outcome::External
+                    } else {
+                        Outcome::Unknown
+                    };
+                }
+                let provenance = if dispatched { Provenance::Inferred } else { provenance };
+                Outcome::Found(found, provenance)
+            }
+            Value::Module(files) => {
+                let found = self.exported(&files, name, plain_callable);
+                if found.is_empty() {
+                    Outcome::Unknown
+                } else {
+                    Outcome::Found(found, Provenance::Exact)
+                }
+            }
+            Value::External => Outcome::External,
+            Value::Unknown if depth > MAX_DEPTH => Outcome::Unknown,
+            Value::Unknown => self.guess_method(cx, name),
+        }
+    }
+
+    /// A method on a receiver of unknown type: a unique project method of that
+    /// name, unless the language's own types answer the name too.
+    fn guess_method(&self, cx: &Cx<'_, 'a>, name: &str) -> Outcome<'a> {
+        if std_method(cx.file.lang, name) {
+            return Outcome::Unknown;
+        }
+        let in_test = self.test_files.contains(cx.file.path);
+        let candidates: Vec<&ProjectedSymbol> = self
+            .methods_by_name
+            .get(&(lang_family(cx.file.lang), name))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|s| in_test || !self.in_test_file(s))
+            .collect();
+        match candidates.as_slice() {
+            [only] => Outcome::Found(vec![*only], Provenance::NameOnly),
+            _ => Outcome::Unknown,
+        }
+    }
+
+    /// The methods named `method` of `types`, their bases when they lack it,
+    /// and, for an interface or trait, of every type implementing it. The
+    /// flag says whether dispatch was involved.
+    fn methods_on(&self, cx: &Cx<'_, 'a>, types: &[&'a str], method: &str) -> (Vec<&'a ProjectedSymbol>, bool) {
+        let family = lang_family(cx.file.lang);
+        let mut out: Vec<&'a ProjectedSymbol> = Vec::new();
+        let mut dispatched = false;
+        let mut queue: Vec<(&'a str, u32)> = types.iter().map(|t| (*t, 0)).collect();
+        let mut seen: Vec<&str> = Vec::new();
+        while let Some((t, level)) = queue.pop() {
+            if seen.contains(&t) || level > 4 {
+                continue;
+            }
+            seen.push(t);
+            let own = self.methods.get(&(family, t, method)).map(Vec::as_slice).unwrap_or_default();
+            out.extend(own);
+            if self.is_abstract(family, t) {
+                dispatched = true;
+                for implementor in self.implementors.get(&(family, t)).into_iter().flatten() {
+                    out.extend(self.methods.get(&(family, *implementor, method)).into_iter().flatten());
+                }
+                if family == Lang::Go {
+                    // Go interfaces are satisfied structurally: every concrete method of that name.
+                    let concrete = self.methods_by_name.get(&(family, method)).into_iter().flatten();
+                    out.extend(concrete.filter(|m| {
+                        let owner = container_of(&m.id);
+                        !self.is_abstract(family, owner.rsplit('.').next().unwrap_or(owner))
+                    }));
+                }
+            }
+            if own.is_empty() {
+                for base in self.bases.get(&(family, t)).into_iter().flatten() {
+                    if let Some((_, name)) = type_name(family, base) {
+                        queue.push((name, level + 1));
+                    }
+                }
+            }
+        }
+        (out, dispatched)
+    }
+
+    fn is_abstract(&self, family: Lang, name: &str) -> bool {
+        self.types
+            .get(&(family, name))
+            .is_some_and(|ts| ts.iter().any(|s| matches!(s.kind, SymbolKind::Interface | SymbolKind::Trait)))
+    }
+
+    /// Whether some type among `types` (or their bases) derives from a type outside the project.
+    fn has_foreign_base(&self, family: Lang, types: &[&'a str]) -> bool {
+        let mut queue: Vec<&'a str> = types.to_vec();
+        let mut seen: Vec<&'a str> = Vec::new();
+        while let Some(t) = queue.pop() {
+            if seen.contains(&t) || seen.len() > 32 {
+                continue;
+            }
+            seen.push(t);
+            for base in self.bases.get(&(family, t)).into_iter().flatten() {
+                match type_name(family, base) {
+                    Some((_, name)) if self.types.contains_key(&(family, name)) => queue.push(name),
+                    _ => return true,
+                }
+            }
+        }
+        false
+    }
+
+    /// The type whose method or function the caller is (`self`, `this`, `cls`, `Self`).
+    fn enclosing_type(&self, cx: &Cx<'_, 'a>) -> Option<&'a str> {
+        let family = lang_family(cx.file.lang);
+        let qualified = cx.caller.split_once('#').map(|(_, q)| q)?;
+        let segments: Vec<&str> = qualified.split('.').collect();
+        segments[..segments.len().saturating_sub(1)].iter().rev().find_map(|seg| {
+            let seg = seg.split('~').next().unwrap_or(seg);
+            self.types.get(&(family, seg)).and_then(|ts| ts.first()).map(|s| s.name.as_str())
+        })
+    }
+
+    /// A type name as the file sees it: its own, imported, its package's, or unique in the project.
+    fn type_named(&self, cx: &Cx<'_, 'a>, name: &str) -> TypeLookup<'a> {
+        let file = cx.file;
+        let family = lang_family(file.lang);
+        let names = |found: &[&'a ProjectedSymbol]| -> Vec<&'a str> {
+            let mut names: Vec<&'a str> = found.iter().map(|s| s.name.as_str()).collect();
+            names.dedup();
+            names
+        };
+        let own: Vec<&'a ProjectedSymbol> =
+            self.local.get(&(file.path, name)).into_iter().flatten().copied().filter(|s| is_type(s.kind)).collect();
+        if !own.is_empty() {
+            return TypeLookup::Project(names(&own), Provenance::Exact);
+        }
+        if let Some(imports) = self.imports.get(file.path) {
+            if let Some(bindings) = imports.names.get(name) {
+                let found: Vec<&'a ProjectedSymbol> =
+                    bindings.iter().flat_map(|b| self.exported(&b.files, b.item.unwrap_or(name), is_type)).collect();
+                if !found.is_empty() {
+                    return TypeLookup::Project(names(&found), Provenance::Exact);
+                }
+                if bindings.iter().all(|b| b.files.is_empty() && b.submodule.is_empty()) {
+                    return TypeLookup::External;
+                }
+            }
+            for star in &imports.stars {
+                let found = self.exported(star, name, is_type);
+                if !found.is_empty() {
+                    return TypeLookup::Project(names(&found), Provenance::Exact);
+                }
+            }
+        }
+        if let Some(all) = self.types.get(&(family, name)) {
+            if family == Lang::Go {
+                let dir = dir_of(file.path);
+                if all.iter().any(|s| dir_of(path_of(&s.id)) == dir) {
+                    return TypeLookup::Project(names(all), Provenance::Exact);
+                }
+            }
+            if name.starts_with(|c: char| c.is_uppercase()) {
+                return TypeLookup::Project(names(all), Provenance::Inferred);
+            }
+        }
+        if builtin_type(file.lang, name) {
+            return TypeLookup::External;
+        }
+        TypeLookup::NotFound
+    }
+
+    /// What a receiver expression (`self.session`, `s`, `pkg`, `New().x`) holds.
+    fn receiver_value(&self, cx: &Cx<'_, 'a>, expr: &str, depth: u32) -> Value<'a> {
+        if depth > MAX_DEPTH {
+            return Value::Unknown;
+        }
+        let expr = expr.trim().trim_end_matches('?');
+        let expr = expr.strip_prefix("await ").unwrap_or(expr).trim();
+        let parts = split_top_level(expr, '.');
+        let Some((head, rest)) = parts.split_first() else { return Value::Unknown };
+        let mut value = self.head_value(cx, head.trim().trim_end_matches('?'), depth);
+        for part in rest {
+            value = self.member_value(cx, value, part.trim().trim_end_matches('?'), depth + 1);
+        }
+        value
+    }
+
+    fn head_value(&self, cx: &Cx<'_, 'a>, head: &str, depth: u32) -> Value<'a> {
+        let lang = cx.file.lang;
+        if let Some(callee) = as_call(head) {
+            if lang == Lang::Python && callee == "super" {
+                return self.bases_of_enclosing(cx);
+            }
+            return self.value_of_callee(cx, callee, depth + 1);
+        }
+        if lang == Lang::Rust && head.contains("::") {
+            return Value::Unknown;
+        }
+        if !is_identifier(head) {
+            return Value::Unknown;
+        }
+        if matches!(head, "self" | "this" | "cls" | "Self") || self.is_python_self(cx, head) {
+            return match self.enclosing_type(cx) {
+                Some(t) => Value::Types(vec![t], Provenance::Exact),
+                None => Value::Unknown,
+            };
+        }
+        if let Some(value) = self.local_value(cx, head, depth) {
+            return value;
+        }
+        if let Some(bindings) = self.imports.get(cx.file.path).and_then(|i| i.names.get(head)) {
+            let mut modules = Vec::new();
+            for b in bindings {
+                match b.item {
+                    None => modules.extend(&b.files),
+                    Some(item) => {
+                        let types = self.exported(&b.files, item, is_type);
+                        if !types.is_empty() {
+                            return Value::Types(types.iter().map(|s| s.name.as_str()).collect(), Provenance::Exact);
+                        }
+                        modules.extend(&b.submodule);
+                    }
+                }
+            }
+            if !modules.is_empty() {
+                return Value::Module(modules);
+            }
+            if bindings.iter().all(|b| b.files.is_empty() && b.submodule.is_empty()) {
+                return Value::External;
+            }
+        }
+        match self.type_named(cx, head) {
+            TypeLookup::Project(types, provenance) => return Value::Types(types, provenance),
+            TypeLookup::External => return Value::External,
+            TypeLookup::NotFound => {}
+        }
+        if builtin_global(lang, head) {
+            return Value::External;
+        }
+        Value::Unknown
+    }
+
+    /// Python: a method's first parameter is its instance whatever its name (`__self`).
+    fn is_python_self(&self, cx: &Cx<'_, 'a>, head: &str) -> bool {
+        if cx.file.lang != Lang::Python || head.trim_start_matches('_') != "self" {
+            return false;
+        }
+        let Some(method) = self.by_id.get(cx.caller).filter(|s| s.kind == SymbolKind::Method) else { return false };
+        let params = method.signature.split_once('(').map_or("", |(_, p)| p);
+        let first = params.split([',', ')', ':', '=']).next().unwrap_or("").trim();
+        first == head
+    }
+
+    /// `super()`: the bases of the caller's type.
+    fn bases_of_enclosing(&self, cx: &Cx<'_, 'a>) -> Value<'a> {
+        let family = lang_family(cx.file.lang);
+        let Some(t) = self.enclosing_type(cx) else { return Value::Unknown };
+        let bases: Vec<&'a str> = self
+            .bases
+            .get(&(family, t))
+            .into_iter()
+            .flatten()
+            .filter_map(|b| type_name(family, b).map(|(_, n)| n))
+            .filter(|n| self.types.contains_key(&(family, *n)))
+            .collect();
+        if bases.is_empty() {
+            Value::External
+        } else {
+            Value::Types(bases, Provenance::Exact)
+        }
+    }
+
+    /// What a hint in the caller's scopes says the local name `var` holds:
+    /// the caller, its enclosing functions, its file, and in Go its package.
+    fn local_value(&self, cx: &Cx<'_, 'a>, var: &str, depth: u32) -> Option<Value<'a>> {
+        let mut scope = cx.caller;
+        let mut scopes = vec![scope];
+        while let Some((outer, _)) = scope.rsplit_once('.').filter(|(o, _)| o.contains('#')) {
+            scopes.push(outer);
+            scope = outer;
+        }
+        scopes.push(cx.file.path);
+        let package: Vec<&'a str> = if cx.file.lang == Lang::Go {
+            self.packages.get(dir_of(cx.file.path)).into_iter().flatten().copied().filter(|p| *p != cx.file.path).collect()
+        } else {
+            Vec::new()
+        };
+        scopes.extend(package);
+        for scope in scopes {
+            let Some(hints) = self.hints.get(scope) else { continue };
+            let mut named = hints.iter().copied().filter(|h| h.var == var).peekable();
+            let Some(first) = named.peek().copied() else { continue };
+            let hint = named.filter(|h| h.line <= cx.line).last().unwrap_or(first);
+            return Some(self.value_of_hint(hint, depth + 1));
+        }
+        None
+    }
+
+    /// The value a hint gives its name, evaluated where the hint is written.
+    fn value_of_hint(&self, hint: &'a TypeHint, depth: u32) -> Value<'a> {
+        let Some(file) = self.files.get(path_of(&hint.scope)) else { return Value::Unknown };
+        let cx = Cx { file, caller: &hint.scope, line: hint.line };
+        let value = match hint.kind {
+            HintKind::Type => self.type_value(&cx, &hint.text),
+            HintKind::Call => self.value_of_callee(&cx, &hint.text, depth + 1),
+            HintKind::Base => Value::Unknown,
+        };
+        value.inferred()
+    }
+
+    /// The value of a written type.
+    fn type_value(&self, cx: &Cx<'_, 'a>, text: &str) -> Value<'a> {
+        let lang = cx.file.lang;
+        let Some((qualifier, name)) = type_name(lang, text) else { return Value::External };
+        if name == "Self" {
+            return self.enclosing_type(cx).map_or(Value::Unknown, |t| Value::Types(vec![t], Provenance::Inferred));
+        }
+        if let Some(q) = qualifier {
+            let head = q.split([':', '.']).next().unwrap_or(q);
+            if builtin_global(lang, head) {
+                return Value::External;
+            }
+            let bindings = self.imports.get(cx.file.path).and_then(|i| i.names.get(head));
+            if bindings.is_some_and(|bs| bs.iter().all(|b| b.files.is_empty() && b.submodule.is_empty())) {
+                return Value::External;
+            }
+        }
+        match self.type_named(cx, name) {
+            TypeLookup::Project(types, _) => Value::Types(types, Provenance::Inferred),
+            TypeLookup::External => Value::External,
+            TypeLookup::NotFound => Value::Unknown,
+        }
+    }
+
+    /// The value a call of `callee` (as written) returns.
+    fn value_of_callee(&self, cx: &Cx<'_, 'a>, callee: &str, depth: u32) -> Value<'a> {
+        if depth > MAX_DEPTH {
+            return Value::Unknown;
+        }
+        let (qualifier, name, method) = split_callee(cx.file.lang, callee);
+        match self.resolve_call(cx, name, qualifier, method, depth + 1) {
+            Outcome::Found(found, _) => self.result_value(found[0], depth),
+            Outcome::External => Value::External,
+            Outcome::Unknown => Value::Unknown,
+        }
+    }
+
+    /// What calling `s` gives: an instance of a type, or a function's declared return type.
+    fn result_value(&self, s: &'a ProjectedSymbol, depth: u32) -> Value<'a> {
+        if is_type(s.kind) {
+            return Value::Types(vec![s.name.as_str()], Provenance::Inferred);
+        }
+        let Some(file) = self.files.get(path_of(&s.id)) else { return Value::Unknown };
+        if depth > MAX_DEPTH {
+            return Value::Unknown;
+        }
+        let Some(returned) = return_type(file.lang, &s.signature) else {
+            // No declared type: what its `return` statements construct.
+            let returns = self.hints.get(s.id.as_str()).and_then(|hs| hs.iter().find(|h| h.var == RETURN_VAR));
+            return returns.map_or(Value::Unknown, |hint| self.value_of_hint(hint, depth + 1));
+        };
+        let cx = Cx { file, caller: &s.id, line: s.line };
+        self.type_value(&cx, returned)
+    }
+
+    /// A member of a value: a field, a method's result, a module's member.
+    fn member_value(&self, cx: &Cx<'_, 'a>, value: Value<'a>, part: &str, depth: u32) -> Value<'a> {
+        if depth > MAX_DEPTH {
+            return Value::Unknown;
+        }
+        if let Some(callee) = as_call(part) {
+            let name = strip_generics(callee);
+            return match self.call_on(cx, value, name, depth) {
+                Outcome::Found(found, _) => self.result_value(found[0], depth + 1),
+                Outcome::External => Value::External,
+                Outcome::Unknown => Value::Unknown,
+            };
+        }
+        if !is_identifier(part) {
+            return Value::Unknown;
+        }
+        let family = lang_family(cx.file.lang);
+        match value {
+            Value::Types(types, _) => {
+                let mut queue: Vec<&'a str> = types;
+                let mut seen = Vec::new();
+                while let Some(t) = queue.pop() {
+                    if seen.contains(&t) || seen.len() > 16 {
+                        continue;
+                    }
+                    seen.push(t);
+                    if let Some((hint, _)) = self.fields.get(&(family, t, part)).and_then(|f| f.first()) {
+                        return self.value_of_hint(hint, depth + 1);
+                    }
+                    for base in self.bases.get(&(family, t)).into_iter().flatten() {
+                        if let Some((_, name)) = type_name(family, base) {
+                            queue.push(name);
+                        }
+                    }
+                }
+                Value::Unknown
+            }
+            Value::Module(files) => {
+                let types = self.exported(&files, part, is_type);
+                if !types.is_empty() {
+                    return Value::Types(types.iter().map(|s| s.name.as_str()).collect(), Provenance::Exact);
+                }
+                let sub = self.submodule_files(cx.file.lang, &files, part);
+                if !sub.is_empty() {
+                    return Value::Module(sub);
+                }
+                for f in &files {
+                    let hint = self.hints.get(*f).and_then(|hs| hs.iter().copied().find(|h| h.var == part));
+                    if let Some(hint) = hint {
+                        return self.value_of_hint(hint, depth + 1);
+                    }
+                }
+                Value::Unknown
+            }
+            Value::External => Value::External,
+            Value::Unknown => Value::Unknown,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn callees_split_into_qualifier_and_name() {
+        assert_eq!(split_callee(Lang::Rust, "Foo::new"), (Some("Foo"), "new", false));
+        assert_eq!(split_callee(Lang::Rust, "s.parse::<u8>"), (Some("s"), "parse", true));
+        assert_eq!(split_callee(Lang::Python, "requests.Session"), (Some("requests"), "Session", true));
+        assert_eq!(split_callee(Lang::Go, "NewFlagSet"), (None, "NewFlagSet", false));
+        assert_eq!(split_callee(Lang::TypeScript, "a.b(c.d).e"), (Some("a.b(c.d)"), "e", true));
+        assert_eq!(as_call("GetCommandLine()"), Some("GetCommandLine"));
+        assert_eq!(as_call("f(a(b), c)"), Some("f"));
+        assert_eq!(as_call("x"), None);
+    }
+}

@@ -1,0 +1,208 @@
+//! Reads type text as written (`&mut Foo<T>`, `*pkg.Foo`, `Optional["Foo"]`,
+//! `Promise<Foo> | undefined`) down to the one type name a receiver's
+//! methods are looked up on, and a signature down to its declared return
+//! type. Pure text over one language's syntax; knows nothing about symbols.
+
+use crate::world::lang::Lang;
+
+/// Wrappers whose methods are the wrapped type's (by auto-deref, awaiting or narrowing).
+const TRANSPARENT: &[&str] = &[
+    "Box", "Rc", "Arc", "RefCell", "Ref", "RefMut", "Cow", "Mutex", "MutexGuard", "Pin", "Optional",
+    "t.Optional", "typing.Optional", "Promise", "Readonly", "type", "t.Type", "typing.Type", "ClassVar",
+    "t.ClassVar", "Final", "t.Final",
+];
+
+/// The name of the type `text` denotes, with the qualifier it was written with
+/// (`pkg` of `pkg.Foo`, `crate::a` of `crate::a::Foo`), or `None` for a type
+/// that names no single type (a tuple, a slice, a function type).
+pub fn type_name(lang: Lang, text: &str) -> Option<(Option<&str>, &str)> {
+    let mut t = text.trim();
+    for _ in 0..8 {
+        t = t.trim().trim_matches(|c| c == '"' || c == '\'');
+        let before = t;
+        for prefix in ["&", "*", "mut ", "dyn ", "impl ", "const ", "readonly ", "unique symbol "] {
+            t = t.strip_prefix(prefix).unwrap_or(t).trim_start();
+        }
+        if t.starts_with('\'') {
+            // A lifetime: `&'a Foo`.
+            t = t.split_once(' ').map_or("", |(_, rest)| rest);
+        }
+        // `Foo | None`, `Foo | undefined`: the first alternative that is a type.
+        if let Some(first) = split_top_level(t, '|')
+            .into_iter()
+            .map(str::trim)
+            .find(|a| !matches!(*a, "None" | "null" | "undefined" | "void"))
+        {
+            t = first;
+        }
+        if let Some((head, inner)) = generic(t) {
+            if TRANSPARENT.contains(&head) {
+                t = split_top_level(inner, ',').into_iter().next().unwrap_or(inner);
+                continue;
+            }
+        }
+        if t == before {
+            break;
+        }
+    }
+    let end = t.find(|c: char| matches!(c, '<' | '[' | '(' | ' ' | '{' | '?' | '!')).unwrap_or(t.len());
+    let path = &t[..end];
+    let (qualifier, name) = match lang {
+        Lang::Rust => match path.rsplit_once("::") {
+            Some((q, n)) => (Some(q), n),
+            None => (None, path),
+        },
+        _ => match path.rsplit_once('.') {
+            Some((q, n)) => (Some(q), n),
+            None => (None, path),
+        },
+    };
+    let identifier = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$');
+    identifier.then_some((qualifier, name))
+}
+
+/// `Head<inner>` or `Head[inner]`: the head and the text between the brackets.
+fn generic(t: &str) -> Option<(&str, &str)> {
+    let open = t.find(['<', '['])?;
+    let close = if t.as_bytes()[open] == b'<' { '>' } else { ']' };
+    let inner = t[open + 1..].strip_suffix(close)?;
+    Some((t[..open].trim(), inner))
+}
+
+/// Splits on `sep` outside brackets and quotes.
+pub fn split_top_level(s: &str, sep: char) -> Vec<&str> {
+    let (mut depth, mut start, mut parts) = (0i32, 0, Vec::new());
+    let mut quote: Option<char> = None;
+    for (i, c) in s.char_indices() {
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' | '`' => quote = Some(c),
+            '(' | '[' | '{' | '<' => depth += 1,
+            ')' | ']' | '}' | '>' => depth -= 1,
+            c if c == sep && depth == 0 => {
+                parts.push(&s[start..i]);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[start..]);
+    parts
+}
+
+/// The index just past the bracket group opening at `open`, if it closes.
+fn past_group(s: &str, open: usize) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let (o, c) = match bytes.get(open)? {
+        b'(' => (b'(', b')'),
+        b'[' => (b'[', b']'),
+        b'<' => (b'<', b'>'),
+        _ => return None,
+    };
+    let mut depth = 0i32;
+    for (i, &b) in bytes.iter().enumerate().skip(open) {
+        if b == o {
+            depth += 1;
+        } else if b == c {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i + 1);
+            }
+        }
+    }
+    None
+}
+
+/// The return type a definition's signature declares, as written.
+pub fn return_type(lang: Lang, signature: &str) -> Option<&str> {
+    let s = signature.trim();
+    let found = match lang {
+        Lang::Python | Lang::Rust => {
+            // The last `->` outside brackets (a parameter may hold `Fn() -> T`).
+            let params = s.find('(').and_then(|o| past_group(s, o))?;
+            let rest = &s[params..];
+            let arrow = rest.find("->")?;
+            let ty = rest[arrow + 2..].trim();
+            ty.split(" where ").next().unwrap_or(ty)
+        }
+        Lang::Go => {
+            let mut rest = s.strip_prefix("func")?.trim_start();
+            if rest.starts_with('(') {
+                rest = rest[past_group(rest, 0)?..].trim_start();
+            }
+            let name_end = rest.find(['(', '['])?;
+            rest = &rest[name_end..];
+            if rest.starts_with('[') {
+                rest = &rest[past_group(rest, 0)?..];
+            }
+            let ty = rest[past_group(rest, 0)?..].trim();
+            match ty.strip_prefix('(') {
+                // `(f *Foo, err error)` or `(*Foo, error)`: the first result's type.
+                Some(list) => {
+                    let first = split_top_level(list.trim_end_matches(')'), ',').into_iter().next()?.trim();
+                    first.rsplit_once(' ').map_or(first, |(_, t)| t)
+                }
+                None => ty,
+            }
+        }
+        Lang::TypeScript | Lang::Tsx => {
+            let open = s.find('(')?;
+            let rest = s[past_group(s, open)?..].trim_start();
+            rest.strip_prefix(':')?.trim()
+        }
+    };
+    let found = found.trim().trim_end_matches('{').trim();
+    (!found.is_empty()).then_some(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_types_come_down_to_one_name() {
+        let cases = [
+            (Lang::Rust, "&mut Foo<T>", Some((None, "Foo"))),
+            (Lang::Rust, "Box<dyn Trait + Send>", Some((None, "Trait"))),
+            (Lang::Rust, "&'a crate::v::Version", Some((Some("crate::v"), "Version"))),
+            (Lang::Rust, "Option<Foo>", Some((None, "Option"))),
+            (Lang::Rust, "(u8, u8)", None),
+            (Lang::Go, "*pflag.FlagSet", Some((Some("pflag"), "FlagSet"))),
+            (Lang::Go, "[]string", None),
+            (Lang::Python, "t.Optional[\"Context\"]", Some((None, "Context"))),
+            (Lang::Python, "Context | None", Some((None, "Context"))),
+            (Lang::Python, "\"Session\"", Some((None, "Session"))),
+            (Lang::TypeScript, "Promise<ZodType> | undefined", Some((None, "ZodType"))),
+            (Lang::TypeScript, "z.ZodString", Some((Some("z"), "ZodString"))),
+        ];
+        for (lang, text, want) in cases {
+            assert_eq!(type_name(lang, text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn signatures_give_their_declared_return_type() {
+        let cases = [
+            (Lang::Python, "def session() -> Session", Some("Session")),
+            (Lang::Python, "def f(cb: Callable[[], int])", None),
+            (Lang::Rust, "pub fn new(f: impl Fn() -> u8) -> Self where T: Clone", Some("Self")),
+            (Lang::Rust, "fn run(&self)", None),
+            (Lang::Go, "func NewFlagSet(name string, h ErrorHandling) *FlagSet", Some("*FlagSet")),
+            (Lang::Go, "func (f *FlagSet) Lookup(name string) (*Flag, error)", Some("*Flag")),
+            (Lang::Go, "func (f *FlagSet) Named() (flag *Flag, err error)", Some("*Flag")),
+            (Lang::Go, "func Map[K comparable](m map[K]int) Set[K]", Some("Set[K]")),
+            (Lang::Go, "func (f *FlagSet) Parse(arguments []string)", None),
+            (Lang::TypeScript, "export function make<T>(a: T): Builder<T>", Some("Builder<T>")),
+            (Lang::TypeScript, "async parse(data: unknown): Promise<Result>", Some("Promise<Result>")),
+        ];
+        for (lang, sig, want) in cases {
+            assert_eq!(return_type(lang, sig), want, "{sig}");
+        }
+    }
+}
