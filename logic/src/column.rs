@@ -8,8 +8,7 @@ use crate::symbols::{Line, PathId, Sym, SymbolId, Symbols};
 use crate::vocab::{
     Access, Action, ActionKind, ActionOutcome, Autonomy, Category, Confidence, ContextHint, Effect, NetClass,
     PathClass, Provenance, Risk, Route, Severity, Strategy, SurfaceMode, SymbolKind, TestOutcome, TestState,
-    UnknownWord, Verb,
-    Visibility,
+    UnknownWord, Verb, Visibility,
 };
 
 /// A column that can be shown as a term.

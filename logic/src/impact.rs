@@ -30,9 +30,9 @@ ascent! {
     /// Change impact over resolved call edges.
     pub struct ImpactProgram;
 
-    relation calls(Sym, Sym);
-    relation name_only_call(Sym, Sym);
-    relation unresolved(Sym, Sym);
+    // A call edge and whether it is certain (false: a bare-name guess).
+    relation calls(Sym, Sym, bool);
+    relation unresolved_call(Sym, Sym);
     relation callable_name(Sym, Sym);
     relation defines(Sym, Sym);
     relation modified(Sym);
@@ -79,7 +79,7 @@ ascent! {
     // A modified symbol or file is impacted.
     impacted(x), w_impacted_modified(x) <-- modified(x);
     // A caller of something impacted is impacted.
-    impacted(x), w_impacted_call(x, y) <-- calls(x, y), impacted(y);
+    impacted(x), w_impacted_call(x, y) <-- calls(x, y, true), impacted(y);
     // A file defining an impacted symbol is impacted.
     impacted(p), w_impacted_file(p, s) <-- defines(p, s), impacted(s);
 
@@ -88,26 +88,26 @@ ascent! {
     needs_testing(t), w_needs_testing_link(t, s) <-- test_of(t, s), impacted(s);
 
     // Coverage: whatever any test reaches through calls, or is linked to.
-    test_reach(s), w_test_reach_direct(t, s) <-- test_symbol(t), calls(t, s);
-    test_reach(s), w_test_reach_step(m, s) <-- test_reach(m), calls(m, s);
+    test_reach(s), w_test_reach_direct(t, s) <-- test_symbol(t), calls(t, s, true);
+    test_reach(s), w_test_reach_step(m, s) <-- test_reach(m), calls(m, s, true);
     covered(s), w_covered_reach(s) <-- test_reach(s);
     covered(s), w_covered_link(t, s) <-- test_of(t, s);
 
     // A change target is a modified symbol or one the user asked to refactor.
     change_target(t), w_target_modified(t) <-- modified(t), defines(_, t);
     change_target(t), w_target_requested(t) <-- refactor_target(t);
-    dependent(t, d), w_dependent_direct(t, d) <-- change_target(t), calls(d, t);
-    dependent(t, d), w_dependent_step(t, m, d) <-- dependent(t, m), calls(d, m);
+    dependent(t, d), w_dependent_direct(t, d) <-- change_target(t), calls(d, t, true);
+    dependent(t, d), w_dependent_step(t, m, d) <-- dependent(t, m), calls(d, m, true);
     // Unsafe: some non-test dependent of the target is reached by no test.
     unsafe_to_refactor(t), w_unsafe(t, d) <-- dependent(t, d), !covered(d), !test_symbol(d);
 
     // Calls that could reach a symbol: a bare-name guess, or an unresolved call of its name.
-    uncertain_call(c, s), w_uncertain_guess(c, s) <-- name_only_call(c, s);
-    uncertain_call(c, s), w_uncertain_unresolved(c, n, s) <-- unresolved(c, n), callable_name(s, n);
+    uncertain_call(c, s), w_uncertain_guess(c, s) <-- calls(c, s, false);
+    uncertain_call(c, s), w_uncertain_unresolved(c, n, s) <-- unresolved_call(c, n), callable_name(s, n);
 
     // What a change could reach through uncertain calls, beyond what it reaches.
     maybe_impacted(x), w_maybe_impacted(x, y, false) <-- uncertain_call(x, y), impacted(y), !impacted(x);
-    maybe_impacted(x), w_maybe_impacted(x, y, true) <-- calls(x, y), maybe_impacted(y), !impacted(x);
+    maybe_impacted(x), w_maybe_impacted(x, y, true) <-- calls(x, y, true), maybe_impacted(y), !impacted(x);
     maybe_impacted(x), w_maybe_impacted(x, y, false) <-- uncertain_call(x, y), maybe_impacted(y), !impacted(x);
     maybe_needs_testing(t), w_maybe_needs_testing_reach(t) <-- test_symbol(t), maybe_impacted(t);
     maybe_needs_testing(t), w_maybe_needs_testing_link(t, s) <--
@@ -116,7 +116,7 @@ ascent! {
     // Whether some test could reach a symbol through an uncertain call.
     uncertain_reach(s) <-- test_symbol(t), uncertain_call(t, s);
     uncertain_reach(s) <-- test_reach(m), uncertain_call(m, s);
-    uncertain_reach(s) <-- uncertain_reach(m), calls(m, s);
+    uncertain_reach(s) <-- uncertain_reach(m), calls(m, s, true);
     uncertain_reach(s) <-- uncertain_reach(m), uncertain_call(m, s);
     // "No test reaches it" may not be said of these: it is unknown.
     coverage_unknown(s), w_coverage_unknown(s) <-- uncertain_reach(s), !covered(s);
@@ -138,12 +138,8 @@ ascent! {
 /// Call edges of one certainty without position, deduplicated, over plain
 /// ids: the impact graph's nodes are symbols and files alike.
 fn call_pairs(facts: &Facts, certain: bool) -> Vec<(Sym, Sym)> {
-    let mut pairs: Vec<(Sym, Sym)> = facts
-        .calls
-        .iter()
-        .filter(|c| c.4.is_certain() == certain)
-        .map(|&(a, b, _, _, _)| (a.sym(), b.sym()))
-        .collect();
+    let mut pairs: Vec<(Sym, Sym)> =
+        facts.calls.iter().filter(|c| c.4.is_certain() == certain).map(|&(a, b, _, _, _)| (a.sym(), b.sym())).collect();
     pairs.sort_unstable();
     pairs.dedup();
     pairs
@@ -164,7 +160,9 @@ fn callable_names(facts: &Facts, unresolved: &[(Sym, Sym)]) -> Vec<(Sym, Sym)> {
     let mut out: Vec<(Sym, Sym)> = facts
         .symbol
         .iter()
-        .filter(|f| matches!(f.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Class | SymbolKind::Struct))
+        .filter(|f| {
+            matches!(f.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Class | SymbolKind::Struct)
+        })
         .filter_map(|f| wanted.get(bare_name(s.resolve(f.id.sym()))).map(|&n| (f.id.sym(), n)))
         .collect();
     out.sort_unstable();
@@ -177,11 +175,12 @@ pub fn run(facts: &Facts) -> ImpactProgram {
     let mut unresolved: Vec<(Sym, Sym)> = facts.unresolved_call.iter().map(|&(c, n, _, _)| (c.sym(), n)).collect();
     unresolved.sort_unstable();
     unresolved.dedup();
+    let certain = call_pairs(facts, true).into_iter().map(|(a, b)| (a, b, true));
+    let guessed = call_pairs(facts, false).into_iter().map(|(a, b)| (a, b, false));
     let mut p = ImpactProgram {
-        calls: call_pairs(facts, true),
-        name_only_call: call_pairs(facts, false),
+        calls: certain.chain(guessed).collect(),
         callable_name: callable_names(facts, &unresolved),
-        unresolved,
+        unresolved_call: unresolved,
         defines: facts.defines.iter().map(|&(p, s)| (p.sym(), s.sym())).collect(),
         modified: crate::schema::relation::modified(facts),
         test_symbol: facts.test_symbols().map(|t| (t.sym(),)).collect(),
@@ -308,19 +307,15 @@ impl ImpactProgram {
         }
         let impacted: std::collections::HashSet<Sym> = self.impacted.iter().map(|&(x,)| x).collect();
         for &(x, y, certain) in &self.w_maybe_impacted {
-            let edge = if certain {
-                sites.premise(x, y)
-            } else {
-                Premise::Holds(atoms::uncertain_call(s, (x, y)))
-            };
-            let reached = if !certain && impacted.contains(&y) {
-                atoms::impacted(s, y)
-            } else {
-                atoms::maybe_impacted(s, y)
-            };
+            let edge = if certain { sites.premise(x, y) } else { Premise::Holds(atoms::uncertain_call(s, (x, y))) };
+            let reached =
+                if !certain && impacted.contains(&y) { atoms::impacted(s, y) } else { atoms::maybe_impacted(s, y) };
             out.push((
                 atoms::maybe_impacted(s, x),
-                proof("uncertain/caller-of-impacted", vec![edge, Premise::Holds(reached), Premise::Absent(atoms::impacted(s, x))]),
+                proof(
+                    "uncertain/caller-of-impacted",
+                    vec![edge, Premise::Holds(reached), Premise::Absent(atoms::impacted(s, x))],
+                ),
             ));
         }
         for &(t,) in &self.w_maybe_needs_testing_reach {
@@ -336,7 +331,11 @@ impl ImpactProgram {
                 atoms::maybe_needs_testing(s, t),
                 proof(
                     "uncertain/linked-test",
-                    vec![link, Premise::Holds(atoms::maybe_impacted(s, x)), Premise::Absent(atoms::needs_testing(s, t))],
+                    vec![
+                        link,
+                        Premise::Holds(atoms::maybe_impacted(s, x)),
+                        Premise::Absent(atoms::needs_testing(s, t)),
+                    ],
                 ),
             ));
         }
@@ -346,7 +345,10 @@ impl ImpactProgram {
                 proof(
                     "uncertain/coverage",
                     vec![
-                        Premise::Check(format!("a test could reach {} through an uncertain call (`nerd query uncertain_call`)", s.resolve(x))),
+                        Premise::Check(format!(
+                            "a test could reach {} through an uncertain call (`nerd query uncertain_call`)",
+                            s.resolve(x)
+                        )),
                         Premise::Absent(atoms::covered(s, x)),
                     ],
                 ),

@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use nerd_logic::vocab::{Action, Category, ContextHint, Strategy, TestState, Verb};
+use nerd_logic::vocab::{Action, Category, ContextHint, Provenance, Strategy, TestState, Verb};
 use nerd_logic::{defaults, evaluate, parse_atom, AssertError, Atom, Explanation, Facts, Line, Term};
 
 fn next_actions(facts: Facts) -> (Vec<Atom>, Vec<Atom>) {
@@ -138,7 +138,9 @@ fn random_graph(seed: u64) -> Facts {
     for _ in 0..rng.next(nodes * 3) {
         let (a, b) = (rng.next(nodes), rng.next(nodes));
         let (a, b) = (f.symbol_id(&format!("n{a}")), f.symbol_id(&format!("n{b}")));
-        f.calls.push((a, b, path, Line(1)));
+        // Guesses are mixed in: they must never change what certain edges derive.
+        let provenance = Provenance::ALL[rng.next(Provenance::ALL.len() as u64) as usize];
+        f.calls.push((a, b, path, Line(1), provenance));
     }
     for _ in 0..rng.next(4) {
         let m = f.sym(&format!("n{}", rng.next(nodes)));
@@ -171,11 +173,11 @@ fn evaluation_is_deterministic_whatever_the_fact_order() {
         let forward = random_graph(seed);
         let mut backward = defaults::policy();
         // Re-intern in reverse so ids and insertion order both differ.
-        for &(a, b, p, l) in forward.calls.iter().rev() {
+        for &(a, b, p, l, provenance) in forward.calls.iter().rev() {
             let s = &forward.symbols;
             let (a, b) = (backward.symbol_id(s.resolve(a.0)), backward.symbol_id(s.resolve(b.0)));
             let p = backward.path(s.resolve(p.0));
-            backward.calls.push((a, b, p, l));
+            backward.calls.push((a, b, p, l, provenance));
         }
         for &m in forward.modified.iter().rev() {
             let m = backward.sym(forward.symbols.resolve(m));
@@ -200,7 +202,8 @@ fn the_parse_boundary_refuses_derived_and_ill_typed_atoms() {
         ("user_intent(\"i\", \"query\", \"yeet\", \"t\", \"\")", "verb"),
         ("user_intent(\"i\", \"query\", \"delete\", \"t\", \"\")", "category"),
         ("diagnostic(\"fatal\", \"a\", 1, \"c\", \"m\")", "severity"),
-        ("calls(\"a\", \"b\", \"p\", -1)", "range"),
+        ("calls(\"a\", \"b\", \"p\", -1, \"exact\")", "range"),
+        ("calls(\"a\", \"b\", \"p\", 1, \"guessed\")", "vocabulary"),
         ("focus_resolution(\"r\", \"p\", \"s\", 7)", "ratio"),
     ];
     for (text, why) in cases {

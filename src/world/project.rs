@@ -315,7 +315,8 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
 
     let mut out = FileProjection::default();
     let (symbol_of_def, def_ids) = assign_symbols(lang, path, source, is_test_file, &defs, &mut out.symbols);
-    let enclosing = Enclosing { path, defs: &defs, symbol_of_def: &symbol_of_def, def_ids: &def_ids, symbols: &out.symbols };
+    let enclosing =
+        Enclosing { path, defs: &defs, symbol_of_def: &symbol_of_def, def_ids: &def_ids, symbols: &out.symbols };
     out.calls = enclosing.attribute_calls(calls);
     out.hints = enclosing.attribute_hints(hints);
     out.imports = import_nodes.into_iter().flat_map(|n| imports::read(lang, n, source)).collect();
@@ -856,7 +857,9 @@ impl Enclosing<'_, '_> {
         stack
             .iter()
             .rev()
-            .find_map(|&d| self.symbol_of_def[d].map(|s| &self.symbols[s]).filter(|s| matches!(s.kind, Function | Method | Test)))
+            .find_map(|&d| {
+                self.symbol_of_def[d].map(|s| &self.symbols[s]).filter(|s| matches!(s.kind, Function | Method | Test))
+            })
             .map_or_else(|| self.path.to_string(), |s| s.id.clone())
     }
 }

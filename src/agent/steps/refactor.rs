@@ -10,8 +10,8 @@ use crate::agent::event::{Event, Status};
 use crate::agent::verify::Kind;
 use crate::agent::{ground, rename, Agent, AgentError, Flow, Turn};
 use crate::policy::Action;
-use crate::router::{Outcome, Output};
 use crate::router::ApprovedBy;
+use crate::router::{Outcome, Output};
 use crate::world::lang::Lang;
 use crate::world::resolve;
 
@@ -89,7 +89,8 @@ impl Agent<'_> {
                 "rename {} call site(s) of `{old}` matched by name only (their receiver's type is not known)",
                 guessed.len()
             );
-            let include = self.approver.by() == ApprovedBy::Human && self.approver.approve(&subject, &listed.join("\n"));
+            let include =
+                self.approver.by() == ApprovedBy::Human && self.approver.approve(&subject, &listed.join("\n"));
             if include {
                 for (path, line) in guessed {
                     calls.entry(path).or_default().push(line);

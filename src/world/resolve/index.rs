@@ -237,11 +237,9 @@ impl<'a> Index<'a> {
             for h in &f.projection.hints {
                 match (h.kind, h.field) {
                     (HintKind::Base, _) => index.bases.entry((family, last_name(&h.scope))).or_default().push(&h.text),
-                    (_, true) => index
-                        .fields
-                        .entry((family, last_name(&h.scope), h.var.as_str()))
-                        .or_default()
-                        .push((h, f.path)),
+                    (_, true) => {
+                        index.fields.entry((family, last_name(&h.scope), h.var.as_str())).or_default().push((h, f.path))
+                    }
                     (_, false) => index.hints.entry(h.scope.as_str()).or_default().push(h),
                 }
             }
@@ -277,7 +275,9 @@ impl<'a> Index<'a> {
             }
         }
         for (path, name, i) in dropped {
-            if let Some(b) = index.imports.get_mut(path).and_then(|im| im.names.get_mut(name)).and_then(|bs| bs.get_mut(i)) {
+            if let Some(b) =
+                index.imports.get_mut(path).and_then(|im| im.names.get_mut(name)).and_then(|bs| bs.get_mut(i))
+            {
                 b.files.clear();
             }
         }

@@ -101,7 +101,10 @@ fn resolve_file(index: &Index<'_>, tests: &HashSet<&str>, f: &FileView<'_>) -> F
         match index.resolve_call(&cx, &call.name, call.qualifier.as_deref(), call.method, 0) {
             Outcome::Found(callees, provenance) => {
                 for callee in callees {
-                    if provenance.is_certain() && tests.contains(call.caller.as_str()) && callee.kind != SymbolKind::Test {
+                    if provenance.is_certain()
+                        && tests.contains(call.caller.as_str())
+                        && callee.kind != SymbolKind::Test
+                    {
                         out.test_links.push((call.caller.clone(), callee.id.clone()));
                     }
                     out.calls.push((call.caller.clone(), callee.id.clone(), call.line, provenance));
@@ -194,14 +197,12 @@ pub fn changes_shape(before: Option<&FileProjection>, after: Option<&FileProject
         let Some(lang) = lang else { return false };
         let old: HashMap<&str, &str> = before.symbols.iter().map(|s| (s.id.as_str(), s.signature.as_str())).collect();
         after.symbols.iter().any(|s| {
-            old.get(s.id.as_str()).is_some_and(|sig| {
-                types::return_type(lang, sig) != types::return_type(lang, &s.signature)
-            })
+            old.get(s.id.as_str())
+                .is_some_and(|sig| types::return_type(lang, sig) != types::return_type(lang, &s.signature))
         })
     }
     let lang = after.or(before).and_then(|p| p.symbols.first()).and_then(|s| Lang::of_path(index::path_of(&s.id)));
-    shape(before) != shape(after)
-        || matches!((before, after), (Some(b), Some(a)) if returns_changed(b, a, lang))
+    shape(before) != shape(after) || matches!((before, after), (Some(b), Some(a)) if returns_changed(b, a, lang))
 }
 
 /// Re-resolves after `changed` files changed content, in place: the changed
@@ -313,7 +314,10 @@ mod tests {
         // free function, by a unique name. `o.unwrap()` and `v.len()` are Option's and Vec's.
         assert_eq!(
             callees,
-            BTreeSet::from([("src/util.rs#Cart.total", Provenance::Inferred), ("src/util.rs#unwrap", Provenance::NameOnly)])
+            BTreeSet::from([
+                ("src/util.rs#Cart.total", Provenance::Inferred),
+                ("src/util.rs#unwrap", Provenance::NameOnly)
+            ])
         );
         assert!(app.unresolved.is_empty(), "{:?}", app.unresolved);
     }

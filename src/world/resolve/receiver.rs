@@ -163,8 +163,14 @@ impl<'a> Index<'a> {
     fn plain(&self, cx: &Cx<'_, 'a>, name: &str) -> Outcome<'a> {
         let file = cx.file;
         let family = lang_family(file.lang);
-        let local: Vec<&ProjectedSymbol> =
-            self.local.get(&(file.path, name)).into_iter().flatten().copied().filter(|s| plain_callable(s.kind)).collect();
+        let local: Vec<&ProjectedSymbol> = self
+            .local
+            .get(&(file.path, name))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|s| plain_callable(s.kind))
+            .collect();
         if !local.is_empty() {
             // The innermost definition visible from the caller: a nested function, else a top-level one.
             let caller_scope = cx.caller.split_once('#').map_or("", |(_, q)| q);
@@ -573,7 +579,13 @@ impl<'a> Index<'a> {
         }
         scopes.push(cx.file.path);
         let package: Vec<&'a str> = if cx.file.lang == Lang::Go {
-            self.packages.get(dir_of(cx.file.path)).into_iter().flatten().copied().filter(|p| *p != cx.file.path).collect()
+            self.packages
+                .get(dir_of(cx.file.path))
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|p| *p != cx.file.path)
+                .collect()
         } else {
             Vec::new()
         };

@@ -7,9 +7,28 @@ use crate::world::lang::Lang;
 
 /// Wrappers whose methods are the wrapped type's (by auto-deref, awaiting or narrowing).
 const TRANSPARENT: &[&str] = &[
-    "Box", "Rc", "Arc", "RefCell", "Ref", "RefMut", "Cow", "Mutex", "MutexGuard", "Pin", "Optional",
-    "t.Optional", "typing.Optional", "Promise", "Readonly", "type", "t.Type", "typing.Type", "ClassVar",
-    "t.ClassVar", "Final", "t.Final",
+    "Box",
+    "Rc",
+    "Arc",
+    "RefCell",
+    "Ref",
+    "RefMut",
+    "Cow",
+    "Mutex",
+    "MutexGuard",
+    "Pin",
+    "Optional",
+    "t.Optional",
+    "typing.Optional",
+    "Promise",
+    "Readonly",
+    "type",
+    "t.Type",
+    "typing.Type",
+    "ClassVar",
+    "t.ClassVar",
+    "Final",
+    "t.Final",
 ];
 
 /// The name of the type `text` denotes, with the qualifier it was written with
