@@ -40,12 +40,16 @@ pub struct FileInput {
     pub definition: Option<(u32, u32)>,
     /// Lines of call sites resolved to the target.
     pub call_lines: Vec<u32>,
+    /// Lines where a call of the same name resolved outside the project
+    /// (`NonNull::new_unchecked` beside the project's `new_unchecked`).
+    pub foreign_lines: Vec<u32>,
 }
 
 /// How widely the name is renamed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
-    /// The name is defined once in its language: every token of it.
+    /// The name is defined once in its language: every token of it, except
+    /// on lines where a call of that name reaches outside the project.
     EveryToken,
     /// The name is defined several times: the definition, resolved calls and imports only.
     ResolvedSites,
@@ -265,7 +269,12 @@ pub fn plan(old: &str, new: &str, scope: Scope, files: &[FileInput]) -> Result<P
         let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
         let named: Vec<_> = all.iter().filter(|t| t.3 == old).collect();
         match scope {
-            Scope::EveryToken => ranges.extend(named.iter().map(|t| t.0.clone())),
+            Scope::EveryToken => ranges.extend(
+                named
+                    .iter()
+                    .filter(|t| !file.foreign_lines.contains(&t.1) || file.call_lines.contains(&t.1))
+                    .map(|t| t.0.clone()),
+            ),
             Scope::ResolvedSites => {
                 if let Some((start, end)) = file.definition {
                     let def = named.iter().find(|t| t.1 >= start && t.1 <= end).ok_or_else(|| {
@@ -309,7 +318,14 @@ mod tests {
     use super::*;
 
     fn input(path: &str, lang: Lang, content: &str, definition: Option<(u32, u32)>, calls: &[u32]) -> FileInput {
-        FileInput { path: path.into(), lang, content: content.into(), definition, call_lines: calls.to_vec() }
+        FileInput {
+            path: path.into(),
+            lang,
+            content: content.into(),
+            definition,
+            call_lines: calls.to_vec(),
+            foreign_lines: Vec::new(),
+        }
     }
 
     #[test]

@@ -241,15 +241,17 @@ impl Store {
                 return Ok(());
             }
             ResolutionWrite::Full(res) => {
-                tx.execute_batch("DELETE FROM call_edge; DELETE FROM unresolved_call;")?;
+                tx.execute_batch("DELETE FROM call_edge; DELETE FROM unresolved_call; DELETE FROM external_call;")?;
                 (res, res.files.keys().collect())
             }
             ResolutionWrite::Files(res, paths) => {
                 let mut del_calls = tx.prepare_cached("DELETE FROM call_edge WHERE path = ?1")?;
                 let mut del_unresolved = tx.prepare_cached("DELETE FROM unresolved_call WHERE path = ?1")?;
+                let mut del_external = tx.prepare_cached("DELETE FROM external_call WHERE path = ?1")?;
                 for p in paths {
                     del_calls.execute([p])?;
                     del_unresolved.execute([p])?;
+                    del_external.execute([p])?;
                 }
                 (res, paths.iter().collect())
             }
@@ -260,6 +262,8 @@ impl Store {
             )?;
             let mut unresolved =
                 tx.prepare_cached("INSERT INTO unresolved_call(caller, name, path, line) VALUES (?1, ?2, ?3, ?4)")?;
+            let mut external =
+                tx.prepare_cached("INSERT INTO external_call(caller, name, path, line) VALUES (?1, ?2, ?3, ?4)")?;
             for path in paths {
                 let Some(file) = res.files.get(path) else { continue };
                 for (a, b, l, provenance) in &file.calls {
@@ -267,6 +271,9 @@ impl Store {
                 }
                 for (a, n, l) in &file.unresolved {
                     unresolved.execute(params![a, n, path, l])?;
+                }
+                for (a, n, l) in &file.external {
+                    external.execute(params![a, n, path, l])?;
                 }
             }
             tx.execute("DELETE FROM test_of", [])?;
@@ -411,6 +418,12 @@ impl Store {
         while let Some(r) = rows.next()? {
             let file = out.files.entry(r.get(2)?).or_default();
             file.unresolved.push((r.get(0)?, r.get(1)?, r.get(3)?));
+        }
+        let mut stmt = self.conn.prepare("SELECT caller, name, path, line FROM external_call ORDER BY rowid")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let file = out.files.entry(r.get(2)?).or_default();
+            file.external.push((r.get(0)?, r.get(1)?, r.get(3)?));
         }
         let mut stmt = self.conn.prepare("SELECT test, symbol FROM test_of")?;
         for row in stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))? {

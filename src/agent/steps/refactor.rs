@@ -13,7 +13,6 @@ use crate::policy::Action;
 use crate::router::ApprovedBy;
 use crate::router::{Outcome, Output};
 use crate::world::lang::Lang;
-use crate::world::resolve;
 
 /// Languages whose files can refer to each other's names.
 fn family(lang: Lang) -> u8 {
@@ -61,10 +60,10 @@ impl Agent<'_> {
             return Ok(Flow::Stop(Status::Refused, format!("Not renamed: `{new}` is already defined here.")));
         }
         // Every token of the name may be renamed only when nothing else could
-        // answer it: one project symbol, a name the language's own library does
-        // not answer, and no call of it nerd could not resolve.
+        // answer it: one project symbol and no call of it nerd could not resolve.
+        // Calls of the name that resolved outside the project keep their tokens.
         let unresolved_named = loaded.resolution.files.values().any(|r| r.unresolved.iter().any(|(_, n, _)| *n == old));
-        let scope = if named(&old) == 1 && !resolve::std_answers(lang, &old) && !unresolved_named {
+        let scope = if named(&old) == 1 && !unresolved_named {
             rename::Scope::EveryToken
         } else {
             rename::Scope::ResolvedSites
@@ -120,6 +119,12 @@ impl Agent<'_> {
             inputs.push(rename::FileInput {
                 definition: (path == def_path).then_some((symbol.line, symbol.end_line)),
                 call_lines: calls.get(&path).cloned().unwrap_or_default(),
+                foreign_lines: loaded
+                    .resolution
+                    .files
+                    .get(&path)
+                    .map(|r| r.external.iter().filter(|(_, n, _)| *n == old).map(|(_, _, l)| *l).collect())
+                    .unwrap_or_default(),
                 path,
                 lang: file_lang,
                 content,

@@ -19,12 +19,6 @@ use super::project::{FileProjection, HintKind, ProjectedSymbol};
 use index::{callable, Index};
 use receiver::{Cx, Outcome};
 
-/// Whether the language's own library answers `name` (a builtin, or a method
-/// of its standard types): a token of that name may not be the project's.
-pub fn std_answers(lang: Lang, name: &str) -> bool {
-    names::std_method(lang, name) || names::builtin_function(lang, name)
-}
-
 /// One projected file as resolution sees it.
 pub struct FileView<'a> {
     pub path: &'a str,
@@ -40,6 +34,9 @@ pub struct FileResolution {
     /// `(caller, name, line)` of calls whose target is not known. Calls known
     /// to reach outside the project (builtins, dependencies) are in neither list.
     pub unresolved: Vec<(String, String, u32)>,
+    /// `(caller, name, line)` of calls known to reach outside the project: a
+    /// token there is not the project's symbol of that name.
+    pub external: Vec<(String, String, u32)>,
     /// `(test, symbol)` for calls made by tests of this file, over certain edges.
     pub test_links: Vec<(String, String)>,
 }
@@ -110,7 +107,7 @@ fn resolve_file(index: &Index<'_>, tests: &HashSet<&str>, f: &FileView<'_>) -> F
                     out.calls.push((call.caller.clone(), callee.id.clone(), call.line, provenance));
                 }
             }
-            Outcome::External => {}
+            Outcome::External => out.external.push((call.caller.clone(), call.name.clone(), call.line)),
             Outcome::Unknown => out.unresolved.push((call.caller.clone(), call.name.clone(), call.line)),
         }
     }
@@ -118,6 +115,8 @@ fn resolve_file(index: &Index<'_>, tests: &HashSet<&str>, f: &FileView<'_>) -> F
     out.calls.dedup();
     out.unresolved.sort_unstable();
     out.unresolved.dedup();
+    out.external.sort_unstable();
+    out.external.dedup();
     out.test_links.sort_unstable();
     out.test_links.dedup();
     out
