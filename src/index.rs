@@ -148,7 +148,7 @@ pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync
                 }
                 _ => {
                     parsed += usize::from(projection.is_some());
-                    changes.push(FileChange::Upsert { record, projection });
+                    changes.push(FileChange::Upsert { record, projection: projection.map(Box::new) });
                 }
             },
             Err(problem) => problems.push(problem),
@@ -168,7 +168,7 @@ pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync
             .iter()
             .filter_map(|c| match c {
                 FileChange::Upsert { record, projection: Some(p) } => {
-                    Lang::from_name(&record.lang).map(|l| (record.path.as_str(), l, p))
+                    Lang::from_name(&record.lang).map(|l| (record.path.as_str(), l, &**p))
                 }
                 _ => None,
             })

@@ -162,7 +162,7 @@ impl WatchSession {
                     names.extend(changed_names(before, projection.as_ref()));
                     // Types of fields, bases, module-level names and return types reach every file.
                     resolve_all |= changes_shape(before, projection.as_ref());
-                    changes.push(FileChange::Upsert { record, projection });
+                    changes.push(FileChange::Upsert { record, projection: projection.map(Box::new) });
                     touched.push(rel.clone());
                 }
                 None if self.files.contains_key(rel) => {

@@ -56,7 +56,7 @@ pub struct FileRecord {
 /// One change to the stored world.
 pub enum FileChange {
     /// A new or changed file and, for projected languages, its projection.
-    Upsert { record: FileRecord, projection: Option<FileProjection> },
+    Upsert { record: FileRecord, projection: Option<Box<FileProjection>> },
     /// Same content, new modification time.
     Touch { path: String, mtime_ns: i64 },
     /// The file is gone.

@@ -161,6 +161,9 @@ pub(super) struct Imports<'a> {
     pub stars: Vec<Vec<&'a str>>,
 }
 
+/// The hints declaring one field, with the file that wrote each.
+pub(super) type FieldHints<'a> = Vec<(&'a TypeHint, &'a str)>;
+
 /// The lookup tables of one resolution.
 pub(super) struct Index<'a> {
     pub files: HashMap<&'a str, &'a FileView<'a>>,
@@ -180,7 +183,7 @@ pub(super) struct Index<'a> {
     /// scope → hints on local names of that scope (a function, or a file at module level).
     pub hints: HashMap<&'a str, Vec<&'a TypeHint>>,
     /// (language, type name, field) → field hints, with the file that wrote them.
-    pub fields: HashMap<(Lang, &'a str, &'a str), Vec<(&'a TypeHint, &'a str)>>,
+    pub fields: HashMap<(Lang, &'a str, &'a str), FieldHints<'a>>,
     /// (language, type name) → base types as written.
     pub bases: HashMap<(Lang, &'a str), Vec<&'a str>>,
     /// (language, interface or trait name) → names of the types that declare it as a base.

@@ -594,7 +594,7 @@ impl<'a> Index<'a> {
             let Some(hints) = self.hints.get(scope) else { continue };
             let mut named = hints.iter().copied().filter(|h| h.var == var).peekable();
             let Some(first) = named.peek().copied() else { continue };
-            let hint = named.filter(|h| h.line <= cx.line).last().unwrap_or(first);
+            let hint = named.rfind(|h| h.line <= cx.line).unwrap_or(first);
             return Some(self.value_of_hint(hint, depth + 1));
         }
         None

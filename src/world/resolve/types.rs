@@ -64,7 +64,7 @@ pub fn type_name(lang: Lang, text: &str) -> Option<(Option<&str>, &str)> {
             break;
         }
     }
-    let end = t.find(|c: char| matches!(c, '<' | '[' | '(' | ' ' | '{' | '?' | '!')).unwrap_or(t.len());
+    let end = t.find(['<', '[', '(', ' ', '{', '?', '!']).unwrap_or(t.len());
     let path = &t[..end];
     let (qualifier, name) = match lang {
         Lang::Rust => match path.rsplit_once("::") {
