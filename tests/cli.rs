@@ -79,7 +79,10 @@ fn editing_a_function_impacts_its_transitive_callers_and_why_explains_it() {
     assert!(out.status.success(), "{}", stderr(&out));
     let tree = stdout(&out);
     assert!(tree.starts_with("impacted(\"src/app.rs#top\")  [rule impact/caller-of-impacted]"), "{tree}");
-    assert!(tree.contains("calls(\"src/app.rs#top\", \"src/lib.rs#middle\", \"src/app.rs\", 4)  (fact)"), "{tree}");
+    assert!(
+        tree.contains("calls(\"src/app.rs#top\", \"src/lib.rs#middle\", \"src/app.rs\", 4, \"exact\")  (fact)"),
+        "{tree}"
+    );
     assert!(tree.contains("modified(\"src/lib.rs#leaf\")  (fact)"), "{tree}");
 
     let out = nerd(dir.path(), &["why", "--json", r#"impacted("src/app.rs#top")"#]);
