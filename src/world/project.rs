@@ -173,6 +173,76 @@ impl Roles {
     }
 }
 
+/// What one query match captured, by role.
+#[derive(Default)]
+struct Captured<'t> {
+    def: Option<(Node<'t>, Option<SymbolKind>)>,
+    name: Option<Node<'t>>,
+    receiver: Option<Node<'t>>,
+    qualifier: Option<Node<'t>>,
+    call: Option<Node<'t>>,
+    imports: Vec<Node<'t>>,
+    macros: Vec<Node<'t>>,
+    hint: HintCaptures<'t>,
+}
+
+impl Roles {
+    /// Sorts one match's captures by the role each plays.
+    fn read<'t>(&self, m: &tree_sitter::QueryMatch<'_, 't>) -> Captured<'t> {
+        let mut out = Captured::default();
+        for c in m.captures() {
+            let i = Some(c.index);
+            if let Some(kind) = self.definition.get(c.index as usize).copied().flatten() {
+                out.def = Some((c.node, Some(kind)));
+            } else if i == self.scope {
+                out.def = Some((c.node, None));
+            } else if i == self.name {
+                out.name = Some(c.node);
+            } else if i == self.receiver {
+                out.receiver = Some(c.node);
+            } else if i == self.qualifier {
+                out.qualifier = Some(c.node);
+            } else if i == self.call {
+                out.call = Some(c.node);
+            } else if i == self.import {
+                out.imports.push(c.node);
+            } else if i == self.macro_args {
+                out.macros.push(c.node);
+            } else if i == self.hint_var {
+                out.hint.var = Some(c.node);
+            } else if i == self.hint_type {
+                out.hint.text = Some((c.node, HintKind::Type));
+            } else if i == self.hint_value {
+                out.hint.text = Some((c.node, HintKind::Call));
+            } else if i == self.hint_base {
+                out.hint.text = Some((c.node, HintKind::Base));
+            } else if i == self.hint_field {
+                out.hint.field = true;
+            } else if i == self.hint_return {
+                out.hint.returned = true;
+            }
+        }
+        out
+    }
+}
+
+impl Captured<'_> {
+    /// The call this match captured, if it is one; `first_row` places rows of
+    /// a re-parsed macro argument list back in the file.
+    fn call_site(&self, source: &[u8], first_row: u32) -> Option<CallSite> {
+        let (node, name) = (self.call?, self.name?);
+        // A call's `@receiver` is the value of a method call: it qualifies the call and makes it a method call.
+        Some(CallSite {
+            at: node.start_byte(),
+            line: first_row + line_of(node),
+            node_id: Some(node.id()),
+            name: text(name, source).to_string(),
+            qualifier: self.qualifier.or(self.receiver).map(|q| compact(text(q, source), 80)),
+            method: self.receiver.is_some(),
+        })
+    }
+}
+
 /// A definition or scope before ids are assigned.
 struct Def<'t> {
     node: Node<'t>,
@@ -247,65 +317,23 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, root, source);
     while let Some(m) = matches.next() {
-        let mut def: Option<(Node, Option<SymbolKind>)> = None;
-        let (mut name, mut receiver, mut qualifier, mut call) = (None, None, None, None);
-        let mut hint = HintCaptures::default();
-        for c in m.captures() {
-            let i = Some(c.index);
-            if let Some(kind) = roles.definition.get(c.index as usize).copied().flatten() {
-                def = Some((c.node, Some(kind)));
-            } else if i == roles.scope {
-                def = Some((c.node, None));
-            } else if i == roles.name {
-                name = Some(c.node);
-            } else if i == roles.receiver {
-                receiver = Some(c.node);
-            } else if i == roles.qualifier {
-                qualifier = Some(c.node);
-            } else if i == roles.call {
-                call = Some(c.node);
-            } else if i == roles.import {
-                import_nodes.push(c.node);
-            } else if i == roles.macro_args {
-                macros.push(c.node);
-            } else if i == roles.hint_var {
-                hint.var = Some(c.node);
-            } else if i == roles.hint_type {
-                hint.text = Some((c.node, HintKind::Type));
-            } else if i == roles.hint_value {
-                hint.text = Some((c.node, HintKind::Call));
-            } else if i == roles.hint_base {
-                hint.text = Some((c.node, HintKind::Base));
-            } else if i == roles.hint_field {
-                hint.field = true;
-            } else if i == roles.hint_return {
-                hint.returned = true;
-            }
-        }
-        if let (Some((node, kind)), Some(name)) = (def, name) {
+        let mut found = roles.read(m);
+        import_nodes.append(&mut found.imports);
+        macros.append(&mut found.macros);
+        if let (Some((node, kind)), Some(name)) = (found.def, found.name) {
             let name = clean_name(text(name, source));
             if !name.is_empty() {
-                let receiver = receiver.map(|r| text(r, source).to_string());
+                let receiver = found.receiver.map(|r| text(r, source).to_string());
                 defs.push(Def { node, name, kind, receiver, pattern: m.pattern_index });
             }
-        } else if let (Some(node), Some(name)) = (call, name) {
-            // A call's `@receiver` is the value of a method call: it qualifies the call and makes it a method call.
-            let method = receiver.is_some();
-            let qualifier = qualifier.or(receiver).map(|q| compact(text(q, source), 80));
-            calls.push(CallSite {
-                at: node.start_byte(),
-                line: line_of(node),
-                node_id: Some(node.id()),
-                name: text(name, source).to_string(),
-                qualifier,
-                method,
-            });
-        } else if let Some(site) = hint.site(source) {
+        } else if let Some(call) = found.call_site(source, 0) {
+            calls.push(call);
+        } else if let Some(site) = found.hint.site(source) {
             hints.push(site);
         }
     }
     for node in macros {
-        macro_calls(lang, node, source, 0, &mut calls)?;
+        macro_calls(lang, (query, &roles), node, source, 0, &mut calls)?;
     }
 
     // The same node can match several patterns; the earliest pattern wins.
@@ -368,6 +396,7 @@ const MACRO_DEPTH: u32 = 3;
 /// placed where the macro is, on its own line.
 fn macro_calls(
     lang: Lang,
+    (query, roles): (&Query, &Roles),
     args: Node<'_>,
     source: &[u8],
     depth: u32,
@@ -383,45 +412,20 @@ fn macro_calls(
     wrapped.extend_from_slice(&inner[1..inner.len() - 1]);
     wrapped.extend_from_slice(b");}");
     let Some(tree) = parse(lang, &wrapped)? else { return Ok(()) };
-    let query = lang.query()?;
-    let roles = Roles::of(query);
     let (at, first_row) = (args.start_byte(), args.start_position().row as u32);
     let mut nested = Vec::new();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, tree.root_node(), wrapped.as_slice());
     while let Some(m) = matches.next() {
-        let (mut name, mut qualifier, mut receiver, mut call) = (None, None, None, None);
-        for c in m.captures() {
-            let i = Some(c.index);
-            if i == roles.name {
-                name = Some(c.node);
-            } else if i == roles.qualifier {
-                qualifier = Some(c.node);
-            } else if i == roles.receiver {
-                receiver = Some(c.node);
-            } else if i == roles.call {
-                call = Some(c.node);
-            } else if i == roles.macro_args {
-                nested.push(c.node);
-            }
-        }
-        let (Some(node), Some(name)) = (call, name) else { continue };
+        let mut found = roles.read(m);
+        nested.append(&mut found.macros);
         // The wrapper's own `f(...)` call is not in the source.
-        if node.start_byte() < PREFIX.len() {
-            continue;
-        }
-        out.push(CallSite {
-            at,
-            line: first_row + node.start_position().row as u32 + 1,
-            node_id: None,
-            name: text(name, &wrapped).to_string(),
-            qualifier: qualifier.or(receiver).map(|q| compact(text(q, &wrapped), 80)),
-            method: receiver.is_some(),
-        });
+        let Some(call) = found.call_site(&wrapped, first_row).filter(|c| c.at >= PREFIX.len()) else { continue };
+        out.push(CallSite { at, node_id: None, ..call });
     }
     for node in nested {
         let mut inner_calls = Vec::new();
-        macro_calls(lang, node, &wrapped, depth + 1, &mut inner_calls)?;
+        macro_calls(lang, (query, roles), node, &wrapped, depth + 1, &mut inner_calls)?;
         for mut c in inner_calls {
             c.at = at;
             c.line += first_row;
