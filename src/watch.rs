@@ -154,14 +154,15 @@ impl WatchSession {
                         continue;
                     }
                     resolve_all |= self.files.insert(rel.clone(), record.clone()).is_none();
-                    let old = match (&projection, Lang::from_name(&record.lang)) {
+                    let lang = Lang::from_name(&record.lang);
+                    let old = match (&projection, lang) {
                         (Some(p), Some(lang)) => self.projections.insert(rel.clone(), (lang, p.clone())),
                         _ => self.projections.remove(rel),
                     };
                     let before = old.as_ref().map(|(_, p)| p);
                     names.extend(changed_names(before, projection.as_ref()));
                     // Types of fields, bases, module-level names and return types reach every file.
-                    resolve_all |= changes_shape(before, projection.as_ref());
+                    resolve_all |= lang.is_some_and(|l| changes_shape(l, before, projection.as_ref()));
                     changes.push(FileChange::Upsert { record, projection: projection.map(Box::new) });
                     touched.push(rel.clone());
                 }

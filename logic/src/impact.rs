@@ -23,7 +23,7 @@ use ascent::ascent;
 use crate::atom::Atom;
 use crate::proof::{Premise, Proof};
 use crate::schema::{atoms, Facts};
-use crate::symbols::{Line, PathId, Sym, SymbolId};
+use crate::symbols::{bare_name, Line, PathId, Sym, SymbolId};
 use crate::vocab::Provenance;
 
 ascent! {
@@ -143,13 +143,6 @@ fn call_pairs(facts: &Facts, certain: bool) -> Vec<(Sym, Sym)> {
     pairs.sort_unstable();
     pairs.dedup();
     pairs
-}
-
-/// The bare name of a symbol id: `f` of `p#A.f~2`.
-fn bare_name(id: &str) -> &str {
-    let qualified = id.split_once('#').map_or(id, |(_, q)| q);
-    let last = qualified.rsplit('.').next().unwrap_or(qualified);
-    last.split('~').next().unwrap_or(last)
 }
 
 /// `(symbol, name)` of every callable symbol whose name some unresolved call uses.

@@ -7,6 +7,13 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+/// The bare name of a symbol id (`path#Qualified.name~2` → `name`).
+pub fn bare_name(id: &str) -> &str {
+    let qualified = id.split_once('#').map_or(id, |(_, q)| q);
+    let last = qualified.rsplit('.').next().unwrap_or(qualified);
+    last.split('~').next().unwrap_or(last)
+}
+
 /// An interned string. Only meaningful together with the `Symbols` that made it.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct Sym(u32);

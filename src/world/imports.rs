@@ -85,7 +85,7 @@ fn expand_use_tree(prefix: &str, tree: &str, line: u32, out: &mut Vec<Import>) {
         let head = tree[..open].trim_end_matches("::");
         let inner = tree[open + 1..].strip_suffix('}').unwrap_or(&tree[open + 1..]);
         let base = join(prefix, head);
-        for part in split_top_level(inner) {
+        for part in split_top_level(inner, ',').into_iter().filter(|p| !p.is_empty()) {
             expand_use_tree(&base, part, line, out);
         }
         return;
@@ -112,22 +112,31 @@ fn expand_use_tree(prefix: &str, tree: &str, line: u32, out: &mut Vec<Import>) {
     }
 }
 
-/// Splits `a, b::{c, d}, e` on commas outside braces.
-fn split_top_level(s: &str) -> Vec<&str> {
+/// Splits on `sep` outside brackets and quotes: `a, b::{c, d}, e` on commas,
+/// `Foo | Bar<A | B>` on bars.
+pub(crate) fn split_top_level(s: &str, sep: char) -> Vec<&str> {
     let (mut depth, mut start, mut parts) = (0i32, 0, Vec::new());
+    let mut quote: Option<char> = None;
     for (i, c) in s.char_indices() {
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
         match c {
-            '{' => depth += 1,
-            '}' => depth -= 1,
-            ',' if depth == 0 => {
+            '"' | '\'' | '`' => quote = Some(c),
+            '(' | '[' | '{' | '<' => depth += 1,
+            ')' | ']' | '}' | '>' => depth -= 1,
+            c if c == sep && depth == 0 => {
                 parts.push(&s[start..i]);
-                start = i + 1;
+                start = i + c.len_utf8();
             }
             _ => {}
         }
     }
     parts.push(&s[start..]);
-    parts.into_iter().filter(|p| !p.is_empty()).collect()
+    parts
 }
 
 fn go(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {

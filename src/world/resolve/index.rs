@@ -5,6 +5,7 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+use nerd_logic::symbols::bare_name;
 use nerd_logic::vocab::SymbolKind;
 
 use super::types::type_name;
@@ -32,13 +33,6 @@ pub(super) fn container_of(id: &str) -> &str {
 /// The file an id belongs to.
 pub(super) fn path_of(id: &str) -> &str {
     id.split_once('#').map_or(id, |(p, _)| p)
-}
-
-/// The last segment of an id's qualified name: the type of a field or base hint's scope.
-pub(super) fn last_name(id: &str) -> &str {
-    let qualified = id.split_once('#').map_or(id, |(_, q)| q);
-    let last = qualified.rsplit('.').next().unwrap_or(qualified);
-    last.split('~').next().unwrap_or(last)
 }
 
 pub(super) fn lang_family(lang: Lang) -> Lang {
@@ -239,9 +233,9 @@ impl<'a> Index<'a> {
             }
             for h in &f.projection.hints {
                 match (h.kind, h.field) {
-                    (HintKind::Base, _) => index.bases.entry((family, last_name(&h.scope))).or_default().push(&h.text),
+                    (HintKind::Base, _) => index.bases.entry((family, bare_name(&h.scope))).or_default().push(&h.text),
                     (_, true) => {
-                        index.fields.entry((family, last_name(&h.scope), h.var.as_str())).or_default().push((h, f.path))
+                        index.fields.entry((family, bare_name(&h.scope), h.var.as_str())).or_default().push((h, f.path))
                     }
                     (_, false) => index.hints.entry(h.scope.as_str()).or_default().push(h),
                 }

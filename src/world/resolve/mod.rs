@@ -180,7 +180,7 @@ pub fn changed_names(before: Option<&FileProjection>, after: Option<&FileProject
 /// Whether a change to a file can change how calls in other files resolve
 /// beyond the names it defines: the types it declares for fields, bases and
 /// module-level names, the return types its signatures declare, its imports.
-pub fn changes_shape(before: Option<&FileProjection>, after: Option<&FileProjection>) -> bool {
+pub fn changes_shape(lang: Lang, before: Option<&FileProjection>, after: Option<&FileProjection>) -> bool {
     fn shape(p: Option<&FileProjection>) -> BTreeSet<String> {
         let Some(p) = p else { return BTreeSet::new() };
         let hints = p
@@ -192,15 +192,13 @@ pub fn changes_shape(before: Option<&FileProjection>, after: Option<&FileProject
         hints.chain(imports).collect()
     }
     /// Declared return types of the symbols both versions define.
-    fn returns_changed(before: &FileProjection, after: &FileProjection, lang: Option<Lang>) -> bool {
-        let Some(lang) = lang else { return false };
+    fn returns_changed(before: &FileProjection, after: &FileProjection, lang: Lang) -> bool {
         let old: HashMap<&str, &str> = before.symbols.iter().map(|s| (s.id.as_str(), s.signature.as_str())).collect();
         after.symbols.iter().any(|s| {
             old.get(s.id.as_str())
                 .is_some_and(|sig| types::return_type(lang, sig) != types::return_type(lang, &s.signature))
         })
     }
-    let lang = after.or(before).and_then(|p| p.symbols.first()).and_then(|s| Lang::of_path(index::path_of(&s.id)));
     shape(before) != shape(after) || matches!((before, after), (Some(b), Some(a)) if returns_changed(b, a, lang))
 }
 
@@ -283,7 +281,7 @@ mod tests {
             projections = project(&sources);
             let names = changed_names(Some(&before), Some(&projections[path]));
             let changed = BTreeSet::from([path.to_string()]);
-            if changes_shape(Some(&before), Some(&projections[path])) {
+            if changes_shape(Lang::Python, Some(&before), Some(&projections[path])) {
                 incremental = resolve(&views(&projections));
             } else {
                 re_resolve(&views(&projections), &mut incremental, &changed, &names);

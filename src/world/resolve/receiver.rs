@@ -10,8 +10,9 @@ use nerd_logic::vocab::{Provenance, SymbolKind};
 
 use super::index::{callable, container_of, dir_of, is_type, lang_family, path_of, Index};
 use super::names::{builtin_function, builtin_global, builtin_type, std_method};
-use super::types::{return_type, split_top_level, type_name};
+use super::types::{return_type, type_name};
 use super::FileView;
+use crate::world::imports::split_top_level;
 use crate::world::lang::Lang;
 use crate::world::project::{HintKind, ProjectedSymbol, TypeHint, RETURN_VAR};
 
@@ -143,11 +144,13 @@ impl<'a> Index<'a> {
     }
 
     /// Code outside tests never calls into test files (in Go it cannot).
+    fn reachable(&self, cx: &Cx<'_, 'a>, s: &ProjectedSymbol) -> bool {
+        self.test_files.contains(cx.file.path) || !self.in_test_file(s)
+    }
+
     fn keep_reachable(&self, cx: &Cx<'_, 'a>, outcome: Outcome<'a>) -> Outcome<'a> {
         let Outcome::Found(mut found, provenance) = outcome else { return outcome };
-        if !self.test_files.contains(cx.file.path) {
-            found.retain(|s| !self.in_test_file(s));
-        }
+        found.retain(|s| self.reachable(cx, s));
         found.sort_by(|a, b| a.id.cmp(&b.id));
         found.dedup_by(|a, b| a.id == b.id);
         match found.len() {
@@ -231,8 +234,7 @@ impl<'a> Index<'a> {
             .into_iter()
             .flatten()
             .copied()
-            .filter(|s| plain_callable(s.kind))
-            .filter(|s| self.test_files.contains(file.path) || !self.in_test_file(s))
+            .filter(|s| plain_callable(s.kind) && self.reachable(cx, s))
             .collect();
         match guesses.as_slice() {
             [only] => Outcome::Found(vec![*only], Provenance::NameOnly),
@@ -326,14 +328,13 @@ impl<'a> Index<'a> {
         if std_method(cx.file.lang, name) {
             return Outcome::Unknown;
         }
-        let in_test = self.test_files.contains(cx.file.path);
         let candidates: Vec<&ProjectedSymbol> = self
             .methods_by_name
             .get(&(lang_family(cx.file.lang), name))
             .into_iter()
             .flatten()
             .copied()
-            .filter(|s| in_test || !self.in_test_file(s))
+            .filter(|s| self.reachable(cx, s))
             .collect();
         match candidates.as_slice() {
             [only] => Outcome::Found(vec![*only], Provenance::NameOnly),

@@ -3,6 +3,7 @@
 //! methods are looked up on, and a signature down to its declared return
 //! type. Pure text over one language's syntax; knows nothing about symbols.
 
+use crate::world::imports::split_top_level;
 use crate::world::lang::Lang;
 
 /// Wrappers whose methods are the wrapped type's (by auto-deref, awaiting or narrowing).
@@ -87,32 +88,6 @@ fn generic(t: &str) -> Option<(&str, &str)> {
     let close = if t.as_bytes()[open] == b'<' { '>' } else { ']' };
     let inner = t[open + 1..].strip_suffix(close)?;
     Some((t[..open].trim(), inner))
-}
-
-/// Splits on `sep` outside brackets and quotes.
-pub fn split_top_level(s: &str, sep: char) -> Vec<&str> {
-    let (mut depth, mut start, mut parts) = (0i32, 0, Vec::new());
-    let mut quote: Option<char> = None;
-    for (i, c) in s.char_indices() {
-        if let Some(q) = quote {
-            if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '"' | '\'' | '`' => quote = Some(c),
-            '(' | '[' | '{' | '<' => depth += 1,
-            ')' | ']' | '}' | '>' => depth -= 1,
-            c if c == sep && depth == 0 => {
-                parts.push(&s[start..i]);
-                start = i + c.len_utf8();
-            }
-            _ => {}
-        }
-    }
-    parts.push(&s[start..]);
-    parts
 }
 
 /// The index just past the bracket group opening at `open`, if it closes.
