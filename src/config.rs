@@ -81,6 +81,40 @@ struct RawConfig {
     policy: RawPolicy,
     #[serde(default)]
     model: ModelConfig,
+    #[serde(default)]
+    index: IndexConfig,
+}
+
+/// `[index]`: how the precise tier (the languages' own indexers) is run.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexConfig {
+    /// `manual` (only `nerd index --precise`) or `after-cold`: also start it
+    /// in the background when `nerd index` projected the workspace from scratch.
+    #[serde(default)]
+    pub precise: PreciseMode,
+    /// How long one indexer may run.
+    #[serde(default = "default_precise_timeout")]
+    pub precise_timeout_secs: u64,
+}
+
+impl Default for IndexConfig {
+    fn default() -> Self {
+        IndexConfig { precise: PreciseMode::Manual, precise_timeout_secs: default_precise_timeout() }
+    }
+}
+
+fn default_precise_timeout() -> u64 {
+    600
+}
+
+/// When the precise tier runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PreciseMode {
+    #[default]
+    Manual,
+    AfterCold,
 }
 
 /// Which kind of language model reads requests and writes patches.
@@ -313,6 +347,7 @@ pub struct Config {
     pub check: CheckConfig,
     pub policy: PolicyConfig,
     pub model: ModelConfig,
+    pub index: IndexConfig,
     /// The file's bytes, hashed into cache keys.
     pub source: String,
 }
@@ -360,6 +395,9 @@ impl Config {
             .iter()
             .map(|k| k.parse::<nerd_logic::vocab::ActionKind>().map_err(|e| format!("policy.ask: {e}")))
             .collect::<Result<Vec<_>, _>>()?;
+        if raw.index.precise_timeout_secs == 0 {
+            return Err("index.precise_timeout_secs must be at least 1".into());
+        }
         if let Some(bad) = p.deny_programs.iter().find(|x| x.is_empty() || x.contains('/')) {
             return Err(format!("policy.deny_programs: `{bad}` must be a program name"));
         }
@@ -367,6 +405,7 @@ impl Config {
             check: CheckConfig { tools: c.tools, tests: c.tests, block_on, timeout_secs: c.timeout_secs, rules },
             policy: PolicyConfig { autonomy, ask, deny_programs: p.deny_programs, secret_paths: p.secret_paths },
             model: raw.model,
+            index: raw.index,
             source: text.to_string(),
         })
     }

@@ -121,8 +121,9 @@ fn capped(mut reader: impl Read) -> (Vec<u8>, bool) {
     (head, dropped)
 }
 
-/// Runs a job to completion or timeout.
-pub fn run(job: &Job) -> Result<Finished, ExecError> {
+/// The command for a job, in its own process group, with the allowlisted
+/// environment and the confinement applied in the child; stdio is the caller's.
+pub fn command(job: &Job) -> Result<Command, ExecError> {
     let program = job.argv.first().map(|a| a.to_string_lossy().into_owned()).unwrap_or_default();
     let resolved = which(&program).ok_or_else(|| ExecError::NotFound(program.clone()))?;
     let (spawned, args) = match &job.confine {
@@ -130,13 +131,7 @@ pub fn run(job: &Job) -> Result<Finished, ExecError> {
         None => (resolved.into_os_string(), job.argv[1..].to_vec()),
     };
     let mut cmd = Command::new(spawned);
-    cmd.args(args)
-        .current_dir(&job.cwd)
-        .env_clear()
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+    cmd.args(args).current_dir(&job.cwd).env_clear().process_group(0);
     for key in ENV_ALLOWLIST {
         if let Some(v) = std::env::var_os(key) {
             cmd.env(key, v);
@@ -151,6 +146,14 @@ pub fn run(job: &Job) -> Result<Finished, ExecError> {
             cmd.pre_exec(move || prepared.apply_in_child());
         }
     }
+    Ok(cmd)
+}
+
+/// Runs a job to completion or timeout.
+pub fn run(job: &Job) -> Result<Finished, ExecError> {
+    let program = job.argv.first().map(|a| a.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut cmd = command(job)?;
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let started = Instant::now();
     let mut child = cmd.spawn().map_err(|source| ExecError::Spawn { program: program.clone(), source })?;
     let pid = child.id() as i32;

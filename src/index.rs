@@ -41,6 +41,8 @@ pub struct IndexReport {
     pub parsed: usize,
     /// Whether the stored world changed at all (a file added, edited, removed or touched).
     pub changed: bool,
+    /// Whether every file was projected from scratch (a new index, or one made by another nerd).
+    pub cold: bool,
     pub removed: usize,
     pub symbols: i64,
     pub calls: i64,
@@ -199,6 +201,8 @@ pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync
     }
     store.set_meta("last_index_started_ns", &run_started_ns.to_string())?;
     if stale {
+        // The precise tier names symbols by ids the old projection made.
+        store.clear_precise()?;
         store.set_meta(PROJECTION_KEY, &fingerprint)?;
     }
     phases.mark("store");
@@ -207,6 +211,7 @@ pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync
         files: files as usize,
         parsed,
         changed: !changes.is_empty() || resolution.is_some(),
+        cold: stale || stored.is_empty(),
         removed,
         symbols,
         calls,

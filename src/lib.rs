@@ -20,6 +20,7 @@ pub mod kernel;
 pub mod model;
 pub mod perceive;
 pub mod policy;
+pub mod precise;
 pub mod router;
 pub mod sandbox;
 pub mod secrets;

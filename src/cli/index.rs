@@ -6,13 +6,16 @@ use std::path::Path;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
+use crate::config::PreciseMode;
 use crate::error::{exit, NerdError};
 use crate::index::index;
 use crate::kernel::{self, LoadFor};
+use crate::precise::{Indexer, Outcome};
 use crate::store::Store;
 use crate::timing::Phases;
 
-pub fn run(root: &Path, json: bool) -> Result<i32, NerdError> {
+pub fn run(root: &Path, json: bool, precise: bool) -> Result<i32, NerdError> {
+    let config = crate::config::Config::load(root)?;
     let mut store = Store::open(root)?;
     let bar = (std::io::stderr().is_terminal() && !json).then(|| {
         let bar = ProgressBar::hidden();
@@ -34,6 +37,15 @@ pub fn run(root: &Path, json: bool) -> Result<i32, NerdError> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    let timeout = std::time::Duration::from_secs(config.index.precise_timeout_secs);
+    let precise_report = if precise {
+        Some(crate::precise::run(root, &mut store, timeout, &config.policy.secret_paths)?)
+    } else {
+        if report.cold && config.index.precise == PreciseMode::AfterCold {
+            start_precise_in_background(root);
+        }
+        None
+    };
     let started = std::time::Instant::now();
     let fixpoint = kernel::load(root, &store, LoadFor::Evaluation)?.evaluate();
     let mut phases = report.phases.clone();
@@ -60,6 +72,7 @@ pub fn run(root: &Path, json: bool) -> Result<i32, NerdError> {
             "problems": report.problems.iter().map(|p| json!({"path": p.path, "message": p.message})).collect::<Vec<_>>(),
             "elapsed_ms": report.elapsed.as_secs_f64() * 1000.0,
             "phases_ms": Phases::to_json(&phases),
+            "precise": precise_report.as_ref().map(|r| r.runs.iter().map(|(indexer, outcome)| precise_json(*indexer, outcome)).collect::<Vec<_>>()),
             "kernel": {
                 "strategy": fixpoint.strategy().as_str(),
                 "modified": modified,
@@ -95,6 +108,25 @@ pub fn run(root: &Path, json: bool) -> Result<i32, NerdError> {
         unsafe_targets,
         blockers
     )?;
+    for (indexer, outcome) in precise_report.iter().flat_map(|r| &r.runs) {
+        let lang = indexer.lang().name();
+        match outcome {
+            Outcome::Ran { files, calls, elapsed } => writeln!(
+                out,
+                "precise: {} covered {files} {lang} files, {calls} call edges, in {:.1} s",
+                indexer.name(),
+                elapsed.as_secs_f64()
+            )?,
+            Outcome::Missing { hint } => writeln!(
+                out,
+                "precise: {} is not installed ({hint}); {lang} stays on the heuristic tier",
+                indexer.name()
+            )?,
+            Outcome::Failed { message } => {
+                writeln!(out, "precise: {} failed, {lang} stays on the heuristic tier: {message}", indexer.name())?
+            }
+        }
+    }
     for p in report.problems.iter().take(10) {
         eprintln!("warning: {}: {}", if p.path.is_empty() { "(walk)" } else { &p.path }, p.message);
     }
@@ -102,4 +134,35 @@ pub fn run(root: &Path, json: bool) -> Result<i32, NerdError> {
         eprintln!("warning: {} more unreadable entries", report.problems.len() - 10);
     }
     Ok(exit::SUCCESS)
+}
+
+fn precise_json(indexer: Indexer, outcome: &Outcome) -> serde_json::Value {
+    let mut value = match outcome {
+        Outcome::Ran { files, calls, elapsed } => {
+            json!({"status": "ran", "files": files, "calls": calls, "elapsed_ms": elapsed.as_secs_f64() * 1000.0})
+        }
+        Outcome::Missing { hint } => json!({"status": "missing", "hint": hint}),
+        Outcome::Failed { message } => json!({"status": "failed", "message": message}),
+    };
+    value["indexer"] = json!(indexer.name());
+    value["lang"] = json!(indexer.lang().name());
+    value
+}
+
+/// `[index] precise = "after-cold"`: a detached `nerd index --precise` of the
+/// workspace, so the heuristic tier answers at once and the precise tier
+/// replaces it when the indexers finish. Its output goes nowhere; a failure
+/// to start it only loses the precise tier.
+fn start_precise_in_background(root: &Path) {
+    use std::os::unix::process::CommandExt;
+    let Ok(exe) = std::env::current_exe() else { return };
+    let _ = std::process::Command::new(exe)
+        .arg("index")
+        .arg("--precise")
+        .arg(root)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn();
 }

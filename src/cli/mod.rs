@@ -53,6 +53,11 @@ pub enum Command {
         /// Print the report as one JSON object.
         #[arg(long)]
         json: bool,
+        /// Also run the languages' own indexers (scip-python, scip-typescript,
+        /// rust-analyzer, gopls) where installed: their call edges (`precise`)
+        /// replace the heuristic ones in the files they cover.
+        #[arg(long)]
+        precise: bool,
     },
     /// Print every atom of a predicate; with no predicate, list them all.
     Query {
@@ -265,9 +270,9 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
     match command {
         Command::Run(args) => run::run(&discover_root(cli.repo.as_deref())?, args),
         Command::Sessions => sessions(&discover_root(cli.repo.as_deref())?),
-        Command::Index { path, json } => {
+        Command::Index { path, json, precise } => {
             let root = discover_root(path.as_deref().or(cli.repo.as_deref()))?;
-            index::run(&root, json)
+            index::run(&root, json, precise)
         }
         Command::Query { predicate, json, no_refresh } => {
             let root = discover_root(cli.repo.as_deref())?;

@@ -4,6 +4,7 @@
 //! Knows nothing about tree-sitter or the programs that read the facts.
 
 mod migrations;
+mod precise;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -403,7 +404,8 @@ impl Store {
         Ok(out)
     }
 
-    /// The stored resolution output. Stored test links come back as one list.
+    /// The stored resolution output, with the precise tier laid over the
+    /// files it covers while they are current. Stored test links come back as one list.
     pub fn resolution(&self) -> Result<Resolution, StoreError> {
         let mut out = Resolution::default();
         let mut stmt =
@@ -429,6 +431,7 @@ impl Store {
         for row in stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))? {
             out.named_test_links.push(row?);
         }
+        crate::world::resolve::precise::overlay(&mut out, &self.current_precise()?);
         Ok(out)
     }
 

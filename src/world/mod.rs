@@ -7,4 +7,5 @@ pub mod imports;
 pub mod lang;
 pub mod project;
 pub mod resolve;
+pub mod scip;
 pub mod walk;

@@ -5,6 +5,7 @@
 
 mod index;
 mod names;
+pub mod precise;
 mod receiver;
 mod types;
 

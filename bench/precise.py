@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""The heuristic tier's callers against the precise tier's, per language, in one run.
+
+For each project: index with nerd (heuristic tier only) and read the `calls`
+atoms; then `nerd index --precise` (scip-python, scip-typescript,
+rust-analyzer, gopls: whichever are installed) and read the `precise` edges.
+Call sites are compared as sets of (file, line, callee), in the languages
+whose indexer ran, over sites that are calls in the source (`name(`): the
+precise tier also reports callbacks passed by name, which the heuristic tier
+does not look for. Precision = heuristic sites the indexer confirms /
+heuristic sites; recall = confirmed / the indexer's sites. Both are given
+for certain heuristic edges (exact, inferred) and for all (with name_only).
+Also prints each indexer's time and reach, the share of heuristic edges by
+provenance and the parse errors, and the hand-checked questions of
+bench/truth/ answered with the precise tier in place.
+
+    usage: bench/precise.py PROJECTS_DIR [NERD]   (PROJECTS_DIR from bench/eight.sh;
+           the indexers on PATH: scripts/install-indexers prints the PATH to use)
+"""
+import collections, json, os, re, subprocess, sys, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from callers import QUESTIONS, ATOM  # noqa: E402
+
+PROJECTS = ["py-click", "py-requests", "rs-anyhow", "rs-semver", "rs-itertools", "go-pflag", "go-testify", "ts-zod"]
+LANG_OF = {".py": "python", ".rs": "rust", ".go": "go", ".ts": "typescript", ".tsx": "typescript"}
+
+
+def lang(path):
+    return LANG_OF.get(os.path.splitext(path)[1])
+
+
+def calls(nerd, repo):
+    out = subprocess.run([nerd, "--repo", repo, "query", "calls", "--no-refresh"], check=True, capture_output=True, text=True).stdout
+    return [m.groups() for m in map(ATOM.match, out.splitlines()) if m]
+
+
+def call_site(lines, line, callee):
+    """Whether the source line calls the callee's bare name."""
+    name = callee.split("#")[-1].split(".")[-1].split("~")[0]
+    text = lines.get(int(line), "")
+    return re.search(r"\b" + re.escape(name) + r"\s*(::<[^()]*>)?\(", text) is not None
+
+
+def main():
+    root = os.path.abspath(sys.argv[1])
+    nerd = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "target", "release", "nerd")
+    here = os.path.dirname(os.path.abspath(__file__))
+    by_lang = collections.defaultdict(lambda: collections.Counter())
+    runs, provenance, parse_errors, precise_edges = [], {}, {}, {}
+    for project in PROJECTS:
+        repo = os.path.join(root, project)
+        if not os.path.isdir(repo):
+            print(f"skipped {project}: not in {root}", file=sys.stderr)
+            continue
+        subprocess.run(["rm", "-rf", os.path.join(repo, ".nerd")], check=True)
+        report = json.loads(subprocess.run([nerd, "--repo", repo, "index", "--json"], check=True, capture_output=True, text=True).stdout)
+        parse_errors[project] = report["parse_errors"]
+        heuristic = calls(nerd, repo)
+        provenance[project] = collections.Counter(r[4] for r in heuristic)
+        started = time.time()
+        report = json.loads(subprocess.run([nerd, "--repo", repo, "index", "--json", "--precise"], check=True, capture_output=True, text=True).stdout)
+        wall = time.time() - started
+        ran = {r["lang"] for r in report["precise"] or [] if r["status"] == "ran"}
+        for r in report["precise"] or []:
+            runs.append((project, r, wall))
+        both = calls(nerd, repo)
+        precise_edges[project] = both
+        sources = {}
+
+        def lines_of(path):
+            if path not in sources:
+                try:
+                    with open(os.path.join(repo, path), encoding="utf-8", errors="replace") as f:
+                        sources[path] = {i + 1: t for i, t in enumerate(f.read().splitlines())}
+                except OSError:
+                    sources[path] = {}
+            return sources[path]
+
+        def sites(rows, keep):
+            return {(p, l, callee) for caller, callee, p, l, prov in rows
+                    if lang(p) in ran and keep(prov) and call_site(lines_of(p), l, callee)}
+
+        truth = sites(both, lambda prov: prov == "precise")
+        certain = sites(heuristic, lambda prov: prov in ("exact", "inferred"))
+        every = sites(heuristic, lambda prov: True)
+        for language in ran:
+            c = by_lang[language]
+            mine = lambda s: {x for x in s if lang(x[0]) == language}
+            t, h, a = mine(truth), mine(certain), mine(every)
+            c["precise"] += len(t)
+            c["certain"] += len(h)
+            c["certain_right"] += len(h & t)
+            c["all"] += len(a)
+            c["all_right"] += len(a & t)
+    print("indexer runs (wall time of `nerd index --precise`, indexers included):")
+    for project, r, wall in runs:
+        detail = f"{r['files']} files, {r['calls']} edges, {r['elapsed_ms'] / 1000:.1f} s" if r["status"] == "ran" else r.get("hint") or r.get("message", "")
+        print(f"  {project:14} {r['indexer']:16} {r['status']:8} {detail}")
+    print()
+    print("heuristic call sites against the precise tier's (call-shaped sites in covered files):")
+    print(f"{'language':11} {'precise':>8} {'heur.certain':>12} {'prec':>6} {'recall':>6} {'heur.all':>9} {'prec':>6} {'recall':>6}")
+    for language, c in sorted(by_lang.items()):
+        p1 = c["certain_right"] / c["certain"] if c["certain"] else 1
+        r1 = c["certain_right"] / c["precise"] if c["precise"] else 1
+        p2 = c["all_right"] / c["all"] if c["all"] else 1
+        r2 = c["all_right"] / c["precise"] if c["precise"] else 1
+        print(f"{language:11} {c['precise']:8} {c['certain']:12} {p1:6.1%} {r1:6.1%} {c['all']:9} {p2:6.1%} {r2:6.1%}")
+    print()
+    print(f"{'project':14} {'parse errors':>12}  heuristic edges by provenance")
+    for project in sorted(provenance):
+        total = sum(provenance[project].values()) or 1
+        shares = ", ".join(f"{k} {v / total:.0%}" for k, v in sorted(provenance[project].items()))
+        print(f"{project:14} {parse_errors[project]:12}  {shares}")
+    print()
+    print("hand-checked questions (bench/truth/), answered with the precise tier in place:")
+    print(f"{'question':44} {'truth':>5} {'nerd':>5} {'right':>5}  provenance")
+    for project, name, symbol in QUESTIONS:
+        if project not in precise_edges:
+            continue
+        truth = set(open(os.path.join(here, "truth", project, name + ".txt")).read().split())
+        found = {f"{p}:{l}": prov for caller, callee, p, l, prov in precise_edges[project] if callee == symbol}
+        right = truth & set(found)
+        kinds = collections.Counter(found.values())
+        print(f"{project + ' ' + name:44} {len(truth):5} {len(found):5} {len(right):5}  " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
+
+
+if __name__ == "__main__":
+    main()

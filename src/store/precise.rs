@@ -1,0 +1,128 @@
+//! Storage of the precise tier: per covered file, the content hash the
+//! indexer saw and what it said. Replaced whole per indexer run; read back
+//! only for files whose content has not changed since.
+//! Knows nothing about how the indexers ran.
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::params;
+
+use super::{Store, StoreError};
+use crate::world::resolve::precise::PreciseFile;
+
+/// Every table of the precise tier, each with a `path` column.
+const PRECISE_TABLES: [&str; 5] =
+    ["precise_file", "precise_call", "precise_site", "precise_test_link", "precise_unanswered"];
+
+impl Store {
+    /// Replaces everything `indexer` said before with `files`, each recorded
+    /// with the content hash it was indexed at; all or nothing.
+    pub fn replace_precise(&mut self, indexer: &str, files: &[(PreciseFile, String)]) -> Result<(), StoreError> {
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        {
+            let old: Vec<String> = tx
+                .prepare("SELECT path FROM precise_file WHERE indexer = ?1")?
+                .query_map([indexer], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            let new: Vec<&str> = files.iter().map(|(f, _)| f.path.as_str()).collect();
+            for path in old.iter().map(String::as_str).chain(new) {
+                for table in PRECISE_TABLES {
+                    tx.execute(&format!("DELETE FROM {table} WHERE path = ?1"), [path])?;
+                }
+            }
+            let mut file = tx.prepare("INSERT INTO precise_file(path, sha256, indexer) VALUES (?1, ?2, ?3)")?;
+            let mut call = tx.prepare(
+                "INSERT INTO precise_call(caller, callee, path, line, callee_path) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            let mut site = tx.prepare("INSERT INTO precise_site(path, line, name) VALUES (?1, ?2, ?3)")?;
+            let mut link = tx.prepare("INSERT INTO precise_test_link(path, test, symbol) VALUES (?1, ?2, ?3)")?;
+            let mut unanswered = tx.prepare("INSERT INTO precise_unanswered(path, symbol) VALUES (?1, ?2)")?;
+            for (f, sha) in files {
+                file.execute(params![f.path, sha, indexer])?;
+                for (a, b, l, p) in &f.calls {
+                    call.execute(params![a, b, f.path, l, p])?;
+                }
+                for (l, n) in &f.sites {
+                    site.execute(params![f.path, l, n])?;
+                }
+                for (t, s) in &f.test_links {
+                    link.execute(params![f.path, t, s])?;
+                }
+                for s in &f.unanswered {
+                    unanswered.execute(params![f.path, s])?;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Forgets the precise tier: symbol ids it names may no longer exist.
+    pub fn clear_precise(&mut self) -> Result<(), StoreError> {
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        for table in PRECISE_TABLES {
+            tx.execute(&format!("DELETE FROM {table}"), [])?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The precise tier's files that are still current: the file's content is
+    /// what the indexer saw, and so is that of every file its edges point into.
+    pub fn current_precise(&self) -> Result<Vec<PreciseFile>, StoreError> {
+        let fresh: HashSet<String> = self
+            .conn
+            .prepare("SELECT p.path FROM precise_file p JOIN file f ON f.path = p.path AND f.sha256 = p.sha256")?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let mut by_path: HashMap<String, PreciseFile> =
+            fresh.iter().map(|p| (p.clone(), PreciseFile { path: p.clone(), ..Default::default() })).collect();
+        let mut stale: HashSet<String> = HashSet::new();
+        let mut stmt = self.conn.prepare("SELECT caller, callee, path, line, callee_path FROM precise_call")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let path: String = r.get(2)?;
+            let Some(file) = by_path.get_mut(&path) else { continue };
+            let callee_path: String = r.get(4)?;
+            if !fresh.contains(&callee_path) {
+                stale.insert(path);
+                continue;
+            }
+            file.calls.push((r.get(0)?, r.get(1)?, r.get(3)?, callee_path));
+        }
+        let mut stmt = self.conn.prepare("SELECT path, line, name FROM precise_site")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            if let Some(file) = by_path.get_mut(&r.get::<_, String>(0)?) {
+                file.sites.push((r.get(1)?, r.get(2)?));
+            }
+        }
+        let mut stmt = self.conn.prepare("SELECT path, test, symbol FROM precise_test_link")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            if let Some(file) = by_path.get_mut(&r.get::<_, String>(0)?) {
+                file.test_links.push((r.get(1)?, r.get(2)?));
+            }
+        }
+        let mut stmt = self.conn.prepare("SELECT path, symbol FROM precise_unanswered")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            if let Some(file) = by_path.get_mut(&r.get::<_, String>(0)?) {
+                file.unanswered.push(r.get(1)?);
+            }
+        }
+        let mut out: Vec<PreciseFile> = by_path.into_values().filter(|f| !stale.contains(&f.path)).collect();
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// How many files each indexer covers, and how many of them are current.
+    pub fn precise_coverage(&self) -> Result<Vec<(String, i64, i64)>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT p.indexer, COUNT(*), SUM(CASE WHEN f.sha256 = p.sha256 THEN 1 ELSE 0 END) \
+             FROM precise_file p LEFT JOIN file f ON f.path = p.path GROUP BY p.indexer ORDER BY p.indexer",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, Option<i64>>(2)?.unwrap_or(0))))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}

@@ -1,0 +1,394 @@
+//! The precise tier: call edges read from a language's own indexer (a SCIP
+//! index, or references a language server reported), mapped onto nerd's
+//! symbols, and laid over the heuristic edges of the files it covered. An
+//! indexer's reference is a fact about a name at a place; nerd's symbols say
+//! which definition encloses that place. Pure; knows nothing about running
+//! the indexers or storing their output.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use nerd_logic::symbols::bare_name;
+use nerd_logic::vocab::{Provenance, SymbolKind};
+
+use super::Resolution;
+use crate::world::project::ProjectedSymbol;
+use crate::world::scip;
+
+/// What the precise tier knows about one file it covered.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PreciseFile {
+    pub path: String,
+    /// `(caller, callee, line, callee's file)`.
+    pub calls: Vec<(String, String, u32, String)>,
+    /// `(line, name)` of every name the indexer resolved here, to the project
+    /// or outside it: a heuristic edge or unresolved call at such a place is
+    /// replaced by what the indexer said.
+    pub sites: Vec<(u32, String)>,
+    /// `(test, symbol)` for calls made by tests of this file.
+    pub test_links: Vec<(String, String)>,
+    /// Symbols defined here whose references the indexer could not give:
+    /// heuristic edges into them stand.
+    pub unanswered: Vec<String>,
+}
+
+/// One file as the precise tier sees it: its text and nerd's symbols in it.
+pub struct SourceFile<'a> {
+    pub text: &'a str,
+    pub symbols: &'a [ProjectedSymbol],
+}
+
+/// A symbol an indexer names, found among nerd's symbols.
+#[derive(Clone)]
+struct Target<'a> {
+    id: &'a str,
+    kind: SymbolKind,
+    path: &'a str,
+}
+
+/// A reference an indexer reported: in `path` at 1-based `line`, the text
+/// `name`, and whether a call follows it.
+pub struct Reference<'a> {
+    pub line: u32,
+    pub name: &'a str,
+    pub call_shaped: bool,
+    pub target: Option<(&'a str, &'a str)>,
+}
+
+/// Maps a SCIP index onto nerd's symbols. `files` holds the workspace files
+/// the index may name (by path relative to the workspace root); documents
+/// for other paths are ignored.
+pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) -> Vec<PreciseFile> {
+    // Every definition the index reports, as nerd's symbol.
+    let mut targets: HashMap<&str, Target<'_>> = HashMap::default();
+    for doc in &index.documents {
+        let Some((&path, file)) = files.get_key_value(doc.relative_path.as_str()) else { continue };
+        let lines: Vec<&str> = file.text.lines().collect();
+        for occ in doc.occurrences.iter().filter(|o| o.is_definition() && !o.is_local()) {
+            let Some(name) = name_at(&lines, occ.range, doc.encoding) else { continue };
+            let line = occ.range.start_line + 1;
+            // An overload stub (Python `@overload`, a TypeScript signature)
+            // is not a symbol of nerd's: its implementation, which follows, is.
+            let implementation = || {
+                let function = occ.symbol.ends_with(").");
+                file.symbols.iter().filter(|s| function && s.name == name && s.line > line).min_by_key(|s| s.line)
+            };
+            if let Some(s) = defined_at(file.symbols, line, name).or_else(implementation) {
+                targets.entry(occ.symbol.as_str()).or_insert(Target { id: &s.id, kind: s.kind, path });
+            }
+        }
+    }
+    let kinds: HashMap<&str, SymbolKind> = targets.values().map(|t| (t.id, t.kind)).collect();
+    let mut out = Vec::new();
+    for doc in &index.documents {
+        let Some((&path, file)) = files.get_key_value(doc.relative_path.as_str()) else { continue };
+        let lines: Vec<&str> = file.text.lines().collect();
+        let references = doc
+            .occurrences
+            .iter()
+            .filter(|o| !o.is_definition() && o.roles & scip::ROLE_IMPORT == 0 && !o.is_local())
+            .filter_map(|o| {
+                let name = name_at(&lines, o.range, doc.encoding)?;
+                let line = lines.get(o.range.start_line as usize)?;
+                let start = scip::byte_offset(line, o.range.start_char, doc.encoding);
+                // Another declaration of the same symbol (an overload) is no use of it.
+                let before = line[..start].trim_end();
+                if ["def", "function", "fn", "func"].iter().any(|k| before.ends_with(k)) {
+                    return None;
+                }
+                let end = scip::byte_offset(line, o.range.end_char, doc.encoding);
+                Some(Reference {
+                    line: o.range.start_line + 1,
+                    name,
+                    call_shaped: call_follows(&line[end..]),
+                    target: targets.get(o.symbol.as_str()).map(|t| (t.id, t.path)),
+                })
+            });
+        out.push(from_references(path, file.symbols, references, &|id| kinds.get(id).copied()));
+    }
+    out
+}
+
+/// Builds a file's precise edges from the references an indexer reported in it.
+/// `kind_of` gives the kind of a target symbol.
+pub fn from_references<'a>(
+    path: &str,
+    symbols: &[ProjectedSymbol],
+    references: impl Iterator<Item = Reference<'a>>,
+    kind_of: &dyn Fn(&str) -> Option<SymbolKind>,
+) -> PreciseFile {
+    use SymbolKind::*;
+    let mut file = PreciseFile { path: path.to_string(), ..Default::default() };
+    for r in references {
+        file.sites.push((r.line, r.name.to_string()));
+        let Some((callee, callee_path)) = r.target else { continue };
+        let Some(kind) = kind_of(callee) else { continue };
+        // Functions are depended on wherever code names them (a call, or a
+        // callback passed on); a type only where it is constructed. At a
+        // file's top level only calls count: the rest are imports and
+        // re-exports, which call nothing.
+        let caller = caller_at(path, symbols, r.line);
+        let edge = match kind {
+            Function | Method | Test => r.call_shaped || caller != path,
+            Class | Struct => r.call_shaped,
+            _ => false,
+        };
+        if !edge {
+            continue;
+        }
+        if kind != Test && symbols.iter().any(|s| s.id == caller && s.kind == Test) {
+            file.test_links.push((caller.clone(), callee.to_string()));
+        }
+        file.calls.push((caller, callee.to_string(), r.line, callee_path.to_string()));
+    }
+    file.calls.sort_unstable();
+    file.calls.dedup();
+    file.sites.sort_unstable();
+    file.sites.dedup();
+    file.test_links.sort_unstable();
+    file.test_links.dedup();
+    file
+}
+
+/// The text a single-line range covers.
+fn name_at<'t>(lines: &[&'t str], range: scip::Range, encoding: scip::Encoding) -> Option<&'t str> {
+    if range.start_line != range.end_line {
+        return None;
+    }
+    let line = lines.get(range.start_line as usize)?;
+    let start = scip::byte_offset(line, range.start_char, encoding);
+    let end = scip::byte_offset(line, range.end_char, encoding);
+    line.get(start..end).filter(|s| !s.is_empty())
+}
+
+/// Whether the text after a name makes it a call: `(`, after optional
+/// whitespace and a Rust turbofish.
+fn call_follows(rest: &str) -> bool {
+    let rest = rest.trim_start();
+    let rest = match rest.strip_prefix("::<") {
+        Some(generic) => match generic.find(">(") {
+            Some(i) => &generic[i + 1..],
+            None => return false,
+        },
+        None => rest,
+    };
+    rest.starts_with('(')
+}
+
+/// nerd's symbol named `name` whose span holds `line`, innermost first.
+fn defined_at<'s>(symbols: &'s [ProjectedSymbol], line: u32, name: &str) -> Option<&'s ProjectedSymbol> {
+    symbols.iter().filter(|s| s.name == name && s.line <= line && line <= s.end_line).max_by_key(|s| s.depth)
+}
+
+/// The caller a line belongs to, as the heuristic tier decides it: the
+/// outermost enclosing test (a helper nested in a test belongs to the test),
+/// else the innermost function or method, else the innermost definition,
+/// else the file.
+pub fn caller_at(path: &str, symbols: &[ProjectedSymbol], line: u32) -> String {
+    use SymbolKind::*;
+    let mut enclosing: Vec<&ProjectedSymbol> =
+        symbols.iter().filter(|s| s.line <= line && line <= s.end_line).collect();
+    enclosing.sort_by_key(|s| s.depth);
+    if let Some(test) = enclosing.iter().find(|s| s.kind == Test) {
+        return test.id.clone();
+    }
+    enclosing
+        .iter()
+        .rev()
+        .find(|s| matches!(s.kind, Function | Method))
+        .or(enclosing.last())
+        .map_or_else(|| path.to_string(), |s| s.id.clone())
+}
+
+/// Lays the precise tier over `resolution`. In each file it covered, its
+/// edges are added as `precise`, and a heuristic edge or unresolved call is
+/// dropped where the indexer resolved the same name on the same line. A
+/// guessed (`inferred` or `name_only`) heuristic edge into a covered file
+/// that the indexer did not confirm (it reported every reference there, and
+/// not this one) stays only as an unresolved call: the indexer could not
+/// resolve that name, so statements reached through it stay uncertain.
+/// Everything else stays as it was.
+pub fn overlay(resolution: &mut Resolution, precise: &[PreciseFile]) {
+    let covered: HashSet<&str> = precise.iter().map(|p| p.path.as_str()).collect();
+    let unanswered: HashSet<&str> = precise.iter().flat_map(|p| &p.unanswered).map(String::as_str).collect();
+    let known = |callee: &str| {
+        callee.split_once('#').is_some_and(|(path, _)| covered.contains(path)) && !unanswered.contains(callee)
+    };
+    for p in precise {
+        let sites: HashSet<(u32, &str)> = p.sites.iter().map(|(l, n)| (*l, n.as_str())).collect();
+        let file = resolution.files.entry(p.path.clone()).or_default();
+        let mut unconfirmed = Vec::new();
+        file.calls.retain(|(caller, callee, line, provenance)| {
+            let name = bare_name(callee);
+            if sites.contains(&(*line, name)) {
+                return false;
+            }
+            // An `exact` edge was proved by name resolution (an alias or
+            // re-export the indexer named by another symbol): it stands.
+            if known(callee) && *provenance != Provenance::Exact {
+                unconfirmed.push((caller.clone(), name.to_string(), *line));
+                return false;
+            }
+            true
+        });
+        file.unresolved.retain(|(_, name, line)| !sites.contains(&(*line, bare_name(name))));
+        file.unresolved.extend(unconfirmed);
+        file.unresolved.sort_unstable();
+        file.unresolved.dedup();
+        let kept: BTreeSet<(&str, &str)> = file.calls.iter().map(|(a, b, _, _)| (a.as_str(), b.as_str())).collect();
+        let mut links: Vec<(String, String)> = file
+            .test_links
+            .iter()
+            .filter(|(t, s)| kept.contains(&(t.as_str(), s.as_str())))
+            .cloned()
+            .chain(p.test_links.iter().cloned())
+            .collect();
+        links.sort_unstable();
+        links.dedup();
+        file.test_links = links;
+        file.calls.extend(p.calls.iter().map(|(a, b, l, _)| (a.clone(), b.clone(), *l, Provenance::Precise)));
+        file.calls.sort_unstable();
+        file.calls.dedup();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::resolve::FileResolution;
+    use nerd_logic::vocab::Visibility;
+
+    fn symbol(id: &str, kind: SymbolKind, line: u32, end_line: u32, depth: u32) -> ProjectedSymbol {
+        ProjectedSymbol {
+            id: id.to_string(),
+            name: bare_name(id).to_string(),
+            kind,
+            visibility: Visibility::Public,
+            line,
+            end_line,
+            signature: String::new(),
+            body_hash: 0,
+            depth,
+        }
+    }
+
+    fn reference<'a>(line: u32, name: &'a str, call_shaped: bool, target: Option<(&'a str, &'a str)>) -> Reference<'a> {
+        Reference { line, name, call_shaped, target }
+    }
+
+    #[test]
+    fn callers_follow_the_heuristic_tiers_rule() {
+        use SymbolKind::*;
+        let symbols = [
+            symbol("t.py#test_a", Test, 1, 10, 0),
+            symbol("t.py#test_a.helper", Function, 3, 5, 1),
+            symbol("t.py#C", Class, 12, 20, 0),
+            symbol("t.py#C.m", Method, 14, 16, 1),
+        ];
+        // A helper nested in a test belongs to the test.
+        assert_eq!(caller_at("t.py", &symbols, 4), "t.py#test_a");
+        assert_eq!(caller_at("t.py", &symbols, 15), "t.py#C.m");
+        // Class-level code belongs to the class; top-level code to the file.
+        assert_eq!(caller_at("t.py", &symbols, 13), "t.py#C");
+        assert_eq!(caller_at("t.py", &symbols, 30), "t.py");
+    }
+
+    #[test]
+    fn references_become_edges_by_what_they_name() {
+        use SymbolKind::*;
+        let symbols = [symbol("a.py#test_x", Test, 1, 10, 0), symbol("a.py#run", Function, 20, 30, 0)];
+        let kinds = |id: &str| match id {
+            "b.py#f" => Some(Function),
+            "b.py#K" => Some(Class),
+            "b.py#CONST" => Some(Const),
+            _ => None,
+        };
+        let refs = vec![
+            reference(2, "f", true, Some(("b.py#f", "b.py"))),
+            // A callback passed by name inside a function is a dependency.
+            reference(21, "f", false, Some(("b.py#f", "b.py"))),
+            // A class is depended on where it is constructed, not where it is named.
+            reference(22, "K", true, Some(("b.py#K", "b.py"))),
+            reference(23, "K", false, Some(("b.py#K", "b.py"))),
+            reference(24, "CONST", false, Some(("b.py#CONST", "b.py"))),
+            // An import at the top level calls nothing.
+            reference(40, "f", false, Some(("b.py#f", "b.py"))),
+            // A name resolved outside the project is only a site.
+            reference(25, "get", true, None),
+        ];
+        let file = from_references("a.py", &symbols, refs.into_iter(), &kinds);
+        let calls: Vec<(&str, &str, u32)> =
+            file.calls.iter().map(|(a, b, l, _)| (a.as_str(), b.as_str(), *l)).collect();
+        assert_eq!(calls, vec![("a.py#run", "b.py#K", 22), ("a.py#run", "b.py#f", 21), ("a.py#test_x", "b.py#f", 2)]);
+        assert_eq!(file.test_links, vec![("a.py#test_x".to_string(), "b.py#f".to_string())]);
+        assert!(file.sites.contains(&(25, "get".to_string())) && file.sites.contains(&(40, "f".to_string())));
+    }
+
+    fn resolution(calls: &[(&str, &str, u32, Provenance)], unresolved: &[(&str, &str, u32)]) -> Resolution {
+        let mut r = Resolution::default();
+        let file = r.files.entry("a.py".to_string()).or_insert_with(FileResolution::default);
+        file.calls = calls.iter().map(|(a, b, l, p)| (a.to_string(), b.to_string(), *l, *p)).collect();
+        file.unresolved = unresolved.iter().map(|(a, n, l)| (a.to_string(), n.to_string(), *l)).collect();
+        file.test_links = calls
+            .iter()
+            .filter(|(a, ..)| a.contains("test"))
+            .map(|(a, b, ..)| (a.to_string(), b.to_string()))
+            .collect();
+        r
+    }
+
+    #[test]
+    fn the_precise_tier_replaces_what_it_resolved_and_leaves_the_rest_uncertain() {
+        use Provenance::*;
+        let mut r = resolution(
+            &[
+                // Resolved by the indexer at the same place: replaced.
+                ("a.py#test_x", "b.py#Session.get", 3, NameOnly),
+                // Into a covered file, guessed, not confirmed: only an unresolved call remains.
+                ("a.py#run", "b.py#Context.invoke", 7, Inferred),
+                // Into a covered file, proved by name resolution, not contradicted: stands.
+                ("a.py#run", "b.py#taxed_alias", 8, Exact),
+                // Into a file the indexer did not cover: stands.
+                ("a.py#run", "c.py#other", 9, NameOnly),
+                // Into a symbol the indexer could not answer for: stands.
+                ("a.py#run", "b.py#Value.set", 10, Inferred),
+            ],
+            &[("a.py#run", "get", 11), ("a.py#run", "mystery", 12)],
+        );
+        let precise = [
+            PreciseFile {
+                path: "a.py".into(),
+                calls: vec![("a.py#test_x".into(), "b.py#api_get".into(), 3, "b.py".into())],
+                sites: vec![(3, "get".into()), (11, "get".into())],
+                test_links: vec![("a.py#test_x".into(), "b.py#api_get".into())],
+                unanswered: vec![],
+            },
+            PreciseFile { path: "b.py".into(), unanswered: vec!["b.py#Value.set".into()], ..Default::default() },
+        ];
+        overlay(&mut r, &precise);
+        let file = &r.files["a.py"];
+        let calls: BTreeSet<(&str, &str, Provenance)> =
+            file.calls.iter().map(|(a, b, _, p)| (a.as_str(), b.as_str(), *p)).collect();
+        let expected: BTreeSet<(&str, &str, Provenance)> = [
+            ("a.py#test_x", "b.py#api_get", Precise),
+            ("a.py#run", "b.py#taxed_alias", Exact),
+            ("a.py#run", "c.py#other", NameOnly),
+            ("a.py#run", "b.py#Value.set", Inferred),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(calls, expected);
+        let unresolved: BTreeSet<(&str, u32)> = file.unresolved.iter().map(|(_, n, l)| (n.as_str(), *l)).collect();
+        assert_eq!(unresolved, [("invoke", 7), ("mystery", 12)].into_iter().collect());
+        assert_eq!(file.test_links, vec![("a.py#test_x".to_string(), "b.py#api_get".to_string())]);
+    }
+
+    #[test]
+    fn without_precise_files_nothing_changes() {
+        let mut r = resolution(&[("a.py#run", "b.py#f", 3, Provenance::NameOnly)], &[("a.py#run", "g", 4)]);
+        let before = r.clone();
+        overlay(&mut r, &[]);
+        assert_eq!(r, before);
+    }
+}

@@ -1,0 +1,103 @@
+//! The precise tier end to end: each projection fixture goes through the real
+//! `nerd index --precise` with the language's own indexer (scip-python,
+//! scip-typescript, rust-analyzer, gopls; `scripts/install-test-deps` installs
+//! them), and every call edge nerd then holds is compared, as a set, with the
+//! fixture's `precise.txt`. Also: a missing indexer is a note, not an error,
+//! and an edited file falls back to the heuristic tier.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use common::{copy_fixture, nerd, query};
+
+fn arg(atom: &serde_json::Value, i: usize) -> String {
+    match &atom["args"][i] {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn edges(dir: &Path) -> BTreeSet<String> {
+    query(dir, "calls").iter().map(|a| format!("call {} -> {} {}", arg(a, 0), arg(a, 1), arg(a, 4))).collect()
+}
+
+fn index_precise(dir: &Path) -> serde_json::Value {
+    let out = nerd(dir, &["index", ".", "--precise", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn check(lang: &str) {
+    let dir = copy_fixture(&format!("projection/{lang}"));
+    let report = index_precise(dir.path());
+    let runs = report["precise"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{lang}: one indexer applies: {runs:?}");
+    assert_eq!(runs[0]["status"], "ran", "{lang}: run scripts/install-test-deps first: {:?}", runs[0]);
+    let text = std::fs::read_to_string(dir.path().join("precise.txt")).unwrap();
+    let expected: BTreeSet<String> =
+        text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).map(str::to_string).collect();
+    assert_eq!(edges(dir.path()), expected, "{lang}");
+}
+
+#[test]
+fn python_through_scip_python() {
+    check("python");
+}
+
+#[test]
+fn typescript_through_scip_typescript() {
+    check("typescript");
+}
+
+#[test]
+fn rust_through_rust_analyzer() {
+    check("rust");
+}
+
+#[test]
+fn go_through_gopls() {
+    check("go");
+}
+
+#[test]
+fn a_missing_indexer_is_a_note_and_the_heuristic_tier_stays() {
+    let dir = copy_fixture("projection/python");
+    let heuristic = {
+        let out = nerd(dir.path(), &["index", "."]);
+        assert!(out.status.success());
+        edges(dir.path())
+    };
+    // A PATH with the system's programs but not the npm-installed indexers.
+    let out = Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .args(["index", ".", "--precise"])
+        .current_dir(dir.path())
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("precise: scip-python is not installed (npm install -g @sourcegraph/scip-python)"),
+        "{stdout}"
+    );
+    assert_eq!(edges(dir.path()), heuristic);
+}
+
+#[test]
+fn an_edited_file_falls_back_to_the_heuristic_tier() {
+    let dir = copy_fixture("projection/python");
+    index_precise(dir.path());
+    let before = edges(dir.path());
+    assert!(before.contains("call tests/test_models.py#test_make_cart -> shop/models.py#make_cart precise"));
+    let test = dir.path().join("tests/test_models.py");
+    let text = std::fs::read_to_string(&test).unwrap();
+    std::fs::write(&test, format!("{text}\n# edited\n")).unwrap();
+    let after = edges(dir.path());
+    assert!(!after.iter().any(|e| e.starts_with("call tests/test_models.py") && e.ends_with("precise")), "{after:#?}");
+    assert!(after.contains("call tests/test_models.py#test_make_cart -> shop/models.py#make_cart exact"), "{after:#?}");
+    // Files the edit did not touch keep their precise edges.
+    assert!(after.contains("call tests/test_session.py#test_get -> shop/session.py#Session.get precise"));
+}
