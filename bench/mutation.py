@@ -308,7 +308,8 @@ def pytest_collectreport(report):
                 f.write(self.PLUGIN)
             env = dict(os.environ, NERD_MUTATION_OUT=os.path.join(tmp, "out.jsonl"),
                        PYTHONPATH=os.pathsep.join([os.path.join(self.repo, "src"), tmp]), PYTHONDONTWRITEBYTECODE="1")
-            cmd = [self.opts.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "nerd_mutation_plugin", "tests"]
+            cmd = [self.opts.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "nerd_mutation_plugin",
+                   "-W", "ignore::pytest.PytestRemovedIn10Warning", "tests"]  # click sets filterwarnings=error; pytest 9 deprecations
             for e in sorted(excluded):
                 cmd += ["--deselect", e]
             rc, out = sh(cmd, self.repo, env=env)

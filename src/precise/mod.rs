@@ -335,13 +335,36 @@ fn copy_python_sources(root: &Path, dest: &Path, texts: &BTreeMap<String, (Strin
             std::fs::write(dest.join(name), text)?;
         }
     }
-    let configured = dest.join("pyrightconfig.json").is_file()
-        || std::fs::read_to_string(dest.join("pyproject.toml")).is_ok_and(|t| t.contains("[tool.pyright"));
-    if !configured {
-        let extra: Vec<&str> = ["src", "lib"].into_iter().filter(|d| dest.join(d).is_dir()).collect();
-        std::fs::write(dest.join("pyrightconfig.json"), serde_json::json!({ "extraPaths": extra }).to_string())?;
+    // The project's own settings (pyrightconfig.json wins over pyproject's
+    // [tool.pyright], as in pyright), with the source folders added and the
+    // whole copy included.
+    let own = std::fs::read_to_string(dest.join("pyrightconfig.json"))
+        .ok()
+        .map(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .unwrap_or_else(|| {
+            let text = std::fs::read_to_string(dest.join("pyproject.toml")).ok()?;
+            let table: toml::Table = toml::from_str(&text).ok()?;
+            serde_json::to_value(table.get("tool")?.get("pyright")?).ok()
+        });
+    let Some(mut settings) = own.or_else(|| Some(serde_json::json!({}))).filter(|v| v.is_object()) else {
+        // A pyrightconfig.json this reader cannot parse (comments) is left as the project wrote it.
+        return Ok(());
+    };
+    let mut extra: Vec<serde_json::Value> = settings["extraPaths"].as_array().cloned().unwrap_or_default();
+    for folder in ["src", "lib"].into_iter().filter(|d| dest.join(d).is_dir()) {
+        if !extra.iter().any(|e| e == folder) {
+            extra.push(folder.into());
+        }
     }
-    Ok(())
+    settings["extraPaths"] = serde_json::Value::Array(extra);
+    // Type checking may cover part of the project; the call graph covers every
+    // file nerd indexed, which is exactly what was copied.
+    if let Some(map) = settings.as_object_mut() {
+        map.remove("include");
+        map.remove("exclude");
+        map.remove("ignore");
+    }
+    std::fs::write(dest.join("pyrightconfig.json"), settings.to_string())
 }
 
 /// A TypeScript project file for a workspace that has none: every TypeScript

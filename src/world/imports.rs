@@ -10,7 +10,8 @@ use super::lang::Lang;
 /// One name an import statement brings into a file.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Import {
-    /// The module or package as written: `crate::a::b`, `github.com/x/y`, `.models`, `./util`.
+    /// The module or package as written: `crate::a::b`, `github.com/x/y`, `.models`, `./util`;
+    /// a Rust `super` that names the file's own module (inside an inline `mod`) reads `self`.
     pub module: String,
     /// The item imported from the module, if one item is (`b` in `from a import b as c`).
     pub name: Option<String>,
@@ -53,7 +54,25 @@ fn rust(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {
     let Some(arg) = node.child_by_field_name("argument") else {
         return;
     };
-    expand_use_tree("", &normalize_use_tree(text(arg, source)), line, out);
+    let tree = normalize_use_tree(text(arg, source));
+    // Inside an inline `mod m { … }`, `super` is the file's own module first:
+    // `use super::*` there brings nothing from the parent file into scope.
+    let mut inline = 0;
+    let mut up = node.parent();
+    while let Some(n) = up {
+        inline += usize::from(n.kind() == "mod_item");
+        up = n.parent();
+    }
+    let mut rest = tree.as_str();
+    while inline > 0 {
+        match rest.strip_prefix("super::") {
+            Some(r) => rest = r,
+            None => break,
+        }
+        inline -= 1;
+    }
+    let tree = if rest.len() < tree.len() { format!("self::{rest}") } else { tree };
+    expand_use_tree("", &tree, line, out);
 }
 
 /// Collapses whitespace to single spaces, then drops the spaces next to punctuation,
