@@ -308,6 +308,8 @@ def pytest_collectreport(report):
                 f.write(self.PLUGIN)
             env = dict(os.environ, NERD_MUTATION_OUT=os.path.join(tmp, "out.jsonl"),
                        PYTHONPATH=os.pathsep.join([os.path.join(self.repo, "src"), tmp]), PYTHONDONTWRITEBYTECODE="1")
+            if self.name != "py-requests":  # requests needs pytest-httpbin; other projects must not load it:
+                env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # httpbin imports flask, which imports the mutated click
             cmd = [self.opts.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "nerd_mutation_plugin",
                    "-W", "ignore::pytest.PytestRemovedIn10Warning", "tests"]  # click sets filterwarnings=error; pytest 9 deprecations
             for e in sorted(excluded):
@@ -387,7 +389,7 @@ class GoProject(Project):
                 pkg, d = line.split("\t")
                 rel = os.path.relpath(d, self.repo)
                 binary = os.path.join(tmp, f"p{n}.test")
-                rc, bout = sh(["go", "test", "-p", "1", "-c", "-o", binary, pkg], self.repo, 600, env)
+                rc, bout = sh(["go", "test", "-p", "1", "-vet=off", "-c", "-o", binary, pkg], self.repo, 600, env)
                 if rc != 0:
                     info["compile_error"] = True
                     info["error"] = bout[-2000:]
@@ -400,13 +402,13 @@ class GoProject(Project):
                 while remaining:
                     regex = "^(" + "|".join(re.escape(x) for x in remaining) + ")$"
                     rc, rout = sh([binary, "-test.v", "-test.count=1", "-test.timeout=300s", "-test.run", regex], d, 400)
-                    started, done = [], {}
-                    for ln in rout.splitlines():
+                    started, done, top = [], {}, set(remaining)
+                    for ln in rout.splitlines():  # only listed names: tests that call testing.RunTests print inner ones
                         m = re.match(r"^=== (RUN|CONT|PAUSE)\s+(\S+)$", ln)
-                        if m and "/" not in m.group(2) and m.group(1) == "RUN":
+                        if m and m.group(2) in top and m.group(1) == "RUN":
                             started.append(m.group(2))
                         m = re.match(r"^--- (PASS|FAIL|SKIP): (\S+)", ln)
-                        if m and "/" not in m.group(2):
+                        if m and m.group(2) in top:
                             done[m.group(2)] = {"PASS": "passed", "FAIL": "failed", "SKIP": "skipped"}[m.group(1)]
                     if rc != 0:  # the binary died (panic, os.Exit, timeout): find the test it died in
                         info["panics"] += 1
@@ -599,18 +601,26 @@ GO_IFACE = {"String", "Error", "Set", "Type", "Get", "Len", "Less", "Swap", "Rea
 
 
 class Graph:
-    def __init__(self, repo, syms, calls, unresolved):
+    """nerd's call graph as the kernel reads it: certain edges (every provenance but
+    name_only, plus test_of links) carry impact; name_only guesses and unresolved calls
+    of a symbol's name are uncertain_call edges."""
+
+    def __init__(self, repo, syms, calls, unresolved, uncertain, test_of):
         self.repo, self.syms = repo, syms
-        self.out = collections.defaultdict(set)
+        self.out, self.maybe = collections.defaultdict(set), collections.defaultdict(set)
+        for caller, callee in uncertain:
+            self.maybe[caller].add(callee)
         for caller, callee, path, line, prov in calls:
-            self.out[caller].add(callee)
+            (self.maybe if prov == "name_only" else self.out)[caller].add(callee)
+        for test, sym in test_of:
+            self.out[test].add(sym)
         self.unres = collections.defaultdict(list)
         for caller, name, path, line in unresolved:
             self.unres[(path, int(line))].append((caller, name))
         self.at = collections.defaultdict(list)
         for caller, callee, path, line, prov in calls:
             self.at[(path, int(line))].append((callee, prov))
-        self.files = {}
+        self.files, self.module = {}, {}
 
     def lines(self, path):
         if path not in self.files:
@@ -620,11 +630,11 @@ class Graph:
                 self.files[path] = []
         return self.files[path]
 
-    def bfs(self, start):
+    def bfs(self, start, uncertain=False):
         parent, queue = {start: None}, collections.deque([start])
         while queue:
             x = queue.popleft()
-            for y in sorted(self.out.get(x, ())):
+            for y in sorted(self.out.get(x, set()) | (self.maybe.get(x, set()) if uncertain else set())):
                 if y not in parent:
                     parent[y] = x
                     queue.append(y)
@@ -638,16 +648,35 @@ class Graph:
             x = parent[x]
         return list(reversed(out))
 
-    def mention(self, sid, pattern):
+    def body_lines(self, sid):
+        """The lines a symbol's own code is on; for a file id, its module-level lines."""
+        if "#" not in sid:
+            if sid not in self.module:
+                taken = {n for s in self.syms.values() if s.path == sid and s.kind in ("function", "method", "test")
+                         for n in range(s.line, s.endline + 1)}
+                self.module[sid] = [n for n in range(1, len(self.lines(sid)) + 1) if n not in taken]
+            return sid, self.module[sid]
         s = self.syms.get(sid)
-        if not s:
-            return None
-        ls = self.lines(s.path)
-        for n in range(s.line, min(s.endline, len(ls)) + 1):
-            code = ls[n - 1].split("#")[0] if s.path.endswith(".py") else ls[n - 1].split("//")[0]
-            if pattern.search(code):
+        if not s or s.kind not in ("function", "method", "test"):
+            return None, []
+        return s.path, range(s.line, s.endline + 1)
+
+    def mention(self, sid, pattern):
+        path, numbers = self.body_lines(sid)
+        ls = self.lines(path) if path else []
+        for n in numbers:
+            if n > len(ls):
+                break
+            if pattern.search(self.code(path, n)):
                 return n
         return None
+
+    def code(self, path, n):
+        """Line n of path without string literals and comments (a test's title is no call)."""
+        line = self.lines(path)[n - 1]
+        strings = r'"(\\.|[^"\\])*"' if path.endswith(".rs") else r'"(\\.|[^"\\])*"|\'(\\.|[^\'\\])*\'|`[^`]*`'
+        line = re.sub(strings, '""', line)
+        return line.split("#")[0] if path.endswith(".py") else line.split("//")[0]
 
     def nerd_at(self, path, line, name):
         notes = []
@@ -661,28 +690,41 @@ class Graph:
 
 
 def cause(graph, lang, test, fn, maybe, tests_by_name):
-    """A best-effort reason nerd did not select `test` for a change to `fn` (ids)."""
+    """A best-effort reason nerd did not select `test` for a change to `fn` (ids):
+    (kind, detail, where), `where` the source line the detail is about."""
     f = graph.syms[fn]
-    name = f.name
-    if name == "__init__" and "." in f.qual:
-        name = f.qual.split(".")[-2]
+    name = f.qual.split(".")[-2] if f.name == "__init__" and "." in f.qual else f.name
     short = lambda s: s.split("#", 1)[1] if "#" in s else s
     parent = graph.bfs(test)
     if fn in parent:
-        return "kernel", "nerd has the call path but did not select: " + " -> ".join(map(short, graph.chain(parent, fn)))
+        return "kernel", "nerd has a certain call path but did not select: " + " -> ".join(map(short, graph.chain(parent, fn))), ""
     if test in maybe:
-        return "uncertain call", "selected only by maybe_needs_testing (uncertain call)"
+        par = graph.bfs(test, uncertain=True)
+        if fn in par:
+            c = graph.chain(par, fn)
+            hops = "".join((" -> " if b in graph.out.get(a, ()) else " ~> ") + short(b) for a, b in zip(c, c[1:]))
+            return "uncertain call", f"only in maybe_needs_testing: {short(test)}{hops}  (~> uncertain_call)", ""
+        return "uncertain call", "only in maybe_needs_testing", ""
+    t = graph.syms.get(test)
     starts = [(test, parent, "")]
-    if lang == "py":  # pytest fixtures are injected by parameter name: no call edge
-        t = graph.syms.get(test)
-        params = re.findall(r"\b(\w+)\b", t.sig.split("(", 1)[1]) if t and "(" in t.sig else []
-        for p in params:
+    if t:  # module-level code of the test file runs at import: nerd's caller id is the file
+        fpar = graph.bfs(t.path)
+        if fn in fpar:
+            return "module level", ("the test file's module-level code reaches it: " + " -> ".join(graph.chain(fpar, fn)) +
+                                    " (nerd does not count a file's module-level calls for its tests)"), ""
+        starts.append((t.path, fpar, " (module-level code)"))
+    if lang == "py" and t and "(" in t.sig:  # pytest fixtures are injected by parameter name: no call edge
+        for p in re.findall(r"\b(\w+)\b", t.sig.split("(", 1)[1]):
             for fx in tests_by_name.get(p, []):
-                starts.append((fx, graph.bfs(fx), f" via fixture `{p}`"))
+                fpar = graph.bfs(fx)
+                if fn in fpar:
+                    return "fixture", (f"TEST gets fixture `{p}` (injected by name, no call edge), which reaches it: " +
+                                       " -> ".join(map(short, graph.chain(fpar, fn)))), ""
+                starts.append((fx, fpar, f" (fixture `{p}`)"))
     pat = re.compile(r"(?<![\w$])%s(?![\w$])" % re.escape(name))
     best = None
     for root, par, via in starts:
-        for sid in sorted(par, key=lambda s: len(graph.chain(par, s))):
+        for sid in par:  # breadth-first order
             n = graph.mention(sid, pat)
             if n:
                 depth = len(graph.chain(par, sid))
@@ -691,27 +733,22 @@ def cause(graph, lang, test, fn, maybe, tests_by_name):
                 break
     if best:
         depth, root, par, sid, n, via = best
-        s = graph.syms[sid]
+        path = graph.syms[sid].path if sid in graph.syms else sid
         chain = " -> ".join(map(short, graph.chain(par, sid)))
         if via:
-            chain = short(test) + via + " -> " + chain
-        note = graph.nerd_at(s.path, n, name)
-        kind = "fixture" if via else ("no edge test->fn" if sid == test else "no edge X->fn")
-        return kind, f"{chain} -/-> {short(fn)}: `{name}` at {s.path}:{n} ({note})"
-    t = graph.syms.get(test)
-    if t:  # module-level code of the test file (decorators, import-time calls)
-        ls = graph.lines(t.path)
-        inside = {n for s in graph.syms.values() if s.path == t.path and s.kind != "class" for n in range(s.line, s.endline + 1)}
-        for n, code in enumerate(ls, 1):
-            if n not in inside and pat.search(code.split("#")[0] if lang == "py" else code.split("//")[0]):
-                return "module level", f"`{name}` is used at module level of {t.path}:{n} (import/collection time or a decorator), not inside the test"
+            chain = f"TEST{via}: " + chain
+        use = "called" if re.search(pat.pattern + r"\s*[(<]", graph.code(path, n)) else "mentioned but not called there (a reference, callback or type)"
+        kind = "fixture" if via.startswith(" (fixture") else "module level" if via else "no edge test->fn" if sid == test else "no edge X->fn"
+        return kind, f"{chain} -/-> {short(fn)}: `{name}` {use}; nerd: {graph.nerd_at(path, n, name)}", f"{path}:{n}"
     if lang == "py" and re.match(r"__\w+__$", f.name):
-        return "implicit protocol", f"`{f.name}` is called implicitly (operator, builtin or constructor protocol)"
+        return "implicit protocol", f"`{f.name}` is called implicitly (operator, builtin or constructor protocol)", ""
     if lang == "rs" and f.name in RS_TRAIT:
-        return "implicit trait", f"`{f.name}` is a trait method called implicitly (formatting, operator, iterator or conversion)"
+        return "implicit trait", f"`{f.name}` is a trait method called implicitly (formatting, operator, iterator or conversion)", ""
     if lang == "go" and f.name in GO_IFACE:
-        return "interface call", f"`{f.name}` is called through an interface (dynamic dispatch)"
-    return "no textual path", f"no code nerd reaches from the test mentions `{name}`: callback, dynamic dispatch or a missing edge further up"
+        return "interface call", f"`{f.name}` is called through an interface (dynamic dispatch)", ""
+    if lang == "ts" and re.match(r"(get|set)\b", f.sig):
+        return "accessor", f"`{f.name}` is a property accessor: a property read or write calls it, with no call syntax", ""
+    return "no textual path", f"no code nerd reaches from the test (or its file's module level) mentions `{name}`: callback, dynamic dispatch or a missing edge further up", ""
 
 
 # ---------------------------------------------------------------- the benchmark
@@ -738,11 +775,6 @@ def bench_project(proj, opts):
     tests = {a[0] for a in nerd.query("test_symbol")}
     test_files = {a[0] for a in nerd.query("file") if a[5]}
     proj.test_syms = [syms[t] for t in tests if t in syms]
-    graph = Graph(repo, syms, nerd.query("calls"), nerd.query("unresolved_call"))
-    tests_by_name = collections.defaultdict(list)
-    for s in syms.values():
-        if s.kind == "function" and s.path in test_files:
-            tests_by_name[s.name].append(s.id)
     pool = sorted(s.id for s in syms.values() if s.kind in ("function", "method") and s.id not in tests
                   and s.path not in test_files and proj.production(s.path))
     order = random.Random(opts.seed).sample(pool, len(pool))
@@ -810,21 +842,35 @@ def bench_project(proj, opts):
         hit = len(set(failed) & needs)
         log(f"[{proj.name}] {len(muts):2}/{opts.count} {fid}: {len(failed)} failing, {len(needs)} selected, {hit} caught ({m['seconds']}s)")
 
-    for m in muts:
+    nerd.index()
+    result = {"project": proj.name, "lang": proj.lang, "seed": opts.seed, "pool": len(pool), "drawn": len(muts) + len(skips),
+              "skipped": [{"function": f, "why": w} for f, w in skips], "mutations": muts, "defects": defects,
+              "baseline": {"tests": len(base), "failing": base_failed, "slow": slow},
+              "seconds": round(time.time() - t0, 1)}
+    analyse(result, repo, nerd)
+    return result
+
+
+def analyse(result, repo, nerd):
+    """Give every failing test nerd did not select a cause, from nerd's graph of the unmutated repository."""
+    nerd.index()
+    syms = {a[0]: Sym(a) for a in nerd.query("symbol")}
+    test_files = {a[0] for a in nerd.query("file") if a[5]}
+    graph = Graph(repo, syms, nerd.query("calls"), nerd.query("unresolved_call"), nerd.query("uncertain_call"), nerd.query("test_of"))
+    tests_by_name = collections.defaultdict(list)  # pytest fixtures and helpers, by name
+    for s in syms.values():
+        if s.kind == "function" and s.path in test_files:
+            tests_by_name[s.name].append(s.id)
+    for m in result["mutations"]:
         m["missed"] = []
         for t in m["failed"]:
             if t in m["needs_testing"]:
                 continue
             if t.startswith("?"):
-                m["missed"].append({"test": t[1:], "cause": "no nerd test symbol", "detail": "the runner's test id maps to no test_symbol"})
+                m["missed"].append({"test": t[1:], "cause": "no nerd test symbol", "detail": "the runner's test id maps to no test_symbol", "where": ""})
                 continue
-            kind, detail = cause(graph, proj.lang, t, m["function"], set(m["maybe_needs_testing"]), tests_by_name)
-            m["missed"].append({"test": t, "cause": kind, "detail": detail})
-    nerd.index()
-    return {"project": proj.name, "seed": opts.seed, "pool": len(pool), "drawn": len(muts) + len(skips),
-            "skipped": [{"function": f, "why": w} for f, w in skips], "mutations": muts, "defects": defects,
-            "baseline": {"tests": len(base), "failing": base_failed, "slow": slow},
-            "seconds": round(time.time() - t0, 1)}
+            kind, detail, where = cause(graph, result["lang"], t, m["function"], set(m["maybe_needs_testing"]), tests_by_name)
+            m["missed"].append({"test": t, "cause": kind, "detail": detail, "where": where})
 
 
 def summarize(r):
@@ -875,11 +921,17 @@ def report(results):
                   f"  maybe {len(m['maybe_needs_testing']):3}" + (f"  doctests {len(m['doctest_failures'])}" if m["doctest_failures"] else ""))
         missed = [(m["function"], x) for m in r["mutations"] for x in m["missed"]]
         if missed:
-            print(f"missed failing tests: {len(missed)}")
+            print(f"missed failing tests: {len(missed)} (grouped by mutated function and cause; TEST stands for each test)")
             by = collections.Counter(x["cause"] for _, x in missed)
             print("  by cause: " + ", ".join(f"{k} {v}" for k, v in by.most_common()))
-            for f, x in sorted(missed, key=lambda p: (p[1]["cause"], p[0], p[1]["test"])):
-                print(f"  [{x['cause']}] {x['test']}  <- {f}\n      {x['detail']}")
+            groups = collections.defaultdict(list)
+            for f, x in missed:
+                short = x["test"].split("#", 1)[-1]
+                detail = re.sub(r"(?<![\w.])%s(?![\w])" % re.escape(short), "TEST", x["detail"], count=1)
+                groups[(x["cause"], f, detail)].append(x["test"] + (f" ({x['where']})" if x.get("where") else ""))
+            for (kind, f, detail), ts in sorted(groups.items(), key=lambda g: (g[0][0], g[0][1], -len(g[1]))):
+                print(f"  [{kind}] {f}: {len(ts)} test{'s' if len(ts) > 1 else ''}: {', '.join(sorted(ts))}")
+                print(f"      {detail}")
 
 
 def main():
@@ -893,9 +945,20 @@ def main():
     ap.add_argument("--slow", type=float, default=3.0, help="leave out pytest tests slower than this in the baseline")
     ap.add_argument("--python", default=sys.executable, help="interpreter that runs pytest")
     ap.add_argument("--vitest", help="vitest executable for ts-zod")
+    ap.add_argument("--from-json", metavar="IN", help="no runs: re-derive the causes of misses for the results in IN and print the report")
     ap.add_argument("--go-deps", help="a GOPATH-like src/ folder holding the Go projects' dependencies (no module proxy)")
     opts = ap.parse_args()
     opts.nerd = os.path.abspath(opts.nerd)
+    if opts.from_json:
+        results = json.load(open(opts.from_json))
+        for r in results:
+            if "error" not in r:
+                r.setdefault("lang", {"py": "py", "go": "go", "rs": "rs", "ts": "ts"}[r["project"].split("-")[0]])
+                analyse(r, os.path.abspath(os.path.join(opts.projects_dir, r["project"])), Nerd(opts.nerd, os.path.join(opts.projects_dir, r["project"])))
+        if opts.json:
+            json.dump(results, open(opts.json, "w"), indent=1)
+        report(results)
+        return
     print(f"mutation bench: nerd {opts.nerd}, seed {opts.seed}, {opts.count} functions per project")
     results = []
     for name in opts.projects.split(","):

@@ -4,8 +4,13 @@
 For each project: index with nerd (heuristic tier only) and read the `calls`
 atoms; then `nerd index --precise` (scip-python, scip-typescript,
 rust-analyzer, gopls: whichever are installed) and read the `precise` edges.
-Call sites are compared as sets of (file, line, callee), in the languages
-whose indexer ran, over sites that are calls in the source (`name(`): the
+Call sites are compared as sets of (file, line, name called), so that a call
+through an interface counts once whether it names the interface's method (as
+the indexers do) or every implementation (as the heuristic tier's `inferred`
+dispatch edges do), in the files the
+indexer covered and for callees it answered for (gopls cannot give the
+references of a method that implements an interface), over sites that are
+calls in the source (`name(`): the
 precise tier also reports callbacks passed by name, which the heuristic tier
 does not look for. Precision = heuristic sites the indexer confirms /
 heuristic sites; recall = confirmed / the indexer's sites. Both are given
@@ -17,7 +22,7 @@ bench/truth/ answered with the precise tier in place.
     usage: bench/precise.py PROJECTS_DIR [NERD]   (PROJECTS_DIR from bench/eight.sh;
            the indexers on PATH: scripts/install-indexers prints the PATH to use)
 """
-import collections, json, os, re, subprocess, sys, time
+import collections, json, os, re, sqlite3, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from callers import QUESTIONS, ATOM  # noqa: E402
@@ -35,9 +40,13 @@ def calls(nerd, repo):
     return [m.groups() for m in map(ATOM.match, out.splitlines()) if m]
 
 
+def bare(callee):
+    return callee.split("#")[-1].split(".")[-1].split("~")[0]
+
+
 def call_site(lines, line, callee):
     """Whether the source line calls the callee's bare name."""
-    name = callee.split("#")[-1].split(".")[-1].split("~")[0]
+    name = bare(callee)
     text = lines.get(int(line), "")
     return re.search(r"\b" + re.escape(name) + r"\s*(::<[^()]*>)?\(", text) is not None
 
@@ -66,6 +75,10 @@ def main():
             runs.append((project, r, wall))
         both = calls(nerd, repo)
         precise_edges[project] = both
+        db = sqlite3.connect(os.path.join(repo, ".nerd", "nerd.db"))
+        covered = {p for (p,) in db.execute("SELECT path FROM precise_file")}
+        unanswered = {s for (s,) in db.execute("SELECT symbol FROM precise_unanswered")}
+        db.close()
         sources = {}
 
         def lines_of(path):
@@ -78,8 +91,11 @@ def main():
             return sources[path]
 
         def sites(rows, keep):
-            return {(p, l, callee) for caller, callee, p, l, prov in rows
-                    if lang(p) in ran and keep(prov) and call_site(lines_of(p), l, callee)}
+            # Only where the indexer answered: a covered calling file, a callee
+            # in a covered file whose references it could give.
+            return {(p, l, bare(callee)) for caller, callee, p, l, prov in rows
+                    if p in covered and callee.split("#")[0] in covered and callee not in unanswered
+                    and keep(prov) and call_site(lines_of(p), l, callee)}
 
         truth = sites(both, lambda prov: prov == "precise")
         certain = sites(heuristic, lambda prov: prov in ("exact", "inferred"))

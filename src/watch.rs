@@ -195,6 +195,11 @@ impl WatchSession {
         };
         phases.mark("resolve");
         self.store.apply(&changes, write)?;
+        // The precise tier stands for the files it covered that did not change;
+        // the changed ones are on the heuristic tier until the next precise run.
+        if !changes.is_empty() {
+            crate::world::resolve::precise::overlay(&mut self.resolution, &self.store.current_precise()?);
+        }
         phases.mark("store");
         self.changed_paths.extend(touched.iter().cloned());
 

@@ -61,11 +61,19 @@ pub struct Reference<'a> {
 /// for other paths are ignored.
 pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) -> Vec<PreciseFile> {
     // Every definition the index reports, as nerd's symbol.
-    let mut targets: HashMap<&str, Target<'_>> = HashMap::default();
+    // Keyed by symbol; a `local` symbol only means something in its document.
+    let key = |path: &str, occ: &scip::Occurrence| -> String {
+        if occ.is_local() {
+            format!("{path}\0{}", occ.symbol)
+        } else {
+            occ.symbol.clone()
+        }
+    };
+    let mut targets: HashMap<String, Target<'_>> = HashMap::default();
     for doc in &index.documents {
         let Some((&path, file)) = files.get_key_value(doc.relative_path.as_str()) else { continue };
         let lines: Vec<&str> = file.text.lines().collect();
-        for occ in doc.occurrences.iter().filter(|o| o.is_definition() && !o.is_local()) {
+        for occ in doc.occurrences.iter().filter(|o| o.is_definition() && !o.symbol.is_empty()) {
             let Some(name) = name_at(&lines, occ.range, doc.encoding) else { continue };
             let line = occ.range.start_line + 1;
             // An overload stub (Python `@overload`, a TypeScript signature)
@@ -75,7 +83,7 @@ pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) ->
                 file.symbols.iter().filter(|s| function && s.name == name && s.line > line).min_by_key(|s| s.line)
             };
             if let Some(s) = defined_at(file.symbols, line, name).or_else(implementation) {
-                targets.entry(occ.symbol.as_str()).or_insert(Target { id: &s.id, kind: s.kind, path });
+                targets.entry(key(path, occ)).or_insert(Target { id: &s.id, kind: s.kind, path });
             }
         }
     }
@@ -87,8 +95,14 @@ pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) ->
         let references = doc
             .occurrences
             .iter()
-            .filter(|o| !o.is_definition() && o.roles & scip::ROLE_IMPORT == 0 && !o.is_local())
+            .filter(|o| !o.is_definition() && o.roles & scip::ROLE_IMPORT == 0 && !o.symbol.is_empty())
             .filter_map(|o| {
+                let target = targets.get(&key(path, o)).map(|t| (t.id, t.path));
+                // A local the indexer cannot name as one of nerd's symbols (a
+                // variable that may hold any function) resolves nothing.
+                if o.is_local() && target.is_none() {
+                    return None;
+                }
                 let name = name_at(&lines, o.range, doc.encoding)?;
                 let line = lines.get(o.range.start_line as usize)?;
                 let start = scip::byte_offset(line, o.range.start_char, doc.encoding);
@@ -98,12 +112,7 @@ pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) ->
                     return None;
                 }
                 let end = scip::byte_offset(line, o.range.end_char, doc.encoding);
-                Some(Reference {
-                    line: o.range.start_line + 1,
-                    name,
-                    call_shaped: call_follows(&line[end..]),
-                    target: targets.get(o.symbol.as_str()).map(|t| (t.id, t.path)),
-                })
+                Some(Reference { line: o.range.start_line + 1, name, call_shaped: call_follows(&line[end..]), target })
             });
         out.push(from_references(path, file.symbols, references, &|id| kinds.get(id).copied()));
     }

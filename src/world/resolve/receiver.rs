@@ -258,6 +258,15 @@ impl<'a> Index<'a> {
         if builtin_global(Lang::Rust, head) {
             return Outcome::External;
         }
+        // `io::Error::new` with `use std::io`: a path through a module from outside the project.
+        if segments.len() > 1 {
+            let bindings = self.imports.get(cx.file.path).and_then(|i| i.names.get(head));
+            if bindings
+                .is_some_and(|bs| !bs.is_empty() && bs.iter().all(|b| b.files.is_empty() && b.submodule.is_empty()))
+            {
+                return Outcome::External;
+            }
+        }
         let types = if last == "Self" {
             self.enclosing_type(cx).map(|t| (vec![t], Provenance::Exact))
         } else {
