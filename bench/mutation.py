@@ -597,6 +597,8 @@ RS_TRAIT = {"fmt", "eq", "ne", "cmp", "partial_cmp", "hash", "clone", "drop", "d
             "try_from", "from_str", "next", "next_back", "size_hint", "fold", "rfold", "index", "as_ref", "borrow",
             "default", "into_iter", "extend", "from_iter", "count", "last", "nth", "source", "description", "provide",
             "poll", "call", "lt", "le", "gt", "ge", "add", "sub", "mul", "neg", "not", "write_str", "serialize", "deserialize"}
+RS_IMPLICIT = {"fmt", "drop", "deref", "deref_mut", "eq", "ne", "partial_cmp", "cmp", "hash", "index", "index_mut",
+               "lt", "le", "gt", "ge", "add", "sub", "mul", "div", "neg", "not", "provide"}
 GO_IFACE = {"String", "Error", "Set", "Type", "Get", "Len", "Less", "Swap", "Read", "Write", "ServeHTTP", "Format", "Unwrap", "Is", "As", "Replace", "Append", "GetSlice"}
 
 
@@ -721,6 +723,13 @@ def cause(graph, lang, test, fn, maybe, tests_by_name):
                     return "fixture", (f"TEST gets fixture `{p}` (injected by name, no call edge), which reaches it: " +
                                        " -> ".join(map(short, graph.chain(fpar, fn)))), ""
                 starts.append((fx, fpar, f" (fixture `{p}`)"))
+    # names that are called implicitly, without call syntax: a text search would only find noise
+    if lang == "py" and re.match(r"__\w+__$", f.name) and f.name != "__init__":
+        return "implicit protocol", f"`{f.name}` is called implicitly (operator, builtin or protocol)", ""
+    if lang == "rs" and f.name in RS_IMPLICIT:
+        return "implicit trait", f"`{f.name}` is a trait method called implicitly (formatting, operator, drop, deref)", ""
+    if lang == "ts" and re.match(r"(get|set)\b", f.sig):
+        return "accessor", f"`{f.name}` is a property accessor: a property read or write calls it, with no call syntax", ""
     pat = re.compile(r"(?<![\w$])%s(?![\w$])" % re.escape(name))
     best = None
     for root, par, via in starts:
@@ -740,14 +749,10 @@ def cause(graph, lang, test, fn, maybe, tests_by_name):
         use = "called" if re.search(pat.pattern + r"\s*[(<]", graph.code(path, n)) else "mentioned but not called there (a reference, callback or type)"
         kind = "fixture" if via.startswith(" (fixture") else "module level" if via else "no edge test->fn" if sid == test else "no edge X->fn"
         return kind, f"{chain} -/-> {short(fn)}: `{name}` {use}; nerd: {graph.nerd_at(path, n, name)}", f"{path}:{n}"
-    if lang == "py" and re.match(r"__\w+__$", f.name):
-        return "implicit protocol", f"`{f.name}` is called implicitly (operator, builtin or constructor protocol)", ""
     if lang == "rs" and f.name in RS_TRAIT:
         return "implicit trait", f"`{f.name}` is a trait method called implicitly (formatting, operator, iterator or conversion)", ""
     if lang == "go" and f.name in GO_IFACE:
         return "interface call", f"`{f.name}` is called through an interface (dynamic dispatch)", ""
-    if lang == "ts" and re.match(r"(get|set)\b", f.sig):
-        return "accessor", f"`{f.name}` is a property accessor: a property read or write calls it, with no call syntax", ""
     return "no textual path", f"no code nerd reaches from the test (or its file's module level) mentions `{name}`: callback, dynamic dispatch or a missing edge further up", ""
 
 
@@ -790,6 +795,7 @@ def bench_project(proj, opts):
     runnable = {k for k, v in base.items() if k not in excluded}
     map_raw = lambda raw: proj.to_nerd(raw, tests)
     excluded_nerd = {map_raw(k) for k in excluded} - {map_raw(k) for k in runnable} - {None}
+    unmapped = sorted(k for k in base if not k.startswith("doc::") and map_raw(k) is None)
     log(f"[{proj.name}] baseline: {len(base)} tests, {len(base_failed)} failing, {len(slow)} slower than {opts.slow}s (left out)")
 
     muts, skips, defects = [], [], []
@@ -845,7 +851,8 @@ def bench_project(proj, opts):
     nerd.index()
     result = {"project": proj.name, "lang": proj.lang, "seed": opts.seed, "pool": len(pool), "drawn": len(muts) + len(skips),
               "skipped": [{"function": f, "why": w} for f, w in skips], "mutations": muts, "defects": defects,
-              "baseline": {"tests": len(base), "failing": base_failed, "slow": slow},
+              "baseline": {"tests": len(base), "failing": base_failed, "slow": slow, "unmapped": unmapped,
+                           "doctests": sum(1 for k in base if k.startswith("doc::"))},
               "seconds": round(time.time() - t0, 1)}
     analyse(result, repo, nerd)
     return result
@@ -911,6 +918,10 @@ def report(results):
             print(f"  baseline failing: {t}")
         for t in b["slow"]:
             print(f"  slow: {t}")
+        if b.get("doctests"):
+            print(f"  doc-tests in the suite: {b['doctests']} (no nerd symbol; their failures are counted apart)")
+        if b.get("unmapped"):
+            print(f"  runner test ids with no nerd test_symbol: {len(b['unmapped'])}: " + ", ".join(b["unmapped"][:15]) + (" ..." if len(b["unmapped"]) > 15 else ""))
         for k in r["skipped"]:
             print(f"  skipped {k['function']}: {k['why']}")
         for d in r["defects"]:

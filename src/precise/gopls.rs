@@ -114,7 +114,7 @@ fn ask(
     }
 
     // Every answer, as references grouped by the file they are in.
-    let mut found: BTreeMap<String, Vec<(u32, String, bool, &str, &str)>> = BTreeMap::new();
+    let mut found: BTreeMap<String, Vec<Found<'_>>> = BTreeMap::new();
     for _ in 0..asked.len() {
         let (id, answer) = session.next_answer(deadline)?;
         let Some(&i) = asked.get(&id) else { continue };
@@ -135,7 +135,8 @@ fn ask(
             let to = crate::world::scip::byte_offset(text, end, crate::world::scip::Encoding::Utf16);
             let Some(name) = text.get(from..to) else { continue };
             let call_shaped = text[to..].trim_start().starts_with('(');
-            found.entry(path).or_default().push((line + 1, name.to_string(), call_shaped, callee, callee_path));
+            let reference = Found { line: line + 1, name: name.to_string(), call_shaped, callee, callee_path };
+            found.entry(path).or_default().push(reference);
         }
     }
     // A workspace gopls could not load answers every question with nothing.
@@ -151,16 +152,27 @@ fn ask(
     Ok(sources
         .iter()
         .map(|(path, file)| {
-            let refs =
-                found.get(*path).unwrap_or(&empty).iter().map(|(line, name, call_shaped, callee, callee_path)| {
-                    Reference { line: *line, name, call_shaped: *call_shaped, target: Some((*callee, *callee_path)) }
-                });
+            let refs = found.get(*path).unwrap_or(&empty).iter().map(|f| Reference {
+                line: f.line,
+                name: &f.name,
+                call_shaped: f.call_shaped,
+                target: Some((f.callee, f.callee_path)),
+            });
             let mut precise = from_references(path, file.symbols, refs, &|id| kinds.get(id).copied());
             precise.unanswered =
                 file.symbols.iter().filter(|s| unanswered.contains(s.id.as_str())).map(|s| s.id.clone()).collect();
             precise
         })
         .collect())
+}
+
+/// A reference gopls reported, in the file it is in.
+struct Found<'a> {
+    line: u32,
+    name: String,
+    call_shaped: bool,
+    callee: &'a str,
+    callee_path: &'a str,
 }
 
 /// The UTF-16 column of a function's name on its `func` line.
