@@ -11,7 +11,8 @@ mutations. Every failing test nerd missed is listed with a best-effort cause
 read from nerd's `calls` and `unresolved_call` atoms and the test's source.
 
     usage: bench/mutation.py PROJECTS_DIR [--nerd PATH] [--projects a,b] [--count 20]
-                             [--seed 12] [--json OUT] [--slow 3.0] [--vitest PATH]
+                             [--seed 12] [--json OUT] [--slow 3.0] [--python PY] [--vitest PATH]
+                             [--go-deps DIR] [--no-doctests] [--from-json IN]
 
 The mutation is the first statement of the body:
     Python  raise RuntimeError("nerd-mutation")           (after the docstring)
@@ -31,13 +32,31 @@ doc-tests have no nerd symbol: their failures are counted apart and left out
 of recall. Every repository is restored with `git checkout -- .` and
 `git clean -fdq` (nerd's ignored .nerd/ stays) after each mutation.
 
+How each suite runs (tests ids are mapped to nerd's test_symbol ids):
+    pytest   PYTHON -m pytest -p no:cacheprovider -W ignore::pytest.PytestRemovedIn10Warning tests,
+             PYTHONPATH=src, a small plugin records every report; plugin autoload is off except
+             for py-requests (it needs pytest-httpbin, whose flask would import the mutated click).
+             A module that fails to import fails all its baseline tests.
+             tests/x.py::C::test_y[p] -> tests/x.py#C.test_y
+    go       go test -vet=off -c per package, then the binary with -test.v; a panic kills the
+             binary, so the tests it had not run yet are run again. dir TestX -> dir/*_test.go#TestX
+    cargo    cargo test --no-fail-fast (RUST_BACKTRACE unset), CARGO_BUILD_JOBS=1 and
+             CARGO_TARGET_DIR=/tmp/mutation-target/<project> unless set.
+             tests/t.rs `a::b` -> tests/t.rs#a.b; unit `m::tests::f` -> src/m.rs#tests.f
+    vitest   vitest run with a generated config (aliases zod/* to src/, JSON reporter with
+             locations). file + title -> file#title, else the test symbol spanning the line.
+
 Needs, besides nerd: PYTHON (default: this interpreter) with pytest, and for
-py-requests pytest-httpbin, httpbin, trustme; go; cargo (CARGO_BUILD_JOBS and
-CARGO_TARGET_DIR are set to 1 and /tmp/mutation-target/<project> unless given);
-(--go-deps DIR: DIR/<module path> replaces each required module, for go-testify
-without network, e.g. the sources of Debian's golang-*-dev packages); for ts-zod a vitest 3 install (--vitest PATH/node_modules/.bin/vitest; the
-packages @web-std/file, recheck and @standard-schema/spec beside it are
-used when present). A project whose tool is missing is reported and skipped.
+py-requests pytest-httpbin, httpbin, trustme; go (--go-deps DIR: each module
+go.mod requires is replaced by DIR/<module path> when present, through an
+alternate -modfile outside the repository: go-testify without network, e.g.
+from the sources of Debian's golang-*-dev packages); cargo; for ts-zod
+vitest 3 (--vitest .../node_modules/.bin/vitest; @web-std/file, recheck and
+@standard-schema/spec installed beside it). A project whose tool is missing
+is reported as not run.
+
+    bench/mutation.py /tmp/eight --nerd target/debug/nerd --python VENV/bin/python \
+        --go-deps GODEPS/src --vitest NPM/node_modules/.bin/vitest --json /tmp/mutation.json
 """
 import argparse, ast, collections, json, os, random, re, shutil, subprocess, sys, tempfile, time
 
@@ -311,7 +330,7 @@ def pytest_collectreport(report):
             if self.name != "py-requests":  # requests needs pytest-httpbin; other projects must not load it:
                 env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # httpbin imports flask, which imports the mutated click
             cmd = [self.opts.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "nerd_mutation_plugin",
-                   "-W", "ignore::pytest.PytestRemovedIn10Warning", "tests"]  # click sets filterwarnings=error; pytest 9 deprecations
+                   "--continue-on-collection-errors", "-W", "ignore::pytest.PytestRemovedIn10Warning", "tests"]  # click sets filterwarnings=error; pytest 9 deprecations
             for e in sorted(excluded):
                 cmd += ["--deselect", e]
             rc, out = sh(cmd, self.repo, env=env)
@@ -463,7 +482,8 @@ class RsProject(Project):
         env.setdefault("CARGO_TARGET_DIR", os.path.join("/tmp/mutation-target", self.name))
         for v in ("RUST_BACKTRACE", "RUST_LIB_BACKTRACE"):  # anyhow's test_fmt expects no backtrace
             env.pop(v, None)
-        rc, out = sh(["cargo", "test", "--no-fail-fast"], self.repo, SUITE_TIMEOUT, env)
+        targets = ["--lib", "--tests"] if self.opts.no_doctests else []  # --lib --tests: no doc-tests, no examples
+        rc, out = sh(["cargo", "test", "--no-fail-fast"] + targets, self.repo, SUITE_TIMEOUT, env)
         outcomes, info, cur = {}, {"rc": rc}, None
         for ln in out.splitlines():
             m = re.match(r"^\s+Running (unittests )?(\S+) \(", ln)
@@ -929,7 +949,9 @@ def report(results):
         for m in r["mutations"]:
             hit = len(set(m["failed"]) & set(m["needs_testing"]))
             print(f"  {m['function']:60} failing {len(m['failed']):3}  selected {len(m['needs_testing']):3}  caught {hit:3}"
-                  f"  maybe {len(m['maybe_needs_testing']):3}" + (f"  doctests {len(m['doctest_failures'])}" if m["doctest_failures"] else ""))
+                  f"  maybe {len(m['maybe_needs_testing']):3}" + (f"  doctests {len(m['doctest_failures'])}" if m["doctest_failures"] else "")
+                  + ("  TIMEOUT" if m["run"].get("timeout") else "") + ("  import errors: " + ", ".join(m["run"]["collect_errors"]) if m["run"].get("collect_errors") else "")
+                  + ("  package init panicked" if m["run"].get("init_panic") else "") + ("  file load errors: " + ", ".join(m["run"]["file_errors"]) if m["run"].get("file_errors") else ""))
         missed = [(m["function"], x) for m in r["mutations"] for x in m["missed"]]
         if missed:
             print(f"missed failing tests: {len(missed)} (grouped by mutated function and cause; TEST stands for each test)")
@@ -956,6 +978,7 @@ def main():
     ap.add_argument("--slow", type=float, default=3.0, help="leave out pytest tests slower than this in the baseline")
     ap.add_argument("--python", default=sys.executable, help="interpreter that runs pytest")
     ap.add_argument("--vitest", help="vitest executable for ts-zod")
+    ap.add_argument("--no-doctests", action="store_true", help="Rust: cargo test --lib --tests (doc-tests are out of recall anyway)")
     ap.add_argument("--from-json", metavar="IN", help="no runs: re-derive the causes of misses for the results in IN and print the report")
     ap.add_argument("--go-deps", help="a GOPATH-like src/ folder holding the Go projects' dependencies (no module proxy)")
     opts = ap.parse_args()

@@ -14,7 +14,7 @@ const LAYERS: &[&[&str]] = &[
     &["config", "store", "hook"],
     &["model", "audit", "index", "kernel", "check"],
     &["perceive", "policy", "watch"],
-    &["router"],
+    &["router", "precise"],
     &["agent"],
     &["error"],
     &["cli"],
