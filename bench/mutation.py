@@ -12,7 +12,7 @@ read from nerd's `calls` and `unresolved_call` atoms and the test's source.
 
     usage: bench/mutation.py PROJECTS_DIR [--nerd PATH] [--projects a,b] [--count 20]
                              [--seed 12] [--json OUT] [--slow 3.0] [--python PY] [--vitest PATH]
-                             [--go-deps DIR] [--no-doctests] [--from-json IN]
+                             [--go-deps DIR] [--no-doctests] [--precise] [--from-json IN]
 
 The mutation is the first statement of the body:
     Python  raise RuntimeError("nerd-mutation")           (after the docstring)
@@ -31,6 +31,23 @@ selected tests that were left out do not count against precision. Rust
 doc-tests have no nerd symbol: their failures are counted apart and left out
 of recall. Every repository is restored with `git checkout -- .` and
 `git clean -fdq` (nerd's ignored .nerd/ stays) after each mutation.
+
+Causes given to a missed test (best effort, from nerd's graph of the unmutated
+repository; `TEST` in a detail stands for each test of its group):
+    kernel            nerd has a certain call path from the test, yet did not select it
+    uncertain call    only in maybe_needs_testing; the chain, `~>` the uncertain hops
+    module level      the test file's import-time code reaches or mentions the function
+    fixture           a pytest fixture, injected by parameter name, reaches it
+    no edge test->fn, no edge test->caller, no edge X->caller
+                      the nearest code nerd reaches from the test that mentions the
+                      function or one of its callers (along nerd's edges) where nerd has
+                      no edge to it, and what nerd recorded on that line
+    chain broken      as above, but in code nerd does not reach from the test: where the
+                      trail of nerd's callers ends (a hook registered by reference...)
+    implicit protocol / implicit trait / accessor / interface call
+                      dunder methods, Rust operator/fmt/drop traits, TS get/set
+                      accessors, Go interface methods: called without call syntax
+    no textual path   none of the above was found
 
 How each suite runs (tests ids are mapped to nerd's test_symbol ids):
     pytest   PYTHON -m pytest -p no:cacheprovider -W ignore::pytest.PytestRemovedIn10Warning tests,
@@ -85,8 +102,9 @@ class Nerd:
     def __init__(self, exe, repo):
         self.exe, self.repo = exe, repo
 
-    def index(self):
-        subprocess.run([self.exe, "--repo", self.repo, "index"], check=True, capture_output=True)
+    def index(self, precise=False):
+        extra = ["--precise"] if precise else []
+        subprocess.run([self.exe, "--repo", self.repo, "index", *extra], check=True, capture_output=True)
 
     def query(self, predicate):
         out = subprocess.run([self.exe, "--repo", self.repo, "query", "--json", predicate],
@@ -642,7 +660,7 @@ class Graph:
         self.at = collections.defaultdict(list)
         for caller, callee, path, line, prov in calls:
             self.at[(path, int(line))].append((callee, prov))
-        self.files, self.module = {}, {}
+        self.files, self.module, self.anc, self.into, self.elsewhere = {}, {}, {}, collections.defaultdict(set), {}
 
     def lines(self, path):
         if path not in self.files:
@@ -700,6 +718,60 @@ class Graph:
         line = re.sub(strings, '""', line)
         return line.split("#")[0] if path.endswith(".py") else line.split("//")[0]
 
+    def ancestors(self, fn, targets):
+        """fn, the symbols enclosing it, and their callers along nerd's certain edges, nearest
+        first (40 at most): any of them mentioned where nerd has no edge is where nerd lost the trail.
+        Returns [(id, name, chain to fn)] and one regex of their names."""
+        if fn in self.anc:
+            return self.anc[fn]
+        if not self.into:
+            for a, bs in self.out.items():
+                for b in bs:
+                    self.into[b].add(a)
+        counts = collections.Counter(x.name for x in self.syms.values())
+        child, queue, found = {t: None for t in targets}, collections.deque(sorted(targets, key=lambda t: t != fn)), []
+        while queue and len(found) < 40:
+            x = queue.popleft()
+            xs = self.syms.get(x)
+            if xs and xs.kind != "test":
+                name = xs.qual.split(".")[-2] if xs.name == "__init__" and "." in xs.qual else xs.name
+                up = [x]
+                while child[up[-1]] is not None:
+                    up.append(child[up[-1]])
+                owner = xs.qual.split(".")[-2] if "." in xs.qual and xs.name != "__init__" else ""
+                # beyond fn and its enclosing symbols, a name many symbols share counts only as a method
+                # call or with its owner (x.bar(, Own::new): plain `new`, `get`, `fmt` would be noise
+                if x in targets or (len(name) >= 3 and counts[name] <= 2):
+                    found.append((x, name, up, re.compile(r"(?<![\w$])%s(?![\w$])" % re.escape(name))))
+                elif len(name) >= 3 and owner:
+                    pat = r"(%s\s*(::|\.)\s*%s(?![\w$])|(?<=[.])\s*%s\s*\()" % (re.escape(owner), re.escape(name), re.escape(name))
+                    found.append((x, name, up, re.compile(pat)))
+            for y in sorted(self.into.get(x, ())):
+                if y not in child:
+                    child[y] = x
+                    queue.append(y)
+        near = set(targets) | set(child)
+        self.anc[fn] = (found, near)
+        return self.anc[fn]
+
+    def mention_any(self, sid, found, near):
+        """The first line of sid's code that mentions one of `found` where nerd has no edge to it."""
+        path, numbers = self.body_lines(sid)
+        ls = self.lines(path) if path else []
+        for n in numbers:
+            if n > len(ls):
+                break
+            code = self.code(path, n)
+            for y, name, up, pat in found:
+                if y == sid or not pat.search(code):
+                    continue
+                if re.search(r"\b(def|fn|func|function|class|struct|impl|type)\s+%s\b" % re.escape(name), code):
+                    continue
+                if any(c == y or c.startswith(y + ".") for c, _ in self.at.get((path, n), [])):
+                    continue  # nerd has this edge
+                return n, y, name, up, pat
+        return None
+
     def nerd_at(self, path, line, name):
         notes = []
         for caller, n in self.unres.get((path, line), []):
@@ -717,13 +789,17 @@ def cause(graph, lang, test, fn, maybe, tests_by_name):
     f = graph.syms[fn]
     name = f.qual.split(".")[-2] if f.name == "__init__" and "." in f.qual else f.name
     short = lambda s: s.split("#", 1)[1] if "#" in s else s
+    # nerd marks the symbols whose lines enclose the change modified too (the class of a method)
+    targets = {fn} | {s.id for s in graph.syms.values() if s.path == f.path and f.id.startswith(s.id + ".")
+                      and s.line <= f.line <= s.endline}
+    hit = lambda par: next((x for x in par if x in targets), None)
     parent = graph.bfs(test)
-    if fn in parent:
-        return "kernel", "nerd has a certain call path but did not select: " + " -> ".join(map(short, graph.chain(parent, fn))), ""
+    if hit(parent):
+        return "kernel", "nerd has a certain call path but did not select: " + " -> ".join(map(short, graph.chain(parent, hit(parent)))), ""
     if test in maybe:
         par = graph.bfs(test, uncertain=True)
-        if fn in par:
-            c = graph.chain(par, fn)
+        if hit(par):
+            c = graph.chain(par, hit(par))
             hops = "".join((" -> " if b in graph.out.get(a, ()) else " ~> ") + short(b) for a, b in zip(c, c[1:]))
             return "uncertain call", f"only in maybe_needs_testing: {short(test)}{hops}  (~> uncertain_call)", ""
         return "uncertain call", "only in maybe_needs_testing", ""
@@ -731,17 +807,17 @@ def cause(graph, lang, test, fn, maybe, tests_by_name):
     starts = [(test, parent, "")]
     if t:  # module-level code of the test file runs at import: nerd's caller id is the file
         fpar = graph.bfs(t.path)
-        if fn in fpar:
-            return "module level", ("the test file's module-level code reaches it: " + " -> ".join(graph.chain(fpar, fn)) +
+        if hit(fpar):
+            return "module level", ("the test file's module-level code reaches it: " + " -> ".join(graph.chain(fpar, hit(fpar))) +
                                     " (nerd does not count a file's module-level calls for its tests)"), ""
         starts.append((t.path, fpar, " (module-level code)"))
     if lang == "py" and t and "(" in t.sig:  # pytest fixtures are injected by parameter name: no call edge
         for p in re.findall(r"\b(\w+)\b", t.sig.split("(", 1)[1]):
             for fx in tests_by_name.get(p, []):
                 fpar = graph.bfs(fx)
-                if fn in fpar:
+                if hit(fpar):
                     return "fixture", (f"TEST gets fixture `{p}` (injected by name, no call edge), which reaches it: " +
-                                       " -> ".join(map(short, graph.chain(fpar, fn)))), ""
+                                       " -> ".join(map(short, graph.chain(fpar, hit(fpar))))), ""
                 starts.append((fx, fpar, f" (fixture `{p}`)"))
     # names that are called implicitly, without call syntax: a text search would only find noise
     if lang == "py" and re.match(r"__\w+__$", f.name) and f.name != "__init__":
@@ -750,25 +826,42 @@ def cause(graph, lang, test, fn, maybe, tests_by_name):
         return "implicit trait", f"`{f.name}` is a trait method called implicitly (formatting, operator, drop, deref)", ""
     if lang == "ts" and re.match(r"(get|set)\b", f.sig):
         return "accessor", f"`{f.name}` is a property accessor: a property read or write calls it, with no call syntax", ""
-    pat = re.compile(r"(?<![\w$])%s(?![\w$])" % re.escape(name))
+    found, near = graph.ancestors(fn, targets)
     best = None
     for root, par, via in starts:
         for sid in par:  # breadth-first order
-            n = graph.mention(sid, pat)
-            if n:
+            m = graph.mention_any(sid, found, near)
+            if m:
                 depth = len(graph.chain(par, sid))
                 if best is None or depth < best[0]:
-                    best = (depth, root, par, sid, n, via)
+                    best = (depth, root, par, sid, m, via)
                 break
     if best:
-        depth, root, par, sid, n, via = best
+        depth, root, par, sid, (n, y, yname, up, pat), via = best
         path = graph.syms[sid].path if sid in graph.syms else sid
         chain = " -> ".join(map(short, graph.chain(par, sid)))
         if via:
             chain = f"TEST{via}: " + chain
-        use = "called" if re.search(pat.pattern + r"\s*[(<]", graph.code(path, n)) else "mentioned but not called there (a reference, callback or type)"
-        kind = "fixture" if via.startswith(" (fixture") else "module level" if via else "no edge test->fn" if sid == test else "no edge X->fn"
-        return kind, f"{chain} -/-> {short(fn)}: `{name}` {use}; nerd: {graph.nerd_at(path, n, name)}", f"{path}:{n}"
+        use = "called" if re.search(r"(?<![\w$])%s\s*[(<]" % re.escape(yname), graph.code(path, n)) else "mentioned, not called (a reference, callback, class kept in a variable, or a type)"
+        rest = " -> ".join(map(short, up))
+        kind = "fixture" if via.startswith(" (fixture") else "module level" if via else \
+            ("no edge test->fn" if y in targets else "no edge test->caller") if sid == test else "no edge X->caller"
+        return kind, f"{chain} -/-> {rest}: `{yname}` {use} there; nerd: {graph.nerd_at(path, n, yname)}", f"{path}:{n}"
+    if fn not in graph.elsewhere:  # not in code nerd reaches from the test: anywhere else in the code
+        graph.elsewhere[fn] = None
+        counts = collections.Counter(x.name for x in graph.syms.values())
+        distinct = [e for e in found if counts[e[1]] <= 2]  # common names (new, get, fmt) would only be noise here
+        for s in sorted(graph.syms.values(), key=lambda s: (s.path, s.line)):
+            if s.kind in ("function", "method") and not TESTY.search(s.path) and s.path != "build.rs":
+                m = graph.mention_any(s.id, distinct, near)
+                if m:
+                    graph.elsewhere[fn] = (s, m)
+                    break
+    if graph.elsewhere[fn]:
+        s, (n, y, yname, up, pat) = graph.elsewhere[fn]
+        use = "calls" if re.search(r"(?<![\w$])%s\s*[(<]" % re.escape(yname), graph.code(s.path, n)) else "mentions, without calling,"
+        return "chain broken", (f"nerd's callers end at {short(y)} ({' -> '.join(map(short, up))}); {short(s.id)} (not reached by nerd "
+                                f"from the test) {use} `{yname}`; nerd: {graph.nerd_at(s.path, n, yname)}"), f"{s.path}:{n}"
     if lang == "rs" and f.name in RS_TRAIT:
         return "implicit trait", f"`{f.name}` is a trait method called implicitly (formatting, operator, iterator or conversion)", ""
     if lang == "go" and f.name in GO_IFACE:
@@ -795,7 +888,9 @@ def bench_project(proj, opts):
     err = proj.check_tools()
     if err:
         return {"project": proj.name, "error": err}
-    nerd.index()
+    # With --precise the unmutated repository gets the precise tier once; each
+    # mutated file is then back on the heuristic tier, as after a user's edit.
+    nerd.index(precise=opts.precise)
     syms = {a[0]: Sym(a) for a in nerd.query("symbol")}
     tests = {a[0] for a in nerd.query("test_symbol")}
     test_files = {a[0] for a in nerd.query("file") if a[5]}
@@ -980,6 +1075,7 @@ def main():
     ap.add_argument("--vitest", help="vitest executable for ts-zod")
     ap.add_argument("--no-doctests", action="store_true", help="Rust: cargo test --lib --tests (doc-tests are out of recall anyway)")
     ap.add_argument("--from-json", metavar="IN", help="no runs: re-derive the causes of misses for the results in IN and print the report")
+    ap.add_argument("--precise", action="store_true", help="run `nerd index --precise` on the unmutated repository first (indexers on PATH)")
     ap.add_argument("--go-deps", help="a GOPATH-like src/ folder holding the Go projects' dependencies (no module proxy)")
     opts = ap.parse_args()
     opts.nerd = os.path.abspath(opts.nerd)
