@@ -101,3 +101,21 @@ fn an_edited_file_falls_back_to_the_heuristic_tier() {
     // Files the edit did not touch keep their precise edges.
     assert!(after.contains("call tests/test_session.py#test_get -> shop/session.py#Session.get precise"));
 }
+
+#[test]
+fn edges_into_an_edited_file_stand_while_their_callee_exists() {
+    let dir = copy_fixture("projection/python");
+    index_precise(dir.path());
+    let models = dir.path().join("shop/models.py");
+    let text = std::fs::read_to_string(&models).unwrap();
+    std::fs::write(&models, format!("{text}\n# edited\n")).unwrap();
+    let edited = edges(dir.path());
+    assert!(
+        edited.contains("call tests/test_models.py#test_make_cart -> shop/models.py#make_cart precise"),
+        "{edited:#?}"
+    );
+    // Renamed away, the callee is gone: the precise edge goes with it.
+    std::fs::write(&models, text.replace("def make_cart", "def build_cart")).unwrap();
+    let renamed = edges(dir.path());
+    assert!(!renamed.iter().any(|e| e.contains("shop/models.py#make_cart")), "{renamed:#?}");
+}

@@ -1,7 +1,7 @@
 -- The precise tier: what a language's own indexer said about the files it
 -- covered, kept apart from the heuristic edges so that a heuristic re-index
--- never loses it. A file's rows are used only while its content (and that of
--- every file its edges point into) is what the indexer saw.
+-- never loses it. A file's rows are used only while its content is what the
+-- indexer saw, and an edge only while its callee is still a symbol.
 CREATE TABLE precise_file (
     path TEXT PRIMARY KEY,
     sha256 TEXT NOT NULL,

@@ -68,7 +68,8 @@ impl Store {
     }
 
     /// The precise tier's files that are still current: the file's content is
-    /// what the indexer saw, and so is that of every file its edges point into.
+    /// what the indexer saw. An edge into another file stands while its callee
+    /// is still a symbol (an edit elsewhere does not move this file's calls).
     pub fn current_precise(&self) -> Result<Vec<PreciseFile>, StoreError> {
         let fresh: HashSet<String> = self
             .conn
@@ -77,18 +78,15 @@ impl Store {
             .collect::<Result<_, _>>()?;
         let mut by_path: HashMap<String, PreciseFile> =
             fresh.iter().map(|p| (p.clone(), PreciseFile { path: p.clone(), ..Default::default() })).collect();
-        let mut stale: HashSet<String> = HashSet::new();
-        let mut stmt = self.conn.prepare("SELECT caller, callee, path, line, callee_path FROM precise_call")?;
+        let mut stmt = self.conn.prepare(
+            "SELECT c.caller, c.callee, c.path, c.line, c.callee_path FROM precise_call c \
+             JOIN symbol s ON s.id = c.callee",
+        )?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
-            let path: String = r.get(2)?;
-            let Some(file) = by_path.get_mut(&path) else { continue };
-            let callee_path: String = r.get(4)?;
-            if !fresh.contains(&callee_path) {
-                stale.insert(path);
-                continue;
+            if let Some(file) = by_path.get_mut(&r.get::<_, String>(2)?) {
+                file.calls.push((r.get(0)?, r.get(1)?, r.get(3)?, r.get(4)?));
             }
-            file.calls.push((r.get(0)?, r.get(1)?, r.get(3)?, callee_path));
         }
         let mut stmt = self.conn.prepare("SELECT path, line, name FROM precise_site")?;
         let mut rows = stmt.query([])?;
@@ -111,7 +109,7 @@ impl Store {
                 file.unanswered.push(r.get(1)?);
             }
         }
-        let mut out: Vec<PreciseFile> = by_path.into_values().filter(|f| !stale.contains(&f.path)).collect();
+        let mut out: Vec<PreciseFile> = by_path.into_values().collect();
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
     }
