@@ -112,15 +112,17 @@ fn resolve_file(index: &Index<'_>, tests: &HashSet<&str>, f: &FileView<'_>) -> F
             Outcome::Unknown => out.unresolved.push((call.caller.clone(), call.name.clone(), call.line)),
         }
     }
-    out.calls.sort_unstable();
-    out.calls.dedup();
-    out.unresolved.sort_unstable();
-    out.unresolved.dedup();
-    out.external.sort_unstable();
-    out.external.dedup();
-    out.test_links.sort_unstable();
-    out.test_links.dedup();
+    sort_unique(&mut out.calls);
+    sort_unique(&mut out.unresolved);
+    sort_unique(&mut out.external);
+    sort_unique(&mut out.test_links);
     out
+}
+
+/// Sorts a list of edges and drops repeats: every list resolution hands on is a set.
+fn sort_unique<T: Ord>(list: &mut Vec<T>) {
+    list.sort_unstable();
+    list.dedup();
 }
 
 fn test_ids<'a>(files: &[FileView<'a>]) -> HashSet<&'a str> {

@@ -12,7 +12,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use nerd_logic::symbols::bare_name;
 use nerd_logic::vocab::{Provenance, SymbolKind};
 
-use super::Resolution;
+use super::{sort_unique, Resolution};
 use crate::world::project::ProjectedSymbol;
 use crate::world::scip;
 
@@ -69,12 +69,20 @@ pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) ->
             occ.symbol.clone()
         }
     };
+    // The documents of workspace files, each with its text split into lines once.
+    let documents: Vec<(&scip::Document, &str, &SourceFile<'_>, Vec<&str>)> = index
+        .documents
+        .iter()
+        .filter_map(|doc| {
+            let (&path, file) = files.get_key_value(doc.relative_path.as_str())?;
+            Some((doc, path, file, file.text.lines().collect()))
+        })
+        .collect();
     let mut targets: HashMap<String, Target<'_>> = HashMap::default();
-    for doc in &index.documents {
-        let Some((&path, file)) = files.get_key_value(doc.relative_path.as_str()) else { continue };
-        let lines: Vec<&str> = file.text.lines().collect();
+    for (doc, path, file, lines) in &documents {
+        let (path, lines) = (*path, lines.as_slice());
         for occ in doc.occurrences.iter().filter(|o| o.is_definition() && !o.symbol.is_empty()) {
-            let Some(name) = name_at(&lines, occ.range, doc.encoding) else { continue };
+            let Some(name) = name_at(lines, occ.range, doc.encoding) else { continue };
             let line = occ.range.start_line + 1;
             // An overload stub (Python `@overload`, a TypeScript signature)
             // is not a symbol of nerd's: its implementation, which follows, is.
@@ -89,9 +97,8 @@ pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) ->
     }
     let kinds: HashMap<&str, SymbolKind> = targets.values().map(|t| (t.id, t.kind)).collect();
     let mut out = Vec::new();
-    for doc in &index.documents {
-        let Some((&path, file)) = files.get_key_value(doc.relative_path.as_str()) else { continue };
-        let lines: Vec<&str> = file.text.lines().collect();
+    for (doc, path, file, lines) in &documents {
+        let (path, lines) = (*path, lines.as_slice());
         let references = doc
             .occurrences
             .iter()
@@ -103,7 +110,7 @@ pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) ->
                 if o.is_local() && target.is_none() {
                     return None;
                 }
-                let name = name_at(&lines, o.range, doc.encoding)?;
+                let name = name_at(lines, o.range, doc.encoding)?;
                 let line = lines.get(o.range.start_line as usize)?;
                 let start = scip::byte_offset(line, o.range.start_char, doc.encoding);
                 // Another declaration of the same symbol (an overload) is no use of it.
@@ -137,26 +144,24 @@ pub fn from_references<'a>(
         // callback passed on); a type only where it is constructed. At a
         // file's top level only calls count: the rest are imports and
         // re-exports, which call nothing.
-        let caller = caller_at(path, symbols, r.line);
+        let caller = enclosing_caller(symbols, r.line);
         let edge = match kind {
-            Function | Method | Test => r.call_shaped || caller != path,
+            Function | Method | Test => r.call_shaped || caller.is_some(),
             Class | Struct => r.call_shaped,
             _ => false,
         };
         if !edge {
             continue;
         }
-        if kind != Test && symbols.iter().any(|s| s.id == caller && s.kind == Test) {
-            file.test_links.push((caller.clone(), callee.to_string()));
+        let caller_id = caller.map_or(path, |c| c.id.as_str()).to_string();
+        if kind != Test && caller.is_some_and(|c| c.kind == Test) {
+            file.test_links.push((caller_id.clone(), callee.to_string()));
         }
-        file.calls.push((caller, callee.to_string(), r.line, callee_path.to_string()));
+        file.calls.push((caller_id, callee.to_string(), r.line, callee_path.to_string()));
     }
-    file.calls.sort_unstable();
-    file.calls.dedup();
-    file.sites.sort_unstable();
-    file.sites.dedup();
-    file.test_links.sort_unstable();
-    file.test_links.dedup();
+    sort_unique(&mut file.calls);
+    sort_unique(&mut file.sites);
+    sort_unique(&mut file.test_links);
     file
 }
 
@@ -190,24 +195,19 @@ fn defined_at<'s>(symbols: &'s [ProjectedSymbol], line: u32, name: &str) -> Opti
     symbols.iter().filter(|s| s.name == name && s.line <= line && line <= s.end_line).max_by_key(|s| s.depth)
 }
 
-/// The caller a line belongs to, as the heuristic tier decides it: the
+/// The symbol a line's calls belong to, as the heuristic tier decides it: the
 /// outermost enclosing test (a helper nested in a test belongs to the test),
-/// else the innermost function or method, else the innermost definition,
-/// else the file.
-pub fn caller_at(path: &str, symbols: &[ProjectedSymbol], line: u32) -> String {
+/// else the innermost function or method, else the innermost definition;
+/// `None` at the file's top level.
+fn enclosing_caller(symbols: &[ProjectedSymbol], line: u32) -> Option<&ProjectedSymbol> {
     use SymbolKind::*;
     let mut enclosing: Vec<&ProjectedSymbol> =
         symbols.iter().filter(|s| s.line <= line && line <= s.end_line).collect();
     enclosing.sort_by_key(|s| s.depth);
     if let Some(test) = enclosing.iter().find(|s| s.kind == Test) {
-        return test.id.clone();
+        return Some(test);
     }
-    enclosing
-        .iter()
-        .rev()
-        .find(|s| matches!(s.kind, Function | Method))
-        .or(enclosing.last())
-        .map_or_else(|| path.to_string(), |s| s.id.clone())
+    enclosing.iter().rev().find(|s| matches!(s.kind, Function | Method)).or(enclosing.last()).copied()
 }
 
 /// Lays the precise tier over `resolution`. In each file it covered, its
@@ -243,8 +243,7 @@ pub fn overlay(resolution: &mut Resolution, precise: &[PreciseFile]) {
         });
         file.unresolved.retain(|(_, name, line)| !sites.contains(&(*line, bare_name(name))));
         file.unresolved.extend(unconfirmed);
-        file.unresolved.sort_unstable();
-        file.unresolved.dedup();
+        sort_unique(&mut file.unresolved);
         let kept: BTreeSet<(&str, &str)> = file.calls.iter().map(|(a, b, _, _)| (a.as_str(), b.as_str())).collect();
         let mut links: Vec<(String, String)> = file
             .test_links
@@ -253,12 +252,10 @@ pub fn overlay(resolution: &mut Resolution, precise: &[PreciseFile]) {
             .cloned()
             .chain(p.test_links.iter().cloned())
             .collect();
-        links.sort_unstable();
-        links.dedup();
+        sort_unique(&mut links);
         file.test_links = links;
         file.calls.extend(p.calls.iter().map(|(a, b, l, _)| (a.clone(), b.clone(), *l, Provenance::Precise)));
-        file.calls.sort_unstable();
-        file.calls.dedup();
+        sort_unique(&mut file.calls);
     }
 }
 
@@ -296,11 +293,12 @@ mod tests {
             symbol("t.py#C.m", Method, 14, 16, 1),
         ];
         // A helper nested in a test belongs to the test.
-        assert_eq!(caller_at("t.py", &symbols, 4), "t.py#test_a");
-        assert_eq!(caller_at("t.py", &symbols, 15), "t.py#C.m");
+        let caller_at = |line| enclosing_caller(&symbols, line).map_or("t.py", |s| s.id.as_str());
+        assert_eq!(caller_at(4), "t.py#test_a");
+        assert_eq!(caller_at(15), "t.py#C.m");
         // Class-level code belongs to the class; top-level code to the file.
-        assert_eq!(caller_at("t.py", &symbols, 13), "t.py#C");
-        assert_eq!(caller_at("t.py", &symbols, 30), "t.py");
+        assert_eq!(caller_at(13), "t.py#C");
+        assert_eq!(caller_at(30), "t.py");
     }
 
     #[test]
