@@ -73,11 +73,14 @@ fn ask(
         session.notify("textDocument/didOpen", open)?;
     }
 
+    // Each source split into lines once: names are read at definitions and at every reference.
+    let lines: HashMap<&str, Vec<&str>> = sources.iter().map(|(p, f)| (*p, f.text.lines().collect())).collect();
+
     // Where each function and method is named, and its kind.
     let mut targets: Vec<(&str, &str, Value)> = Vec::new();
     let mut kinds: HashMap<&str, SymbolKind> = HashMap::new();
     for (path, file) in sources {
-        let lines: Vec<&str> = file.text.lines().collect();
+        let lines = &lines[path];
         for s in file.symbols.iter().filter(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method)) {
             kinds.insert(&s.id, s.kind);
             let Some(line) = lines.get(s.line.saturating_sub(1) as usize) else { continue };
@@ -129,8 +132,7 @@ fn ask(
         };
         for location in locations {
             let Some((path, line, start, end)) = location_of(root, &location) else { continue };
-            let Some(file) = sources.get(path.as_str()) else { continue };
-            let Some(text) = file.text.lines().nth(line as usize) else { continue };
+            let Some(text) = lines.get(path.as_str()).and_then(|l| l.get(line as usize)) else { continue };
             let from = crate::world::scip::byte_offset(text, start, crate::world::scip::Encoding::Utf16);
             let to = crate::world::scip::byte_offset(text, end, crate::world::scip::Encoding::Utf16);
             let Some(name) = text.get(from..to) else { continue };
