@@ -25,9 +25,13 @@ impl Store {
                 .query_map([indexer], |r| r.get(0))?
                 .collect::<Result<_, _>>()?;
             let new: Vec<&str> = files.iter().map(|(f, _)| f.path.as_str()).collect();
+            let mut remove_rows: Vec<rusqlite::Statement> = PRECISE_TABLES
+                .iter()
+                .map(|t| tx.prepare(&format!("DELETE FROM {t} WHERE path = ?1")))
+                .collect::<Result<_, _>>()?;
             for path in old.iter().map(String::as_str).chain(new) {
-                for table in PRECISE_TABLES {
-                    tx.execute(&format!("DELETE FROM {table} WHERE path = ?1"), [path])?;
+                for remove in &mut remove_rows {
+                    remove.execute([path])?;
                 }
             }
             let mut file = tx.prepare("INSERT INTO precise_file(path, sha256, indexer) VALUES (?1, ?2, ?3)")?;
