@@ -12,7 +12,7 @@ read from nerd's `calls` and `unresolved_call` atoms and the test's source.
 
     usage: bench/mutation.py PROJECTS_DIR [--nerd PATH] [--projects a,b] [--count 20]
                              [--seed 12] [--json OUT] [--slow 3.0] [--python PY] [--vitest PATH]
-                             [--go-deps DIR] [--no-doctests] [--precise] [--from-json IN]
+                             [--go-deps DIR] [--no-doctests] [--precise] [--coverage] [--from-json IN]
 
 The mutation is the first statement of the body:
     Python  raise RuntimeError("nerd-mutation")           (after the docstring)
@@ -102,9 +102,13 @@ class Nerd:
     def __init__(self, exe, repo):
         self.exe, self.repo = exe, repo
 
-    def index(self, precise=False):
-        extra = ["--precise"] if precise else []
-        subprocess.run([self.exe, "--repo", self.repo, "index", *extra], check=True, capture_output=True)
+    def index(self, precise=False, coverage=False, env=None):
+        extra = (["--precise"] if precise else []) + (["--coverage"] if coverage else [])
+        done = subprocess.run([self.exe, "--repo", self.repo, "index", *extra], check=True, capture_output=True,
+                              text=True, env=env)
+        for line in done.stdout.splitlines():
+            if line.startswith(("precise:", "coverage:")):
+                print(f"  {line}", file=sys.stderr)
 
     def query(self, predicate):
         out = subprocess.run([self.exe, "--repo", self.repo, "query", "--json", predicate],
@@ -316,6 +320,19 @@ class Project:
     def check_tools(self):
         return None
 
+    def configure_coverage(self):
+        """Python: the interpreter and pytest arguments the suite runs with, as [index] settings."""
+        if self.lang != "py":
+            return
+        os.makedirs(os.path.join(self.repo, ".nerd"), exist_ok=True)
+        args = ["-W", "ignore::pytest.PytestRemovedIn10Warning", "tests"]
+        with open(os.path.join(self.repo, ".nerd", "config.toml"), "w") as f:
+            f.write("[index]\ncoverage_python = %s\ncoverage_pytest_args = %s\n" % (json.dumps(self.opts.python), json.dumps(args)))
+
+    def coverage_env(self):
+        """The environment `nerd index --coverage` runs with (settings it needs go to .nerd/config.toml)."""
+        return dict(os.environ)
+
 
 class PyProject(Project):
     lang = "py"
@@ -396,6 +413,9 @@ class GoProject(Project):
 
     def check_tools(self):
         return None if shutil.which("go") else "go not on PATH"
+
+    def coverage_env(self):
+        return self.go_env()
 
     def go_env(self):
         """The environment for go; with --go-deps DIR, an alternate go.mod (-modfile, outside the
@@ -890,7 +910,9 @@ def bench_project(proj, opts):
         return {"project": proj.name, "error": err}
     # With --precise the unmutated repository gets the precise tier once; each
     # mutated file is then back on the heuristic tier, as after a user's edit.
-    nerd.index(precise=opts.precise)
+    if opts.coverage:
+        proj.configure_coverage()
+    nerd.index(precise=opts.precise, coverage=opts.coverage, env=proj.coverage_env())
     syms = {a[0]: Sym(a) for a in nerd.query("symbol")}
     tests = {a[0] for a in nerd.query("test_symbol")}
     test_files = {a[0] for a in nerd.query("file") if a[5]}
@@ -1075,6 +1097,7 @@ def main():
     ap.add_argument("--vitest", help="vitest executable for ts-zod")
     ap.add_argument("--no-doctests", action="store_true", help="Rust: cargo test --lib --tests (doc-tests are out of recall anyway)")
     ap.add_argument("--from-json", metavar="IN", help="no runs: re-derive the causes of misses for the results in IN and print the report")
+    ap.add_argument("--coverage", action="store_true", help="run `nerd index --coverage` on the unmutated repository first (observed tier)")
     ap.add_argument("--precise", action="store_true", help="run `nerd index --precise` on the unmutated repository first (indexers on PATH)")
     ap.add_argument("--go-deps", help="a GOPATH-like src/ folder holding the Go projects' dependencies (no module proxy)")
     opts = ap.parse_args()

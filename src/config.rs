@@ -96,12 +96,32 @@ pub struct IndexConfig {
     /// How long one indexer may run.
     #[serde(default = "default_precise_timeout")]
     pub precise_timeout_secs: u64,
+    /// How long `nerd index --coverage` may run the tests of one language.
+    #[serde(default = "default_coverage_timeout")]
+    pub coverage_timeout_secs: u64,
+    /// The interpreter that runs the Python tests under coverage (default:
+    /// the workspace's `.venv`/`venv`, else `python3` on PATH).
+    #[serde(default)]
+    pub coverage_python: Option<String>,
+    /// Extra arguments for pytest under coverage (after `-q -p no:cacheprovider`).
+    #[serde(default)]
+    pub coverage_pytest_args: Vec<String>,
 }
 
 impl Default for IndexConfig {
     fn default() -> Self {
-        IndexConfig { precise: PreciseMode::Manual, precise_timeout_secs: default_precise_timeout() }
+        IndexConfig {
+            precise: PreciseMode::Manual,
+            precise_timeout_secs: default_precise_timeout(),
+            coverage_timeout_secs: default_coverage_timeout(),
+            coverage_python: None,
+            coverage_pytest_args: Vec::new(),
+        }
     }
+}
+
+fn default_coverage_timeout() -> u64 {
+    1800
 }
 
 fn default_precise_timeout() -> u64 {
@@ -397,6 +417,12 @@ impl Config {
             .collect::<Result<Vec<_>, _>>()?;
         if raw.index.precise_timeout_secs == 0 {
             return Err("index.precise_timeout_secs must be at least 1".into());
+        }
+        if raw.index.coverage_timeout_secs == 0 {
+            return Err("index.coverage_timeout_secs must be at least 1".into());
+        }
+        if raw.index.coverage_python.as_deref().is_some_and(str::is_empty) {
+            return Err("index.coverage_python must name an interpreter".into());
         }
         if let Some(bad) = p.deny_programs.iter().find(|x| x.is_empty() || x.contains('/')) {
             return Err(format!("policy.deny_programs: `{bad}` must be a program name"));

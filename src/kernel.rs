@@ -128,6 +128,10 @@ pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
         let row = (f.symbol_id(t), f.symbol_id(s));
         f.test_of.push(row);
     }
+    for (t, s) in &w.resolution.observed {
+        let row = (f.symbol_id(t), f.symbol_id(s));
+        f.covers.push(row);
+    }
     f
 }
 

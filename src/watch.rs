@@ -199,6 +199,7 @@ impl WatchSession {
         // the changed ones are on the heuristic tier until the next precise run.
         if !changes.is_empty() {
             crate::world::resolve::precise::overlay(&mut self.resolution, &self.store.current_precise()?);
+            self.resolution.observed = self.store.observed_coverage()?;
         }
         phases.mark("store");
         self.changed_paths.extend(touched.iter().cloned());

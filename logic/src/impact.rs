@@ -10,7 +10,8 @@
 //! two definitions agree.
 //!
 //! Only certain call edges (proved by name resolution, an inferred receiver
-//! type, an indexer or a test run) carry impact and coverage. A bare-name
+//! type or an indexer) carry impact and coverage, and so does what a test run
+//! was seen to execute (`covers`, observed by coverage). A bare-name
 //! guess, or a call that did not resolve but names a symbol, is an
 //! `uncertain_call`: it never makes a statement true, but it makes "no test
 //! reaches X" unknown (`coverage_unknown`) and marks what a change could
@@ -38,6 +39,7 @@ ascent! {
     relation modified(Sym);
     relation test_symbol(Sym);
     relation test_of(Sym, Sym);
+    relation covers(Sym, Sym);
     relation refactor_target(Sym);
 
     relation impacted(Sym);
@@ -58,12 +60,14 @@ ascent! {
     relation w_impacted_modified(Sym);
     relation w_impacted_call(Sym, Sym);
     relation w_impacted_file(Sym, Sym);
+    relation w_impacted_observed(Sym, Sym);
     relation w_needs_testing_reach(Sym);
     relation w_needs_testing_link(Sym, Sym);
     relation w_test_reach_direct(Sym, Sym);
     relation w_test_reach_step(Sym, Sym);
     relation w_covered_reach(Sym);
     relation w_covered_link(Sym, Sym);
+    relation w_covered_observed(Sym, Sym);
     relation w_target_modified(Sym);
     relation w_target_requested(Sym);
     relation w_dependent_direct(Sym, Sym);
@@ -72,6 +76,7 @@ ascent! {
     relation w_uncertain_guess(Sym, Sym);
     relation w_uncertain_unresolved(Sym, Sym, Sym);
     relation w_maybe_impacted(Sym, Sym, bool);
+    relation w_maybe_impacted_observed(Sym, Sym);
     relation w_maybe_needs_testing_reach(Sym);
     relation w_maybe_needs_testing_link(Sym, Sym);
     relation w_coverage_unknown(Sym);
@@ -82,6 +87,8 @@ ascent! {
     impacted(x), w_impacted_call(x, y) <-- calls(x, y, true), impacted(y);
     // A file defining an impacted symbol is impacted.
     impacted(p), w_impacted_file(p, s) <-- defines(p, s), impacted(s);
+    // A test whose run executed an impacted symbol is impacted (observed by coverage).
+    impacted(t), w_impacted_observed(t, s) <-- covers(t, s), impacted(s);
 
     // Tests that reach an impacted symbol, or are linked to one, must run.
     needs_testing(t), w_needs_testing_reach(t) <-- test_symbol(t), impacted(t);
@@ -92,6 +99,7 @@ ascent! {
     test_reach(s), w_test_reach_step(m, s) <-- test_reach(m), calls(m, s, true);
     covered(s), w_covered_reach(s) <-- test_reach(s);
     covered(s), w_covered_link(t, s) <-- test_of(t, s);
+    covered(s), w_covered_observed(t, s) <-- covers(t, s);
 
     // A change target is a modified symbol or one the user asked to refactor.
     change_target(t), w_target_modified(t) <-- modified(t), defines(_, t);
@@ -109,6 +117,7 @@ ascent! {
     maybe_impacted(x), w_maybe_impacted(x, y, false) <-- uncertain_call(x, y), impacted(y), !impacted(x);
     maybe_impacted(x), w_maybe_impacted(x, y, true) <-- calls(x, y, true), maybe_impacted(y), !impacted(x);
     maybe_impacted(x), w_maybe_impacted(x, y, false) <-- uncertain_call(x, y), maybe_impacted(y), !impacted(x);
+    maybe_impacted(t), w_maybe_impacted_observed(t, y) <-- covers(t, y), maybe_impacted(y), !impacted(t);
     maybe_needs_testing(t), w_maybe_needs_testing_reach(t) <-- test_symbol(t), maybe_impacted(t);
     maybe_needs_testing(t), w_maybe_needs_testing_link(t, s) <--
         test_of(t, s), maybe_impacted(s), !needs_testing(t);
@@ -178,6 +187,7 @@ pub fn run(facts: &Facts) -> ImpactProgram {
         modified: crate::schema::relation::modified(facts),
         test_symbol: facts.test_symbols().map(|t| (t.sym(),)).collect(),
         test_of: facts.test_of.iter().map(|&(t, s)| (t.sym(), s.sym())).collect(),
+        covers: facts.covers.iter().map(|&(t, s)| (t.sym(), s.sym())).collect(),
         refactor_target: facts.refactor_target.iter().map(|&t| (t.sym(),)).collect(),
         ..Default::default()
     };
@@ -246,6 +256,10 @@ impl ImpactProgram {
             let defines = Premise::Holds(atoms::defines(s, (PathId(p), SymbolId(x))));
             out.push((atoms::impacted(s, p), proof("impact/file-of-impacted", vec![defines, h(x)])));
         }
+        for &(t, x) in &self.w_impacted_observed {
+            let seen = Premise::Holds(atoms::covers(s, (SymbolId(t), SymbolId(x))));
+            out.push((atoms::impacted(s, t), proof("impact/observed-by-test", vec![seen, h(x)])));
+        }
         for &(t,) in &self.w_needs_testing_reach {
             let test = Premise::Holds(atoms::test_symbol(s, SymbolId(t)));
             out.push((atoms::needs_testing(s, t), proof("impact/impacted-test", vec![test, h(t)])));
@@ -269,6 +283,12 @@ impl ImpactProgram {
             out.push((
                 atoms::covered(s, x),
                 proof("coverage/linked", vec![Premise::Holds(atoms::test_of(s, (SymbolId(t), SymbolId(x))))]),
+            ));
+        }
+        for &(t, x) in &self.w_covered_observed {
+            out.push((
+                atoms::covered(s, x),
+                proof("coverage/observed", vec![Premise::Holds(atoms::covers(s, (SymbolId(t), SymbolId(x))))]),
             ));
         }
         for &(t,) in &self.w_target_modified {
@@ -308,6 +328,19 @@ impl ImpactProgram {
                 proof(
                     "uncertain/caller-of-impacted",
                     vec![edge, Premise::Holds(reached), Premise::Absent(atoms::impacted(s, x))],
+                ),
+            ));
+        }
+        for &(t, y) in &self.w_maybe_impacted_observed {
+            out.push((
+                atoms::maybe_impacted(s, t),
+                proof(
+                    "uncertain/observed-by-test",
+                    vec![
+                        Premise::Holds(atoms::covers(s, (SymbolId(t), SymbolId(y)))),
+                        Premise::Holds(atoms::maybe_impacted(s, y)),
+                        Premise::Absent(atoms::impacted(s, t)),
+                    ],
                 ),
             ));
         }

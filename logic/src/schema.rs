@@ -45,11 +45,13 @@ macro_rules! tables {
                     "a definition projected by tree-sitter";
                 World rows defines(Path: PathId, Id: SymbolId) "a file defines a symbol";
                 World rows calls(CallerId: SymbolId, CalleeId: SymbolId, Path: PathId, Line: Line, Provenance: Provenance)
-                    "a call resolved to a symbol, and how (precise, observed, exact, inferred, name_only)";
+                    "a call resolved to a symbol, and how (precise, exact, inferred, name_only)";
                 World rows unresolved_call(CallerId: SymbolId, Name: Sym, Path: PathId, Line: Line)
                     "a call whose target did not resolve";
                 World rows imports(Path: PathId, ImportPath: Sym) "a file imports a module or package";
                 World rows test_of(TestId: SymbolId, SymbolId: SymbolId) "a test exercises a symbol directly";
+                World rows covers(TestId: SymbolId, SymbolId: SymbolId)
+                    "a test run executed a symbol (observed by coverage: `nerd index --coverage`)";
                 World rows parse_error(Path: PathId, Line: Line, Message: Sym) "a file that did not parse cleanly";
                 World rows diagnostic(Severity: Severity, Path: PathId, Line: Line, Code: Sym, Message: Sym)
                     "a compiler, linter or test diagnostic";

@@ -95,12 +95,12 @@ vocabulary!(
 
 vocabulary!(
     /// How a call edge was established, from strongest to weakest evidence:
-    /// a language's own indexer (`precise`), a test run that observed it
-    /// (`observed`), name resolution that proved it (`exact`), an inferred
-    /// receiver type or interface dispatch (`inferred`), a bare-name guess (`name_only`).
+    /// a language's own indexer (`precise`), name resolution that proved it
+    /// (`exact`), an inferred receiver type or interface dispatch (`inferred`),
+    /// a bare-name guess (`name_only`). What a test run was seen to execute is
+    /// not a call edge (it has no call site): it is `covers`.
     Provenance, "provenance" {
-        Precise => "precise", Observed => "observed", Exact => "exact", Inferred => "inferred",
-        NameOnly => "name_only",
+        Precise => "precise", Exact => "exact", Inferred => "inferred", NameOnly => "name_only",
     }
 );
 

@@ -10,11 +10,21 @@ use crate::config::PreciseMode;
 use crate::error::{exit, NerdError};
 use crate::index::index;
 use crate::kernel::{self, LoadFor};
+use crate::precise::coverage::{self, CoverageReport};
 use crate::precise::{Indexer, Outcome};
 use crate::store::Store;
 use crate::timing::Phases;
 
-pub fn run(root: &Path, json: bool, precise: bool) -> Result<i32, NerdError> {
+/// Which tiers beyond the heuristic one to refresh.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tiers {
+    /// The languages' own indexers (`--precise`).
+    pub precise: bool,
+    /// The project's tests under coverage (`--coverage`).
+    pub coverage: bool,
+}
+
+pub fn run(root: &Path, json: bool, tiers: Tiers) -> Result<i32, NerdError> {
     let config = crate::config::Config::load(root)?;
     let mut store = Store::open(root)?;
     let bar = (std::io::stderr().is_terminal() && !json).then(|| {
@@ -38,12 +48,17 @@ pub fn run(root: &Path, json: bool, precise: bool) -> Result<i32, NerdError> {
         bar.finish_and_clear();
     }
     let timeout = std::time::Duration::from_secs(config.index.precise_timeout_secs);
-    let precise_report = if precise {
+    let precise_report = if tiers.precise {
         Some(crate::precise::run(root, &mut store, timeout, &config.policy.secret_paths)?)
     } else {
         if report.cold && config.index.precise == PreciseMode::AfterCold {
             start_precise_in_background(root);
         }
+        None
+    };
+    let coverage_report = if tiers.coverage {
+        Some(coverage::run(root, &mut store, &config.index, &config.policy.secret_paths)?)
+    } else {
         None
     };
     let started = std::time::Instant::now();
@@ -73,6 +88,7 @@ pub fn run(root: &Path, json: bool, precise: bool) -> Result<i32, NerdError> {
             "elapsed_ms": report.elapsed.as_secs_f64() * 1000.0,
             "phases_ms": Phases::to_json(&phases),
             "precise": precise_report.as_ref().map(|r| r.runs.iter().map(|(indexer, outcome)| precise_json(*indexer, outcome)).collect::<Vec<_>>()),
+            "coverage": coverage_report.as_ref().map(coverage_json),
             "kernel": {
                 "strategy": fixpoint.strategy().as_str(),
                 "modified": modified,
@@ -127,6 +143,9 @@ pub fn run(root: &Path, json: bool, precise: bool) -> Result<i32, NerdError> {
             }
         }
     }
+    if let Some(coverage) = &coverage_report {
+        write_coverage(&mut out, coverage)?;
+    }
     for p in report.problems.iter().take(10) {
         eprintln!("warning: {}: {}", if p.path.is_empty() { "(walk)" } else { &p.path }, p.message);
     }
@@ -165,4 +184,61 @@ fn start_precise_in_background(root: &Path) {
         .stderr(std::process::Stdio::null())
         .process_group(0)
         .spawn();
+}
+
+/// What `--coverage` did, one line per collector and one for languages none covers.
+fn write_coverage(out: &mut impl Write, report: &CoverageReport) -> std::io::Result<()> {
+    use coverage::Outcome as Ran;
+    for (collector, outcome) in &report.runs {
+        let lang = collector.lang().name();
+        match outcome {
+            Ran::Ran { tests, links, elapsed, note } => {
+                writeln!(
+                    out,
+                    "coverage: {} ran {tests} {lang} tests, {links} observed test-to-symbol links, in {:.1} s",
+                    collector.name(),
+                    elapsed.as_secs_f64()
+                )?;
+                if let Some(note) = note {
+                    writeln!(out, "coverage: note: {note}")?;
+                }
+            }
+            Ran::Missing { hint } => writeln!(
+                out,
+                "coverage: {} cannot run ({hint}); {lang} tests link through calls only",
+                collector.name()
+            )?,
+            Ran::Failed { message } => {
+                writeln!(out, "coverage: {} failed, {lang} keeps what it observed before: {message}", collector.name())?
+            }
+        }
+    }
+    if !report.uncollected.is_empty() {
+        let langs: Vec<&str> = report.uncollected.iter().map(|l| l.name()).collect();
+        writeln!(out, "coverage: no collector for {} yet; their tests link through calls only", langs.join(", "))?;
+    }
+    Ok(())
+}
+
+fn coverage_json(report: &CoverageReport) -> serde_json::Value {
+    use coverage::Outcome as Ran;
+    let runs: Vec<serde_json::Value> = report
+        .runs
+        .iter()
+        .map(|(collector, outcome)| {
+            let mut value = match outcome {
+                Ran::Ran { tests, links, elapsed, note } => json!({
+                    "status": "ran", "tests": tests, "links": links,
+                    "elapsed_ms": elapsed.as_secs_f64() * 1000.0, "note": note,
+                }),
+                Ran::Missing { hint } => json!({"status": "missing", "hint": hint}),
+                Ran::Failed { message } => json!({"status": "failed", "message": message}),
+            };
+            value["tool"] = json!(collector.name());
+            value["lang"] = json!(collector.lang().name());
+            value
+        })
+        .collect();
+    let uncollected: Vec<&str> = report.uncollected.iter().map(|l| l.name()).collect();
+    json!({"runs": runs, "uncollected": uncollected})
 }

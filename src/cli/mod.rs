@@ -58,6 +58,11 @@ pub enum Command {
         /// replace the heuristic ones in the files they cover.
         #[arg(long)]
         precise: bool,
+        /// Also run the project's tests under coverage (coverage.py for
+        /// Python, `go test -cover` for Go), one context per test: what each
+        /// test executed becomes `covers(Test, Symbol)` (`observed`).
+        #[arg(long)]
+        coverage: bool,
     },
     /// Print every atom of a predicate; with no predicate, list them all.
     Query {
@@ -270,9 +275,9 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
     match command {
         Command::Run(args) => run::run(&discover_root(cli.repo.as_deref())?, args),
         Command::Sessions => sessions(&discover_root(cli.repo.as_deref())?),
-        Command::Index { path, json, precise } => {
+        Command::Index { path, json, precise, coverage } => {
             let root = discover_root(path.as_deref().or(cli.repo.as_deref()))?;
-            index::run(&root, json, precise)
+            index::run(&root, json, index::Tiers { precise, coverage })
         }
         Command::Query { predicate, json, no_refresh } => {
             let root = discover_root(cli.repo.as_deref())?;

@@ -4,9 +4,11 @@
 //! to a scratch folder, no network, secrets masked), reads what they wrote as
 //! untrusted data, and stores it as the precise tier of call edges. A missing
 //! indexer is reported with its install hint and leaves its language on the
-//! heuristic tier; it is never an error.
+//! heuristic tier; it is never an error. `coverage` runs the project's tests
+//! under coverage tools the same way, for the `observed` tier.
 //! Knows nothing about the kernel's rules.
 
+pub mod coverage;
 mod gopls;
 
 use std::collections::{BTreeMap, HashMap};
@@ -237,9 +239,7 @@ impl Runner<'_> {
             }
             Indexer::Gopls => return Err("gopls writes no SCIP index".into()),
         };
-        let mut job = self.job(argv);
-        job.cwd = cwd;
-        let finished = match exec::run(&job) {
+        let finished = match exec::run(&self.job_in(argv, &cwd)) {
             Ok(f) => f,
             Err(ExecError::NotFound(_)) => return Ok(None),
             Err(e) => return Err(e.to_string()),
@@ -267,6 +267,11 @@ impl Runner<'_> {
     /// An indexer's job in the workspace, confined: it writes only to the
     /// scratch folder and reaches no network.
     fn job(&self, argv: Vec<OsString>) -> Job {
+        self.job_in(argv, self.root)
+    }
+
+    /// The same job, run in `cwd` (the confinement changes into it).
+    fn job_in(&self, argv: Vec<OsString>, cwd: &Path) -> Job {
         let (readonly, masked) = crate::policy::paths::sandbox_layout(self.root, self.secret_paths);
         let confinement = Confinement {
             writable: vec![self.scratch.to_path_buf(), PathBuf::from("/dev/null")],
@@ -289,10 +294,10 @@ impl Runner<'_> {
         ];
         Job {
             argv,
-            cwd: self.root.to_path_buf(),
+            cwd: cwd.to_path_buf(),
             env,
             timeout: self.timeout,
-            confine: Some(Arc::new(sandbox::prepare(&confinement, self.root))),
+            confine: Some(Arc::new(sandbox::prepare(&confinement, cwd))),
             cancel: None,
         }
     }

@@ -15,6 +15,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0006_type_hints", include_str!("../../memory/migrations/0006_type_hints.sql")),
     ("0007_external_calls", include_str!("../../memory/migrations/0007_external_calls.sql")),
     ("0008_precise", include_str!("../../memory/migrations/0008_precise.sql")),
+    ("0009_coverage", include_str!("../../memory/migrations/0009_coverage.sql")),
 ];
 
 /// Brings the database schema up to date.

@@ -3,6 +3,7 @@
 //! Every write is one transaction, so a failure never leaves half a change.
 //! Knows nothing about tree-sitter or the programs that read the facts.
 
+mod coverage;
 mod migrations;
 mod precise;
 
@@ -432,6 +433,7 @@ impl Store {
             out.named_test_links.push(row?);
         }
         crate::world::resolve::precise::overlay(&mut out, &self.current_precise()?);
+        out.observed = self.observed_coverage()?;
         Ok(out)
     }
 

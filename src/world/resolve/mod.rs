@@ -48,6 +48,9 @@ pub struct Resolution {
     pub files: BTreeMap<String, FileResolution>,
     /// `(test, symbol)` links from naming conventions (`test_parse` → `parse`).
     pub named_test_links: Vec<(String, String)>,
+    /// `(test, symbol)`: a test's run was seen to execute the symbol
+    /// (`nerd index --coverage`). Never derived here: stored runs provide it.
+    pub observed: Vec<(String, String)>,
 }
 
 impl Resolution {
@@ -160,6 +163,7 @@ pub fn resolve(files: &[FileView<'_>]) -> Resolution {
     Resolution {
         files: files.iter().map(|f| (f.path.to_string(), resolve_file(&index, &tests, f))).collect(),
         named_test_links: named_test_links(files),
+        observed: Vec::new(),
     }
 }
 

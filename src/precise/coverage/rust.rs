@@ -1,0 +1,255 @@
+//! Rust: the test binaries are built once with LLVM's source-based coverage
+//! (`cargo test --no-run`, `-C instrument-coverage`), each test is run alone
+//! (`--exact NAME`), and its profile is read with the toolchain's own
+//! `llvm-profdata` and `llvm-cov export` (`rustup component add llvm-tools`).
+//! A run's test is the test symbol of that name whose lines it executed, so
+//! tests that macros generate (no symbol of their own) are left out.
+//! Knows nothing about the store.
+
+use std::collections::{BTreeMap, HashSet};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use super::{add_lines, finish, tail, Collected, Holders, Observed, Session};
+
+const HINT: &str = "rustup component add llvm-tools";
+
+/// One test binary cargo built: where it is and where its tests run.
+struct Binary {
+    executable: PathBuf,
+    cwd: PathBuf,
+}
+
+pub(super) fn collect(session: &Session<'_>, holders: &Holders<'_>) -> Result<Collected, String> {
+    let root = session.runner.root;
+    if !root.join("Cargo.toml").is_file() {
+        return Err("no Cargo.toml at the workspace root".into());
+    }
+    let Some(tools) = llvm_tools(session)? else { return Ok(Collected::Missing(HINT.to_string())) };
+    let scratch = session.runner.scratch;
+    let profiles = scratch.join("profiles");
+    std::fs::create_dir_all(&profiles).map_err(|e| format!("cannot make a folder for profiles: {e}"))?;
+    let pattern = |stem: &str| profiles.join(format!("{stem}-%p-%m.profraw")).into_os_string();
+    // Without a lock file cargo writes one, and the workspace is never
+    // written to: the build then runs on a copy.
+    let tree = if root.join("Cargo.lock").is_file() {
+        root.to_path_buf()
+    } else {
+        let copy = scratch.join("workspace");
+        copy_tree(root, &copy, COPY_LIMIT).map_err(|e| format!("cannot copy the workspace to build it: {e}"))?;
+        copy
+    };
+    let built = session.exec(
+        ["cargo", "test", "--workspace", "--no-run", "--message-format=json"].map(OsString::from).to_vec(),
+        &tree,
+        &[("CARGO_ENCODED_RUSTFLAGS", "-Cinstrument-coverage".into()), ("LLVM_PROFILE_FILE", pattern("build"))],
+    )?;
+    if built.code != Some(0) {
+        return Err(format!("cargo test --no-run failed: {}", tail(&built)));
+    }
+    let binaries = test_binaries(&built.stdout);
+    let merged = scratch.join("test.profdata");
+    let (mut covers, mut ran, mut unnamed) = (Vec::new(), 0usize, 0usize);
+    for binary in &binaries {
+        let listed = session.exec(
+            vec![binary.executable.clone().into_os_string(), "--list".into(), "--format=terse".into()],
+            &binary.cwd,
+            &[],
+        )?;
+        let names: Vec<&str> = listed.stdout.lines().filter_map(|l| l.strip_suffix(": test")).collect();
+        for name in names {
+            clear(&profiles);
+            let argv = vec![
+                binary.executable.clone().into_os_string(),
+                "--exact".into(),
+                name.into(),
+                "--test-threads=1".into(),
+                "-q".into(),
+            ];
+            session.exec(argv, &binary.cwd, &[("LLVM_PROFILE_FILE", pattern("test"))])?;
+            let raw: Vec<OsString> = std::fs::read_dir(&profiles)
+                .map(|d| d.flatten().map(|e| e.path().into_os_string()).collect())
+                .unwrap_or_default();
+            if raw.is_empty() {
+                continue;
+            }
+            let mut merge: Vec<OsString> =
+                vec![tools.profdata.clone().into_os_string(), "merge".into(), "-sparse".into()];
+            merge.extend(raw);
+            merge.extend(["-o".into(), merged.clone().into_os_string()]);
+            if session.exec(merge, root, &[])?.code != Some(0) {
+                continue;
+            }
+            let export = vec![
+                tools.cov.clone().into_os_string(),
+                "export".into(),
+                "-format=lcov".into(),
+                format!("-instr-profile={}", merged.display()).into(),
+                binary.executable.clone().into_os_string(),
+            ];
+            let exported = session.exec(export, root, &[])?;
+            if exported.code != Some(0) {
+                continue;
+            }
+            let lines = executed(&exported.stdout, &tree);
+            let Some(test) = test_of_run(holders, name, &lines) else {
+                unnamed += 1;
+                continue;
+            };
+            ran += 1;
+            for (path, lines) in &lines {
+                add_lines(holders, test, path, lines.iter().copied(), &mut covers);
+            }
+        }
+    }
+    if ran == 0 {
+        return Err(format!(
+            "no test with a symbol of its own ran ({} test binaries, {unnamed} unnamed tests)",
+            binaries.len()
+        ));
+    }
+    let note = (unnamed > 0).then(|| format!("{unnamed} tests have no symbol of their own (generated by macros)"));
+    Ok(Collected::Ran(Observed { tests: ran, covers: finish(covers), note }))
+}
+
+/// `llvm-profdata` and `llvm-cov` of the active toolchain.
+struct LlvmTools {
+    profdata: PathBuf,
+    cov: PathBuf,
+}
+
+/// The toolchain's LLVM tools, `None` when the component is not installed.
+fn llvm_tools(session: &Session<'_>) -> Result<Option<LlvmTools>, String> {
+    let root = session.runner.root;
+    let sysroot = session.exec(vec!["rustc".into(), "--print".into(), "sysroot".into()], root, &[])?;
+    let version = session.exec(vec!["rustc".into(), "-vV".into()], root, &[])?;
+    let host = version.stdout.lines().find_map(|l| l.strip_prefix("host: ")).map(str::trim);
+    let (Some(host), Some(sysroot)) = (host, sysroot.stdout.lines().next().map(str::trim)) else {
+        return Err("rustc did not say its sysroot and host".into());
+    };
+    let bin = Path::new(sysroot).join("lib/rustlib").join(host).join("bin");
+    let tools = LlvmTools { profdata: bin.join("llvm-profdata"), cov: bin.join("llvm-cov") };
+    Ok((tools.profdata.is_file() && tools.cov.is_file()).then_some(tools))
+}
+
+/// The test executables of `cargo test --no-run --message-format=json`.
+fn test_binaries(messages: &str) -> Vec<Binary> {
+    let mut out = Vec::new();
+    for line in messages.lines().filter(|l| l.starts_with('{')) {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        if message["reason"] != "compiler-artifact" || message["profile"]["test"] != true {
+            continue;
+        }
+        let (Some(executable), Some(manifest)) = (message["executable"].as_str(), message["manifest_path"].as_str())
+        else {
+            continue;
+        };
+        let cwd = Path::new(manifest).parent().map(Path::to_path_buf).unwrap_or_default();
+        out.push(Binary { executable: executable.into(), cwd });
+    }
+    out
+}
+
+/// The most a copy of the workspace may hold.
+const COPY_LIMIT: u64 = 512 << 20;
+
+/// Copies the files of `from` to `to`, leaving out version control, nerd's
+/// state, build output and links; fails past `limit` bytes.
+fn copy_tree(from: &Path, to: &Path, limit: u64) -> std::io::Result<u64> {
+    std::fs::create_dir_all(to)?;
+    let mut total = 0;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if matches!(name.to_str(), Some(".git" | ".nerd" | "target" | "node_modules")) {
+            continue;
+        }
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            total += copy_tree(&entry.path(), &to.join(&name), limit.saturating_sub(total))?;
+        } else if kind.is_file() {
+            total += std::fs::copy(entry.path(), to.join(&name))?;
+        }
+        if total > limit {
+            return Err(std::io::Error::other(format!("the workspace holds more than {} MiB", limit >> 20)));
+        }
+    }
+    Ok(total)
+}
+
+/// Removes every profile of the previous run.
+fn clear(profiles: &Path) {
+    for entry in std::fs::read_dir(profiles).into_iter().flatten().flatten() {
+        let _ = std::fs::remove_file(entry.path());
+    }
+}
+
+/// The executed lines per workspace-relative file of an lcov export
+/// (`SF:` starts a file, `DA:line,count` a line), files outside `root` left out.
+fn executed(lcov: &str, root: &Path) -> BTreeMap<String, Vec<u32>> {
+    let prefix = format!("{}/", root.display());
+    let mut out: BTreeMap<String, HashSet<u32>> = BTreeMap::new();
+    let mut file: Option<String> = None;
+    for line in lcov.lines() {
+        if let Some(path) = line.strip_prefix("SF:") {
+            file = path.strip_prefix(&prefix).map(str::to_string);
+        } else if let (Some(rest), Some(path)) = (line.strip_prefix("DA:"), &file) {
+            let mut fields = rest.split(',');
+            let (Some(Ok(n)), Some(count)) = (fields.next().map(str::parse::<u32>), fields.next()) else { continue };
+            if count.trim() != "0" {
+                out.entry(path.clone()).or_default().insert(n);
+            }
+        } else if line == "end_of_record" {
+            file = None;
+        }
+    }
+    out.into_iter()
+        .map(|(p, lines)| {
+            let mut lines: Vec<u32> = lines.into_iter().collect();
+            lines.sort_unstable();
+            (p, lines)
+        })
+        .collect()
+}
+
+/// The test symbol a run of libtest's `name` executed: a test whose own
+/// lines ran and whose name is the last segment of `name`.
+fn test_of_run<'a>(holders: &Holders<'a>, name: &str, lines: &BTreeMap<String, Vec<u32>>) -> Option<&'a str> {
+    let last = name.rsplit("::").next().unwrap_or(name);
+    lines.iter().find_map(|(path, lines)| {
+        let tests = holders.tests.get(path.as_str())?;
+        lines.iter().find_map(|&line| {
+            let holder = holders.at(path, line)?;
+            tests
+                .iter()
+                .find(|(id, qualified)| *id == holder && qualified.rsplit('.').next() == Some(last))
+                .map(|(id, _)| *id)
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lcov_gives_executed_lines_of_workspace_files_only() {
+        let lcov = "SF:/w/src/lib.rs\nFN:3,f\nDA:3,1\nDA:4,0\nDA:5,2\nend_of_record\n\
+                    SF:/home/u/.cargo/registry/x/src/lib.rs\nDA:1,1\nend_of_record\nSF:/w/tests/t.rs\nDA:9,1\nDA:x,1\n";
+        let got = executed(lcov, Path::new("/w"));
+        let want: BTreeMap<String, Vec<u32>> =
+            [("src/lib.rs".to_string(), vec![3, 5]), ("tests/t.rs".to_string(), vec![9])].into_iter().collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn test_binaries_are_the_artifacts_of_test_profiles() {
+        let messages = r#"{"reason":"compiler-artifact","profile":{"test":true},"executable":"/t/deps/a-1","manifest_path":"/w/Cargo.toml"}
+{"reason":"compiler-artifact","profile":{"test":false},"executable":null,"manifest_path":"/w/Cargo.toml"}
+{"reason":"build-finished","success":true}"#;
+        let got = test_binaries(messages);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].executable, PathBuf::from("/t/deps/a-1"));
+        assert_eq!(got[0].cwd, PathBuf::from("/w"));
+    }
+}
