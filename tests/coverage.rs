@@ -99,6 +99,14 @@ fn python_tests_run_under_coverage_py_link_through_fixtures() {
         .collect();
     assert!(calls.is_empty(), "{calls:?}");
 
+    // Answers say which tests were seen executing a symbol, beyond those linked by name.
+    let answer = nerd(dir.path(), &["run", "where is price defined"]);
+    let answer = String::from_utf8_lossy(&answer.stdout);
+    assert!(
+        answer.contains("Tests whose run executed it (nerd index --coverage): tests/test_cart.py#test_total"),
+        "{answer}"
+    );
+
     // An edit of price: both tests that executed it must run, the other need not.
     let cart = dir.path().join("src/shop/cart.py");
     let text = std::fs::read_to_string(&cart).unwrap().replace("item.get(\"qty\", 1)", "item.get(\"qty\", 2)");

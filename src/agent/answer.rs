@@ -128,6 +128,19 @@ pub fn locate(question: &str, focus: &[Candidate], loaded: &Loaded) -> String {
         if !covering.is_empty() {
             out.push(format!("Tests that exercise it: {}", covering.join(", ")));
         }
+        let observed: Vec<&str> = loaded
+            .resolution
+            .observed
+            .iter()
+            .filter(|(t, s)| *s == f.symbol.id && !covering.contains(&t.as_str()))
+            .map(|(t, _)| t.as_str())
+            .collect();
+        if !observed.is_empty() {
+            let shown: Vec<&str> = observed.iter().take(10).copied().collect();
+            let more = observed.len().saturating_sub(shown.len());
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            out.push(format!("Tests whose run executed it (nerd index --coverage): {}{more}", shown.join(", ")));
+        }
         out.push(String::new());
     }
     out.join("\n").trim_end().to_string()
