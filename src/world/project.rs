@@ -35,6 +35,24 @@ pub struct ProjectedSymbol {
     pub depth: u32,
 }
 
+#[cfg(test)]
+impl ProjectedSymbol {
+    /// A public symbol spanning `line..=end_line` at nesting `depth`, for tests.
+    pub(crate) fn spanning(id: &str, kind: SymbolKind, line: u32, end_line: u32, depth: u32) -> Self {
+        ProjectedSymbol {
+            id: id.to_string(),
+            name: nerd_logic::symbols::bare_name(id).to_string(),
+            kind,
+            visibility: Visibility::Public,
+            line,
+            end_line,
+            signature: String::new(),
+            body_hash: 0,
+            depth,
+        }
+    }
+}
+
 /// A call as written, before resolution to a symbol.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct RawCall {

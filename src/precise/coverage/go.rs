@@ -5,17 +5,17 @@
 //! blocks are mapped to the symbols that hold them.
 //! Knows nothing about the store.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::Path;
 
-use super::{add_lines, finish, tail, Collected, Holders, Observed, Session};
+use super::{add_lines, finish, tail, Collected, Executed, Holders, Observed, Session};
 
 const HINT: &str = "install Go (Debian: apt-get install golang-go)";
 
 pub(super) fn collect(session: &Session<'_>, holders: &Holders<'_>) -> Result<Collected, String> {
     let root = session.runner.root;
-    if !session.probe(&[&OsString::from("go"), &OsString::from("version")], root) {
+    if !session.probe(vec!["go".into(), "version".into()], root) {
         return Ok(Collected::Missing(HINT.to_string()));
     }
     let module = std::fs::read_to_string(root.join("go.mod"))
@@ -112,9 +112,9 @@ fn tests_by_dir<'a>(holders: &Holders<'a>) -> BTreeMap<&'a str, BTreeMap<&'a str
 
 /// The executed lines per workspace-relative file of a cover profile
 /// (`module/dir/file.go:L1.C1,L2.C2 statements count`), files outside the module left out.
-fn executed(profile: &str, module: &str) -> BTreeMap<String, Vec<u32>> {
+fn executed(profile: &str, module: &str) -> Executed {
     let prefix = format!("{module}/");
-    let mut out: BTreeMap<String, HashSet<u32>> = BTreeMap::new();
+    let mut out = Executed::new();
     for line in profile.lines().skip_while(|l| l.starts_with("mode:")) {
         let Some((block, counts)) = line.rsplit_once(':') else { continue };
         let Some(path) = block.strip_prefix(&prefix) else { continue };
@@ -133,13 +133,7 @@ fn executed(profile: &str, module: &str) -> BTreeMap<String, Vec<u32>> {
         }
         out.entry(path.to_string()).or_default().extend(lo..=hi);
     }
-    out.into_iter()
-        .map(|(p, lines)| {
-            let mut lines: Vec<u32> = lines.into_iter().collect();
-            lines.sort_unstable();
-            (p, lines)
-        })
-        .collect()
+    out
 }
 
 #[cfg(test)]
@@ -155,8 +149,8 @@ mod tests {
             github.com/other/dep/b.go:1.1,2.2 1 1\n\
             garbage line\n";
         let got = executed(profile, "github.com/x/flag");
-        let want: BTreeMap<String, Vec<u32>> =
-            [("bool.go".to_string(), vec![12, 13, 14]), ("sub/a.go".to_string(), vec![3])].into_iter().collect();
+        let want: Executed =
+            [("bool.go".to_string(), [12, 13, 14].into()), ("sub/a.go".to_string(), [3].into())].into_iter().collect();
         assert_eq!(got, want);
     }
 

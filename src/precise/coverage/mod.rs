@@ -174,8 +174,7 @@ impl Session<'_> {
     }
 
     /// Whether `argv` runs and exits 0.
-    fn probe(&self, argv: &[&OsString], cwd: &Path) -> bool {
-        let argv = argv.iter().map(|a| (*a).clone()).collect();
+    fn probe(&self, argv: Vec<OsString>, cwd: &Path) -> bool {
         self.exec(argv, cwd, &[]).is_ok_and(|f| f.code == Some(0))
     }
 }
@@ -252,6 +251,9 @@ fn add_lines<'a>(
     }
 }
 
+/// Executed lines per workspace-relative file, in order.
+type Executed = BTreeMap<String, std::collections::BTreeSet<u32>>;
+
 /// Sorts `(test, symbol)` pairs and removes duplicates.
 fn finish(mut covers: Vec<(String, String)>) -> Vec<(String, String)> {
     covers.sort_unstable();
@@ -268,20 +270,9 @@ fn tail(finished: &exec::Finished) -> String {
 mod tests {
     use super::*;
     use crate::world::project::ProjectedSymbol;
-    use nerd_logic::vocab::Visibility;
 
     fn symbol(id: &str, kind: SymbolKind, line: u32, end_line: u32, depth: u32) -> ProjectedSymbol {
-        ProjectedSymbol {
-            id: id.into(),
-            name: id.rsplit(['#', '.']).next().unwrap_or(id).into(),
-            kind,
-            visibility: Visibility::Public,
-            line,
-            end_line,
-            signature: String::new(),
-            body_hash: 0,
-            depth,
-        }
+        ProjectedSymbol::spanning(id, kind, line, end_line, depth)
     }
 
     #[test]

@@ -20,8 +20,8 @@ pub(super) fn collect(session: &Session<'_>, config: &IndexConfig, holders: &Hol
     let root = session.runner.root;
     let python = interpreter(root, config);
     for module in ["coverage", "pytest"] {
-        let argv = [&python, &OsString::from("-m"), &OsString::from(module), &OsString::from("--version")];
-        if !session.probe(&argv, root) {
+        let argv = vec![python.clone(), "-m".into(), module.into(), "--version".into()];
+        if !session.probe(argv, root) {
             return Ok(Collected::Missing(format!(
                 "{module} is not installed for {}: {HINT}",
                 python.to_string_lossy()
@@ -48,8 +48,7 @@ pub(super) fn collect(session: &Session<'_>, config: &IndexConfig, holders: &Hol
     if !data.is_file() {
         return Err(format!("coverage.py wrote no data (exit {:?}): {}", finished.code, tail(&finished)));
     }
-    let observed = read(&data, root, holders).map_err(|e| format!("unreadable coverage data: {e}"))?;
-    let mut observed = observed;
+    let mut observed = read(&data, root, holders).map_err(|e| format!("unreadable coverage data: {e}"))?;
     if observed.tests == 0 {
         return Err(format!(
             "no test of the workspace was seen to run (exit {:?}; do the tests import an installed copy?): {}",

@@ -6,11 +6,10 @@
 //! tests that macros generate (no symbol of their own) are left out.
 //! Knows nothing about the store.
 
-use std::collections::{BTreeMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::{add_lines, finish, tail, Collected, Holders, Observed, Session};
+use super::{add_lines, finish, tail, Collected, Executed, Holders, Observed, Session};
 
 const HINT: &str = "rustup component add llvm-tools";
 
@@ -186,9 +185,9 @@ fn clear(profiles: &Path) {
 
 /// The executed lines per workspace-relative file of an lcov export
 /// (`SF:` starts a file, `DA:line,count` a line), files outside `root` left out.
-fn executed(lcov: &str, root: &Path) -> BTreeMap<String, Vec<u32>> {
+fn executed(lcov: &str, root: &Path) -> Executed {
     let prefix = format!("{}/", root.display());
-    let mut out: BTreeMap<String, HashSet<u32>> = BTreeMap::new();
+    let mut out = Executed::new();
     let mut file: Option<String> = None;
     for line in lcov.lines() {
         if let Some(path) = line.strip_prefix("SF:") {
@@ -203,18 +202,12 @@ fn executed(lcov: &str, root: &Path) -> BTreeMap<String, Vec<u32>> {
             file = None;
         }
     }
-    out.into_iter()
-        .map(|(p, lines)| {
-            let mut lines: Vec<u32> = lines.into_iter().collect();
-            lines.sort_unstable();
-            (p, lines)
-        })
-        .collect()
+    out
 }
 
 /// The test symbol a run of libtest's `name` executed: a test whose own
 /// lines ran and whose name is the last segment of `name`.
-fn test_of_run<'a>(holders: &Holders<'a>, name: &str, lines: &BTreeMap<String, Vec<u32>>) -> Option<&'a str> {
+fn test_of_run<'a>(holders: &Holders<'a>, name: &str, lines: &Executed) -> Option<&'a str> {
     let last = name.rsplit("::").next().unwrap_or(name);
     lines.iter().find_map(|(path, lines)| {
         let tests = holders.tests.get(path.as_str())?;
@@ -237,8 +230,8 @@ mod tests {
         let lcov = "SF:/w/src/lib.rs\nFN:3,f\nDA:3,1\nDA:4,0\nDA:5,2\nend_of_record\n\
                     SF:/home/u/.cargo/registry/x/src/lib.rs\nDA:1,1\nend_of_record\nSF:/w/tests/t.rs\nDA:9,1\nDA:x,1\n";
         let got = executed(lcov, Path::new("/w"));
-        let want: BTreeMap<String, Vec<u32>> =
-            [("src/lib.rs".to_string(), vec![3, 5]), ("tests/t.rs".to_string(), vec![9])].into_iter().collect();
+        let want: Executed =
+            [("src/lib.rs".to_string(), [3, 5].into()), ("tests/t.rs".to_string(), [9].into())].into_iter().collect();
         assert_eq!(got, want);
     }
 

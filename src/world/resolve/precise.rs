@@ -263,20 +263,9 @@ pub fn overlay(resolution: &mut Resolution, precise: &[PreciseFile]) {
 mod tests {
     use super::*;
     use crate::world::resolve::FileResolution;
-    use nerd_logic::vocab::Visibility;
 
     fn symbol(id: &str, kind: SymbolKind, line: u32, end_line: u32, depth: u32) -> ProjectedSymbol {
-        ProjectedSymbol {
-            id: id.to_string(),
-            name: bare_name(id).to_string(),
-            kind,
-            visibility: Visibility::Public,
-            line,
-            end_line,
-            signature: String::new(),
-            body_hash: 0,
-            depth,
-        }
+        ProjectedSymbol::spanning(id, kind, line, end_line, depth)
     }
 
     fn reference<'a>(line: u32, name: &'a str, call_shaped: bool, target: Option<(&'a str, &'a str)>) -> Reference<'a> {
