@@ -454,6 +454,14 @@ class GoProject(Project):
                 if not os.path.exists(binary):
                     continue  # no test files
                 rc, lout = sh([binary, "-test.list", ".*"], d, 120)
+                if rc != 0 and baseline:
+                    # Listing runs the package's initialisation too: if that panics,
+                    # every test of the package the baseline knew fails.
+                    info["init_panic"] = True
+                    for key in baseline:
+                        if key.partition("::")[0] == rel and key not in excluded:
+                            outcomes[key] = "failed"
+                    continue
                 names = [x for x in lout.split() if re.match(r"^(Test|Example)\w*$", x)]
                 remaining = [x for x in names if f"{rel}::{x}" not in excluded]
                 while remaining:

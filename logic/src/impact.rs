@@ -11,7 +11,11 @@
 //!
 //! Only certain call edges (proved by name resolution, an inferred receiver
 //! type or an indexer) carry impact and coverage, and so does what a test run
-//! was seen to execute (`covers`, observed by coverage). A bare-name
+//! was seen to execute (`covers`, observed by coverage). For a test whose run
+//! was observed, what it executed is the better evidence: it is impacted when
+//! its run executed a modified symbol, or statically by a change that no
+//! observed run executed (coverage says nothing of those); a static path to a
+//! change its run did not execute makes it only `maybe_impacted`. A bare-name
 //! guess, or a call that did not resolve but names a symbol, is an
 //! `uncertain_call`: it never makes a statement true, but it makes "no test
 //! reaches X" unknown (`coverage_unknown`) and marks what a change could
@@ -54,6 +58,9 @@ ascent! {
     relation maybe_needs_testing(Sym);
     relation uncertain_reach(Sym);
     relation coverage_unknown(Sym);
+    relation observed_test(Sym);
+    relation observed_symbol(Sym);
+    relation unobserved_impact(Sym);
 
     // Witnesses: one relation per rule holding the rule's variables, so every
     // derived atom can be explained (`nerd why`).
@@ -61,6 +68,7 @@ ascent! {
     relation w_impacted_call(Sym, Sym);
     relation w_impacted_file(Sym, Sym);
     relation w_impacted_observed(Sym, Sym);
+    relation w_impacted_unobserved(Sym, Sym);
     relation w_needs_testing_reach(Sym);
     relation w_needs_testing_link(Sym, Sym);
     relation w_test_reach_direct(Sym, Sym);
@@ -77,22 +85,32 @@ ascent! {
     relation w_uncertain_unresolved(Sym, Sym, Sym);
     relation w_maybe_impacted(Sym, Sym, bool);
     relation w_maybe_impacted_observed(Sym, Sym);
+    relation w_maybe_impacted_unexecuted(Sym, Sym, bool);
     relation w_maybe_needs_testing_reach(Sym);
     relation w_maybe_needs_testing_link(Sym, Sym);
     relation w_coverage_unknown(Sym);
 
+    // Tests whose run coverage observed, and symbols some observed run executed.
+    observed_test(t) <-- covers(t, _);
+    observed_symbol(s) <-- covers(_, s);
+
     // A modified symbol or file is impacted.
     impacted(x), w_impacted_modified(x) <-- modified(x);
-    // A caller of something impacted is impacted.
-    impacted(x), w_impacted_call(x, y) <-- calls(x, y, true), impacted(y);
+    // A caller of something impacted is impacted, unless it is a test whose run was observed.
+    impacted(x), w_impacted_call(x, y) <-- calls(x, y, true), impacted(y), !observed_test(x);
     // A file defining an impacted symbol is impacted.
     impacted(p), w_impacted_file(p, s) <-- defines(p, s), impacted(s);
-    // A test whose run executed an impacted symbol is impacted (observed by coverage).
-    impacted(t), w_impacted_observed(t, s) <-- covers(t, s), impacted(s);
+    // A test whose run executed a modified symbol is impacted (observed by coverage).
+    impacted(t), w_impacted_observed(t, s) <-- covers(t, s), modified(s);
+    // What a change that no observed run executed reaches statically, observed tests included.
+    unobserved_impact(x) <-- modified(x), !observed_symbol(x);
+    unobserved_impact(x) <-- calls(x, y, true), unobserved_impact(y);
+    impacted(t), w_impacted_unobserved(t, y) <-- observed_test(t), calls(t, y, true), unobserved_impact(y);
 
-    // Tests that reach an impacted symbol, or are linked to one, must run.
+    // Tests that reach an impacted symbol, or are linked to one, must run;
+    // a link does not overrule what an observed run executed.
     needs_testing(t), w_needs_testing_reach(t) <-- test_symbol(t), impacted(t);
-    needs_testing(t), w_needs_testing_link(t, s) <-- test_of(t, s), impacted(s);
+    needs_testing(t), w_needs_testing_link(t, s) <-- test_of(t, s), impacted(s), !observed_test(t);
 
     // Coverage: whatever any test reaches through calls, or is linked to.
     test_reach(s), w_test_reach_direct(t, s) <-- test_symbol(t), calls(t, s, true);
@@ -118,9 +136,16 @@ ascent! {
     maybe_impacted(x), w_maybe_impacted(x, y, true) <-- calls(x, y, true), maybe_impacted(y), !impacted(x);
     maybe_impacted(x), w_maybe_impacted(x, y, false) <-- uncertain_call(x, y), maybe_impacted(y), !impacted(x);
     maybe_impacted(t), w_maybe_impacted_observed(t, y) <-- covers(t, y), maybe_impacted(y), !impacted(t);
+    // An observed test that reaches the change statically, or whose run executed
+    // a caller of it, but whose run did not execute the change: it may be reached.
+    maybe_impacted(t), w_maybe_impacted_unexecuted(t, y, true) <--
+        observed_test(t), calls(t, y, true), impacted(y), !impacted(t);
+    maybe_impacted(t), w_maybe_impacted_unexecuted(t, y, false) <-- covers(t, y), impacted(y), !impacted(t);
     maybe_needs_testing(t), w_maybe_needs_testing_reach(t) <-- test_symbol(t), maybe_impacted(t);
     maybe_needs_testing(t), w_maybe_needs_testing_link(t, s) <--
         test_of(t, s), maybe_impacted(s), !needs_testing(t);
+    maybe_needs_testing(t), w_maybe_needs_testing_link(t, s) <--
+        test_of(t, s), impacted(s), observed_test(t), !needs_testing(t);
 
     // Whether some test could reach a symbol through an uncertain call.
     uncertain_reach(s) <-- test_symbol(t), uncertain_call(t, s);
@@ -260,6 +285,22 @@ impl ImpactProgram {
             let seen = Premise::Holds(atoms::covers(s, (SymbolId(t), SymbolId(x))));
             out.push((atoms::impacted(s, t), proof("impact/observed-by-test", vec![seen, h(x)])));
         }
+        for &(t, y) in &self.w_impacted_unobserved {
+            out.push((
+                atoms::impacted(s, t),
+                proof(
+                    "impact/static-reach-unobserved",
+                    vec![
+                        sites.premise(t, y),
+                        h(y),
+                        Premise::Check(format!(
+                            "no observed test run executed the change that reaches {}",
+                            s.resolve(y)
+                        )),
+                    ],
+                ),
+            ));
+        }
         for &(t,) in &self.w_needs_testing_reach {
             let test = Premise::Holds(atoms::test_symbol(s, SymbolId(t)));
             out.push((atoms::needs_testing(s, t), proof("impact/impacted-test", vec![test, h(t)])));
@@ -344,6 +385,17 @@ impl ImpactProgram {
                 ),
             ));
         }
+        for &(t, y, by_call) in &self.w_maybe_impacted_unexecuted {
+            let path = if by_call {
+                sites.premise(t, y)
+            } else {
+                Premise::Holds(atoms::covers(s, (SymbolId(t), SymbolId(y))))
+            };
+            out.push((
+                atoms::maybe_impacted(s, t),
+                proof("uncertain/observed-run-missed-change", vec![path, h(y), Premise::Absent(atoms::impacted(s, t))]),
+            ));
+        }
         for &(t,) in &self.w_maybe_needs_testing_reach {
             let test = Premise::Holds(atoms::test_symbol(s, SymbolId(t)));
             out.push((
@@ -353,15 +405,13 @@ impl ImpactProgram {
         }
         for &(t, x) in &self.w_maybe_needs_testing_link {
             let link = Premise::Holds(atoms::test_of(s, (SymbolId(t), SymbolId(x))));
+            // The observed-test variant links to an impacted symbol, not a maybe.
+            let reached = if impacted.contains(&x) { atoms::impacted(s, x) } else { atoms::maybe_impacted(s, x) };
             out.push((
                 atoms::maybe_needs_testing(s, t),
                 proof(
                     "uncertain/linked-test",
-                    vec![
-                        link,
-                        Premise::Holds(atoms::maybe_impacted(s, x)),
-                        Premise::Absent(atoms::needs_testing(s, t)),
-                    ],
+                    vec![link, Premise::Holds(reached), Premise::Absent(atoms::needs_testing(s, t))],
                 ),
             ));
         }

@@ -167,6 +167,70 @@ fn impacted_agrees_with_the_closure_definition() {
     }
 }
 
+/// Names of the atoms of one predicate, by their first argument.
+fn firsts(fixpoint: &nerd_logic::Fixpoint, predicate: &str) -> BTreeSet<Term> {
+    fixpoint.atoms(predicate).unwrap().into_iter().map(|a| a.args[0].clone()).collect()
+}
+
+#[test]
+fn observed_coverage_narrows_test_selection_but_never_loses_a_test() {
+    use nerd_logic::vocab::{SymbolKind, Visibility};
+    use nerd_logic::SymbolFact;
+    for seed in 0..300 {
+        let static_only = random_graph(seed);
+        let mut observed = random_graph(seed);
+        let mut rng = Lcg(seed ^ 0x9e37_79b9);
+        let nodes: Vec<_> =
+            observed.calls.iter().flat_map(|c| [c.0, c.1]).collect::<BTreeSet<_>>().into_iter().collect();
+        if nodes.is_empty() {
+            continue;
+        }
+        let path = observed.path("g.rs");
+        let (signature, mut tests) = (observed.sym(""), Vec::new());
+        for &id in &nodes {
+            let kind = if rng.next(3) == 0 { SymbolKind::Test } else { SymbolKind::Function };
+            let fact = SymbolFact {
+                id,
+                kind,
+                visibility: Visibility::Public,
+                path,
+                line: Line(1),
+                end_line: Line(2),
+                signature,
+            };
+            observed.symbol.push(fact);
+            if kind == SymbolKind::Test {
+                tests.push(id);
+            }
+        }
+        let mut static_only = static_only;
+        static_only.symbol = observed.symbol.clone();
+        for &t in &tests {
+            for _ in 0..rng.next(4) {
+                let s = nodes[rng.next(nodes.len() as u64) as usize];
+                observed.covers.push((t, s));
+            }
+        }
+        let (before, after) = (evaluate(static_only), evaluate(observed.clone()));
+        let union = |f: &nerd_logic::Fixpoint| -> BTreeSet<Term> {
+            firsts(f, "needs_testing").into_iter().chain(firsts(f, "maybe_needs_testing")).collect()
+        };
+        let (all_before, all_after) = (firsts(&before, "needs_testing"), union(&after));
+        assert!(all_before.is_subset(&all_after), "seed {seed}: {:?} lost", all_before.difference(&all_after));
+        // A test whose run executed a modified symbol is always selected, for certain.
+        let modified: BTreeSet<Term> = firsts(&after, "modified");
+        let certain = firsts(&after, "needs_testing");
+        for &(t, s) in &observed.covers {
+            let (t, s) =
+                (Term::Str(observed.symbols.resolve(t.0).into()), Term::Str(observed.symbols.resolve(s.0).into()));
+            if modified.contains(&s) {
+                assert!(certain.contains(&t), "seed {seed}: {t} executed {s}");
+            }
+        }
+        common::check_proofs(&after, &format!("seed {seed}"));
+    }
+}
+
 #[test]
 fn evaluation_is_deterministic_whatever_the_fact_order() {
     for seed in 0..50 {

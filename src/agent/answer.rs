@@ -312,7 +312,8 @@ fn test_lines(tests: &[String], maybe: &[String], unknown: &[String]) -> Vec<Str
     }
     if !maybe.is_empty() {
         out.push(format!(
-            "Tests that may also reach it through calls nerd could not resolve ({}; `nerd query maybe_needs_testing`):",
+            "Tests that may also reach it, through calls nerd could not resolve or by a path their observed run \
+             did not take ({}; `nerd why` on each says which):",
             maybe.len()
         ));
         out.extend(list(maybe, |t| t.clone()));
@@ -320,10 +321,13 @@ fn test_lines(tests: &[String], maybe: &[String], unknown: &[String]) -> Vec<Str
     if tests.is_empty() && maybe.is_empty() && unknown.is_empty() {
         out.push("No test reaches it: a change here is not checked by any test.".to_string());
     } else if tests.is_empty() {
-        let why = unknown.first().map_or(String::new(), |u| format!(" (`nerd why 'coverage_unknown(\"{u}\")'`)"));
-        out.push(format!(
-            "Unknown whether any test reaches it: no resolved call from a test does, but calls nerd could not resolve might{why}."
-        ));
+        out.push(match unknown.first() {
+            Some(u) => format!(
+                "Unknown whether any test reaches it: no resolved call from a test does, but calls nerd could not \
+                 resolve might (`nerd why 'coverage_unknown(\"{u}\")'`)."
+            ),
+            None => "Unknown whether any test reaches it: none is known to, but the tests above may.".to_string(),
+        });
     }
     out
 }
