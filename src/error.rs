@@ -39,6 +39,10 @@ pub mod exit {
         pub const TASK: i32 = 2;
         /// Some tasks of a batch failed, others succeeded.
         pub const PARTIAL: i32 = 4;
+        /// The request ended without a verified result: nothing failed, but no
+        /// test ran, a runner is missing, the suite could not collect, or
+        /// failures from before the request still fail.
+        pub const UNVERIFIED: i32 = 5;
     }
 }
 

@@ -485,11 +485,27 @@ fn implement_applies_a_recorded_change_where_the_user_pointed_and_checks_it() {
     assert_eq!((code, done(&events)["status"].as_str()), (2, Some("failed")), "outside the focus: {events:#?}");
     assert!(!repo.read("tests/test_ops.py").contains("import os"));
 
+    // The fixture's own `add` test fails: the change is made, but cannot be called verified.
+    let transcript = repo.transcript(std::slice::from_ref(&sub));
+    let (code, events) =
+        repo.run_json(&["add a sub function to calc/ops.py", "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!((code, done(&events)["status"].as_str()), (5, Some("unverified")), "{events:#?}");
+    assert_eq!(done(&events)["verification"]["status"], "verified_fail");
+    assert!(repo.read("calc/ops.py").ends_with("def sub(a, b):\n    return a - b\n"));
+
+    git(repo.path(), &["checkout", "-q", "--", "."]);
+    repo.write("calc/ops.py", &repo.read("calc/ops.py").replace("a - b", "a + b"));
+    git(repo.path(), &["commit", "-q", "-am", "fix add"]);
     let transcript = repo.transcript(&[sub]);
     let (code, events) =
         repo.run_json(&["add a sub function to calc/ops.py", "--transcript", transcript.to_str().unwrap()]);
     assert_eq!(code, 0, "{events:#?}");
     assert_eq!(next_actions(&events), ["propose_edit"]);
+    let verification = &done(&events)["verification"];
+    assert_eq!(verification["status"], "verified_pass", "{verification}");
+    assert!(verification["tests_run"].as_u64().unwrap() >= 2, "{verification}");
+    let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap();
+    assert!(answer.contains("Checked: tests verified"), "{answer}");
     assert!(repo.read("calc/ops.py").ends_with("def sub(a, b):\n    return a - b\n"));
 }
 
@@ -529,7 +545,12 @@ fn under_the_cautious_profile_writes_wait_for_approval_and_never_means_nothing_c
 fn approvals_say_who_gave_them_in_the_trail_and_to_the_constitution() {
     let repo = Repo::new("python-calc");
     let (code, events) = repo.run_json(&["rename add to plus", "--autonomy", "cautious", "--approval", "auto"]);
-    assert_eq!(code, 0, "{events:#?}");
+    // The fixture's `add` is broken, so its test fails before and after: the rename is done, not verified.
+    assert_eq!((code, done(&events)["status"].as_str()), (5, Some("unverified")), "{events:#?}");
+    let verification = &done(&events)["verification"];
+    assert_eq!(verification["status"], "verified_fail", "{verification}");
+    let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap();
+    assert!(answer.contains("test tests/test_ops.py::test_add") && answer.contains("still fail"), "{answer}");
     let out = repo.nerd(&["audit", "show", "--json"]);
     let records: Vec<Value> =
         String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -591,4 +612,72 @@ fn a_broken_rust_build_is_repaired_and_a_patch_that_breaks_it_differently_is_rol
     assert!(!verdicts[1].0 && verdicts[1].1.contains("the build still fails"), "{verdicts:#?}");
     assert_eq!(done(&events)["status"], "succeeded");
     assert!(repo.read("src/util.rs").contains("    w * h\n"));
+}
+
+/// The python fixture with its `add` fixed and committed, so its own tests pass.
+fn green_python() -> Repo {
+    let repo = Repo::new("python-calc");
+    repo.write("calc/ops.py", &repo.read("calc/ops.py").replace("a - b", "a + b"));
+    git(repo.path(), &["commit", "-q", "-am", "fix add"]);
+    repo
+}
+
+#[test]
+fn a_suite_that_cannot_collect_leaves_a_rename_unverified_never_succeeded() {
+    let repo = green_python();
+    repo.write("tests/test_broken.py", "from calc import no_such_name\n\n\ndef test_x():\n    assert no_such_name\n");
+    git(repo.path(), &["add", "-A"]);
+    git(repo.path(), &["commit", "-q", "-m", "a test module that cannot import"]);
+    let (code, events) = repo.run_json(&["rename mul to times"]);
+    assert_eq!((code, done(&events)["status"].as_str()), (5, Some("unverified")), "{events:#?}");
+    let verification = &done(&events)["verification"];
+    assert_eq!(verification["status"], "unverified", "{verification}");
+    assert_eq!(verification["tests_run"], 0, "{verification}");
+    assert!(verification["reason"].as_str().unwrap().contains("could not collect tests/test_broken.py"));
+    let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap();
+    assert!(answer.contains("not verified") && !answer.contains("pass"), "{answer}");
+    assert!(repo.read("calc/ops.py").contains("def times(a, b):"), "the rename itself stands");
+}
+
+#[test]
+fn zero_tests_run_is_unverified_never_a_pass() {
+    let repo = green_python();
+    git(repo.path(), &["rm", "-q", "-r", "tests"]);
+    git(repo.path(), &["commit", "-q", "-m", "no tests"]);
+    let (code, events) = repo.run_json(&["are the tests passing"]);
+    assert_eq!((code, done(&events)["status"].as_str()), (5, Some("unverified")), "{events:#?}");
+    let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap();
+    assert!(answer.starts_with("Unknown") && answer.contains("0 tests ran"), "{answer}");
+    let (code, events) = repo.run_json(&["fix the failing tests"]);
+    assert_eq!((code, done(&events)["status"].as_str()), (5, Some("unverified")), "{events:#?}");
+    assert_eq!(next_actions(&events), ["run_tests", "report_unverified"]);
+}
+
+#[test]
+fn missing_test_runners_are_unverified_with_their_install_hints() {
+    let repo = green_python();
+    // A PATH with git and nothing else: no python, so no pytest and no ruff.
+    let bin = tempfile::tempdir().unwrap();
+    let git_path = which("git");
+    std::os::unix::fs::symlink(&git_path, bin.path().join("git")).unwrap();
+    let run = |request: &str| {
+        let out = repo.command().args(["run", "--json", request]).env("PATH", bin.path()).output().unwrap();
+        let events: Vec<Value> =
+            String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        (out.status.code().unwrap_or(-1), events)
+    };
+    let (code, events) = run("are the tests passing");
+    assert_eq!((code, done(&events)["status"].as_str()), (5, Some("unverified")), "{events:#?}");
+    let reason = done(&events)["verification"]["reason"].as_str().unwrap().to_string();
+    assert!(reason.contains("pytest: not installed (pip install pytest)"), "{reason}");
+    let (code, events) = run("rename mul to times");
+    assert_eq!((code, done(&events)["status"].as_str()), (5, Some("unverified")), "{events:#?}");
+    let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap();
+    assert!(answer.contains("not verified") && answer.contains("not installed"), "{answer}");
+}
+
+fn which(program: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .and_then(|paths| std::env::split_paths(&paths).map(|d| d.join(program)).find(|p| p.is_file()))
+        .unwrap_or_else(|| panic!("{program} is not on PATH"))
 }

@@ -114,6 +114,8 @@ ascent! {
         if let Some(a) = match st {
             TestState::Unknown => Some(Action::RunTests),
             TestState::Passing => Some(Action::ReportSuccess),
+            // Nothing failed, but nothing was verified either: say so, never "success".
+            TestState::Unverified => Some(Action::ReportUnverified),
             s if is_broken(*s) && n < b => Some(Action::ProposePatch),
             _ => None,
         };

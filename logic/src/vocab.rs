@@ -150,7 +150,13 @@ vocabulary!(
 
 vocabulary!(
     /// What the last test run said, as one state of the TDD state machine.
-    TestState, "test state" { Unknown => "unknown", Passing => "passing", Failing => "failing", BuildBroken => "build_broken" }
+    /// `passing` is a verified pass (the runner's summary, at least one test
+    /// run); `unverified` means nothing failed but nothing was verified either
+    /// (a missing runner, no test collected, no summary).
+    TestState, "test state" {
+        Unknown => "unknown", Passing => "passing", Failing => "failing", BuildBroken => "build_broken",
+        Unverified => "unverified",
+    }
 );
 
 vocabulary!(
@@ -179,7 +185,8 @@ vocabulary!(
     Action, "action" {
         AskClarification => "ask_clarification", AskApproval => "ask_approval",
         RunTests => "run_tests", ProposePatch => "propose_patch", ApplyPatch => "apply_patch",
-        Escalate => "escalate", ReportSuccess => "report_success", ApplyRefactor => "apply_refactor",
+        Escalate => "escalate", ReportSuccess => "report_success", ReportUnverified => "report_unverified",
+        ApplyRefactor => "apply_refactor",
         AnswerQuery => "answer_query", Survey => "survey", ReviewChanges => "review_changes",
         ProposeEdit => "propose_edit", Scaffold => "scaffold", RecordRule => "record_rule",
         RunChecks => "run_checks",

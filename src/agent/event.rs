@@ -7,6 +7,7 @@
 use nerd_logic::vocab::{Action as Step, Category, Strategy, TestState, Verb};
 use serde::Serialize;
 
+use super::verify::{Brief, Verdict};
 use crate::articulate::Change;
 use crate::perceive::focus::Candidate;
 use crate::policy::Action;
@@ -33,6 +34,10 @@ pub enum Status {
     Failed,
     /// Ctrl-C: stopped between steps.
     Interrupted,
+    /// Nothing failed, but the outcome could not be verified: no test ran, a
+    /// runner is missing, the suite could not collect, or earlier failures
+    /// still fail. The `verification` of the `done` event says why.
+    Unverified,
 }
 
 impl Status {
@@ -52,6 +57,7 @@ impl Status {
             Status::NeedsModel => "needs_model",
             Status::Failed => "failed",
             Status::Interrupted => "interrupted",
+            Status::Unverified => "unverified",
         }
     }
 }
@@ -142,6 +148,11 @@ pub enum Event {
         errors: u32,
         #[serde(with = "crate::words")]
         test_state: TestState,
+        /// How far this tool's run verified anything, and why.
+        verification: Verdict,
+        /// Tests its own summary says ran (`null`: a build tool, or no summary).
+        tests_run: Option<u32>,
+        note: String,
     },
     /// A patch proposal and what validation made of it.
     Patch {
@@ -167,6 +178,8 @@ pub enum Event {
         changes: Vec<ChangedFile>,
         /// `block_commit` atoms the last fixpoint derived (empty: a commit would pass).
         block_commit: Vec<String>,
+        /// What the request's builds and tests established.
+        verification: Brief,
     },
 }
 

@@ -188,6 +188,8 @@ pub struct Agent<'a> {
     pub session: Session,
     /// The world as the last request left it, reused while no file changes.
     world: Option<Loaded>,
+    /// What the current request's last build or test step established.
+    verified: Option<verify::Verification>,
 }
 
 /// What a step of the loop decided: go on, or stop with a status and an answer.
@@ -209,7 +211,19 @@ impl<'a> Agent<'a> {
         let root = root.canonicalize().map_err(|source| RouterError::Workspace { path: root.to_path_buf(), source })?;
         let store = Store::open(&root)?;
         let config = Config::load(&root)?;
-        Ok(Agent { root, store, config, perceiver, patcher, approver, sink, options, session, world: None })
+        Ok(Agent {
+            root,
+            store,
+            config,
+            perceiver,
+            patcher,
+            approver,
+            sink,
+            options,
+            session,
+            world: None,
+            verified: None,
+        })
     }
 
     pub fn root(&self) -> &Path {
@@ -258,6 +272,7 @@ impl<'a> Agent<'a> {
     }
 
     fn run_request(&mut self, request: &str, forced: Option<Candidate>) -> Result<Report, AgentError> {
+        self.verified = None;
         let Some((intent, provider)) = self.read_request(request) else {
             let q = "I could not read that request. Could you rephrase it?".to_string();
             self.emit(Event::Question { text: q.clone(), options: vec![] });
@@ -362,11 +377,16 @@ impl<'a> Agent<'a> {
         if !answer.is_empty() {
             self.emit(Event::Answer { text: answer.clone() });
         }
+        let verification = match &self.verified {
+            Some(v) => v.into(),
+            None => (&verify::Verification::nothing("no build or test ran for this request")).into(),
+        };
         self.emit(Event::Done {
             status,
             turns,
             changes: changes.iter().map(Into::into).collect(),
             block_commit: blockers.to_vec(),
+            verification,
         });
         Report { status, answer, changes, turns }
     }

@@ -1,13 +1,21 @@
 //! Builds and test runs for the agent loop, through the router: the project's
 //! own tools (detected from marker files, as the commit gate detects them)
 //! run as permitted, audited, sandboxed execs, and their output is read into
-//! findings, then into one `test_state`. Knows nothing about strategies.
+//! findings, into one `test_state`, and into a `Verification`: what was
+//! checked and how far, never a guess. A pass needs a test runner's own
+//! summary with at least one test run (or, for builds alone, the compiler's
+//! exit and diagnostics); a missing tool, a suite that cannot collect, no
+//! summary or no test at all is `unverified`, with the reason.
+//! Knows nothing about strategies.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use nerd_logic::vocab::{Severity, TestOutcome, TestState};
+use serde::Serialize;
 
 use crate::check::parse::{Finding, Found};
+use crate::check::summary::{self, Summary};
 use crate::check::tools;
 use crate::config::{CheckConfig, Tool};
 use crate::policy::Action;
@@ -33,6 +41,20 @@ pub struct ToolRun {
     pub refused: Option<Vec<String>>,
     /// The last lines of its output, for the patch writer.
     pub tail: String,
+    /// How the process ended.
+    pub exit: Exit,
+    /// The test runner's own summary, when it printed one.
+    pub summary: Option<Summary>,
+}
+
+/// How a tool's process ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// It did not run (missing, refused, failed to start).
+    NotRun,
+    /// Its exit status (`None`: killed by a signal).
+    Code(Option<i32>),
+    TimedOut,
 }
 
 /// The tools of `kind` for the workspace.
@@ -60,15 +82,29 @@ pub fn action(tool: Tool, root: &Path) -> Result<Action, String> {
     }
 }
 
+fn not_run(tool: Tool) -> ToolRun {
+    ToolRun {
+        tool,
+        findings: vec![],
+        missing: None,
+        refused: None,
+        tail: String::new(),
+        exit: Exit::NotRun,
+        summary: None,
+    }
+}
+
 /// Reads what the router made of `tool`'s action (`None`: refused, with `reasons`).
 pub fn read(tool: Tool, root: &Path, outcome: Option<Outcome>, reasons: Vec<String>) -> ToolRun {
-    let mut run = ToolRun { tool, findings: vec![], missing: None, refused: None, tail: String::new() };
+    let mut run = not_run(tool);
     match outcome {
         None | Some(Outcome::Refused { .. }) => run.refused = Some(reasons),
         Some(Outcome::Failed { error }) => run.findings = tools::findings(tool, root, None, "", &error),
         Some(Outcome::Executed { output: Output::Exec { code, stdout, stderr, timed_out, .. } }) => {
             let code = if timed_out { None } else { code };
+            run.exit = if timed_out { Exit::TimedOut } else { Exit::Code(code) };
             run.findings = tools::findings(tool, root, code, &stdout, &stderr);
+            run.summary = summary::read(tool, &stdout);
             run.tail = format!("{}\n{}", tail(&stdout, 60), tail(&stderr, 30)).trim().to_string();
         }
         Some(Outcome::Executed { .. }) => {}
@@ -78,7 +114,7 @@ pub fn read(tool: Tool, root: &Path, outcome: Option<Outcome>, reasons: Vec<Stri
 
 /// A tool that is not installed.
 pub fn missing(tool: Tool, hint: String) -> ToolRun {
-    ToolRun { tool, findings: vec![], missing: Some(hint), refused: None, tail: String::new() }
+    ToolRun { missing: Some(hint), ..not_run(tool) }
 }
 
 /// Failing tests and blocking errors among `findings`.
@@ -90,11 +126,271 @@ pub fn counts(findings: &[Finding]) -> (u32, u32) {
     })
 }
 
-/// The test state findings amount to: failing tests first, then build errors.
-pub fn state(findings: &[Finding]) -> TestState {
-    match counts(findings) {
-        (0, 0) => TestState::Passing,
-        (0, _) => TestState::BuildBroken,
-        _ => TestState::Failing,
+
+/// How far a build or test step was checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Checked, and nothing failed: tests ran and the runner's summary says so,
+    /// or (builds alone) the compiler exited cleanly.
+    VerifiedPass,
+    /// Checked, and something failed: a test, or the build.
+    VerifiedFail,
+    /// Not checked, or not far enough to say: the reason says why.
+    Unverified,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::VerifiedPass => "verified_pass",
+            Verdict::VerifiedFail => "verified_fail",
+            Verdict::Unverified => "unverified",
+        }
+    }
+}
+
+/// One tool's part of a verification.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Check {
+    pub tool: String,
+    pub status: Verdict,
+    /// Tests its summary says ran (`None`: a build tool, or no summary).
+    pub tests_run: Option<u32>,
+    pub tests_failed: u32,
+    /// Blocking compiler or tool errors.
+    pub errors: u32,
+    /// What was or was not checked, in a sentence.
+    pub note: String,
+}
+
+/// What a build or test step established.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verification {
+    pub status: Verdict,
+    pub tests_run: u32,
+    pub tests_failed: u32,
+    pub checks: Vec<Check>,
+    pub reason: String,
+    /// Keys of what fails (`test ID`, a compiler error, `uncollected X`), for
+    /// comparing two runs by identity, never by counts.
+    #[serde(skip)]
+    pub failing: BTreeSet<String>,
+    /// Ids of the tests seen passing.
+    #[serde(skip)]
+    pub passed: BTreeSet<String>,
+}
+
+/// What changed between two verifications of the same checks, by test id.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Comparison {
+    /// Fails now, did not before (tests, build errors, files that no longer collect).
+    pub newly_failing: Vec<String>,
+    /// Failed before, passes now.
+    pub fixed: Vec<String>,
+    /// Failed before and still fails.
+    pub still_failing: Vec<String>,
+}
+
+impl Verification {
+    /// Nothing was built or tested.
+    pub fn nothing(reason: &str) -> Verification {
+        Verification {
+            status: Verdict::Unverified,
+            tests_run: 0,
+            tests_failed: 0,
+            checks: vec![],
+            reason: reason.to_string(),
+            failing: BTreeSet::new(),
+            passed: BTreeSet::new(),
+        }
+    }
+
+    /// The verification that `runs` amount to.
+    pub fn of(runs: &[ToolRun]) -> Verification {
+        let checks: Vec<Check> = runs.iter().map(judge).collect();
+        let mut failing = BTreeSet::new();
+        let mut passed = BTreeSet::new();
+        for run in runs {
+            failing.extend(failure_keys(run));
+            if let Some(s) = &run.summary {
+                passed.extend(s.passed.iter().cloned());
+            }
+        }
+        let tests_run = checks.iter().filter_map(|c| c.tests_run).sum();
+        let tests_failed = checks.iter().map(|c| c.tests_failed).sum();
+        let status = if checks.is_empty() {
+            Verdict::Unverified
+        } else if checks.iter().any(|c| c.status == Verdict::VerifiedFail) {
+            Verdict::VerifiedFail
+        } else if checks.iter().any(|c| c.status == Verdict::Unverified) {
+            Verdict::Unverified
+        } else {
+            Verdict::VerifiedPass
+        };
+        let notes = |v: Verdict| -> Vec<String> {
+            checks.iter().filter(|c| c.status == v).map(|c| format!("{}: {}", c.tool, c.note)).collect()
+        };
+        let reason = match status {
+            _ if checks.is_empty() => "no build or test tool applies here".to_string(),
+            Verdict::VerifiedPass => {
+                checks.iter().map(|c| format!("{}: {}", c.tool, c.note)).collect::<Vec<_>>().join("; ")
+            }
+            Verdict::VerifiedFail => notes(Verdict::VerifiedFail).join("; "),
+            Verdict::Unverified => notes(Verdict::Unverified).join("; "),
+        };
+        Verification { status, tests_run, tests_failed, checks, reason, failing, passed }
+    }
+
+    /// This run against an earlier one of the same checks.
+    pub fn since(&self, before: &Verification) -> Comparison {
+        Comparison {
+            newly_failing: self.failing.difference(&before.failing).cloned().collect(),
+            fixed: before
+                .failing
+                .iter()
+                .filter(|k| k.strip_prefix("test ").is_some_and(|id| self.passed.contains(id)))
+                .cloned()
+                .collect(),
+            still_failing: self.failing.intersection(&before.failing).cloned().collect(),
+        }
+    }
+
+    /// One plain sentence: what was checked and what was not.
+    pub fn sentence(&self) -> String {
+        match self.status {
+            Verdict::VerifiedPass if self.tests_run > 0 => {
+                format!("verified: {} test(s) ran and passed ({})", self.tests_run, self.reason)
+            }
+            Verdict::VerifiedPass => format!("verified by building only, no test ran ({})", self.reason),
+            Verdict::VerifiedFail => format!("checked, and it fails: {}", self.reason),
+            Verdict::Unverified => format!("not verified: {}", self.reason),
+        }
+    }
+}
+
+/// Blocking compiler or tool errors among `findings`, by kind: parsed
+/// diagnostics, and the synthetic `<tool>-failed` finding of an unreadable run.
+fn errors(findings: &[Finding]) -> (u32, u32) {
+    findings.iter().fold((0, 0), |(parsed, synthetic), f| match &f.found {
+        Found::Diagnostic { severity: Severity::Error, code, .. } if code.ends_with("-failed") => {
+            (parsed, synthetic + 1)
+        }
+        Found::Diagnostic { severity: Severity::Error, .. } => (parsed + 1, synthetic),
+        _ => (parsed, synthetic),
+    })
+}
+
+/// Stable keys of what `run` says fails.
+fn failure_keys(run: &ToolRun) -> Vec<String> {
+    let mut keys: Vec<String> = run
+        .findings
+        .iter()
+        .filter_map(|f| match &f.found {
+            Found::Diagnostic { severity: Severity::Error, code, message } => {
+                Some(format!("{code} at {}:{}: {message}", f.path, f.line))
+            }
+            Found::Test { name, outcome: TestOutcome::Fail | TestOutcome::Error } => Some(format!("test {name}")),
+            _ => None,
+        })
+        .collect();
+    if let Some(reasons) = &run.refused {
+        keys.push(format!("{} was refused: {}", run.tool.name(), reasons.join("; ")));
+    }
+    if let Some(s) = &run.summary {
+        keys.extend(s.failed.iter().map(|id| format!("test {id}")));
+        keys.extend(s.uncollected.iter().map(|u| format!("uncollected {u}")));
+    }
+    keys
+}
+
+/// One tool's run, judged.
+fn judge(run: &ToolRun) -> Check {
+    let (parsed, synthetic) = errors(&run.findings);
+    let check = |status, tests_run, tests_failed, note: String| Check {
+        tool: run.tool.name().to_string(),
+        status,
+        tests_run,
+        tests_failed,
+        errors: parsed + synthetic,
+        note,
+    };
+    let unverified = |note: String| check(Verdict::Unverified, None, 0, note);
+    if let Some(hint) = &run.missing {
+        return unverified(format!("not installed ({hint})"));
+    }
+    if let Some(reasons) = &run.refused {
+        return unverified(format!("refused by the constitution ({})", reasons.join("; ")));
+    }
+    let code = match run.exit {
+        Exit::NotRun => return unverified("did not run".to_string()),
+        Exit::TimedOut => return unverified("timed out".to_string()),
+        Exit::Code(code) => code,
+    };
+    let exited = code.map_or("was killed by a signal".to_string(), |c| format!("exited with status {c}"));
+    if !run.tool.is_test_runner() {
+        return match (parsed, synthetic, code) {
+            (0, 0, Some(0)) => check(Verdict::VerifiedPass, None, 0, "builds without errors".to_string()),
+            (0, _, _) => unverified(format!("{exited} without a diagnostic nerd could read")),
+            (n, _, _) => check(Verdict::VerifiedFail, None, 0, format!("{n} build error(s)")),
+        };
+    }
+    let Some(s) = &run.summary else {
+        return if parsed > 0 {
+            check(
+                Verdict::VerifiedFail,
+                None,
+                0,
+                format!("the build failed with {parsed} error(s) before any test ran"),
+            )
+        } else {
+            unverified(format!("{exited} and printed no test summary"))
+        };
+    };
+    let failed = u32::try_from(s.failed.len()).unwrap_or(u32::MAX);
+    let uncollected = if s.uncollected.is_empty() {
+        String::new()
+    } else {
+        format!("; could not collect {}", s.uncollected.join(", "))
+    };
+    if failed > 0 {
+        check(Verdict::VerifiedFail, Some(s.ran), failed, format!("{failed} of {} test(s) failed{uncollected}", s.ran))
+    } else if parsed > 0 {
+        check(Verdict::VerifiedFail, Some(s.ran), 0, format!("{parsed} build error(s){uncollected}"))
+    } else if !s.uncollected.is_empty() {
+        check(Verdict::Unverified, Some(s.ran), 0, format!("{} test(s) ran, but it{}", s.ran, &uncollected[1..]))
+    } else if s.ran == 0 {
+        check(Verdict::Unverified, Some(0), 0, "0 tests ran".to_string())
+    } else if code != Some(0) {
+        check(Verdict::Unverified, Some(s.ran), 0, format!("{} test(s) passed, but it {exited}", s.ran))
+    } else {
+        check(Verdict::VerifiedPass, Some(s.ran), 0, format!("{} test(s) ran, none failed", s.ran))
+    }
+}
+
+/// The test state a verification leaves for the loop: failing tests first,
+/// then errors; nothing failing but nothing verified either is `unverified`.
+pub fn state_of(v: &Verification, findings: &[Finding]) -> TestState {
+    match v.status {
+        Verdict::VerifiedPass => TestState::Passing,
+        _ => match (counts(findings), v.tests_failed) {
+            ((0, 0), 0) => TestState::Unverified,
+            ((0, _), 0) => TestState::BuildBroken,
+            _ => TestState::Failing,
+        },
+    }
+}
+
+/// A verification as the `done` event carries it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Brief {
+    pub status: Verdict,
+    pub tests_run: u32,
+    pub reason: String,
+}
+
+impl From<&Verification> for Brief {
+    fn from(v: &Verification) -> Self {
+        Brief { status: v.status, tests_run: v.tests_run, reason: v.reason.clone() }
     }
 }

@@ -8,6 +8,7 @@
 pub mod parse;
 pub mod rules;
 pub mod snapshot;
+pub mod summary;
 pub mod tools;
 
 use std::collections::BTreeMap;

@@ -124,7 +124,7 @@ pub fn argv(tool: Tool, workspace: &Path) -> Option<Vec<OsString>> {
                 return python_module("ruff", &args);
             }
         }
-        Tool::Pytest => return python_module("pytest", &["-q", "-rfE", "--tb=line", "-p", "no:cacheprovider"]),
+        Tool::Pytest => return python_module("pytest", &["-q", "-rfEp", "--tb=line", "-p", "no:cacheprovider"]),
     })
     .filter(|v| exec::which(&v[0].to_string_lossy()).is_some())
 }

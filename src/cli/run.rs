@@ -1,7 +1,9 @@
 //! `nerd run`: one request without a conversation, or task files for
 //! automation. Its exit codes extend the common table (`error::exit::run`):
 //! 0 success, 1 configuration error, 2 task error (the task was malformed or
-//! did not succeed), 3 runtime error, 4 some tasks of a batch failed.
+//! did not succeed), 3 runtime error, 4 some tasks of a batch failed,
+//! 5 done but not verified (no test ran, a runner missing, a suite that
+//! cannot collect, failures from before still failing).
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -22,7 +24,7 @@ use nerd_logic::vocab::Autonomy;
 
 /// `nerd run`'s exit codes: the common table, extended (`error::exit::run`).
 pub mod code {
-    pub use crate::error::exit::run::{CONFIG, PARTIAL, TASK};
+    pub use crate::error::exit::run::{CONFIG, PARTIAL, TASK, UNVERIFIED};
     pub use crate::error::exit::{RUNTIME, SUCCESS};
 }
 
@@ -81,6 +83,8 @@ struct TaskFile {
 fn exit_for(report: &Report) -> i32 {
     if report.status.is_success() {
         code::SUCCESS
+    } else if report.status == crate::agent::Status::Unverified {
+        code::UNVERIFIED
     } else {
         code::TASK
     }

@@ -157,9 +157,7 @@ impl<W: Write> Sink for Text<W> {
             }
             Event::Result { ok: true, .. } => return,
             Event::Result { kind, summary, .. } => format!("  ✗ {kind}: {summary}"),
-            Event::Checked { tool, failed, errors, test_state } => {
-                format!("· {tool}: {test_state} ({failed} failing, {errors} errors)")
-            }
+            Event::Checked { tool, test_state, note, .. } => format!("· {tool}: {test_state} ({note})"),
             Event::Patch { attempt, files, accepted, reason } => {
                 let verdict = if *accepted { "accepted" } else { "rejected" };
                 format!("· patch {attempt} {verdict} {}: {reason}", files.join(", "))
@@ -167,8 +165,9 @@ impl<W: Write> Sink for Text<W> {
             Event::Answer { text } if self.answers => format!("\n{text}"),
             Event::Answer { .. } => return,
             Event::Question { .. } | Event::Escalated { .. } => return,
-            Event::Done { status, turns, changes, block_commit } => {
+            Event::Done { status, turns, changes, block_commit, verification } => {
                 let mut l = format!("\n· {} after {turns} turn(s)", status.as_str());
+                l.push_str(&format!("\n    {}: {}", verification.status.as_str(), verification.reason));
                 for c in changes {
                     l.push_str(&format!("\n    {}  +{} −{}", c.path, c.added, c.removed));
                 }

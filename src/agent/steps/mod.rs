@@ -19,7 +19,7 @@ use nerd_logic::vocab::{Action as Step, Verb};
 use super::event::{Event, Status};
 use super::patch::Edit;
 use super::session::Pending;
-use super::verify::{self, Kind};
+use super::verify::{self, Kind, Verification};
 use super::{answer, diff, ground, instruct, Agent, AgentError, Flow, LoopState, Turn};
 use crate::check::parse::Found;
 use crate::config::Config;
@@ -39,9 +39,9 @@ fn has_python(loaded: &Loaded) -> bool {
 
 /// What became of a change that was written and checked.
 enum Applied {
-    /// It stays; the errors the checks still report all predate it.
-    Kept { errors: Vec<String> },
-    /// The checks found errors it introduced (`new`); every file was restored.
+    /// It stays; whatever the checks still report failing predates it.
+    Kept { verification: Verification },
+    /// The checks found failures it introduced (`new`); every file was restored.
     RolledBack { new: Vec<String> },
 }
 
@@ -73,12 +73,25 @@ impl Agent<'_> {
             Step::ApplyPatch => self.apply_patch(t)?,
             Step::ReportSuccess => {
                 let st = &t.state;
+                let checked = self.verified.as_ref().map_or(String::new(), |v| format!(" ({})", v.sentence()));
                 let text = if st.changes.is_empty() {
-                    "The tests pass; there is nothing to fix.".to_string()
+                    format!("The tests pass; there is nothing to fix{checked}.")
                 } else {
-                    format!("The tests pass after {} patch attempt(s). {}", st.retries, st.explanation)
+                    format!("The tests pass after {} patch attempt(s){checked}. {}", st.retries, st.explanation)
                 };
                 Flow::Stop(Status::Succeeded, text.trim().to_string())
+            }
+            Step::ReportUnverified => {
+                let why = self.verified.as_ref().map_or("no test ran".to_string(), |v| v.reason.clone());
+                let text = if t.state.changes.is_empty() {
+                    format!("Nothing failed, but nothing was verified either: {why}.")
+                } else {
+                    format!(
+                        "After {} patch attempt(s) nothing fails, but the result is not verified: {why}. {}",
+                        t.state.retries, t.state.explanation
+                    )
+                };
+                Flow::Stop(Status::Unverified, text.trim().to_string())
             }
             Step::Escalate => {
                 let st = &t.state;
@@ -169,6 +182,22 @@ impl Agent<'_> {
         Ok(verify::read(tool, &self.root, outcome, reasons))
     }
 
+    /// Reports one tool's run as a `checked` event.
+    fn checked(&mut self, run: &verify::ToolRun) {
+        let (failed, errors) = verify::counts(&run.findings);
+        let v = Verification::of(std::slice::from_ref(run));
+        let check = v.checks.first();
+        self.emit(Event::Checked {
+            tool: run.tool.name().into(),
+            failed,
+            errors,
+            test_state: verify::state_of(&v, &run.findings),
+            verification: v.status,
+            tests_run: check.and_then(|c| c.tests_run),
+            note: check.map(|c| c.note.clone()).unwrap_or_default(),
+        });
+    }
+
     /// Reads a workspace file through the router.
     fn read(&mut self, router: &mut Router, path: &str) -> Result<Option<String>, AgentError> {
         let action = Action::ReadFile { path: path.to_string() };
@@ -218,52 +247,31 @@ impl Agent<'_> {
         if let Err(flow) = self.write_all(router, edits)? {
             return Ok(Err(flow));
         }
-        let errors = self.build_errors(router, loaded, kinds)?;
-        let new: Vec<String> = errors.iter().filter(|e| !already.contains(*e)).cloned().collect();
+        let verification = self.verify(router, loaded, kinds)?;
+        let new: Vec<String> = verification.failing.iter().filter(|e| !already.contains(*e)).cloned().collect();
         if new.is_empty() {
-            return Ok(Ok(Applied::Kept { errors }));
+            return Ok(Ok(Applied::Kept { verification }));
         }
         self.restore(router, edits)?;
         Ok(Ok(Applied::RolledBack { new }))
     }
 
-    /// Builds through the router; the blocking errors found, as text.
-    fn build_errors(
-        &mut self,
-        router: &mut Router,
-        loaded: &Loaded,
-        kinds: &[Kind],
-    ) -> Result<Vec<String>, AgentError> {
-        let mut errors = Vec::new();
+    /// Builds or tests through the router: what the runs establish. It is
+    /// also the request's latest verification.
+    fn verify(&mut self, router: &mut Router, loaded: &Loaded, kinds: &[Kind]) -> Result<Verification, AgentError> {
+        let mut runs = Vec::new();
         for kind in kinds {
             for tool in verify::tools_for(&self.root, &self.config.check, *kind, has_python(loaded)) {
                 let run = self.run_tool(router, tool)?;
-                if let Some(reasons) = run.refused {
-                    errors.push(format!("{} was refused: {}", tool.name(), reasons.join("; ")));
-                    continue;
+                if run.missing.is_none() && run.refused.is_none() {
+                    self.checked(&run);
                 }
-                let (failed, errs) = verify::counts(&run.findings);
-                if run.missing.is_none() {
-                    self.emit(Event::Checked {
-                        tool: tool.name().into(),
-                        failed,
-                        errors: errs,
-                        test_state: verify::state(&run.findings),
-                    });
-                }
-                errors.extend(run.findings.iter().filter_map(|f| match &f.found {
-                    Found::Diagnostic { severity: nerd_logic::vocab::Severity::Error, code, message } => {
-                        Some(format!("{code} at {}:{}: {message}", f.path, f.line))
-                    }
-                    Found::Test {
-                        name,
-                        outcome: nerd_logic::vocab::TestOutcome::Fail | nerd_logic::vocab::TestOutcome::Error,
-                    } => Some(format!("test {name} fails ({}:{})", f.path, f.line)),
-                    _ => None,
-                }));
+                runs.push(run);
             }
         }
-        Ok(errors)
+        let verification = Verification::of(&runs);
+        self.verified = Some(verification.clone());
+        Ok(verification)
     }
 
     fn reload(&mut self, loaded: &mut Loaded) -> Result<(), AgentError> {
@@ -343,6 +351,7 @@ pub(super) fn plan(next: Step, t: &Turn<'_>, root: &Path, config: &Config) -> St
         }
         Step::Escalate => "Would stop and hand over to you: the retry budget is spent.".into(),
         Step::ReportSuccess => "Would report success: the tests pass.".into(),
+        Step::ReportUnverified => "Would report that nothing failed but nothing was verified.".into(),
         Step::Scaffold => "Would create a new project's files.".into(),
         Step::RecordRule => "Would record the instruction as a rule in .nerd/config.toml.".into(),
         Step::RunChecks => "Would run the commit gate on the staged changes.".into(),

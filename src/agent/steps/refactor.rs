@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::Applied;
 use crate::agent::event::{Event, Status};
-use crate::agent::verify::Kind;
+use crate::agent::verify::{Kind, Verdict, Verification};
 use crate::agent::{ground, rename, Agent, AgentError, Flow, Turn};
 use crate::policy::Action;
 use crate::router::ApprovedBy;
@@ -137,41 +137,37 @@ impl Agent<'_> {
         };
         // What already fails is not the rename's doing: judge it by what it makes worse.
         let word = regex::Regex::new(&format!(r"\b{}\b", regex::escape(&old))).ok();
-        let before: BTreeSet<String> = self
-            .build_errors(router, loaded, &[Kind::Build, Kind::Tests])?
-            .into_iter()
-            .map(|e| word.as_ref().map_or(e.clone(), |w| w.replace_all(&e, new.as_str()).into_owned()))
-            .collect();
-        let after = match self.apply_checked(router, loaded, &plan.files, &[Kind::Build, Kind::Tests], &before)? {
-            Err(flow) => return Ok(flow),
-            Ok(Applied::Kept { errors }) => errors,
-            Ok(Applied::RolledBack { new: introduced }) => {
-                let why = if scope == rename::Scope::ResolvedSites {
-                    format!(
+        let mut before = self.verify(router, loaded, &[Kind::Build, Kind::Tests])?;
+        let renamed = |e: &String| word.as_ref().map_or(e.clone(), |w| w.replace_all(e, new.as_str()).into_owned());
+        before.failing = before.failing.iter().map(renamed).collect();
+        before.passed = before.passed.iter().map(renamed).collect();
+        let after =
+            match self.apply_checked(router, loaded, &plan.files, &[Kind::Build, Kind::Tests], &before.failing)? {
+                Err(flow) => return Ok(flow),
+                Ok(Applied::Kept { verification }) => verification,
+                Ok(Applied::RolledBack { new: introduced }) => {
+                    let why = if scope == rename::Scope::ResolvedSites {
+                        format!(
                         " `{old}` is defined {} times here, so only the call sites resolution attributes to {} were \
                      renamed; calls through values of unknown type were not.",
                         named(&old),
                         symbol.id
                     )
-                } else {
-                    String::new()
-                };
-                return Ok(Flow::Stop(
-                    Status::Failed,
-                    format!(
-                        "Renaming `{old}` to `{new}` broke the build or tests ({}); every file was restored.{why}",
-                        introduced[0]
-                    ),
-                ));
-            }
-        };
+                    } else {
+                        String::new()
+                    };
+                    return Ok(Flow::Stop(
+                        Status::Failed,
+                        format!(
+                            "Renaming `{old}` to `{new}` broke the build or tests ({}); every file was restored.{why}",
+                            introduced[0]
+                        ),
+                    ));
+                }
+            };
         Self::record_changes(st, &plan.files);
         self.reload(loaded)?;
-        let verdict = if after.is_empty() {
-            "the build and tests pass".to_string()
-        } else {
-            format!("{} failure(s) that predate it still fail, and nothing new broke", after.len())
-        };
+        let (status, verdict) = rename_verdict(&before, &after);
         let left = if left_out.is_empty() {
             String::new()
         } else {
@@ -182,7 +178,7 @@ impl Agent<'_> {
             )
         };
         Ok(Flow::Stop(
-            Status::Succeeded,
+            status,
             format!(
                 "Renamed `{old}` to `{new}` at {} site(s) in {} file(s); {verdict}.{left}",
                 plan.sites,
@@ -190,4 +186,27 @@ impl Agent<'_> {
             ),
         ))
     }
+}
+
+/// What a rename's checks established, compared with the same checks before
+/// it by identity: success only over a verified pass.
+fn rename_verdict(before: &Verification, after: &Verification) -> (Status, String) {
+    if after.status == Verdict::VerifiedPass {
+        return (Status::Succeeded, after.sentence());
+    }
+    let since = after.since(before);
+    let mut parts = vec![after.sentence()];
+    if !since.still_failing.is_empty() {
+        let shown: Vec<&str> = since.still_failing.iter().take(5).map(String::as_str).collect();
+        parts.push(format!(
+            "{} failure(s) from before the rename still fail ({}{}), and nothing fails that did not before",
+            since.still_failing.len(),
+            shown.join(", "),
+            if since.still_failing.len() > 5 { ", …" } else { "" }
+        ));
+    }
+    if !since.fixed.is_empty() {
+        parts.push(format!("{} now pass", since.fixed.len()));
+    }
+    (Status::Unverified, parts.join("; "))
 }

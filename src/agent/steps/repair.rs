@@ -10,7 +10,7 @@ use nerd_logic::vocab::TestState;
 use super::{has_python, Applied, NEEDS_MODEL};
 use crate::agent::event::{Event, Status};
 use crate::agent::patch::{self, Edit};
-use crate::agent::verify::{self, Kind};
+use crate::agent::verify::{self, Kind, Verdict, Verification};
 use crate::agent::{Agent, AgentError, Flow, LoopState, Turn};
 use crate::check::parse::Found;
 use crate::kernel::Loaded;
@@ -28,62 +28,66 @@ struct TestRun {
     findings: Vec<crate::check::parse::Finding>,
     /// The tools' last output lines, for the patch writer.
     output: String,
-    /// The tools that ran.
-    ran: Vec<String>,
+    /// How far the runs verified anything.
+    verification: Verification,
 }
 
 impl Agent<'_> {
-    /// Runs the test tools through the router; `None` when there are none to run.
+    /// Runs the test tools through the router. `Err(flow)`: nothing could run
+    /// (no runner applies, every runner is missing) or a run was refused.
     fn tests(&mut self, router: &mut Router, loaded: &Loaded) -> Result<Result<TestRun, Flow>, AgentError> {
         let tools = verify::tools_for(&self.root, &self.config.check, Kind::Tests, has_python(loaded));
         if tools.is_empty() {
-            let text = "No test runner found here (nerd runs cargo test, go test, pytest and node --test, \
+            let text =
+                "Not verified: no test runner found here (nerd runs cargo test, go test, pytest and node --test, \
                         detected from Cargo.toml, go.mod, Python files and package.json).";
-            return Ok(Err(Flow::Stop(Status::Failed, text.into())));
+            self.verified = Some(Verification::nothing("no test runner applies to this workspace"));
+            return Ok(Err(Flow::Stop(Status::Unverified, text.into())));
         }
-        let (mut findings, mut tails, mut ran, mut missing) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut findings, mut tails, mut runs) = (Vec::new(), Vec::new(), Vec::new());
         for tool in tools {
             let run = self.run_tool(router, tool)?;
             if self.options.interrupted.load(std::sync::atomic::Ordering::SeqCst) {
                 return Ok(Err(Flow::Stop(Status::Interrupted, format!("Interrupted while {} ran.", tool.name()))));
             }
-            if let Some(reasons) = run.refused {
-                return Ok(Err(Flow::Stop(
-                    Status::Refused,
-                    format!("Running {} was refused: {}", tool.name(), reasons.join("; ")),
-                )));
+            if let Some(reasons) = &run.refused {
+                let text = format!("Running {} was refused: {}", tool.name(), reasons.join("; "));
+                runs.push(run);
+                self.verified = Some(Verification::of(&runs));
+                return Ok(Err(Flow::Stop(Status::Refused, text)));
             }
-            if let Some(hint) = run.missing {
-                missing.push(format!("{} is not installed ({hint})", tool.name()));
-                continue;
+            if run.missing.is_none() {
+                self.checked(&run);
+                findings.extend(run.findings.iter().cloned());
+                tails.push(run.tail.clone());
             }
-            let (failed, errors) = verify::counts(&run.findings);
-            self.emit(Event::Checked {
-                tool: tool.name().into(),
-                failed,
-                errors,
-                test_state: verify::state(&run.findings),
-            });
-            ran.push(tool.name().to_string());
-            findings.extend(run.findings);
-            tails.push(run.tail);
+            runs.push(run);
         }
-        if ran.is_empty() {
-            return Ok(Err(Flow::Stop(Status::Failed, missing.join("; "))));
+        let verification = Verification::of(&runs);
+        self.verified = Some(verification.clone());
+        if runs.iter().all(|r| r.missing.is_some()) {
+            return Ok(Err(Flow::Stop(Status::Unverified, format!("Not verified: {}.", verification.reason))));
         }
-        Ok(Ok(TestRun { findings, output: tails.join("\n"), ran }))
+        Ok(Ok(TestRun { findings, output: tails.join("\n"), verification }))
     }
 
     pub(super) fn test_status(&mut self, router: &mut Router, loaded: &Loaded) -> Result<Flow, AgentError> {
-        let TestRun { findings, ran, .. } = match self.tests(router, loaded)? {
+        let TestRun { findings, verification: v, .. } = match self.tests(router, loaded)? {
             Ok(done) => done,
             Err(flow) => return Ok(flow),
         };
         let (failed, errors) = verify::counts(&findings);
-        if failed + errors == 0 {
-            return Ok(Flow::Stop(Status::Answered, format!("Yes: the tests pass ({}).", ran.join(", "))));
+        match v.status {
+            Verdict::VerifiedPass => {
+                return Ok(Flow::Stop(Status::Answered, format!("Yes: the tests pass; {}.", v.sentence())))
+            }
+            Verdict::Unverified if failed + errors == 0 => {
+                return Ok(Flow::Stop(Status::Unverified, format!("Unknown: nothing failed, but {}.", v.sentence())))
+            }
+            _ => {}
         }
-        let mut lines = vec![format!("No: {failed} failing test(s), {errors} error(s) ({}).", ran.join(", "))];
+        let status = if v.status == Verdict::Unverified { Status::Unverified } else { Status::Answered };
+        let mut lines = vec![format!("No: {failed} failing test(s), {errors} error(s); {}.", v.sentence())];
         for f in findings.iter().take(25) {
             match &f.found {
                 Found::Test { name, outcome } => lines.push(format!("  {outcome} {name}  ({}:{})", f.path, f.line)),
@@ -93,16 +97,16 @@ impl Agent<'_> {
                 _ => {}
             }
         }
-        Ok(Flow::Stop(Status::Answered, lines.join("\n")))
+        Ok(Flow::Stop(status, lines.join("\n")))
     }
 
     pub(super) fn run_tests(&mut self, t: &mut Turn<'_>) -> Result<Flow, AgentError> {
         let (loaded, router, st) = (&*t.world, &mut t.router, &mut t.state);
-        let TestRun { findings, output, .. } = match self.tests(router, loaded)? {
+        let TestRun { findings, output, verification } = match self.tests(router, loaded)? {
             Ok(done) => done,
             Err(flow) => return Ok(flow),
         };
-        st.test_state = verify::state(&findings);
+        st.test_state = verify::state_of(&verification, &findings);
         st.findings = findings;
         st.test_output = output;
         Ok(Flow::Continue)
@@ -304,15 +308,26 @@ impl Agent<'_> {
         };
         let files = edits.iter().map(|e| e.path.clone()).collect();
         self.emit(Event::Patch { attempt: 1, files, accepted: true, reason: explanation.clone() });
-        match self.apply_checked(router, loaded, &edits, &[Kind::Build], &BTreeSet::new())? {
+        let built = match self.apply_checked(router, loaded, &edits, &[Kind::Build], &BTreeSet::new())? {
             Err(flow) => return Ok(flow),
             Ok(Applied::RolledBack { new }) => {
                 return Ok(Flow::Stop(Status::Failed, format!("The change broke the build ({}); rolled back.", new[0])))
             }
-            Ok(Applied::Kept { .. }) => {}
-        }
+            Ok(Applied::Kept { verification }) => verification,
+        };
         Self::record_changes(st, &edits);
         self.reload(loaded)?;
-        Ok(Flow::Stop(Status::Succeeded, explanation))
+        // The build gates the change; the tests say whether it can be called done.
+        let tested = self.verify(router, loaded, &[Kind::Tests])?;
+        let status = if tested.status == Verdict::VerifiedPass { Status::Succeeded } else { Status::Unverified };
+        let mut checked = Vec::new();
+        if !built.checks.is_empty() {
+            checked.push(format!("build {}", built.sentence()));
+        }
+        checked.push(format!("tests {}", tested.sentence()));
+        if tested.status == Verdict::VerifiedFail {
+            checked.push("(not compared with a run before the change)".to_string());
+        }
+        Ok(Flow::Stop(status, format!("{explanation}\nChecked: {}.", checked.join("; "))))
     }
 }
