@@ -284,6 +284,10 @@ struct RawCheck {
     timeout_secs: u64,
     #[serde(default)]
     rule: Vec<RawRule>,
+    #[serde(default)]
+    block_on_existing: bool,
+    #[serde(default)]
+    missing_tool: MissingTool,
 }
 
 impl Default for RawCheck {
@@ -294,8 +298,21 @@ impl Default for RawCheck {
             block_on: default_block_on(),
             timeout_secs: default_timeout(),
             rule: vec![],
+            block_on_existing: false,
+            missing_tool: MissingTool::default(),
         }
     }
+}
+
+/// What the gate does when a tool the repository calls for is not installed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MissingTool {
+    /// Fail closed: the commit is blocked, with the install hint.
+    #[default]
+    Block,
+    /// Say so, and let the commit through.
+    Warn,
 }
 
 fn default_block_on() -> Vec<String> {
@@ -359,6 +376,9 @@ pub struct CheckConfig {
     pub block_on: Vec<Severity>,
     pub timeout_secs: u64,
     pub rules: Vec<Rule>,
+    /// Also block on findings that HEAD already has (default: only what the commit introduces).
+    pub block_on_existing: bool,
+    pub missing_tool: MissingTool,
 }
 
 /// The whole project configuration.
@@ -428,7 +448,15 @@ impl Config {
             return Err(format!("policy.deny_programs: `{bad}` must be a program name"));
         }
         Ok(Config {
-            check: CheckConfig { tools: c.tools, tests: c.tests, block_on, timeout_secs: c.timeout_secs, rules },
+            check: CheckConfig {
+                tools: c.tools,
+                tests: c.tests,
+                block_on,
+                timeout_secs: c.timeout_secs,
+                rules,
+                block_on_existing: c.block_on_existing,
+                missing_tool: c.missing_tool,
+            },
             policy: PolicyConfig { autonomy, ask, deny_programs: p.deny_programs, secret_paths: p.secret_paths },
             model: raw.model,
             index: raw.index,

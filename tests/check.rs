@@ -161,11 +161,14 @@ fn an_override_lets_a_blocked_commit_through_and_is_recorded() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let commit = git_commit(dir.path(), "hotfix");
     assert!(commit.status.success(), "{}", String::from_utf8_lossy(&commit.stderr));
-    // Another staged tree is judged afresh: the override does not carry over.
-    write(dir.path(), &[("src/lib.rs", &format!("{BAD_RS}\n// another change\n"))]);
+    // Another staged tree is judged afresh: the override does not carry over to a new error.
+    write(dir.path(), &[("src/lib.rs", &format!("{BAD_RS}\npub fn other() -> u32 {{\n    \"x\"\n}}\n"))]);
     git(dir.path(), &["add", "src/lib.rs"]);
     let (code, v) = check(dir.path());
     assert_eq!((code, v["overridden"].is_null()), (1, true), "{v}");
+    // The error the override let through is on HEAD now: listed, not blocking.
+    assert!(blockers(&v).iter().all(|b| b.2 != 2), "{v}");
+    assert!(v["existing"].as_array().unwrap().iter().any(|f| f["line"] == 2), "{v}");
 }
 
 /// A real `git commit` in `dir`, so an installed pre-commit hook runs, with the test tools on PATH.
@@ -298,14 +301,65 @@ fn a_typescript_type_error_blocks() {
 }
 
 #[test]
-fn a_missing_tool_is_reported_and_does_not_crash_the_gate() {
+fn a_missing_tool_fails_closed_with_its_hint_unless_told_to_warn() {
     let dir = repo(&[("tsconfig.json", "{}\n"), ("src/a.ts", "export const n = 1;\n")]);
     write(dir.path(), &[("src/a.ts", "export const n = 2;\n")]);
     git(dir.path(), &["add", "-A"]);
     let out = nerd_with_path(dir.path(), &["check", "--json"], "/usr/bin:/bin");
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(1), "nothing was type-checked: {}", String::from_utf8_lossy(&out.stdout));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["tools"][0]["status"]["Missing"]["hint"].as_str().unwrap().contains("typescript"), "{v}");
+    let b = blockers(&v);
+    assert!(b.iter().any(|(reason, _, _)| reason.contains("missing-tool") && reason.contains("typescript")), "{b:?}");
+    // HEAD lacks the tool too, and that is no excuse: a missing tool is never "already on HEAD".
+    assert_eq!(v["existing"], serde_json::json!([]), "{v}");
+    write(dir.path(), &[(".nerd/config.toml", "[check]\nmissing_tool = \"warn\"\n")]);
+    let out = nerd_with_path(dir.path(), &["check"], "/usr/bin:/bin");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+}
+
+#[test]
+fn findings_already_on_head_are_listed_and_do_not_block_a_clean_change() {
+    let pyproject = ("pyproject.toml", "[project]\nname = \"p\"\nversion = \"0\"\n");
+    let old = "def f():\n    return undefined_name\n";
+    let dir = repo(&[pyproject, ("pkg/__init__.py", ""), ("pkg/old.py", old)]);
+    write(dir.path(), &[("pkg/new.py", "def g():\n    return 1\n")]);
+    git(dir.path(), &["add", "-A"]);
+    let (code, v) = check(dir.path());
+    assert_eq!(code, 0, "HEAD's F821 is not this commit's doing: {v}");
+    let existing = v["existing"].as_array().unwrap();
+    assert!(existing.iter().any(|f| f["path"] == "pkg/old.py" && f["line"] == 2), "{v}");
+    let out = nerd_with_path(dir.path(), &["check"], &path_with_tools());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("already on HEAD, not blocking") && text.contains("pkg/old.py:2"), "{text}");
+
+    // The same finding once more, on a line this commit adds to that file, is new: it blocks.
+    write(dir.path(), &[("pkg/old.py", &format!("{old}\n\ndef h():\n    return undefined_name\n"))]);
+    git(dir.path(), &["add", "-A"]);
+    let (code, v) = check(dir.path());
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(blockers(&v).iter().map(|b| (b.1.as_str(), b.2)).collect::<Vec<_>>(), [("pkg/old.py", 6)], "{v}");
+
+    // Told to, the gate blocks on what HEAD has too.
+    git(dir.path(), &["reset", "-q", "pkg/old.py"]);
+    git(dir.path(), &["checkout", "-q", "--", "pkg/old.py"]);
+    write(dir.path(), &[(".nerd/config.toml", "[check]\nblock_on_existing = true\n")]);
+    let (code, v) = check(dir.path());
+    assert_eq!(code, 1, "{v}");
+    assert!(blockers(&v).iter().any(|b| b.1 == "pkg/old.py" && b.2 == 2), "{v}");
+}
+
+#[test]
+fn check_all_respects_gitignore_and_never_lints_nerds_own_folder() {
+    let pyproject = ("pyproject.toml", "[project]\nname = \"p\"\nversion = \"0\"\n");
+    let dir = repo(&[pyproject, (".gitignore", "build/\n"), ("pkg/__init__.py", "")]);
+    let broken = "def f():\n    return undefined_name\n";
+    write(dir.path(), &[("build/gen.py", broken), (".nerd/staged/pkg/x.py", broken), (".nerd/head/y.py", broken)]);
+    let out = nerd_with_path(dir.path(), &["check", "--all", "--json"], &path_with_tools());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{v}");
+    assert_eq!(v["findings"], serde_json::json!([]), "{v}");
 }
 
 #[test]

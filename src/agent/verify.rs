@@ -126,7 +126,6 @@ pub fn counts(findings: &[Finding]) -> (u32, u32) {
     })
 }
 
-
 /// How far a build or test step was checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

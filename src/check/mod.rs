@@ -2,9 +2,14 @@
 //! materialised, the repository's own compilers, linters and (optionally)
 //! test runners run on it, added lines are scanned for secrets and project
 //! rules, and everything becomes facts; the kernel derives `block_commit` and
-//! `commit_blocked`. Results are cached by the staged tree's content hash.
+//! `commit_blocked`. A commit is judged by what it introduces: when something
+//! would block, the same tools run on HEAD's tree (once per HEAD, cached), and
+//! findings HEAD already has are listed, not blocking. A tool the repository
+//! calls for that is not installed blocks (fail closed). Results are cached by
+//! the staged tree's content hash.
 //! Knows nothing about how the outcome is printed.
 
+pub mod baseline;
 pub mod parse;
 pub mod rules;
 pub mod snapshot;
@@ -67,6 +72,8 @@ pub struct Outcome {
     pub cached: bool,
     pub tools: Vec<ToolReport>,
     pub findings: Vec<Finding>,
+    /// Findings HEAD already has: listed, not blocking (`block_on_existing = true` blocks on them).
+    pub existing: Vec<Finding>,
     pub blockers: Vec<Blocker>,
     pub blocked: bool,
     /// The recorded override, when one let a blocked commit through.
@@ -96,19 +103,7 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
         Mode::All => None,
     };
     let tree = manifest.as_ref().map_or_else(|| "worktree".to_string(), snapshot::tree_hash);
-    let key = {
-        let mut h = Sha256::new();
-        for part in [
-            tree.as_str(),
-            env!("CARGO_PKG_VERSION"),
-            &config.source,
-            std::env::var("PATH").unwrap_or_default().as_str(),
-        ] {
-            h.update(part.as_bytes());
-            h.update([0]);
-        }
-        crate::digest::hex(&h.finalize())
-    };
+    let key = cache_key(&[tree.as_str(), &config.source]);
     let cached = if use_cache && mode == Mode::Staged {
         store.cached_check(&key)?.and_then(|json| serde_json::from_str::<Stored>(&json).ok())
     } else {
@@ -138,15 +133,25 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
         }
     };
 
-    let mut facts = facts(&config, &stored);
-    let fixpoint = evaluate(facts.clone());
+    let mut facts = facts(&config, &stored.findings);
+    let mut fixpoint = evaluate(facts.clone());
+    // Only what the commit introduces blocks: what HEAD already has is set apart.
+    let mut existing = Vec::new();
+    let mut judged = stored.findings.clone();
+    if fixpoint.commit_blocked() && mode == Mode::Staged && !config.check.block_on_existing {
+        if let Some(head) = head_findings(&root, &config, &mut store, manifest.as_ref())? {
+            let added = git::added_lines(&root, true);
+            let split = baseline::split(stored.findings.clone(), &head, &added);
+            existing = split.existing;
+            judged = split.new;
+            facts = self::facts(&config, &judged);
+            fixpoint = evaluate(facts.clone());
+        }
+    }
     let mut blocked = fixpoint.commit_blocked();
     let mut overridden = None;
-    let blockers: Vec<Blocker> = fixpoint
-        .blockers()
-        .iter()
-        .map(|b| blocker(b, &fixpoint.facts().symbols, &stored.findings, &stored.tools))
-        .collect();
+    let blockers: Vec<Blocker> =
+        fixpoint.blockers().iter().map(|b| blocker(b, &fixpoint.facts().symbols, &judged, &stored.tools)).collect();
     // An override given now is recorded for this staged tree; one recorded earlier for the
     // very same staged tree (`nerd check --override`, then `git commit` through the hook) holds.
     let reason = match (blocked, override_reason, mode) {
@@ -174,7 +179,8 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
         root,
         tree,
         cached: was_cached,
-        findings: stored.findings.clone(),
+        findings: judged,
+        existing,
         tools: stored.tools,
         blockers,
         blocked,
@@ -198,10 +204,53 @@ fn link_dependencies(root: &Path, staged: &Path) -> Result<(), CheckError> {
     Ok(())
 }
 
-fn run_checks(root: &Path, dir: &Path, mode: Mode, config: &Config, has_python: bool) -> Stored {
+/// The tool findings of HEAD's tree, from the cache or by running the same
+/// tools on it; `None` before the first commit.
+fn head_findings(
+    root: &Path,
+    config: &Config,
+    store: &mut Store,
+    staged: Option<&snapshot::Manifest>,
+) -> Result<Option<Vec<Finding>>, CheckError> {
+    let Some(head) = snapshot::head_manifest(root)? else { return Ok(None) };
+    let key = cache_key(&["head", &snapshot::tree_hash(&head), &config.source]);
+    if let Some(found) = store.cached_check(&key)?.and_then(|j| serde_json::from_str::<Vec<Finding>>(&j).ok()) {
+        return Ok(Some(found));
+    }
+    let dir = root.join(".nerd/head");
+    // The folder is rebuilt from scratch: what it held before is not recorded anywhere trusted.
+    match std::fs::remove_dir_all(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => return Err(CheckError::Link { path: dir, source }),
+    }
+    snapshot::materialise(root, &dir, &head, &snapshot::Manifest::new())?;
+    link_dependencies(root, &dir)?;
+    let has_python =
+        staged.is_some_and(|m| m.keys().any(|p| p.ends_with(".py"))) || head.keys().any(|p| p.ends_with(".py"));
+    let reports = run_tools(root, &dir, &root.join(".nerd/check-target-head"), config, has_python);
+    let found: Vec<Finding> = reports.into_iter().flat_map(|r| r.findings).collect();
+    if let Ok(json) = serde_json::to_string(&found) {
+        store.cache_check(&key, crate::timing::now_ns(), &json)?;
+    }
+    Ok(Some(found))
+}
+
+/// A cache key over `parts`, nerd's version and the tools on PATH.
+fn cache_key(parts: &[&str]) -> String {
+    let mut h = Sha256::new();
+    let path = std::env::var("PATH").unwrap_or_default();
+    for part in parts.iter().copied().chain([env!("CARGO_PKG_VERSION"), path.as_str()]) {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    crate::digest::hex(&h.finalize())
+}
+
+/// Runs the detected tools on `dir`, side by side; a tool that is not
+/// installed becomes a `missing-tool` finding (an error unless `missing_tool = "warn"`).
+fn run_tools(root: &Path, dir: &Path, target_dir: &Path, config: &Config, has_python: bool) -> Vec<ToolReport> {
     let timeout = Duration::from_secs(config.check.timeout_secs);
-    let target_dir = target_dir_for(&root.join(".nerd/check-target"), mode);
-    let target_dir = target_dir.as_path();
     let selected = tools::detect(dir, &config.check, has_python);
     // Languages' tools run side by side; each compiler parallelises itself too.
     let mut reports: Vec<ToolReport> = std::thread::scope(|scope| {
@@ -212,6 +261,33 @@ fn run_checks(root: &Path, dir: &Path, mode: Mode, config: &Config, has_python: 
         handles.into_iter().filter_map(|h| h.join().ok()).collect()
     });
     reports.sort_by(|a, b| a.tool.cmp(&b.tool));
+    let severity = match config.check.missing_tool {
+        crate::config::MissingTool::Block => nerd_logic::vocab::Severity::Error,
+        crate::config::MissingTool::Warn => nerd_logic::vocab::Severity::Warning,
+    };
+    for r in &mut reports {
+        if let tools::Status::Missing { hint } = &r.status {
+            r.findings.push(Finding {
+                found: Found::Diagnostic {
+                    severity,
+                    code: baseline::MISSING_TOOL.to_string(),
+                    message: format!(
+                        "{} is not installed, so nothing it checks was checked ({hint}; or set [check] missing_tool = \"warn\")",
+                        r.tool
+                    ),
+                },
+                path: String::new(),
+                line: 0,
+                source: r.tool.clone(),
+            });
+        }
+    }
+    reports
+}
+
+fn run_checks(root: &Path, dir: &Path, mode: Mode, config: &Config, has_python: bool) -> Stored {
+    let target_dir = target_dir_for(&root.join(".nerd/check-target"), mode);
+    let reports = run_tools(root, dir, &target_dir, config, has_python);
     let added = git::added_lines(root, mode == Mode::Staged);
     let mut findings: Vec<Finding> = reports.iter().flat_map(|r| r.findings.iter().cloned()).collect();
     for (path, diff) in &added {
@@ -248,14 +324,14 @@ fn target_dir_for(nerd_target: &Path, mode: Mode) -> PathBuf {
 }
 
 /// The gate's fact base: findings, configured rules and blocking severities.
-fn facts(config: &Config, stored: &Stored) -> Facts {
+fn facts(config: &Config, findings: &[Finding]) -> Facts {
     let mut f = nerd_logic::defaults::policy();
     f.blocking_severity = config.check.block_on.clone();
     for rule in &config.check.rules {
         let row = (f.sym(rule.lang.name()), f.sym(&rule.id), rule.severity, f.sym(&rule.message));
         f.forbidden_pattern.push(row);
     }
-    assert_findings(&mut f, &stored.findings);
+    assert_findings(&mut f, findings);
     f
 }
 

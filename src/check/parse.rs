@@ -172,24 +172,34 @@ fn ruff_severity(code: Option<&str>) -> Severity {
     }
 }
 
-/// `ruff check --output-format json`.
-pub fn ruff(root: &Path, stdout: &str) -> Result<Vec<Finding>, String> {
-    let items: Vec<RuffItem> =
-        serde_json::from_str(stdout.trim()).map_err(|e| format!("unreadable ruff output: {e}"))?;
-    Ok(items
-        .into_iter()
-        .map(|i| {
-            let code = i.code.as_deref().unwrap_or("syntax-error");
-            diagnostic(
-                ruff_severity(i.code.as_deref()),
-                code,
-                &i.message,
-                relative_to(root, &i.filename),
-                i.location.row,
-                "ruff",
-            )
-        })
-        .collect())
+/// Warnings kept per run; errors are all kept.
+pub const KEPT_WARNINGS: usize = 200;
+
+/// `ruff check --output-format json-lines`, read line by line: a line that is
+/// not a finding (a truncation mark, a cut-off line) is skipped, never the whole
+/// output. Errors are all kept, warnings up to `KEPT_WARNINGS`, and a note
+/// counts what was left out.
+pub fn ruff(root: &Path, stdout: &str) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let (mut warnings, mut total) = (0usize, 0usize);
+    for line in stdout.lines().filter(|l| l.starts_with('{')) {
+        let Ok(i) = serde_json::from_str::<RuffItem>(line) else { continue };
+        total += 1;
+        let severity = ruff_severity(i.code.as_deref());
+        if severity != Severity::Error {
+            warnings += 1;
+            if warnings > KEPT_WARNINGS {
+                continue;
+            }
+        }
+        let code = i.code.as_deref().unwrap_or("syntax-error");
+        out.push(diagnostic(severity, code, &i.message, relative_to(root, &i.filename), i.location.row, "ruff"));
+    }
+    if warnings > KEPT_WARNINGS {
+        let message = format!("{total} findings in all; the first {KEPT_WARNINGS} of {warnings} warnings are listed");
+        out.push(diagnostic(Severity::Note, "ruff-summary", &message, String::new(), 0, "ruff"));
+    }
+    out
 }
 
 /// `go build` / `go vet` text: `./x.go:3:2: message`.
@@ -361,12 +371,12 @@ assertion failed"#;
     }
 
     #[test]
-    fn ruff_json() {
-        let out = r#"[{"code":"F821","message":"Undefined name `x`","filename":"/snap/pkg/a.py","location":{"row":4,"column":1}},
-                     {"code":"F401","message":"`os` imported but unused","filename":"/snap/pkg/a.py","location":{"row":1,"column":8}},
-                     {"code":null,"message":"SyntaxError: Expected ')'","filename":"/snap/b.py","location":{"row":2,"column":1}},
-                     {"code":"invalid-syntax","message":"Expected `:`, found newline","filename":"/snap/c.py","location":{"row":1,"column":27}}]"#;
-        let f = ruff(root(), out).unwrap();
+    fn ruff_json_lines() {
+        let out = r#"{"code":"F821","message":"Undefined name `x`","filename":"/snap/pkg/a.py","location":{"row":4,"column":1}}
+{"code":"F401","message":"`os` imported but unused","filename":"/snap/pkg/a.py","location":{"row":1,"column":8}}
+{"code":null,"message":"SyntaxError: Expected ')'","filename":"/snap/b.py","location":{"row":2,"column":1}}
+{"code":"invalid-syntax","message":"Expected `:`, found newline","filename":"/snap/c.py","location":{"row":1,"column":27}}"#;
+        let f = ruff(root(), out);
         let sev: Vec<_> = f
             .iter()
             .map(|x| match &x.found {
@@ -376,7 +386,27 @@ assertion failed"#;
             .collect();
         assert_eq!(sev, vec![Severity::Error, Severity::Warning, Severity::Error, Severity::Error]);
         assert_eq!((f[0].path.as_str(), f[0].line), ("pkg/a.py", 4));
-        assert!(ruff(root(), "not json").is_err());
+        assert_eq!(ruff(root(), "not json"), vec![]);
+    }
+
+    #[test]
+    fn huge_or_cut_ruff_output_keeps_every_error_and_counts_the_rest() {
+        let warning = r#"{"code":"F401","message":"unused","filename":"/snap/a.py","location":{"row":1,"column":1}}"#;
+        let error =
+            r#"{"code":"F821","message":"Undefined name `x`","filename":"/snap/z.py","location":{"row":9,"column":1}}"#;
+        let mut out: Vec<&str> = vec![warning; 1000];
+        out.push("{\"code\":\"F4");
+        out.push("[... output truncated by nerd ...]");
+        out.push(error);
+        let f = ruff(root(), &out.join("\n"));
+        assert_eq!(f.len(), KEPT_WARNINGS + 2, "200 warnings, the error, the note");
+        assert!(f.iter().any(|x| x.path == "z.py" && x.line == 9));
+        let note = f.last().unwrap();
+        assert!(
+            matches!(&note.found, Found::Diagnostic { code, message, .. }
+            if code == "ruff-summary" && message.starts_with("1001 findings in all")),
+            "{note:?}"
+        );
     }
 
     #[test]

@@ -63,6 +63,27 @@ pub fn manifest(root: &Path) -> Result<Manifest, SnapshotError> {
     Ok(manifest)
 }
 
+/// The tree of HEAD as a manifest; `None` before the first commit.
+pub fn head_manifest(root: &Path) -> Result<Option<Manifest>, SnapshotError> {
+    if git(root, &["rev-parse", "--verify", "--quiet", "HEAD^{tree}"]).is_err() {
+        return Ok(None);
+    }
+    let out = git(root, &["ls-tree", "-r", "-z", "HEAD"])?;
+    let mut manifest = Manifest::new();
+    for record in out.split('\0').filter(|r| !r.is_empty()) {
+        let Some((meta, path)) = record.split_once('\t') else { continue };
+        let mut parts = meta.split(' ');
+        let (Some(mode), Some(_kind), Some(blob)) = (parts.next(), parts.next(), parts.next()) else { continue };
+        if !safe(path) {
+            return Err(SnapshotError::HostilePath(path.to_string()));
+        }
+        if mode == "100644" || mode == "100755" {
+            manifest.insert(path.to_string(), Entry { mode: mode.to_string(), blob: blob.to_string() });
+        }
+    }
+    Ok(Some(manifest))
+}
+
 /// A content hash of the whole manifest: equal hashes mean equal staged trees.
 pub fn tree_hash(manifest: &Manifest) -> String {
     let mut h = Sha256::new();

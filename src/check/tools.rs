@@ -83,6 +83,13 @@ pub fn hint(tool: Tool) -> &'static str {
 
 /// The argv of a tool, resolving where it lives; `None` when it is not installed.
 pub fn argv(tool: Tool, workspace: &Path) -> Option<Vec<OsString>> {
+    argv_in(tool, workspace, false)
+}
+
+/// The argv of `tool`; `snapshot`: it runs in one of nerd's materialised trees,
+/// which sit under nerd's own ignored folder and hold only tracked files.
+/// Elsewhere the tools respect `.gitignore` and never look into `.nerd/`.
+fn argv_in(tool: Tool, workspace: &Path, snapshot: bool) -> Option<Vec<OsString>> {
     let os = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
     let python_module = |module: &str, rest: &[&str]| -> Option<Vec<OsString>> {
         let probe = exec::run(&Job {
@@ -114,8 +121,9 @@ pub fn argv(tool: Tool, workspace: &Path) -> Option<Vec<OsString>> {
         }
         Tool::NodeTest => os(&["node", "--test", "--test-reporter=tap"]),
         Tool::Ruff => {
-            // The snapshot holds only tracked files, and sits under nerd's own ignored folder.
-            let args = ["check", "--output-format", "json", "--exit-zero", "--no-cache", "--no-respect-gitignore", "."];
+            let mut args = vec!["check", "--output-format", "json-lines", "--exit-zero", "--no-cache"];
+            args.extend(if snapshot { &["--no-respect-gitignore"][..] } else { &["--extend-exclude", ".nerd"][..] });
+            args.push(".");
             if exec::which("ruff").is_some() {
                 let mut v = os(&["ruff"]);
                 v.extend(args.iter().map(OsString::from));
@@ -137,7 +145,7 @@ pub fn run(tool: Tool, dir: &Path, workspace: &Path, target_dir: &Path, timeout:
         elapsed_ms: elapsed.as_secs_f64() * 1000.0,
         findings,
     };
-    let Some(argv) = argv(tool, workspace) else {
+    let Some(argv) = argv_in(tool, workspace, dir != workspace) else {
         return report(Status::Missing { hint: hint(tool).to_string() }, Duration::ZERO, vec![]);
     };
     let env = vec![
@@ -159,8 +167,28 @@ pub fn run(tool: Tool, dir: &Path, workspace: &Path, target_dir: &Path, timeout:
         let f = failure(tool, &format!("timed out after {} s", timeout.as_secs()));
         return report(Status::TimedOut, finished.elapsed, vec![f]);
     }
-    let findings = findings(tool, dir, finished.code, &finished.stdout, &finished.stderr);
+    let mut findings = findings(tool, dir, finished.code, &finished.stdout, &finished.stderr);
+    if finished.truncated && tool == Tool::Ruff {
+        // More output than nerd reads: an error in the part not read must still be
+        // seen, so ruff runs again for the codes that block only.
+        findings.retain(|f| !matches!(&f.found, Found::Diagnostic { severity: Severity::Error, .. }));
+        match errors_only(argv_in(tool, workspace, dir != workspace), dir, timeout) {
+            Some(errors) => findings.extend(parse::ruff(dir, &errors)),
+            None => {
+                findings.push(failure(tool, "its output was too large to read whole, and the errors-only run failed"))
+            }
+        }
+    }
     report(Status::Ran { code: finished.code }, finished.elapsed, findings)
+}
+
+/// Ruff again, selecting only the codes that are errors (`ruff_severity`).
+fn errors_only(argv: Option<Vec<OsString>>, dir: &Path, timeout: Duration) -> Option<String> {
+    let mut argv = argv?;
+    let at = argv.len() - 1;
+    argv.insert(at, OsString::from("--select=E9,F63,F7,F82"));
+    let job = Job { argv, cwd: dir.to_path_buf(), env: vec![], timeout, confine: None, cancel: None };
+    exec::run(&job).ok().filter(|f| !f.truncated && !f.timed_out).map(|f| f.stdout)
 }
 
 /// Reads one finished run of `tool` in `dir` into findings. A failing exit
@@ -173,7 +201,7 @@ pub fn findings(tool: Tool, dir: &Path, code: Option<i32>, stdout: &str, stderr:
         Tool::GoTest => parse::go_test(dir, stdout),
         Tool::Tsc => parse::tsc(dir, stdout),
         Tool::NodeTest => parse::node_tap(dir, stdout),
-        Tool::Ruff => parse::ruff(dir, stdout).unwrap_or_else(|e| vec![failure(tool, &e)]),
+        Tool::Ruff => parse::ruff(dir, stdout),
         Tool::Pytest => parse::pytest(dir, stdout),
     };
     let failed = code != Some(0) && !(tool == Tool::Pytest && code == Some(5));

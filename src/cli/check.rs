@@ -43,6 +43,26 @@ fn print_text(out: &mut impl Write, o: &Outcome, given_now: bool) -> std::io::Re
             writeln!(out, "  {:>5}  {}{from}", b.line, b.reason)?;
         }
     }
+    let blocking_kind = |f: &&check::parse::Finding| {
+        matches!(&f.found, check::parse::Found::Diagnostic { severity, .. } if *severity == nerd_logic::vocab::Severity::Error)
+            || matches!(f.found, check::parse::Found::Test { .. })
+    };
+    let old: Vec<&check::parse::Finding> = o.existing.iter().filter(blocking_kind).collect();
+    if !old.is_empty() {
+        writeln!(out, "already on HEAD, not blocking ({}; [check] block_on_existing = true to block):", old.len())?;
+        for f in old.iter().take(10) {
+            let what = match &f.found {
+                check::parse::Found::Diagnostic { code, message, .. } => format!("{code} {message}"),
+                check::parse::Found::Test { name, .. } => format!("test {name} fails"),
+                _ => String::new(),
+            };
+            let place = if f.path.is_empty() { "(no file)".to_string() } else { format!("{}:{}", f.path, f.line) };
+            writeln!(out, "  {place}  {what}  ({})", f.source)?;
+        }
+        if old.len() > 10 {
+            writeln!(out, "  … and {} more (--json lists them)", old.len() - 10)?;
+        }
+    }
     let tools: Vec<String> = o
         .tools
         .iter()
