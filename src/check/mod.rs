@@ -222,7 +222,7 @@ fn head_findings(
     match std::fs::remove_dir_all(&dir) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(source) => return Err(CheckError::Link { path: dir, source }),
+        Err(source) => return Err(SnapshotError::Io { path: dir, source }.into()),
     }
     snapshot::materialise(root, &dir, &head, &snapshot::Manifest::new())?;
     link_dependencies(root, &dir)?;

@@ -42,7 +42,8 @@ pub struct Finding {
     pub source: String,
 }
 
-fn rx(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+/// A built-in pattern, compiled once into `cell`.
+pub(super) fn rx(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pattern).unwrap_or_else(|e| panic!("built-in regex {pattern}: {e}")))
 }
 

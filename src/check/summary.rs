@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde::Deserialize;
 
+use super::parse::rx;
 use crate::config::Tool;
 
 /// One test run, as its runner summed it up.
@@ -23,10 +24,6 @@ pub struct Summary {
     pub passed: BTreeSet<String>,
     /// Files or packages the runner could not collect or build, with its reason.
     pub uncollected: Vec<String>,
-}
-
-fn rx(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
-    cell.get_or_init(|| Regex::new(pattern).unwrap_or_else(|e| panic!("built-in regex {pattern}: {e}")))
 }
 
 /// The summary of a test runner's output; `None` for tools that are not test
