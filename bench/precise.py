@@ -75,7 +75,7 @@ def main():
             runs.append((project, r, wall))
         both = calls(nerd, repo)
         precise_edges[project] = both
-        db = sqlite3.connect(os.path.join(repo, ".nerd", "nerd.db"))
+        db = sqlite3.connect(os.path.join(repo, ".nerd", "index.db"))
         covered = {p for (p,) in db.execute("SELECT path FROM precise_file")}
         unanswered = {s for (s,) in db.execute("SELECT symbol FROM precise_unanswered")}
         db.close()

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::store::{Store, StoreError};
+use crate::store::{StateDb, StoreError};
 
 /// The `prev` of the first record.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -128,7 +128,7 @@ pub fn checkpoint_path(root: &Path) -> PathBuf {
 
 /// Appends one record; returns its sequence number. Refuses when the trail's
 /// head is not the one the checkpoint recorded: someone else wrote the trail.
-pub fn append(root: &Path, store: &Store, body: &serde_json::Value) -> Result<i64, AuditError> {
+pub fn append(root: &Path, store: &StateDb, body: &serde_json::Value) -> Result<i64, AuditError> {
     // Several nerd processes may append to one workspace's trail at once: the
     // head is read and checked, the record linked and the checkpoint written under one write lock.
     let seq = store.locked(|store| {
@@ -166,7 +166,7 @@ pub fn append(root: &Path, store: &Store, body: &serde_json::Value) -> Result<i6
 }
 
 /// Checks every link and the checkpoint.
-pub fn verify(root: &Path, store: &Store) -> Result<Verdict, AuditError> {
+pub fn verify(root: &Path, store: &StateDb) -> Result<Verdict, AuditError> {
     let records = store.audit_records()?;
     let mut prev = GENESIS.to_string();
     for (i, r) in records.iter().enumerate() {
@@ -209,12 +209,12 @@ mod tests {
     #[test]
     fn tampering_and_truncation_are_detected() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let store = StateDb::open(dir.path()).unwrap();
         for i in 0..5 {
             append(dir.path(), &store, &serde_json::json!({"turn": i})).unwrap();
         }
         assert_eq!(verify(dir.path(), &store).unwrap(), Verdict::Intact { length: 5 });
-        let db = dir.path().join(".nerd/nerd.db");
+        let db = dir.path().join(".nerd/state.db");
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.execute("UPDATE audit_record SET body = '{\"turn\":99}' WHERE seq = 3", []).unwrap();
         assert!(matches!(verify(dir.path(), &store).unwrap(), Verdict::Tampered { seq: 3, .. }));
@@ -247,13 +247,13 @@ mod tests {
         }
     }
 
-    fn trail(records: usize) -> (tempfile::TempDir, Store, rusqlite::Connection) {
+    fn trail(records: usize) -> (tempfile::TempDir, StateDb, rusqlite::Connection) {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let store = StateDb::open(dir.path()).unwrap();
         for i in 0..records {
             append(dir.path(), &store, &serde_json::json!({"turn": i})).unwrap();
         }
-        let conn = rusqlite::Connection::open(dir.path().join(".nerd/nerd.db")).unwrap();
+        let conn = rusqlite::Connection::open(dir.path().join(".nerd/state.db")).unwrap();
         (dir, store, conn)
     }
 

@@ -132,11 +132,15 @@ impl NerdError {
     pub fn hint(&self) -> Option<&'static str> {
         const CONFIG: &str = "fix .nerd/config.toml; the README shows every key";
         const MODEL: &str = "check [model] in .nerd/config.toml and ~/.config/nerd/config.toml, and the provider's environment variables";
-        const CACHE: &str = "the index is a cache: delete .nerd/nerd.db and run `nerd index` again";
+        const CACHE: &str = "the index is a cache: delete .nerd/index.db and nerd rebuilds it (the audit trail, \
+                             sessions and undo checkpoints are in .nerd/state.db)";
+        const STATE: &str = "`nerd doctor` says what can be recovered; copy .nerd/state.db aside before trying \
+                             `sqlite3 .nerd/state.db .recover`";
         const TRAIL: &str =
             "`nerd audit verify` checks the trail; its checkpoint lives in $XDG_STATE_HOME/nerd/audit (or ~/.local/state)";
         let store = |s: &StoreError| match s {
             StoreError::TooNew { .. } => Some("this database was written by a newer nerd"),
+            StoreError::StateDamaged { .. } => Some(STATE),
             StoreError::Open { .. } | StoreError::Corrupt(_) => Some(CACHE),
             _ => None,
         };

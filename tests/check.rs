@@ -150,7 +150,7 @@ fn an_override_lets_a_blocked_commit_through_and_is_recorded() {
     assert_eq!(v["blocked"], false);
     assert_eq!(v["blockers"].as_array().unwrap().len(), 1, "the blockers are still reported");
     // The record is in the database.
-    let db = rusqlite_count(&dir.path().join(".nerd/nerd.db"));
+    let db = rusqlite_count(&dir.path().join(".nerd/state.db"));
     assert_eq!(db, 1);
     let out = nerd_with_path(dir.path(), &["check", "--override", "  "], &path_with_tools());
     assert_eq!(out.status.code(), Some(2), "an empty reason is refused");

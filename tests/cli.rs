@@ -180,14 +180,32 @@ fn gitignored_hostile_and_broken_files_never_abort_the_run() {
 }
 
 #[test]
-fn a_corrupt_database_is_a_clear_error_not_a_panic() {
+fn a_damaged_index_is_rebuilt_with_a_notice() {
+    let dir = repo();
+    assert!(nerd(dir.path(), &["index"]).status.success());
+    std::fs::write(dir.path().join(".nerd/index.db"), b"this is not a database, just bytes").unwrap();
+    let out = nerd(dir.path(), &["index"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out).matches("was damaged").count(), 1, "one notice: {}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("files"), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(!stderr(&out).contains("panicked"));
+}
+
+#[test]
+fn a_damaged_state_file_stops_what_needs_it_and_is_never_rewritten() {
     let dir = repo();
     std::fs::create_dir_all(dir.path().join(".nerd")).unwrap();
-    std::fs::write(dir.path().join(".nerd/nerd.db"), b"this is not a database, just bytes").unwrap();
-    let out = nerd(dir.path(), &["index"]);
-    assert_eq!(out.status.code(), Some(3));
-    assert!(stderr(&out).contains("hint: the index is a cache"), "{}", stderr(&out));
-    assert!(!stderr(&out).contains("panicked"));
+    let garbage = b"this is not a database, just bytes".repeat(200);
+    std::fs::write(dir.path().join(".nerd/state.db"), &garbage).unwrap();
+    for args in [&["audit", "verify"][..], &["sessions"], &["undo"]] {
+        let out = nerd(dir.path(), args);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("never deletes or rewrites it"), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("hint: `nerd doctor`"), "{args:?}: {}", stderr(&out));
+    }
+    // What needs only the index still works.
+    assert!(nerd(dir.path(), &["index"]).status.success());
+    assert_eq!(std::fs::read(dir.path().join(".nerd/state.db")).unwrap(), garbage, "the state file was touched");
 }
 
 #[test]

@@ -210,7 +210,7 @@ fn audit_tampering_and_truncation_are_detected_and_replay_reproduces_decisions()
         assert!(out.status.success(), "replay {n}: {}", String::from_utf8_lossy(&out.stdout));
         assert!(String::from_utf8_lossy(&out.stdout).contains("the same"));
     }
-    let db = w.ws.join(".nerd/nerd.db");
+    let db = w.ws.join(".nerd/state.db");
     let sql = |q: &str| {
         let out = Command::new("python3")
             .args(["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()"])

@@ -36,7 +36,8 @@ probe('read ~/.aws/credentials', lambda: read({aws:?}))
 probe('read /etc/shadow', lambda: read('/etc/shadow'))
 probe('write .git/config', lambda: write('.git/config'))
 probe('write .git/hooks/pre-commit', lambda: write('.git/hooks/pre-commit'))
-probe('write .nerd/nerd.db', lambda: write('.nerd/nerd.db'))
+probe('write .nerd/state.db', lambda: write('.nerd/state.db'))
+probe('write .nerd/index.db', lambda: write('.nerd/index.db'))
 probe('write ~/.bashrc', lambda: write({bashrc:?}))
 probe('signal a process outside', lambda: os.kill({victim}, signal.SIGTERM))
 subprocess.Popen(['setsid', 'sleep', '313'])
@@ -55,7 +56,7 @@ fn victim() -> Child {
 
 fn assert_all_blocked(what: &str, output: &str, victim: &mut Child) {
     let tried = output.lines().filter(|l| l.starts_with("blocked") || l.starts_with("ESCAPED")).count();
-    assert_eq!(tried, 8, "{what}: not every probe ran:\n{output}");
+    assert_eq!(tried, 9, "{what}: not every probe ran:\n{output}");
     assert!(!output.contains("ESCAPED"), "{what}:\n{output}");
     assert!(victim.try_wait().unwrap().is_none(), "{what}: the process outside was killed");
     // The setsid child died with the sandbox's PID namespace.
@@ -163,7 +164,7 @@ fn undo_restores_only_what_the_audit_trail_vouches_for() {
     let (_, v) = w.act(&write.to_string(), "mutation");
     assert_eq!(v["status"], "executed", "{v}");
     // A forged checkpoint row for a file outside the workspace, as a confined program would insert it.
-    let db = w.ws.join(".nerd/nerd.db");
+    let db = w.ws.join(".nerd/state.db");
     let forged = Command::new("python3")
         .args([
             "-c",

@@ -37,7 +37,7 @@ use crate::perceive::focus::Candidate;
 use crate::perceive::{perceive, Intent, Offline, Perceived};
 use crate::policy::{Action, Verdict};
 use crate::router::{ApprovedBy, Outcome, Record, Router, RouterError};
-use crate::store::{Store, StoreError};
+use crate::store::{StateDb, Store, StoreError};
 pub use event::{Announced, Collect, Event, Sink, Status};
 pub use session::Session;
 
@@ -178,7 +178,10 @@ pub(crate) struct Turn<'r> {
 /// The agent bound to one workspace and one session.
 pub struct Agent<'a> {
     root: PathBuf,
+    /// The index, a cache.
     store: Store,
+    /// The durable state: the session and its events.
+    state: StateDb,
     config: Config,
     perceiver: Box<dyn Transducer>,
     patcher: Option<Box<dyn Transducer>>,
@@ -210,10 +213,12 @@ impl<'a> Agent<'a> {
     ) -> Result<Agent<'a>, AgentError> {
         let root = root.canonicalize().map_err(|source| RouterError::Workspace { path: root.to_path_buf(), source })?;
         let store = Store::open(&root)?;
+        let state = StateDb::open(&root)?;
         let config = Config::load(&root)?;
         Ok(Agent {
             root,
             store,
+            state,
             config,
             perceiver,
             patcher,
@@ -232,7 +237,7 @@ impl<'a> Agent<'a> {
 
     fn emit(&mut self, event: Event) {
         // The session log is a record, not a gate: a failed append must not stop the loop.
-        let _ = self.session.record(&self.store, &event);
+        let _ = self.session.record(&self.state, &event);
         self.sink.emit(&event);
     }
 
@@ -252,7 +257,7 @@ impl<'a> Agent<'a> {
         self.session.state.requests.push(request.clone());
         let report = self.run_request(&request, forced)?;
         self.session.state.last_status = Some(report.status);
-        self.session.save(&self.store)?;
+        self.session.save(&self.state)?;
         Ok(report)
     }
 

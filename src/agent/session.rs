@@ -1,6 +1,6 @@
 //! Sessions: a conversation with the agent that survives the process. The
 //! resumable state (requests so far, a clarification awaiting its answer)
-//! and every event live in `.nerd/nerd.db`, so `nerd --resume` and
+//! and every event live in `.nerd/state.db`, so `nerd --resume` and
 //! `nerd run --resume ID` pick up where a session stopped.
 //! Knows nothing about how requests are handled.
 
@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::event::{Event, Status};
 use crate::perceive::focus::Candidate;
-use crate::store::{Store, StoreError};
+use crate::store::{StateDb, StoreError};
 
 /// A clarification the session asked and is waiting to hear back on.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -57,7 +57,7 @@ impl Session {
     }
 
     /// Loads session `id`, or the latest one when `id` is `None`.
-    pub fn resume(store: &Store, id: Option<&str>) -> Result<Session, SessionError> {
+    pub fn resume(store: &StateDb, id: Option<&str>) -> Result<Session, SessionError> {
         let id = match id {
             Some(id) => id.to_string(),
             None => store.latest_session()?.ok_or(SessionError::NoneYet)?,
@@ -68,12 +68,12 @@ impl Session {
         Ok(Session { id, state })
     }
 
-    pub fn save(&self, store: &Store) -> Result<(), StoreError> {
+    pub fn save(&self, store: &StateDb) -> Result<(), StoreError> {
         let text = serde_json::to_string(&self.state).unwrap_or_else(|_| "{}".into());
         store.save_session(&self.id, crate::timing::now_ns(), &text)
     }
 
-    pub fn record(&self, store: &Store, event: &Event) -> Result<(), StoreError> {
+    pub fn record(&self, store: &StateDb, event: &Event) -> Result<(), StoreError> {
         let text = serde_json::to_string(event).unwrap_or_else(|_| "{}".into());
         store.append_session_event(&self.id, crate::timing::now_ns(), &text)
     }

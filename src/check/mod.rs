@@ -26,7 +26,7 @@ use sha2::{Digest, Sha256};
 
 use crate::config::{Config, ConfigError};
 use crate::secrets;
-use crate::store::{Store, StoreError};
+use crate::store::{StateDb, Store, StoreError};
 use crate::world::git;
 use parse::{Finding, Found};
 use snapshot::SnapshotError;
@@ -158,12 +158,14 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
         (false, _, _) => None,
         (true, Some(reason), _) => {
             let summary = serde_json::to_string(&blockers).unwrap_or_default();
-            store.record_override(crate::timing::now_ns(), &tree, reason, &summary)?;
+            StateDb::open(&root)?.record_override(crate::timing::now_ns(), &tree, reason, &summary)?;
             Some(reason.to_string())
         }
-        (true, None, Mode::Staged) => {
-            store.overrides()?.into_iter().find(|(_, t, _, _)| *t == tree).map(|(_, _, reason, _)| reason)
-        }
+        (true, None, Mode::Staged) => StateDb::open(&root)?
+            .overrides()?
+            .into_iter()
+            .find(|(_, t, _, _)| *t == tree)
+            .map(|(_, _, reason, _)| reason),
         (true, None, Mode::All) => None,
     };
     if let Some(reason) = reason {

@@ -13,7 +13,7 @@ use crate::error::{exit, NerdError};
 use crate::policy;
 use crate::router::{self, ApprovedBy, Outcome, Record, Router, Stored, DECISION_PREDICATES};
 use crate::sandbox;
-use crate::store::Store;
+use crate::store::StateDb;
 
 fn usage(e: impl std::fmt::Display) -> NerdError {
     NerdError::Usage(e.to_string())
@@ -79,7 +79,7 @@ pub fn sandbox_exec(root: &Path, intent: nerd_logic::vocab::Category, argv: Vec<
 }
 
 pub fn verify(root: &Path) -> Result<i32, NerdError> {
-    let store = Store::open(root)?;
+    let store = StateDb::open(root)?;
     let verdict = audit::verify(root, &store)?;
     let mut out = std::io::stdout().lock();
     Ok(match verdict {
@@ -103,7 +103,7 @@ pub fn verify(root: &Path) -> Result<i32, NerdError> {
 }
 
 pub fn show(root: &Path, json_out: bool) -> Result<i32, NerdError> {
-    let store = Store::open(root)?;
+    let store = StateDb::open(root)?;
     let mut out = std::io::stdout().lock();
     for row in store.audit_records()? {
         let (seq, at_ns, hash) = (row.seq, row.at_ns, &row.hash);
@@ -135,7 +135,7 @@ pub fn show(root: &Path, json_out: bool) -> Result<i32, NerdError> {
                     subject.as_deref().unwrap_or("?")
                 ),
             ),
-            Ok(Record::Checkpoint { decision, path, previous }) => (
+            Ok(Record::Checkpoint { decision, path, previous, .. }) => (
                 "checkpoint",
                 format!(
                     "{path} before decision {decision}: {}",
@@ -152,7 +152,7 @@ pub fn show(root: &Path, json_out: bool) -> Result<i32, NerdError> {
 
 /// Re-derives record `n`'s decisions from its recorded facts.
 pub fn replay(root: &Path, n: i64) -> Result<i32, NerdError> {
-    let store = Store::open(root)?;
+    let store = StateDb::open(root)?;
     let records = store.audit_records()?;
     let Some(row) = records.iter().find(|r| r.seq == n) else {
         return Err(usage(format!("no audit record {n} (there are {})", records.len())));
@@ -195,20 +195,46 @@ pub fn replay(root: &Path, n: i64) -> Result<i32, NerdError> {
     }
 }
 
-pub fn undo(root: &Path) -> Result<i32, NerdError> {
-    let restored = router::undo(root)?;
+/// `nerd undo [--force]`: exit 1 when a file edited since nerd wrote it was left alone.
+pub fn undo(root: &Path, force: bool) -> Result<i32, NerdError> {
+    let undone = router::undo(root, force)?;
     let mut out = std::io::stdout().lock();
-    if restored.is_empty() {
+    if undone.restored.is_empty() && undone.conflicts.is_empty() {
         writeln!(out, "nothing to undo")?;
     }
-    for p in restored {
+    for (path, saved) in &undone.saved {
+        writeln!(out, "saved your later version of {path} to {}", saved.display())?;
+    }
+    for p in &undone.restored {
         writeln!(out, "restored {p}")?;
     }
-    Ok(exit::SUCCESS)
+    for c in &undone.conflicts {
+        let why = if c.known {
+            "it changed after nerd wrote it"
+        } else {
+            "nerd cannot tell whether it changed since (its checkpoint predates the record of what nerd wrote)"
+        };
+        writeln!(
+            out,
+            "kept {}: {why}; `nerd undo --force` restores it after saving this version under {}/",
+            c.path,
+            router::undo::CONFLICTS_DIR
+        )?;
+        let text = |b: &Option<Vec<u8>>| b.as_deref().map(String::from_utf8_lossy).unwrap_or_default().into_owned();
+        let diff = crate::agent::diff::change(&c.path, &text(&c.left), &text(&c.now));
+        let lines: Vec<&str> = diff.diff.lines().collect();
+        for line in lines.iter().take(80) {
+            writeln!(out, "    {line}")?;
+        }
+        if lines.len() > 80 {
+            writeln!(out, "    [... {} more lines]", lines.len() - 80)?;
+        }
+    }
+    Ok(if undone.conflicts.is_empty() { exit::SUCCESS } else { exit::LOGIC_SAID_NO })
 }
 
-pub fn doctor() -> Result<i32, NerdError> {
-    let here = std::env::current_dir()?;
+pub fn doctor(root: &Path) -> Result<i32, NerdError> {
+    let here = root.to_path_buf();
     let (readonly, masked) = policy::paths::sandbox_layout(&here, &[]);
     let prepared = sandbox::prepare(
         &sandbox::Confinement {
@@ -233,5 +259,74 @@ pub fn doctor() -> Result<i32, NerdError> {
     writeln!(out, "seccomp:    {}", prepared.layers.seccomp)?;
     writeln!(out, "rlimits:    {}", prepared.layers.rlimits)?;
     writeln!(out, "git: {}", crate::exec::which("git").map_or("missing".into(), |p| p.display().to_string()))?;
-    Ok(exit::SUCCESS)
+    let healthy = storage(root, &mut out)?;
+    Ok(if healthy { exit::SUCCESS } else { exit::LOGIC_SAID_NO })
+}
+
+/// The health of the index and the durable state; `false` when the state is damaged.
+fn storage(root: &Path, out: &mut impl Write) -> Result<bool, NerdError> {
+    use crate::store::{health, INDEX_FILE, STATE_FILE};
+    let dir = root.join(".nerd");
+    let index = dir.join(INDEX_FILE);
+    if index.exists() {
+        match health::inspect(&index, &["file"]).problem {
+            None => writeln!(out, "index:      .nerd/{INDEX_FILE} ok")?,
+            Some(problem) => {
+                // The index is a cache: a damaged one goes, and the next command rebuilds it.
+                crate::store::remove_database(&index)?;
+                writeln!(
+                    out,
+                    "index:      .nerd/{INDEX_FILE} was damaged ({problem}); removed, the next command rebuilds it"
+                )?;
+            }
+        }
+    } else {
+        writeln!(out, "index:      none yet (`nerd index` builds it)")?;
+    }
+    let state = dir.join(STATE_FILE);
+    if !state.exists() {
+        writeln!(out, "state:      none yet")?;
+        return Ok(true);
+    }
+    let tables = ["audit_record", "file_checkpoint", "session", "session_event", "commit_override"];
+    let found = health::inspect(&state, &tables);
+    let counts: Vec<String> = found
+        .tables
+        .iter()
+        .map(|(t, n)| match n {
+            Ok(n) => format!("{t} {n} rows"),
+            Err(e) => format!("{t} unreadable ({e})"),
+        })
+        .collect();
+    let checkpoint = audit::checkpoint_path(root);
+    match found.problem {
+        None => {
+            writeln!(out, "state:      .nerd/{STATE_FILE} ok: {}", counts.join(", "))?;
+            let store = StateDb::open(root)?;
+            let verdict = match audit::verify(root, &store)? {
+                Verdict::Intact { length } => format!("audit intact: {length} records"),
+                Verdict::Tampered { seq, reason } => format!("audit tampered: record {seq}: {reason}"),
+                Verdict::Truncated { length, expected } => {
+                    format!("audit truncated: {length} records, the checkpoint says {expected}")
+                }
+            };
+            writeln!(out, "audit:      {verdict} (checkpoint {})", checkpoint.display())?;
+            Ok(true)
+        }
+        Some(problem) => {
+            writeln!(out, "state:      .nerd/{STATE_FILE} is DAMAGED: {problem}")?;
+            writeln!(
+                out,
+                "            readable: {}",
+                if counts.is_empty() { "nothing".into() } else { counts.join(", ") }
+            )?;
+            writeln!(
+                out,
+                "            nerd never deletes or rewrites it; copy it aside, then `sqlite3 .nerd/{STATE_FILE} .recover` \
+                 rebuilds what can be read; the audit checkpoint {} says how long the trail was",
+                checkpoint.display()
+            )?;
+            Ok(false)
+        }
+    }
 }

@@ -20,13 +20,13 @@ const HELP: &str = "Ask in words: \"what calls parse\", \"what breaks if I chang
 \"fix the failing test\", \"rename parse_line to parse_row\", \"explain the architecture\".
   /why ATOM     explain a derived atom, e.g. /why next_action(\"run_tests\")
   /query PRED   list a predicate's atoms (no argument: the catalog)
-  /undo         restore the files the last request changed
+  /undo         restore the files the last request changed (--force: files edited since too)
   /session      this session's id (resume with nerd --resume ID)
   /quit         leave (or Ctrl-D)";
 
 pub fn run(root: &Path, args: &AgentArgs, resume: Option<Option<String>>) -> Result<i32, NerdError> {
     let setup = session::setup(root, args, false)?;
-    let store = crate::store::Store::open(root)?;
+    let store = crate::store::StateDb::open(root)?;
     let session = match resume {
         Some(id) => Session::resume(&store, id.as_deref())?,
         None => Session::new(args.seed),
@@ -93,7 +93,9 @@ pub fn run(root: &Path, args: &AgentArgs, resume: Option<Option<String>>) -> Res
             "/why" if rest.is_empty() => Err(NerdError::Usage("usage: /why ATOM".into())),
             "/why" => super::why::run(agent.root(), rest, false, true),
             "/query" => super::query::run(agent.root(), (!rest.is_empty()).then_some(rest), false, true),
-            "/undo" => super::act::undo(agent.root()),
+            "/undo" if rest.is_empty() => super::act::undo(agent.root(), false),
+            "/undo" if rest == "--force" => super::act::undo(agent.root(), true),
+            "/undo" => Err(NerdError::Usage("usage: /undo [--force]".into())),
             c if c.starts_with('/') => Err(NerdError::Usage(format!("unknown command {c}; /help lists them"))),
             _ => {
                 interrupted.store(false, Ordering::SeqCst);

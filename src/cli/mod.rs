@@ -151,9 +151,13 @@ pub enum Command {
         #[command(subcommand)]
         action: AuditAction,
     },
-    /// Restore the files the last router write or delete changed.
-    Undo,
-    /// Report which confinement layers this machine offers.
+    /// Restore the files the last change wrote or deleted, where they still hold what nerd left.
+    Undo {
+        /// Restore files edited since as well, first saving their current content under .nerd/undo-conflicts/.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Report which confinement layers this machine offers, and the health of .nerd/index.db and .nerd/state.db.
     Doctor,
     /// Run one program as nerd's own are run: judged, audited and confined in the sandbox;
     /// its output is printed and its exit code returned (exit 1 if refused).
@@ -317,8 +321,8 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
                 AuditAction::Replay { n } => act::replay(&root, n),
             }
         }
-        Command::Undo => act::undo(&discover_root(cli.repo.as_deref())?),
-        Command::Doctor => act::doctor(),
+        Command::Undo { force } => act::undo(&discover_root(cli.repo.as_deref())?, force),
+        Command::Doctor => act::doctor(&discover_root(cli.repo.as_deref())?),
         Command::SandboxExec { intent, argv } => act::sandbox_exec(&discover_root(cli.repo.as_deref())?, intent, argv),
         Command::Hook { action } => {
             let dir = match &cli.repo {
@@ -337,7 +341,7 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
 /// `nerd sessions`.
 fn sessions(root: &Path) -> Result<i32, NerdError> {
     use std::io::Write;
-    let store = crate::store::Store::open(root)?;
+    let store = crate::store::StateDb::open(root)?;
     let mut out = std::io::stdout().lock();
     for (id, updated_ns, state) in store.sessions()? {
         let state: crate::agent::session::State = serde_json::from_str(&state).unwrap_or_default();

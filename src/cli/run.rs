@@ -129,7 +129,7 @@ pub fn run(root: &Path, args: RunArgs) -> Result<i32, NerdError> {
             return Ok(code::CONFIG);
         }
     };
-    let store = crate::store::Store::open(root)?;
+    let store = crate::store::StateDb::open(root)?;
     let session = match &args.resume {
         Some(id) => match Session::resume(&store, Some(id)) {
             Ok(s) => s,

@@ -18,14 +18,16 @@ use serde::Serialize;
 use serde_json::json;
 
 pub mod record;
+pub mod undo;
 
 use crate::audit::{self, AuditError};
 use crate::exec::{self, Job};
 use crate::files;
 use crate::policy::{self, paths, Action, Verdict, ACTION_ID};
 use crate::sandbox::{self, Confinement, Layers};
-use crate::store::{Store, StoreError};
-pub use record::{ApprovedBy, OutcomeStatus, OutcomeSummary, Record, Stored};
+use crate::store::{After, StateDb, StoreError};
+pub use record::{ApprovedBy, Leaves, OutcomeStatus, OutcomeSummary, Record, Stored};
+pub use undo::{undo, Conflict, Undone};
 
 /// Bytes of a file a read returns.
 pub const MAX_READ_BYTES: usize = 8 * 1024 * 1024;
@@ -72,7 +74,8 @@ pub enum Outcome {
 
 pub struct Router {
     root: PathBuf,
-    store: Store,
+    /// The durable state: the audit trail and the checkpoints.
+    state: StateDb,
     session: String,
     intent: Category,
     autonomy: Autonomy,
@@ -128,12 +131,12 @@ impl Router {
     /// A router for the workspace at `root`, serving one intent.
     pub fn open(root: &Path, intent: Category, autonomy: Autonomy) -> Result<Router, RouterError> {
         let root = root.canonicalize().map_err(|source| RouterError::Workspace { path: root.to_path_buf(), source })?;
-        let store = Store::open(&root)?;
+        let state = StateDb::open(&root)?;
         let project = crate::config::Config::load(&root)?.policy;
         let session = format!("{:x}", crate::timing::now_ns());
         Ok(Router {
             root,
-            store,
+            state,
             session,
             intent,
             autonomy,
@@ -175,7 +178,7 @@ impl Router {
     pub fn record(&self, record: Record) -> Result<i64, RouterError> {
         let stored = Stored { session: self.session.clone(), record };
         let body = serde_json::to_value(&stored).map_err(|e| RouterError::Record(e.to_string()))?;
-        Ok(audit::append(&self.root, &self.store, &body)?)
+        Ok(audit::append(&self.root, &self.state, &body)?)
     }
 
     /// What the constitution would decide about `action` now, without acting or recording.
@@ -327,13 +330,13 @@ impl Router {
             Action::WriteFile { path, content } => {
                 let content = content.as_deref().ok_or("write_file needs `content` to carry out")?;
                 let real = self.resolve(path);
-                self.checkpoint(seq, &real)?;
+                self.checkpoint(seq, &real, After::Written(content.as_bytes()))?;
                 files::write_atomic(&real, content.as_bytes()).map_err(|e| format!("cannot write {path}: {e}"))?;
                 Ok(Output::Written { bytes: content.len() })
             }
             Action::DeleteFile { path } => {
                 let real = self.resolve(path);
-                self.checkpoint(seq, &real)?;
+                self.checkpoint(seq, &real, After::Deleted)?;
                 files::remove(&real).map_err(|e| format!("cannot delete {path}: {e}"))?;
                 Ok(Output::Deleted)
             }
@@ -344,13 +347,18 @@ impl Router {
         }
     }
 
-    fn checkpoint(&self, seq: i64, real: &Path) -> Result<(), String> {
+    /// Saves what the file holds and what the action will leave there, in the
+    /// state database and, by digest, in the trail, before the action runs.
+    fn checkpoint(&self, seq: i64, real: &Path, after: After<'_>) -> Result<(), String> {
         let previous = files::read_existing(real, &self.refused())
             .map_err(|e| format!("cannot checkpoint {}: {e}", real.display()))?;
         let path = real.display().to_string();
-        self.store.checkpoint_file(seq, self.turn.as_deref(), &path, previous.as_deref()).map_err(|e| e.to_string())?;
+        self.state
+            .checkpoint_file(seq, self.turn.as_deref(), &path, previous.as_deref(), after)
+            .map_err(|e| e.to_string())?;
         let previous = previous.map(|bytes| crate::digest::sha256_hex(&bytes));
-        self.record(Record::Checkpoint { decision: seq, path, previous }).map_err(|e| e.to_string())?;
+        let after = Some(undo::leaves(after));
+        self.record(Record::Checkpoint { decision: seq, path, previous, after }).map_err(|e| e.to_string())?;
         Ok(())
     }
 
@@ -425,68 +433,4 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = path.file_name().ok_or_else(|| std::io::Error::other("no file name"))?;
     std::fs::create_dir_all(parent)?;
     files::write_atomic(&parent.canonicalize()?.join(name), bytes)
-}
-
-/// Restores the files the newest checkpointed action changed; returns their
-/// paths. Only what the audit trail vouches for is written back: the trail
-/// must be intact, each checkpoint's path and content digest must be recorded
-/// in it under the decision that wrote the file, and the path must lie inside
-/// the workspace with no symlink on the way. A row a confined program slipped
-/// into the database restores nothing.
-pub fn undo(root: &Path) -> Result<Vec<String>, RouterError> {
-    let root = root.canonicalize().map_err(|source| RouterError::Workspace { path: root.to_path_buf(), source })?;
-    let store = Store::open(&root)?;
-    let checkpoints = store.last_checkpoints()?;
-    if checkpoints.is_empty() {
-        return Ok(Vec::new());
-    }
-    match audit::verify(&root, &store)? {
-        audit::Verdict::Intact { .. } => {}
-        other => {
-            return Err(RouterError::Undo(format!(
-                "the audit trail is not intact ({other:?}); run `nerd audit verify`"
-            )))
-        }
-    }
-    let vouched: BTreeSet<(i64, String, Option<String>)> = store
-        .audit_records()?
-        .into_iter()
-        .filter_map(|r| serde_json::from_str::<Stored>(&r.body).ok())
-        .filter_map(|s| match s.record {
-            Record::Checkpoint { decision, path, previous } => Some((decision, path, previous)),
-            _ => None,
-        })
-        .collect();
-    let mut restored = Vec::new();
-    for checkpoint in checkpoints {
-        let digest = checkpoint.content.as_deref().map(crate::digest::sha256_hex);
-        if !vouched.contains(&(checkpoint.audit, checkpoint.path.clone(), digest)) {
-            return Err(RouterError::Undo(format!(
-                "the checkpoint of {} is not recorded in the audit trail; nothing restored from it",
-                checkpoint.path
-            )));
-        }
-        let p = Path::new(&checkpoint.path);
-        let inside = p.is_absolute()
-            && p.components().all(|c| !matches!(c, std::path::Component::ParentDir))
-            && p.parent().and_then(|d| d.canonicalize().ok()).is_some_and(|d| d.starts_with(&root))
-            && !p.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink());
-        if !inside {
-            return Err(RouterError::Undo(format!(
-                "{} is not a file inside the workspace; not restored",
-                checkpoint.path
-            )));
-        }
-        let result = match &checkpoint.content {
-            Some(bytes) => files::write_atomic(p, bytes),
-            None => match files::remove(p) {
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                other => other,
-            },
-        };
-        result.map_err(|source| RouterError::Workspace { path: p.to_path_buf(), source })?;
-        store.mark_undone(checkpoint.id)?;
-        restored.push(checkpoint.path);
-    }
-    Ok(restored)
 }

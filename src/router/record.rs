@@ -94,6 +94,9 @@ pub enum Record {
         path: String,
         /// sha256 of the previous content; `None` when the file did not exist.
         previous: Option<String>,
+        /// What the router leaves in the file (absent in trails older than this field).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after: Option<Leaves>,
     },
     Approval {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -115,4 +118,12 @@ pub struct Stored {
     pub session: String,
     #[serde(flatten)]
     pub record: Record,
+}
+
+/// What a router write or delete leaves in a file, by digest.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "state")]
+pub enum Leaves {
+    Written { sha256: String },
+    Deleted,
 }

@@ -1,12 +1,16 @@
-//! The numbered schema migrations from `memory/migrations/`, applied in order
-//! inside one transaction each. Knows nothing about what the tables mean.
+//! The numbered schema migrations from `memory/`, applied in order inside one
+//! transaction each: one list for the index, one for the durable state.
+//! Knows nothing about what the tables mean.
 
 use rusqlite::Connection;
 
 use super::StoreError;
 
-/// Every migration, in order; position + 1 is its `user_version`.
-const MIGRATIONS: &[(&str, &str)] = &[
+/// A database's migrations, in order; position + 1 is its `user_version`.
+pub type Migrations = &'static [(&'static str, &'static str)];
+
+/// The index (`.nerd/index.db`): projections, resolution, the gate's cache.
+pub const INDEX: Migrations = &[
     ("0001_world", include_str!("../../memory/migrations/0001_world.sql")),
     ("0002_check", include_str!("../../memory/migrations/0002_check.sql")),
     ("0003_audit", include_str!("../../memory/migrations/0003_audit.sql")),
@@ -16,17 +20,29 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0007_external_calls", include_str!("../../memory/migrations/0007_external_calls.sql")),
     ("0008_precise", include_str!("../../memory/migrations/0008_precise.sql")),
     ("0009_coverage", include_str!("../../memory/migrations/0009_coverage.sql")),
+    ("0010_split_state", include_str!("../../memory/migrations/0010_split_state.sql")),
 ];
 
+/// The index migration before which the durable tables still lived in the index.
+pub const INDEX_BEFORE_SPLIT: usize = 9;
+
+/// The durable state (`.nerd/state.db`).
+pub const STATE: Migrations = &[("0001_state", include_str!("../../memory/state/0001_state.sql"))];
+
 /// Brings the database schema up to date.
-pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+pub fn migrate(conn: &mut Connection, list: Migrations) -> Result<(), StoreError> {
+    migrate_to(conn, list, list.len())
+}
+
+/// Applies the first `upto` migrations of `list` that are not applied yet.
+pub fn migrate_to(conn: &mut Connection, list: Migrations, upto: usize) -> Result<(), StoreError> {
     // Every migration runs in an immediate transaction that re-reads the
     // version first: two processes opening a fresh database at once (a batch
     // of tasks) migrate it once, the second seeing the first's work.
-    for (i, (name, sql)) in MIGRATIONS.iter().enumerate() {
+    for (i, (name, sql)) in list.iter().enumerate().take(upto) {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let current: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-        let known = MIGRATIONS.len() as i64;
+        let known = list.len() as i64;
         if current > known {
             return Err(StoreError::TooNew { found: current, known });
         }

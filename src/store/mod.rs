@@ -1,11 +1,18 @@
-//! The world database (`.nerd/nerd.db`, SQLite in WAL mode): per-file
-//! projections, resolution output, and loading it all back as kernel facts.
+//! nerd's two SQLite databases under `.nerd/`: the index (`index.db`, this
+//! file's `Store`: per-file projections, resolution output, the gate's cache,
+//! loaded back as kernel facts), a cache that is rebuilt when damaged; and the
+//! durable state (`state.db`, `StateDb` in `state.rs`), which is never deleted.
 //! Every write is one transaction, so a failure never leaves half a change.
 //! Knows nothing about tree-sitter or the programs that read the facts.
 
 mod coverage;
+pub mod health;
+mod legacy;
 mod migrations;
 mod precise;
+mod state;
+
+pub use state::{After, AuditRow, FileCheckpoint, Left, StateDb};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -24,6 +31,15 @@ pub enum StoreError {
     CreateDir { path: PathBuf, source: std::io::Error },
     #[error("cannot open the database {path}: {source}")]
     Open { path: PathBuf, source: rusqlite::Error },
+    #[error(
+        "nerd's durable state {path} cannot be read ({source}); nerd never deletes or rewrites it, \
+         and stops here rather than act without its audit trail"
+    )]
+    StateDamaged { path: PathBuf, source: rusqlite::Error },
+    #[error("cannot remove {path}: {source}")]
+    Remove { path: PathBuf, source: std::io::Error },
+    #[error("cannot move {from} to {to}: {source}")]
+    Move { from: PathBuf, to: PathBuf, source: std::io::Error },
     #[error("migration {name} failed: {source}")]
     Migration { name: &'static str, source: rusqlite::Error },
     #[error("the database has schema version {found}, newer than this nerd knows ({known}); upgrade nerd")]
@@ -65,27 +81,6 @@ pub enum FileChange {
     Remove { path: String },
 }
 
-/// One record of the audit trail as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AuditRow {
-    pub seq: i64,
-    pub at_ns: i64,
-    pub body: String,
-    pub prev: String,
-    pub hash: String,
-}
-
-/// What a file held before a router write or delete.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FileCheckpoint {
-    pub id: i64,
-    /// The audit record of the decision that wrote the file.
-    pub audit: i64,
-    pub path: String,
-    /// `None` when the file did not exist.
-    pub content: Option<Vec<u8>>,
-}
-
 /// Tables whose rows belong to one file, by `path`.
 const PER_FILE_TABLES: &[&str] = &["file", "symbol", "raw_call", "import_binding", "type_hint", "parse_error", "chunk"];
 
@@ -95,29 +90,35 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (creating if needed) `<root>/.nerd/nerd.db` and migrates it.
+    /// Opens (creating if needed) `<root>/.nerd/index.db` and migrates it. A
+    /// damaged index is a cache: it is deleted and created empty, with a
+    /// one-line notice, and the next refresh rebuilds it from the files.
     pub fn open(root: &Path) -> Result<Store, StoreError> {
-        let dir = root.join(".nerd");
-        std::fs::create_dir_all(&dir).map_err(|source| StoreError::CreateDir { path: dir.clone(), source })?;
-        // Keep nerd's local state out of the user's `git status`, as other tools' caches do.
-        let ignore = dir.join(".gitignore");
-        if !ignore.exists() {
-            std::fs::write(&ignore, "# Created by nerd: this folder is local state.\n*\n")
-                .map_err(|source| StoreError::CreateDir { path: ignore.clone(), source })?;
+        let dir = nerd_dir(root)?;
+        legacy::split(&dir)?;
+        let path = dir.join(INDEX_FILE);
+        match Store::open_file(&path) {
+            Err(StoreError::Open { source, .. } | StoreError::Sql(source) | StoreError::Migration { source, .. })
+                if is_damage(&source) =>
+            {
+                eprintln!(
+                    "nerd: the index {} was damaged ({source}); rebuilding it (it is a cache: \
+                     the audit trail, sessions and undo checkpoints live in {STATE_FILE})",
+                    path.display()
+                );
+                remove_database(&path)?;
+                Store::open_file(&path)
+            }
+            other => other,
         }
-        Store::open_file(&dir.join("nerd.db"))
     }
 
     pub fn open_file(path: &Path) -> Result<Store, StoreError> {
         let open_err = |source| StoreError::Open { path: path.to_path_buf(), source };
-        let mut conn = Connection::open(path).map_err(open_err)?;
-        // Wait for other nerd processes (a batch, a watcher) rather than fail: set before anything takes a lock.
-        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(open_err)?;
-        wal_mode(&conn).map_err(open_err)?;
-        conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_err)?;
+        let mut conn = connect(path, "NORMAL").map_err(open_err)?;
         // A 32 MiB page cache keeps bulk index writes from re-reading evicted pages.
         conn.pragma_update(None, "cache_size", -32768).map_err(open_err)?;
-        migrations::migrate(&mut conn)?;
+        migrations::migrate(&mut conn, migrations::INDEX)?;
         Ok(Store { conn, path: path.to_path_buf() })
     }
 
@@ -478,176 +479,6 @@ impl Store {
         Ok(())
     }
 
-    /// Records a human override of a blocked commit.
-    pub fn record_override(&self, at_ns: i64, tree: &str, reason: &str, blockers: &str) -> Result<(), StoreError> {
-        self.conn.execute(
-            "INSERT INTO commit_override(at_ns, tree, reason, blockers) VALUES (?1, ?2, ?3, ?4)",
-            params![at_ns, tree, reason, blockers],
-        )?;
-        Ok(())
-    }
-
-    /// Recorded overrides, newest first: (at_ns, tree, reason, blockers).
-    pub fn overrides(&self) -> Result<Vec<(i64, String, String, String)>, StoreError> {
-        let mut stmt =
-            self.conn.prepare("SELECT at_ns, tree, reason, blockers FROM commit_override ORDER BY id DESC")?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    /// The last audit record: (seq, hash), or (0, genesis) when empty.
-    /// Runs `f` holding the database's write lock (`BEGIN IMMEDIATE`): writers in
-    /// other processes wait, so read-then-write sequences such as the audit
-    /// chain's append stay consistent. Commits when `f` succeeds, else rolls back.
-    pub fn locked<T, E: From<StoreError>>(&self, f: impl FnOnce(&Store) -> Result<T, E>) -> Result<T, E> {
-        self.conn.execute_batch("BEGIN IMMEDIATE").map_err(|e| E::from(e.into()))?;
-        match f(self) {
-            Ok(value) => {
-                self.conn.execute_batch("COMMIT").map_err(|e| E::from(e.into()))?;
-                Ok(value)
-            }
-            Err(e) => {
-                let _ = self.conn.execute_batch("ROLLBACK");
-                Err(e)
-            }
-        }
-    }
-
-    /// The last audit record's sequence number and hash; `None` for an empty trail.
-    pub fn audit_head(&self) -> Result<Option<(i64, String)>, StoreError> {
-        let head = self
-            .conn
-            .query_row("SELECT seq, hash FROM audit_record ORDER BY seq DESC LIMIT 1", [], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .optional()?;
-        Ok(head)
-    }
-
-    /// Appends one audit record (the caller computed its hash).
-    pub fn audit_insert(&self, seq: i64, at_ns: i64, body: &str, prev: &str, hash: &str) -> Result<(), StoreError> {
-        self.conn.execute(
-            "INSERT INTO audit_record(seq, at_ns, body, prev, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![seq, at_ns, body, prev, hash],
-        )?;
-        Ok(())
-    }
-
-    /// Every audit record in order.
-    pub fn audit_records(&self) -> Result<Vec<AuditRow>, StoreError> {
-        let mut stmt = self.conn.prepare("SELECT seq, at_ns, body, prev, hash FROM audit_record ORDER BY seq")?;
-        let rows = stmt.query_map([], |r| {
-            Ok(AuditRow { seq: r.get(0)?, at_ns: r.get(1)?, body: r.get(2)?, prev: r.get(3)?, hash: r.get(4)? })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    /// Saves what a file held before the router changed it, under the agent turn it belongs to.
-    pub fn checkpoint_file(
-        &self,
-        audit: i64,
-        turn: Option<&str>,
-        path: &str,
-        content: Option<&[u8]>,
-    ) -> Result<(), StoreError> {
-        self.conn.execute(
-            "INSERT INTO file_checkpoint(audit, turn, path, existed, content) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![audit, turn, path, content.is_some(), content],
-        )?;
-        Ok(())
-    }
-
-    /// The checkpoints not yet undone of the newest change: every write of its
-    /// agent turn when it belongs to one, else its single router action. Newest first,
-    /// so restoring them in order leaves each file as it was before the first write.
-    pub fn last_checkpoints(&self) -> Result<Vec<FileCheckpoint>, StoreError> {
-        let newest: Option<(i64, Option<String>)> = self
-            .conn
-            .query_row("SELECT audit, turn FROM file_checkpoint WHERE undone = 0 ORDER BY id DESC LIMIT 1", [], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .optional()?;
-        let Some((audit, turn)) = newest else { return Ok(Vec::new()) };
-        let read = |r: &rusqlite::Row<'_>| {
-            let existed: bool = r.get(2)?;
-            Ok(FileCheckpoint {
-                id: r.get(0)?,
-                audit: r.get(4)?,
-                path: r.get(1)?,
-                content: if existed { r.get(3)? } else { None },
-            })
-        };
-        let rows = match turn {
-            Some(turn) => {
-                let mut stmt = self.conn.prepare(
-                    "SELECT id, path, existed, content, audit FROM file_checkpoint WHERE turn = ?1 AND undone = 0 ORDER BY id DESC",
-                )?;
-                let rows = stmt.query_map([turn], read)?.collect::<Result<_, _>>()?;
-                rows
-            }
-            None => {
-                let mut stmt = self.conn.prepare(
-                    "SELECT id, path, existed, content, audit FROM file_checkpoint WHERE audit = ?1 AND undone = 0 ORDER BY id DESC",
-                )?;
-                let rows = stmt.query_map([audit], read)?.collect::<Result<_, _>>()?;
-                rows
-            }
-        };
-        Ok(rows)
-    }
-
-    /// Creates or replaces a session's resumable state.
-    pub fn save_session(&self, id: &str, at_ns: i64, state: &str) -> Result<(), StoreError> {
-        self.conn.execute(
-            "INSERT INTO session(id, created_ns, updated_ns, state) VALUES (?1, ?2, ?2, ?3)
-             ON CONFLICT(id) DO UPDATE SET updated_ns = ?2, state = ?3",
-            params![id, at_ns, state],
-        )?;
-        Ok(())
-    }
-
-    /// A session's state, if it exists.
-    pub fn session(&self, id: &str) -> Result<Option<String>, StoreError> {
-        Ok(self.conn.query_row("SELECT state FROM session WHERE id = ?1", [id], |r| r.get(0)).optional()?)
-    }
-
-    /// The id of the most recently updated session.
-    pub fn latest_session(&self) -> Result<Option<String>, StoreError> {
-        Ok(self
-            .conn
-            .query_row("SELECT id FROM session ORDER BY updated_ns DESC, rowid DESC LIMIT 1", [], |r| r.get(0))
-            .optional()?)
-    }
-
-    /// Every session as (id, updated, state), newest first.
-    pub fn sessions(&self) -> Result<Vec<(String, i64, String)>, StoreError> {
-        let mut stmt = self.conn.prepare("SELECT id, updated_ns, state FROM session ORDER BY updated_ns DESC")?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    /// Appends one event to a session's log.
-    pub fn append_session_event(&self, id: &str, at_ns: i64, event: &str) -> Result<(), StoreError> {
-        self.conn.execute(
-            "INSERT INTO session_event(session, seq, at_ns, event)
-             VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM session_event WHERE session = ?1), ?2, ?3)",
-            params![id, at_ns, event],
-        )?;
-        Ok(())
-    }
-
-    /// A session's events, oldest first.
-    pub fn session_events(&self, id: &str) -> Result<Vec<String>, StoreError> {
-        let mut stmt = self.conn.prepare("SELECT event FROM session_event WHERE session = ?1 ORDER BY seq")?;
-        let rows = stmt.query_map([id], |r| r.get(0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    pub fn mark_undone(&self, id: i64) -> Result<(), StoreError> {
-        self.conn.execute("UPDATE file_checkpoint SET undone = 1 WHERE id = ?1", [id])?;
-        Ok(())
-    }
-
     /// Counts rows of the main tables: files, symbols, resolved calls, unresolved calls, parse errors.
     pub fn counts(&self) -> Result<[i64; 5], StoreError> {
         let mut out = [0; 5];
@@ -666,6 +497,54 @@ impl From<rusqlite::types::FromSqlError> for StoreError {
     fn from(e: rusqlite::types::FromSqlError) -> Self {
         StoreError::Corrupt(e.to_string())
     }
+}
+
+/// The index's file name under `.nerd/`.
+pub const INDEX_FILE: &str = "index.db";
+/// The durable state's file name under `.nerd/`.
+pub const STATE_FILE: &str = "state.db";
+
+/// `<root>/.nerd`, created with a `.gitignore` that keeps it out of `git status`.
+pub(crate) fn nerd_dir(root: &Path) -> Result<PathBuf, StoreError> {
+    let dir = root.join(".nerd");
+    std::fs::create_dir_all(&dir).map_err(|source| StoreError::CreateDir { path: dir.clone(), source })?;
+    // Keep nerd's local state out of the user's `git status`, as other tools' caches do.
+    let ignore = dir.join(".gitignore");
+    if !ignore.exists() {
+        std::fs::write(&ignore, "# Created by nerd: this folder is local state.\n*\n")
+            .map_err(|source| StoreError::CreateDir { path: ignore.clone(), source })?;
+    }
+    Ok(dir)
+}
+
+/// Opens a connection in WAL mode with the given `synchronous` level, waiting for other writers.
+fn connect(path: &Path, synchronous: &str) -> rusqlite::Result<Connection> {
+    let conn = Connection::open(path)?;
+    // Wait for other nerd processes (a batch, a watcher) rather than fail: set before anything takes a lock.
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    wal_mode(&conn)?;
+    conn.pragma_update(None, "synchronous", synchronous)?;
+    Ok(conn)
+}
+
+/// Whether SQLite says the file is damaged or not a database at all.
+pub fn is_damage(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _)
+        if matches!(f.code, rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase))
+}
+
+/// Deletes a database file with its WAL and shared-memory files.
+pub fn remove_database(path: &Path) -> Result<(), StoreError> {
+    for suffix in ["", "-wal", "-shm"] {
+        let file = PathBuf::from(format!("{}{suffix}", path.display()));
+        match std::fs::remove_file(&file) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(StoreError::Remove { path: file, source: e })
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Puts the database in WAL mode. Switching needs the database to itself and
