@@ -681,3 +681,36 @@ fn which(program: &str) -> PathBuf {
         .and_then(|paths| std::env::split_paths(&paths).map(|d| d.join(program)).find(|p| p.is_file()))
         .unwrap_or_else(|| panic!("{program} is not on PATH"))
 }
+
+#[test]
+fn a_suite_with_local_servers_passes_and_internet_failures_name_the_sandbox() {
+    let repo = green_python();
+    // A test that serves and connects on 127.0.0.1, as requests' and click's suites do.
+    repo.write(
+        "tests/test_loopback.py",
+        "import socket\nimport threading\n\n\ndef test_a_local_server_answers():\n    server = socket.socket()\n    \
+         server.bind((\"127.0.0.1\", 0))\n    server.listen(1)\n\n    def serve():\n        conn, _ = server.accept()\n        \
+         conn.sendall(b\"pong\")\n        conn.close()\n\n    threading.Thread(target=serve).start()\n    \
+         client = socket.create_connection(server.getsockname(), timeout=5)\n    assert client.recv(4) == b\"pong\"\n",
+    );
+    git(repo.path(), &["add", "-A"]);
+    git(repo.path(), &["commit", "-q", "-m", "a loopback test"]);
+    let (code, events) = repo.run_json(&["are the tests passing"]);
+    assert_eq!((code, done(&events)["status"].as_str()), (0, Some("answered")), "{events:#?}");
+    assert_eq!(done(&events)["verification"]["status"], "verified_pass");
+    assert_eq!(done(&events)["verification"]["tests_run"], 3);
+
+    // A test that needs the internet fails under the sandbox, and the answer says why.
+    repo.write(
+        "tests/test_internet.py",
+        "import socket\n\n\ndef test_reaches_the_internet():\n    socket.create_connection((\"192.0.2.1\", 80), timeout=5)\n",
+    );
+    git(repo.path(), &["add", "-A"]);
+    git(repo.path(), &["commit", "-q", "-m", "an internet test"]);
+    let (_, events) = repo.run_json(&["are the tests passing"]);
+    assert_eq!(done(&events)["verification"]["status"], "verified_fail", "{events:#?}");
+    let reason = done(&events)["verification"]["reason"].as_str().unwrap().to_string();
+    assert!(reason.contains("nerd's sandbox") && reason.contains("loopback only"), "{reason}");
+    let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap();
+    assert!(answer.contains("nerd's sandbox"), "{answer}");
+}

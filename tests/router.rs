@@ -253,3 +253,43 @@ fn the_watchdog_stops_a_session_that_retries_a_refused_program() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Without bubblewrap, the fallback gives the program a network namespace of its own with
+/// loopback up: a local server still answers, the outside is still unreachable, and the
+/// program is told why.
+#[test]
+fn the_fallback_boundary_keeps_loopback_and_names_the_sandbox_when_the_outside_is_cut() {
+    let w = World::new();
+    std::fs::write(
+        w.ws.join("probe.py"),
+        "import socket\ns = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\n\
+         c = socket.create_connection(s.getsockname(), timeout=5)\nprint('LOOPBACK OK')\n\
+         socket.create_connection(('192.0.2.1', 80), timeout=5)\n",
+    )
+    .unwrap();
+    let doctor = Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .arg("doctor")
+        .env("NERD_SANDBOX", "landlock")
+        .current_dir(&w.ws)
+        .output()
+        .unwrap();
+    let doctor = String::from_utf8_lossy(&doctor.stdout).into_owned();
+    let own_namespace = doctor.contains("a user and network namespace of its own has loopback only");
+    let out = Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .args(["sandbox-exec", "--", "python3", "probe.py"])
+        .env("NERD_SANDBOX", "landlock")
+        .env("HOME", &w.home)
+        .env("XDG_STATE_HOME", &w.state)
+        .current_dir(&w.ws)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_ne!(out.status.code(), Some(0), "the outside was reached: {stdout} {stderr}");
+    if own_namespace {
+        assert!(stdout.contains("LOOPBACK OK"), "{stdout} {stderr}");
+        assert!(stderr.contains("nerd: 1 line(s) of its output show connections cut by nerd's sandbox"), "{stderr}");
+    } else {
+        // This kernel refuses unprivileged namespaces: the socket filter refuses loopback too, and doctor says so.
+        assert!(doctor.contains("loopback included"), "{doctor}");
+    }
+}

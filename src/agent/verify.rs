@@ -45,6 +45,8 @@ pub struct ToolRun {
     pub exit: Exit,
     /// The test runner's own summary, when it printed one.
     pub summary: Option<Summary>,
+    /// Signs in its output that the sandbox cut a connection beyond loopback.
+    pub network: Option<crate::sandbox::NetworkRefusal>,
 }
 
 /// How a tool's process ended.
@@ -91,6 +93,7 @@ fn not_run(tool: Tool) -> ToolRun {
         tail: String::new(),
         exit: Exit::NotRun,
         summary: None,
+        network: None,
     }
 }
 
@@ -105,6 +108,7 @@ pub fn read(tool: Tool, root: &Path, outcome: Option<Outcome>, reasons: Vec<Stri
             run.exit = if timed_out { Exit::TimedOut } else { Exit::Code(code) };
             run.findings = tools::findings(tool, root, code, &stdout, &stderr);
             run.summary = summary::read(tool, &stdout);
+            run.network = crate::sandbox::network_refusal(&[&stdout, &stderr]);
             run.tail = format!("{}\n{}", tail(&stdout, 60), tail(&stderr, 30)).trim().to_string();
         }
         Some(Outcome::Executed { .. }) => {}
@@ -303,8 +307,16 @@ fn failure_keys(run: &ToolRun) -> Vec<String> {
     keys
 }
 
-/// One tool's run, judged.
+/// One tool's run, judged; a failure the sandbox's network boundary may explain says so.
 fn judge(run: &ToolRun) -> Check {
+    let mut check = judged(run);
+    if let (Some(network), false) = (&run.network, check.status == Verdict::VerifiedPass) {
+        check.note = format!("{}; {}", check.note, network.sentence());
+    }
+    check
+}
+
+fn judged(run: &ToolRun) -> Check {
     let (parsed, synthetic) = errors(&run.findings);
     let check = |status, tests_run, tests_failed, note: String| Check {
         tool: run.tool.name().to_string(),

@@ -63,6 +63,9 @@ pub fn sandbox_exec(root: &Path, intent: nerd_logic::vocab::Category, argv: Vec<
             if timed_out {
                 writeln!(err, "nerd: the program ran out of time and was killed")?;
             }
+            if let (Some(network), false) = (crate::sandbox::network_refusal(&[&stdout, &stderr]), code == Some(0)) {
+                writeln!(err, "nerd: {}", network.sentence())?;
+            }
             // A program killed by a signal reads as the shell would show it.
             Ok(code.unwrap_or(if timed_out { 124 } else { 137 }))
         }

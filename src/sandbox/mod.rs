@@ -2,7 +2,9 @@
 //! namespaces where this machine allows them (`bwrap`): writes only where the
 //! confinement says, protected paths read-only, secrets masked, loopback-only
 //! network, its own PID namespace. Elsewhere the fallback is Landlock (writes)
-//! and a seccomp socket filter (`landlock`). rlimits and `no_new_privs` apply
+//! and, for the network, a user and network namespace of the child's own with
+//! loopback up (`netns`) where the kernel allows it, else a seccomp socket
+//! filter (`landlock`). rlimits and `no_new_privs` apply
 //! in both. Everything is prepared before `fork`; the child only makes
 //! syscalls. A layer the machine does not offer is reported, never pretended.
 //! Knows nothing about which program runs or why a path is protected.
@@ -12,8 +14,11 @@ use std::path::{Path, PathBuf};
 
 mod bwrap;
 mod landlock;
+mod netns;
+mod refusal;
 
 pub use landlock::landlock_abi;
+pub use refusal::{network_refusal, NetworkRefusal};
 
 /// What a confined program may do.
 #[derive(Clone, Debug, Default)]
@@ -51,6 +56,8 @@ pub struct Prepared {
     /// Runs the program inside bubblewrap: the argv prefix, ending with `--`.
     wrapper: Option<Vec<OsString>>,
     ruleset: Option<i32>,
+    /// The fallback's own network namespace, loopback only.
+    netns: Option<netns::Plan>,
     filter: Option<Vec<libc::sock_filter>>,
     cpu_seconds: u64,
     pub layers: Layers,
@@ -71,6 +78,7 @@ pub fn prepare(c: &Confinement, cwd: &Path) -> Prepared {
             Prepared {
                 wrapper: Some(bwrap::wrapper(&path, c, cwd)),
                 ruleset: None,
+                netns: None,
                 filter: None,
                 cpu_seconds: c.cpu_seconds,
                 layers: Layers {
@@ -90,16 +98,25 @@ fn fallback(c: &Confinement, namespaces: String, rlimits: String) -> Prepared {
         Ok((fd, abi)) => (Some(fd), format!("writes confined to the workspace and a temp dir (Landlock ABI {abi})")),
         Err(why) => (None, format!("unavailable: {why}")),
     };
-    let (filter, seccomp) = if c.network {
-        (None, "network allowed by policy".to_string())
-    } else if cfg!(target_arch = "x86_64") {
-        (Some(landlock::socket_filter()), "network sockets refused (seccomp filter)".to_string())
-    } else {
-        (None, "unavailable: the socket filter is built for x86_64 only".to_string())
+    let own_netns = if c.network { Err("network allowed by policy".to_string()) } else { netns::available() };
+    let (netns, filter, seccomp) = match own_netns {
+        _ if c.network => (None, None, "network allowed by policy".to_string()),
+        Ok(()) => (
+            Some(netns::Plan::new()),
+            None,
+            "not needed: a user and network namespace of its own has loopback only".to_string(),
+        ),
+        Err(why) if cfg!(target_arch = "x86_64") => (
+            None,
+            Some(landlock::socket_filter()),
+            format!("network sockets refused, loopback included (seccomp filter; no network namespace: {why})"),
+        ),
+        Err(why) => (None, None, format!("unavailable: the socket filter is built for x86_64 only, and {why}")),
     };
     Prepared {
         wrapper: None,
         ruleset,
+        netns,
         filter,
         cpu_seconds: c.cpu_seconds,
         layers: Layers { namespaces, landlock, seccomp, rlimits },
@@ -122,6 +139,9 @@ impl Prepared {
 
     /// Applies the confinement; runs in the child between fork and exec.
     pub fn apply_in_child(&self) -> std::io::Result<()> {
+        if let Some(plan) = &self.netns {
+            plan.enter()?;
+        }
         let set = |resource, value: u64| {
             let lim = libc::rlimit { rlim_cur: value, rlim_max: value };
             // SAFETY: setrlimit with a valid struct; async-signal-safe.

@@ -1,0 +1,133 @@
+//! The fallback's network boundary: where bubblewrap is not usable but the
+//! kernel lets an unprivileged process make a user and a network namespace,
+//! the child makes its own, maps its own user and group ids onto themselves,
+//! brings `lo` up and drops every capability before exec. Programs then reach
+//! loopback (a suite's local servers) and nothing else. Where the kernel
+//! refuses, the seccomp socket filter stays the layer. Everything the child
+//! writes is prepared here in the parent; the child only makes syscalls.
+//! Knows nothing about which program runs.
+
+use std::sync::OnceLock;
+
+/// What the child needs to make its namespace, prepared before `fork`.
+pub(super) struct Plan {
+    uid_map: Vec<u8>,
+    gid_map: Vec<u8>,
+}
+
+/// Whether this kernel lets an unprivileged process make a user and network namespace.
+pub(super) fn available() -> Result<(), String> {
+    static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
+    PROBE.get_or_init(probe).clone()
+}
+
+/// Tries it in a forked child that exits at once: the parent's namespaces never change.
+fn probe() -> Result<(), String> {
+    // SAFETY: the child makes async-signal-safe calls only (unshare, _exit); the parent waits for it.
+    unsafe {
+        let pid = libc::fork();
+        if pid < 0 {
+            return Err(format!("cannot fork to probe: {}", std::io::Error::last_os_error()));
+        }
+        if pid == 0 {
+            let ok = libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) == 0;
+            libc::_exit(if ok { 0 } else { 1 });
+        }
+        let mut status = 0;
+        if libc::waitpid(pid, &mut status, 0) != pid {
+            return Err(format!("cannot wait for the probe: {}", std::io::Error::last_os_error()));
+        }
+        if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
+            Ok(())
+        } else {
+            Err("the kernel refuses unprivileged user namespaces here".into())
+        }
+    }
+}
+
+impl Plan {
+    pub(super) fn new() -> Plan {
+        // SAFETY: getuid and getgid cannot fail.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        Plan { uid_map: format!("{uid} {uid} 1\n").into_bytes(), gid_map: format!("{gid} {gid} 1\n").into_bytes() }
+    }
+
+    /// Runs in the child between fork and exec: the namespaces, the id maps,
+    /// `lo` up, then no capabilities left.
+    pub(super) fn enter(&self) -> std::io::Result<()> {
+        // SAFETY: raw syscalls on buffers prepared in the parent; nothing allocates.
+        unsafe {
+            if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            write_proc(c"/proc/self/setgroups", b"deny")?;
+            write_proc(c"/proc/self/uid_map", &self.uid_map)?;
+            write_proc(c"/proc/self/gid_map", &self.gid_map)?;
+            loopback_up()?;
+            drop_capabilities()
+        }
+    }
+}
+
+unsafe fn write_proc(path: &std::ffi::CStr, bytes: &[u8]) -> std::io::Result<()> {
+    let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let written = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+    libc::close(fd);
+    if written != bytes.len() as isize {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+unsafe fn loopback_up() -> std::io::Result<()> {
+    let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let mut req: libc::ifreq = std::mem::zeroed();
+    for (dst, src) in req.ifr_name.iter_mut().zip(b"lo\0") {
+        *dst = *src as libc::c_char;
+    }
+    let result = if libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut req) != 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        req.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
+        if libc::ioctl(fd, libc::SIOCSIFFLAGS, &req) != 0 {
+            Err(std::io::Error::last_os_error())
+        } else {
+            Ok(())
+        }
+    };
+    libc::close(fd);
+    result
+}
+
+/// Empties every capability set the new user namespace granted, and the bounding set.
+unsafe fn drop_capabilities() -> std::io::Result<()> {
+    for cap in 0..=libc::c_ulong::from(63u8) {
+        // Capabilities past the kernel's last one fail with EINVAL, which is fine.
+        libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+    }
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: i32,
+    }
+    #[repr(C)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    const VERSION_3: u32 = 0x2008_0522;
+    let header = Header { version: VERSION_3, pid: 0 };
+    let data =
+        [Data { effective: 0, permitted: 0, inheritable: 0 }, Data { effective: 0, permitted: 0, inheritable: 0 }];
+    if libc::syscall(libc::SYS_capset, &header as *const Header, data.as_ptr()) != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
