@@ -714,3 +714,71 @@ fn a_suite_with_local_servers_passes_and_internet_failures_name_the_sandbox() {
     let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap();
     assert!(answer.contains("nerd's sandbox"), "{answer}");
 }
+
+/// A repository whose `mul` is documented in its docstring, a comment and the README.
+fn documented_python() -> Repo {
+    let repo = green_python();
+    repo.write(
+        "calc/ops.py",
+        &repo.read("calc/ops.py").replace(
+            "def mul(a, b):\n",
+            "def mul(a, b):\n    \"\"\"mul(a, b) multiplies by repeated add; see mul's test.\"\"\"\n",
+        ),
+    );
+    repo.write("README.md", "# calc\n\nUse `mul` to multiply; `multiply` is not it.\n");
+    repo.write("tests/test_ops.py", &format!("# mul is checked here.\n{}", repo.read("tests/test_ops.py")));
+    git(repo.path(), &["add", "-A"]);
+    git(repo.path(), &["commit", "-q", "-m", "docs"]);
+    repo
+}
+
+#[test]
+fn renames_carry_docstrings_and_list_every_other_mention_unless_told_to_rename_them() {
+    let repo = documented_python();
+    let (code, events) = repo.run_json(&["rename mul to times"]);
+    assert_eq!((code, done(&events)["status"].as_str()), (0, Some("succeeded")), "{events:#?}");
+    let ops = repo.read("calc/ops.py");
+    assert!(
+        ops.contains("def times(a, b):\n    \"\"\"times(a, b) multiplies by repeated add; see times's test.\"\"\""),
+        "{ops}"
+    );
+    let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap().to_string();
+    assert!(answer.contains("2 mention(s) in doc comments, doctests and docstrings"), "{answer}");
+    assert!(answer.contains("README.md:3") && answer.contains("tests/test_ops.py:1"), "{answer}");
+    assert!(answer.contains("--include-docs"), "{answer}");
+    assert!(repo.read("README.md").contains("Use `mul`"), "listed, not renamed");
+    assert!(repo.read("tests/test_ops.py").starts_with("# mul is checked here."));
+
+    let repo = documented_python();
+    let (code, events) = repo.run_json(&["--include-docs", "rename mul to times"]);
+    assert_eq!((code, done(&events)["status"].as_str()), (0, Some("succeeded")), "{events:#?}");
+    assert_eq!(repo.read("README.md"), "# calc\n\nUse `times` to multiply; `multiply` is not it.\n");
+    assert!(repo.read("tests/test_ops.py").starts_with("# times is checked here."));
+    let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap().to_string();
+    assert!(answer.contains("Also renamed 2 mention(s) in docs and comments"), "{answer}");
+    // And undo takes all of it back.
+    assert!(repo.nerd(&["undo"]).status.success());
+    assert!(repo.read("README.md").contains("Use `mul`"));
+}
+
+#[test]
+fn a_rust_rename_carries_its_doctests_and_cargo_test_runs_them() {
+    let repo = Repo::new("rust-geometry");
+    repo.write(
+        "src/util.rs",
+        "/// The area of a `w` by `h` rectangle: `compute_area(2.0, 3.0)` is 6.\n///\n/// ```\n\
+         /// assert_eq!(geometry::compute_area(2.0, 3.0), 6.0);\n/// ```\n\
+         pub fn compute_area(w: f64, h: f64) -> f64 {\n    w * h\n}\n",
+    );
+    git(repo.path(), &["commit", "-q", "-am", "a doctest"]);
+    let (code, events) = repo.run_json(&["rename compute_area to area_of", "--approval", "auto"]);
+    assert_eq!((code, done(&events)["status"].as_str()), (0, Some("succeeded")), "{events:#?}");
+    let util = repo.read("src/util.rs");
+    assert!(util.contains("/// assert_eq!(geometry::area_of(2.0, 3.0), 6.0);"), "{util}");
+    assert!(util.contains("`area_of(2.0, 3.0)` is 6."), "{util}");
+    assert!(!util.contains("compute_area"), "{util}");
+    // The doctest itself runs and passes under the new name.
+    let doc = Command::new("cargo").args(["test", "--doc", "--quiet"]).current_dir(repo.path()).output().unwrap();
+    assert!(doc.status.success(), "{}", String::from_utf8_lossy(&doc.stderr));
+    assert!(String::from_utf8_lossy(&doc.stdout).contains("1 passed"), "{}", String::from_utf8_lossy(&doc.stdout));
+}

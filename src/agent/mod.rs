@@ -113,6 +113,8 @@ pub struct Options {
     pub autonomy: Autonomy,
     /// Derive and report the plan, act on nothing.
     pub dry_run: bool,
+    /// Renames also rename mentions in docs (.md, .rst...) and code comments; else those are listed.
+    pub include_docs: bool,
     /// Repair attempts before escalating (the kernel's `retry_budget`).
     pub retry_budget: u32,
     /// Fixpoints per request, whatever the strategy: a second guarantee of termination.
@@ -128,6 +130,7 @@ impl Default for Options {
         Options {
             autonomy: Autonomy::Balanced,
             dry_run: false,
+            include_docs: false,
             retry_budget: 3,
             max_turns: 24,
             timeout: Duration::from_secs(600),

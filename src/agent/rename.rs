@@ -3,7 +3,10 @@
 //! of that language's files (comments and strings are not tokens); a name
 //! defined several times is renamed only at the target's definition, the
 //! call sites resolution attributed to it, and the imports of the files that
-//! call it; and the Go doc comment that opens with the name. A new name that
+//! call it. Documentation follows the code: doc comments (Rust `///` with their
+//! doctests, Go comments above a declaration, TypeScript `/** */`) and Python
+//! docstrings that name the symbol are renamed with it, all of them when the
+//! name is defined once, else those of the target's definition. A new name that
 //! is not an identifier, is a keyword, changes Go visibility, or already
 //! occurs in any touched file is refused: a rename must never capture or
 //! shadow another name. Knows nothing about the router.
@@ -59,7 +62,10 @@ pub enum Scope {
 #[derive(Debug, PartialEq, Eq)]
 pub struct Plan {
     pub files: Vec<super::patch::Edit>,
+    /// Code sites: identifier tokens.
     pub sites: usize,
+    /// Mentions in doc comments, doctests and docstrings renamed with the code.
+    pub doc_sites: usize,
 }
 
 fn keywords(lang: Lang) -> &'static [&'static str] {
@@ -229,33 +235,214 @@ fn has_ancestor(node: Node<'_>, levels: usize, pred: fn(&str) -> bool) -> bool {
     false
 }
 
-/// The byte range of `old` opening the `// old ...` comment line just above line `line` (1-based).
-fn go_doc_name(content: &str, line: u32, old: &str) -> Option<std::ops::Range<usize>> {
-    let mut offset = 0;
-    let mut previous: Option<(usize, &str)> = None;
-    for (i, text) in content.split_inclusive('\n').enumerate() {
-        if i as u32 + 1 == line {
-            let (at, comment) = previous?;
-            let body = comment.trim_start();
-            let lead = comment.len() - body.len();
-            let name = body.strip_prefix("// ")?;
-            let rest = name.strip_prefix(old)?;
-            if rest.starts_with(|c: char| c.is_alphanumeric() || c == '_') {
-                return None;
-            }
-            let start = at + lead + 3;
-            return Some(start..start + old.len());
+/// The name ranges of every definition in the `@overload` group of the
+/// Python function whose name token is `name`: the functions of the same name
+/// in the same block, when one of them is decorated `@overload`. Empty otherwise.
+fn overload_siblings(name: Node<'_>, text: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let Some(def) = name.parent().filter(|d| d.kind() == "function_definition") else { return Vec::new() };
+    let outer = def.parent().filter(|p| p.kind() == "decorated_definition").unwrap_or(def);
+    let Some(block) = outer.parent() else { return Vec::new() };
+    let wanted = name.utf8_text(text).unwrap_or_default();
+    let mut group = Vec::new();
+    let mut overloaded = false;
+    let mut cursor = block.walk();
+    for child in block.named_children(&mut cursor) {
+        let (function, decorated) = match child.kind() {
+            "function_definition" => (Some(child), None),
+            "decorated_definition" => (child.child_by_field_name("definition"), Some(child)),
+            _ => (None, None),
+        };
+        let Some(function) = function.filter(|f| f.kind() == "function_definition") else { continue };
+        let Some(n) = function.child_by_field_name("name") else { continue };
+        if n.utf8_text(text).unwrap_or_default() != wanted {
+            continue;
         }
-        previous = Some((offset, text));
-        offset += text.len();
+        if let Some(d) = decorated {
+            let mut c = d.walk();
+            overloaded |= d.named_children(&mut c).filter(|x| x.kind() == "decorator").any(|x| {
+                let t = x.utf8_text(text).unwrap_or_default().trim_end();
+                t == "@overload" || t.ends_with(".overload")
+            });
+        }
+        group.push(n.byte_range());
     }
-    None
+    if overloaded {
+        group
+    } else {
+        Vec::new()
+    }
+}
+
+/// A documentation node: its byte range and first and last lines (1-based).
+struct Doc {
+    range: std::ops::Range<usize>,
+    first: u32,
+    last: u32,
+}
+
+/// Whether a node is documentation in `lang`: a doc comment or a docstring.
+fn is_doc(node: Node<'_>, lang: Lang, text: &[u8]) -> bool {
+    let body = node.utf8_text(text).unwrap_or_default();
+    match (lang, node.kind()) {
+        (Lang::Rust, "line_comment" | "block_comment") => {
+            (body.starts_with("///") && !body.starts_with("////"))
+                || body.starts_with("//!")
+                || (body.starts_with("/**") && !body.starts_with("/***") && body != "/**/")
+                || body.starts_with("/*!")
+        }
+        // A Go comment documents the declaration it sits right above (through other comment lines).
+        (Lang::Go, "comment") => {
+            let mut next = node.next_sibling();
+            let mut end = node.end_position().row;
+            while let Some(n) = next {
+                if n.start_position().row > end + 1 {
+                    return false;
+                }
+                if n.kind() != "comment" {
+                    return n.kind().ends_with("declaration") || n.kind() == "package_clause";
+                }
+                end = n.end_position().row;
+                next = n.next_sibling();
+            }
+            false
+        }
+        (Lang::Python, "string") => {
+            let Some(statement) = node.parent().filter(|p| p.kind() == "expression_statement") else { return false };
+            let Some(holder) = statement.parent() else { return false };
+            let first = holder.named_child(0).is_some_and(|c| c.id() == statement.id());
+            first
+                && (holder.kind() == "module"
+                    || (holder.kind() == "block"
+                        && holder
+                            .parent()
+                            .is_some_and(|d| matches!(d.kind(), "function_definition" | "class_definition"))))
+        }
+        (_, "comment") => body.starts_with("/**") && body != "/**/",
+        _ => false,
+    }
+}
+
+/// Every documentation node of the tree.
+fn docs(root: Node<'_>, lang: Lang, text: &[u8]) -> Vec<Doc> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if is_doc(node, lang, text) {
+            out.push(Doc {
+                range: node.byte_range(),
+                first: node.start_position().row as u32 + 1,
+                last: node.end_position().row as u32 + 1,
+            });
+            continue;
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.children(&mut cursor));
+    }
+    out.sort_by_key(|d| d.range.start);
+    out
+}
+
+/// The docs that belong to a definition spanning `start..=end`: those inside it
+/// (docstrings, inner doc comments) and the run of docs ending right above it,
+/// attribute lines (`#[...]`, `@decorator`) allowed in between.
+fn attached<'d>(docs: &'d [Doc], content: &str, start: u32, end: u32) -> Vec<&'d Doc> {
+    let lines: Vec<&str> = content.lines().collect();
+    let mut out: Vec<&Doc> = docs.iter().filter(|d| d.first >= start && d.last <= end).collect();
+    let mut above = start.saturating_sub(1);
+    while above >= 1 {
+        if let Some(d) = docs.iter().find(|d| d.last == above) {
+            out.push(d);
+            above = d.first.saturating_sub(1);
+            continue;
+        }
+        let line = lines.get(above as usize - 1).map_or("", |l| l.trim_start());
+        if line.starts_with("#[") || line.starts_with('@') {
+            above -= 1;
+            continue;
+        }
+        break;
+    }
+    out
+}
+
+/// The byte ranges of `old` as a whole word inside `doc`.
+fn mentions(content: &str, doc: &Doc, word: &regex::Regex) -> Vec<std::ops::Range<usize>> {
+    let text = &content[doc.range.clone()];
+    word.find_iter(text).map(|m| doc.range.start + m.start()..doc.range.start + m.end()).collect()
+}
+
+/// The mentions of a name outside code, in one file.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Textual {
+    /// Lines (1-based) where the name is still mentioned as a word outside code.
+    pub lines: Vec<u32>,
+    /// With renaming asked for: the file with its comment and doc mentions renamed.
+    pub updated: Option<String>,
+    /// How many mentions that renamed.
+    pub renamed: usize,
+}
+
+/// Finds `old` as a word outside code: everywhere in a file nerd does not
+/// parse (`lang` none: Markdown, reStructuredText...), in comments, docs and
+/// strings of a parsed one. With `rename`, those in prose (every mention of a
+/// document, comments and docs of code) become `new`; strings are only listed,
+/// since they may be data.
+pub fn textual(old: &str, new: &str, lang: Option<Lang>, content: &str, rename: bool) -> Textual {
+    let Ok(word) = regex::Regex::new(&format!(r"\b{}\b", regex::escape(old))) else { return Textual::default() };
+    let line_of = |at: usize| content[..at].matches('\n').count() as u32 + 1;
+    // (range, renameable) for every mention outside code.
+    let mut found: Vec<(std::ops::Range<usize>, bool)> = Vec::new();
+    match lang {
+        None => found.extend(word.find_iter(content).map(|m| (m.range(), true))),
+        Some(lang) => {
+            let mut parser = Parser::new();
+            if parser.set_language(&lang.grammar()).is_err() {
+                return Textual::default();
+            }
+            let Some(tree) = parser.parse(content, None) else { return Textual::default() };
+            let text = content.as_bytes();
+            let mut stack = vec![tree.root_node()];
+            while let Some(node) = stack.pop() {
+                let kind = node.kind();
+                let prose = kind.contains("comment") || is_doc(node, lang, text);
+                if prose || kind.contains("string") {
+                    let doc = Doc { range: node.byte_range(), first: 0, last: 0 };
+                    found.extend(mentions(content, &doc, &word).into_iter().map(|r| (r, prose)));
+                    continue;
+                }
+                let mut cursor = node.walk();
+                stack.extend(node.children(&mut cursor));
+            }
+        }
+    }
+    found.sort_by_key(|(r, _)| r.start);
+    let mut out = Textual::default();
+    let mut updated = String::with_capacity(content.len());
+    let mut at = 0;
+    for (range, renameable) in found {
+        if rename && renameable {
+            updated.push_str(&content[at..range.start]);
+            updated.push_str(new);
+            at = range.end;
+            out.renamed += 1;
+        } else {
+            out.lines.push(line_of(range.start));
+        }
+    }
+    out.lines.dedup();
+    if out.renamed > 0 {
+        updated.push_str(&content[at..]);
+        out.updated = Some(updated);
+    }
+    out
 }
 
 /// Plans renaming `old` to `new` over `files`.
 pub fn plan(old: &str, new: &str, scope: Scope, files: &[FileInput]) -> Result<Plan, RenameError> {
     let mut out = Vec::new();
-    let mut sites = 0;
+    let (mut sites, mut doc_sites) = (0, 0);
+    let word = regex::Regex::new(&format!(r"\b{}\b", regex::escape(old)))
+        .map_err(|_| RenameError::NotAnIdentifier(old.to_string()))?;
     let mut parsers: BTreeMap<&'static str, Parser> = BTreeMap::new();
     for file in files {
         let parser = parsers.entry(file.lang.name()).or_default();
@@ -281,6 +468,10 @@ pub fn plan(old: &str, new: &str, scope: Scope, files: &[FileInput]) -> Result<P
                         RenameError::DefinitionNotFound { name: old.to_string(), path: file.path.clone() }
                     })?;
                     ranges.push(def.0.clone());
+                    // A Python `@overload` group is one function: its signatures follow the definition.
+                    if file.lang == Lang::Python {
+                        ranges.extend(overload_siblings(def.2, text).into_iter().filter(|r| *r != def.0));
+                    }
                 }
                 for t in &named {
                     let call = file.call_lines.contains(&t.1) && has_ancestor(t.2, 4, is_call);
@@ -291,15 +482,24 @@ pub fn plan(old: &str, new: &str, scope: Scope, files: &[FileInput]) -> Result<P
                 }
             }
         }
-        // Go doc comments begin with the name they document (linters insist); keep them true.
-        if let (Lang::Go, Some((start, _))) = (file.lang, file.definition) {
-            ranges.extend(go_doc_name(&file.content, start, old));
+        sites += ranges.len();
+        // Documentation follows: every doc of the file when the name is defined once, else the definition's own.
+        let docs = docs(tree.root_node(), file.lang, text);
+        let documented: Vec<&Doc> = match (scope, file.definition) {
+            (Scope::EveryToken, _) => docs.iter().collect(),
+            (Scope::ResolvedSites, Some((start, end))) => attached(&docs, &file.content, start, end),
+            (Scope::ResolvedSites, None) => Vec::new(),
+        };
+        for doc in documented {
+            let found = mentions(&file.content, doc, &word);
+            doc_sites += found.len();
+            ranges.extend(found);
         }
         if ranges.is_empty() {
             continue;
         }
         ranges.sort_by_key(|r| r.start);
-        sites += ranges.len();
+        ranges.dedup();
         let mut updated = String::with_capacity(file.content.len());
         let mut at = 0;
         for r in ranges {
@@ -310,7 +510,7 @@ pub fn plan(old: &str, new: &str, scope: Scope, files: &[FileInput]) -> Result<P
         updated.push_str(&file.content[at..]);
         out.push(super::patch::Edit { path: file.path.clone(), old: file.content.clone(), new: updated });
     }
-    Ok(Plan { files: out, sites })
+    Ok(Plan { files: out, sites, doc_sites })
 }
 
 #[cfg(test)]
@@ -356,7 +556,12 @@ mod tests {
         let src = "package geo\n\n// ComputeArea is the area.\n// ComputeAreas is unrelated.\nfunc ComputeArea(w, h float64) float64 {\n\treturn w * h\n}\n";
         let files = [input("geo/area.go", Lang::Go, src, Some((5, 7)), &[])];
         let planned = plan("ComputeArea", "AreaOf", Scope::ResolvedSites, &files).unwrap();
-        assert_eq!(planned.files[0].new, src.replace("func ComputeArea", "func AreaOf"), "not the line above the def");
+        // The whole doc block is the definition's: the name is renamed where it is a word, not inside another.
+        assert_eq!(
+            planned.files[0].new,
+            src.replace("ComputeArea ", "AreaOf ").replace("func ComputeArea", "func AreaOf")
+        );
+        assert_eq!(planned.doc_sites, 1);
         let src =
             "package geo\n\n// ComputeArea is the area.\nfunc ComputeArea(w, h float64) float64 {\n\treturn w * h\n}\n";
         let files = [input("geo/area.go", Lang::Go, src, Some((4, 6)), &[])];
@@ -374,5 +579,47 @@ mod tests {
         assert!(matches!(check_name(Lang::Python, "a", "a-b"), Err(RenameError::NotAnIdentifier(_))));
         assert!(matches!(check_name(Lang::Go, "Parse", "parse"), Err(RenameError::GoVisibility { .. })));
         assert_eq!(check_name(Lang::Go, "Parse", "ParseAll"), Ok(()));
+    }
+
+    #[test]
+    fn doc_comments_doctests_and_docstrings_follow_the_name_plain_comments_do_not() {
+        let src = "/// Adds one: `helper(1)` is 2.\n///\n/// ```\n/// assert_eq!(demo::helper(1), 2);\n/// ```\n\
+                   fn helper(x: u8) -> u8 { x + 1 }\n// helper is also named here\n\
+                   /// Calls [`helper`] twice; helpers are not it.\nfn twice(x: u8) -> u8 { helper(helper(x)) }\n";
+        let planned =
+            plan("helper", "assist", Scope::EveryToken, &[input("a.rs", Lang::Rust, src, None, &[])]).unwrap();
+        let new = &planned.files[0].new;
+        assert!(new.contains("/// Adds one: `assist(1)` is 2."), "{new}");
+        assert!(new.contains("/// assert_eq!(demo::assist(1), 2);"), "the doctest: {new}");
+        assert!(new.contains("/// Calls [`assist`] twice; helpers are not it."), "{new}");
+        assert!(new.contains("// helper is also named here"), "a plain comment is only listed: {new}");
+        assert_eq!((planned.sites, planned.doc_sites), (3, 3));
+
+        let src = "def area(w, h):\n    \"\"\"area(w, h) is w * h.\"\"\"\n    return w * h\n\n\
+                   def other():\n    \"\"\"Not about area at all.\"\"\"\n    return area(1, 2)\n";
+        // Defined several times elsewhere: only the definition's own docstring follows.
+        let files = [input("m.py", Lang::Python, src, Some((1, 3)), &[7])];
+        let planned = plan("area", "surface", Scope::ResolvedSites, &files).unwrap();
+        let new = &planned.files[0].new;
+        assert!(new.contains("def surface(w, h):\n    \"\"\"surface(w, h) is w * h.\"\"\""), "{new}");
+        assert!(new.contains("\"\"\"Not about area at all.\"\"\""), "{new}");
+        assert!(new.contains("return surface(1, 2)"), "{new}");
+        assert_eq!(planned.doc_sites, 1);
+    }
+
+    #[test]
+    fn an_overload_group_renames_together_and_a_plain_redefinition_does_not() {
+        let src = "from typing import overload\n\n@overload\ndef conv(x: int) -> int: ...\n@overload\n\
+                   def conv(x: str) -> str: ...\ndef conv(x):\n    return x\n\nclass Other:\n    def conv(self):\n        \
+                   return 0\n";
+        let files = [input("m.py", Lang::Python, src, Some((7, 8)), &[])];
+        let planned = plan("conv", "convert", Scope::ResolvedSites, &files).unwrap();
+        let new = &planned.files[0].new;
+        assert_eq!(new.matches("def convert(").count(), 3, "{new}");
+        assert!(new.contains("class Other:\n    def conv(self)"), "{new}");
+        let src = "def conv(x):\n    return 1\n\ndef conv(x):\n    return 2\n";
+        let files = [input("m.py", Lang::Python, src, Some((4, 5)), &[])];
+        let planned = plan("conv", "convert", Scope::ResolvedSites, &files).unwrap();
+        assert_eq!(planned.files[0].new, "def conv(x):\n    return 1\n\ndef convert(x):\n    return 2\n");
     }
 }

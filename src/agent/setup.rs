@@ -36,6 +36,8 @@ pub struct Settings {
     /// Recorded model outputs to replay as the patch writer.
     pub transcript: Option<PathBuf>,
     pub dry_run: bool,
+    /// Renames reach docs and comments too.
+    pub include_docs: bool,
     /// Set by Ctrl-C.
     pub interrupted: Arc<AtomicBool>,
 }
@@ -79,6 +81,7 @@ pub fn setup(root: &Path, settings: &Settings) -> Result<Setup, SetupError> {
     let options = Options {
         autonomy: settings.autonomy,
         dry_run: settings.dry_run,
+        include_docs: settings.include_docs,
         retry_budget: settings.retry_budget,
         interrupted: settings.interrupted.clone(),
         ..Options::default()

@@ -72,6 +72,9 @@ struct TaskFile {
     approval: Option<ApprovalMode>,
     #[serde(default)]
     dry_run: bool,
+    /// Renames reach docs and comments too.
+    #[serde(default)]
+    include_docs: bool,
     seed: Option<u64>,
     provider: Option<String>,
     /// Recorded model outputs, relative to the task file.
@@ -227,6 +230,7 @@ fn run_task(default_root: &Path, file: &Path, base: &AgentArgs) -> (serde_json::
         retry_budget: task.retry_budget.unwrap_or(base.retry_budget),
         seed: task.seed.or(base.seed),
         transcript: task.transcript.as_ref().map(|t| here.join(t)).or_else(|| base.transcript.clone()),
+        include_docs: task.include_docs || base.include_docs,
     };
     let setup = match session::setup(&root, &args, task.dry_run) {
         Ok(s) => s,

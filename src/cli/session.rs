@@ -50,6 +50,9 @@ pub struct AgentArgs {
     /// Replay recorded model outputs (a JSON file {"outputs": [...]}) as the patch writer, for tests and audits.
     #[arg(long, value_name = "FILE")]
     pub transcript: Option<PathBuf>,
+    /// Renames also rename the name's mentions in docs (.md, .rst, .txt, .adoc) and in code comments.
+    #[arg(long)]
+    pub include_docs: bool,
 }
 
 impl AgentArgs {
@@ -62,6 +65,7 @@ impl AgentArgs {
             seed: self.seed,
             transcript: self.transcript.clone(),
             dry_run,
+            include_docs: self.include_docs,
             interrupted: interrupt_flag(),
         }
     }

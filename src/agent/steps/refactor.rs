@@ -100,11 +100,16 @@ impl Agent<'_> {
         }
         let mut paths: BTreeSet<String> = calls.keys().cloned().collect();
         paths.insert(def_path.clone());
-        if scope == rename::Scope::EveryToken {
-            let search = Action::Search { pattern: format!(r"\b{}\b", regex::escape(&old)), path: None };
-            if let Some(Outcome::Executed { output: Output::Search { matches } }) = self.act(router, &search, "")? {
-                paths.extend(matches.into_iter().map(|(p, _, _)| p));
+        // Every file that mentions the name: its code when the name is defined once; its prose either way.
+        let search = Action::Search { pattern: format!(r"\b{}\b", regex::escape(&old)), path: None };
+        let mut mentioned: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+        if let Some(Outcome::Executed { output: Output::Search { matches } }) = self.act(router, &search, "")? {
+            for (path, line, _) in matches {
+                mentioned.entry(path).or_default().push(line);
             }
+        }
+        if scope == rename::Scope::EveryToken {
+            paths.extend(mentioned.keys().cloned());
         }
         let mut inputs = Vec::new();
         for path in paths {
@@ -130,11 +135,17 @@ impl Agent<'_> {
                 content,
             });
         }
-        let plan = match rename::plan(&old, &new, scope, &inputs) {
+        let mut plan = match rename::plan(&old, &new, scope, &inputs) {
             Ok(plan) if !plan.files.is_empty() => plan,
             Ok(_) => return Ok(Flow::Stop(Status::Failed, format!("Not renamed: no occurrence of `{old}` found."))),
             Err(e) => return Ok(Flow::Stop(Status::Refused, format!("Not renamed: {e}."))),
         };
+        // Code files among the mentions, with whether their comments may follow (same language family).
+        let parsed: BTreeMap<String, (Lang, bool)> = mentioned
+            .keys()
+            .filter_map(|p| loaded.projections.get(p).map(|(l, _)| (p.clone(), (*l, same_family(l)))))
+            .collect();
+        let prose = self.prose(router, &inputs, &parsed, &mentioned, &mut plan, (&old, &new))?;
         // What already fails is not the rename's doing: judge it by what it makes worse.
         let word = regex::Regex::new(&format!(r"\b{}\b", regex::escape(&old))).ok();
         let mut before = self.verify(router, loaded, &[Kind::Build, Kind::Tests])?;
@@ -168,7 +179,8 @@ impl Agent<'_> {
         Self::record_changes(st, &plan.files);
         self.reload(loaded)?;
         let (status, verdict) = rename_verdict(&before, &after);
-        let left = if left_out.is_empty() {
+        let mut left = prose.sentence(&old, self.options.include_docs);
+        left += &if left_out.is_empty() {
             String::new()
         } else {
             format!(
@@ -180,11 +192,114 @@ impl Agent<'_> {
         Ok(Flow::Stop(
             status,
             format!(
-                "Renamed `{old}` to `{new}` at {} site(s) in {} file(s); {verdict}.{left}",
+                "Renamed `{old}` to `{new}` at {} site(s){} in {} file(s); {verdict}.{left}",
                 plan.sites,
+                if plan.doc_sites > 0 {
+                    format!(" and {} mention(s) in doc comments, doctests and docstrings", plan.doc_sites)
+                } else {
+                    String::new()
+                },
                 plan.files.len()
             ),
         ))
+    }
+}
+
+/// The name's mentions outside code that a rename leaves or renames.
+#[derive(Default)]
+struct Prose {
+    /// `path:line` of mentions left as they are.
+    listed: Vec<String>,
+    /// Mentions renamed in docs and comments (`--include-docs`).
+    renamed: usize,
+}
+
+impl Prose {
+    fn sentence(&self, old: &str, include_docs: bool) -> String {
+        let mut out = String::new();
+        if self.renamed > 0 {
+            out.push_str(&format!(" Also renamed {} mention(s) in docs and comments.", self.renamed));
+        }
+        if !self.listed.is_empty() {
+            let shown: Vec<&str> = self.listed.iter().take(12).map(String::as_str).collect();
+            out.push_str(&format!(
+                " `{old}` is still mentioned outside code at {}{}{}.",
+                shown.join(", "),
+                if self.listed.len() > 12 { format!(" and {} more", self.listed.len() - 12) } else { String::new() },
+                if include_docs {
+                    " (strings and other files, left as they are)"
+                } else {
+                    " (`--include-docs` renames those in docs and comments)"
+                }
+            ));
+        }
+        out
+    }
+}
+
+/// Files whose prose nerd may rename with `--include-docs`: documents, not data.
+const DOC_EXTENSIONS: &[&str] = &["md", "markdown", "rst", "txt", "adoc"];
+
+impl Agent<'_> {
+    /// Lists the mentions of `old` the plan leaves outside code, or, with
+    /// `--include-docs`, adds their renaming to the plan (documents whole,
+    /// comments and docs of the code files the rename reads).
+    fn prose(
+        &mut self,
+        router: &mut crate::router::Router,
+        inputs: &[rename::FileInput],
+        parsed: &BTreeMap<String, (Lang, bool)>,
+        mentioned: &BTreeMap<String, Vec<u32>>,
+        plan: &mut rename::Plan,
+        (old, new): (&str, &str),
+    ) -> Result<Prose, AgentError> {
+        let include = self.options.include_docs;
+        let mut prose = Prose::default();
+        for (path, lines) in mentioned {
+            let code = inputs.iter().find(|i| &i.path == path);
+            let document = code.is_none()
+                && std::path::Path::new(path)
+                    .extension()
+                    .is_some_and(|e| DOC_EXTENSIONS.contains(&e.to_string_lossy().to_lowercase().as_str()));
+            let (lang, content, renamable) = match (code, parsed.get(path)) {
+                (Some(input), _) => {
+                    let planned = plan.files.iter().find(|e| &e.path == path).map(|e| e.new.clone());
+                    (Some(input.lang), planned.unwrap_or_else(|| input.content.clone()), true)
+                }
+                // Code the rename did not read (other definitions of the name, another language): parsed to tell prose from code.
+                (None, Some((lang, family))) => match self.read(router, path)? {
+                    Some(content) => (Some(*lang), content, *family),
+                    None => {
+                        prose.listed.extend(lines.iter().map(|l| format!("{path}:{l}")));
+                        continue;
+                    }
+                },
+                (None, None) if document && include => match self.read(router, path)? {
+                    Some(content) => (None, content, true),
+                    None => {
+                        prose.listed.extend(lines.iter().map(|l| format!("{path}:{l}")));
+                        continue;
+                    }
+                },
+                // Other files (another language, data, documents without --include-docs): the search's lines.
+                (None, None) => {
+                    prose.listed.extend(lines.iter().map(|l| format!("{path}:{l}")));
+                    continue;
+                }
+            };
+            let found = rename::textual(old, new, lang, &content, include && renamable);
+            prose.listed.extend(found.lines.iter().map(|l| format!("{path}:{l}")));
+            if let Some(updated) = found.updated {
+                prose.renamed += found.renamed;
+                match plan.files.iter_mut().find(|e| &e.path == path) {
+                    Some(edit) => edit.new = updated,
+                    None => {
+                        plan.files.push(crate::agent::patch::Edit { path: path.clone(), old: content, new: updated })
+                    }
+                }
+            }
+        }
+        Ok(prose)
     }
 }
 
