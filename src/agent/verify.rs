@@ -290,6 +290,11 @@ fn failure_keys(run: &ToolRun) -> Vec<String> {
         .findings
         .iter()
         .filter_map(|f| match &f.found {
+            // A tool that failed with nothing readable says only that: its message is the
+            // output's tail, whose timestamps and addresses differ from run to run.
+            Found::Diagnostic { severity: Severity::Error, code, .. } if code.ends_with("-failed") => {
+                Some(format!("{code}: exited with no result nerd could read"))
+            }
             Found::Diagnostic { severity: Severity::Error, code, message } => {
                 Some(format!("{code} at {}:{}: {message}", f.path, f.line))
             }
@@ -403,5 +408,48 @@ pub struct Brief {
 impl From<&Verification> for Brief {
     fn from(v: &Verification) -> Self {
         Brief { status: v.status, tests_run: v.tests_run, reason: v.reason.clone() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::parse::{Finding, Found};
+    use nerd_logic::vocab::Severity;
+
+    fn failed_run(tail: &str) -> ToolRun {
+        ToolRun {
+            findings: vec![Finding {
+                found: Found::Diagnostic {
+                    severity: Severity::Error,
+                    code: "pytest-failed".into(),
+                    message: format!("exited with status 2: {tail}"),
+                },
+                path: String::new(),
+                line: 0,
+                source: "pytest".into(),
+            }],
+            exit: Exit::Code(Some(2)),
+            ..not_run(Tool::Pytest)
+        }
+    }
+
+    #[test]
+    fn a_tool_failing_unreadably_before_and_after_is_not_a_new_failure_whatever_its_output_says() {
+        let before = Verification::of(&[failed_run("[2026-11-24 02:14:46,432] WARNING plugin missing")]);
+        let after = Verification::of(&[failed_run("[2026-11-24 02:14:49,118] WARNING plugin missing")]);
+        let since = after.since(&before);
+        assert!(since.newly_failing.is_empty(), "{:?}", since.newly_failing);
+        assert_eq!(after.status, Verdict::Unverified);
+        // A real diagnostic still counts by its place and message.
+        let mut broken = failed_run("same");
+        broken.findings.push(Finding {
+            found: Found::Diagnostic { severity: Severity::Error, code: "E999".into(), message: "syntax".into() },
+            path: "a.py".into(),
+            line: 3,
+            source: "ruff".into(),
+        });
+        let since = Verification::of(&[broken]).since(&before);
+        assert_eq!(since.newly_failing.len(), 1, "{:?}", since.newly_failing);
     }
 }
