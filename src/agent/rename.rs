@@ -365,10 +365,10 @@ fn attached<'d>(docs: &'d [Doc], content: &str, start: u32, end: u32) -> Vec<&'d
     out
 }
 
-/// The byte ranges of `old` as a whole word inside `doc`.
-fn mentions(content: &str, doc: &Doc, word: &regex::Regex) -> Vec<std::ops::Range<usize>> {
-    let text = &content[doc.range.clone()];
-    word.find_iter(text).map(|m| doc.range.start + m.start()..doc.range.start + m.end()).collect()
+/// The byte ranges of `old` as a whole word inside `within`.
+fn mentions(content: &str, within: std::ops::Range<usize>, word: &regex::Regex) -> Vec<std::ops::Range<usize>> {
+    let start = within.start;
+    word.find_iter(&content[within]).map(|m| start + m.start()..start + m.end()).collect()
 }
 
 /// The mentions of a name outside code, in one file.
@@ -406,8 +406,7 @@ pub fn textual(old: &str, new: &str, lang: Option<Lang>, content: &str, rename: 
                 let kind = node.kind();
                 let prose = kind.contains("comment") || is_doc(node, lang, text);
                 if prose || kind.contains("string") {
-                    let doc = Doc { range: node.byte_range(), first: 0, last: 0 };
-                    found.extend(mentions(content, &doc, &word).into_iter().map(|r| (r, prose)));
+                    found.extend(mentions(content, node.byte_range(), &word).into_iter().map(|r| (r, prose)));
                     continue;
                 }
                 let mut cursor = node.walk();
@@ -491,7 +490,7 @@ pub fn plan(old: &str, new: &str, scope: Scope, files: &[FileInput]) -> Result<P
             (Scope::ResolvedSites, None) => Vec::new(),
         };
         for doc in documented {
-            let found = mentions(&file.content, doc, &word);
+            let found = mentions(&file.content, doc.range.clone(), &word);
             doc_sites += found.len();
             ranges.extend(found);
         }

@@ -276,12 +276,15 @@ impl Verification {
 /// diagnostics, and the synthetic `<tool>-failed` finding of an unreadable run.
 fn errors(findings: &[Finding]) -> (u32, u32) {
     findings.iter().fold((0, 0), |(parsed, synthetic), f| match &f.found {
-        Found::Diagnostic { severity: Severity::Error, code, .. } if code.ends_with("-failed") => {
-            (parsed, synthetic + 1)
-        }
+        Found::Diagnostic { severity: Severity::Error, code, .. } if unreadable(code) => (parsed, synthetic + 1),
         Found::Diagnostic { severity: Severity::Error, .. } => (parsed + 1, synthetic),
         _ => (parsed, synthetic),
     })
+}
+
+/// Whether a finding's code is the one made for a tool that failed with nothing readable (`pytest-failed`...).
+fn unreadable(code: &str) -> bool {
+    code.ends_with("-failed")
 }
 
 /// Stable keys of what `run` says fails.
@@ -292,7 +295,7 @@ fn failure_keys(run: &ToolRun) -> Vec<String> {
         .filter_map(|f| match &f.found {
             // A tool that failed with nothing readable says only that: its message is the
             // output's tail, whose timestamps and addresses differ from run to run.
-            Found::Diagnostic { severity: Severity::Error, code, .. } if code.ends_with("-failed") => {
+            Found::Diagnostic { severity: Severity::Error, code, .. } if unreadable(code) => {
                 Some(format!("{code}: exited with no result nerd could read"))
             }
             Found::Diagnostic { severity: Severity::Error, code, message } => {

@@ -84,25 +84,22 @@ pub fn sandbox_exec(root: &Path, intent: nerd_logic::vocab::Category, argv: Vec<
 pub fn verify(root: &Path) -> Result<i32, NerdError> {
     let store = StateDb::open(root)?;
     let verdict = audit::verify(root, &store)?;
-    let mut out = std::io::stdout().lock();
-    Ok(match verdict {
-        Verdict::Intact { length } => {
-            writeln!(out, "audit intact: {length} records")?;
-            exit::SUCCESS
-        }
-        Verdict::Tampered { seq, reason } => {
-            writeln!(out, "audit tampered: record {seq}: {reason}")?;
-            exit::LOGIC_SAID_NO
-        }
-        Verdict::Truncated { length, expected } if expected < 0 => {
-            writeln!(out, "audit truncated: {length} records but the checkpoint is missing")?;
-            exit::LOGIC_SAID_NO
+    writeln!(std::io::stdout().lock(), "{}", verdict_line(&verdict))?;
+    Ok(if matches!(verdict, Verdict::Intact { .. }) { exit::SUCCESS } else { exit::LOGIC_SAID_NO })
+}
+
+/// What `nerd audit verify` and `nerd doctor` say of the trail.
+fn verdict_line(verdict: &Verdict) -> String {
+    match verdict {
+        Verdict::Intact { length } => format!("audit intact: {length} records"),
+        Verdict::Tampered { seq, reason } => format!("audit tampered: record {seq}: {reason}"),
+        Verdict::Truncated { length, expected } if *expected < 0 => {
+            format!("audit truncated: {length} records but the checkpoint is missing")
         }
         Verdict::Truncated { length, expected } => {
-            writeln!(out, "audit truncated: {length} records, the checkpoint says {expected}")?;
-            exit::LOGIC_SAID_NO
+            format!("audit truncated: {length} records, the checkpoint says {expected}")
         }
-    })
+    }
 }
 
 pub fn show(root: &Path, json_out: bool) -> Result<i32, NerdError> {
@@ -305,15 +302,8 @@ fn storage(root: &Path, out: &mut impl Write) -> Result<bool, NerdError> {
     match found.problem {
         None => {
             writeln!(out, "state:      .nerd/{STATE_FILE} ok: {}", counts.join(", "))?;
-            let store = StateDb::open(root)?;
-            let verdict = match audit::verify(root, &store)? {
-                Verdict::Intact { length } => format!("audit intact: {length} records"),
-                Verdict::Tampered { seq, reason } => format!("audit tampered: record {seq}: {reason}"),
-                Verdict::Truncated { length, expected } => {
-                    format!("audit truncated: {length} records, the checkpoint says {expected}")
-                }
-            };
-            writeln!(out, "audit:      {verdict} (checkpoint {})", checkpoint.display())?;
+            let verdict = audit::verify(root, &StateDb::open(root)?)?;
+            writeln!(out, "audit:      {} (checkpoint {})", verdict_line(&verdict), checkpoint.display())?;
             Ok(true)
         }
         Some(problem) => {

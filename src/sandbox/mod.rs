@@ -98,20 +98,23 @@ fn fallback(c: &Confinement, namespaces: String, rlimits: String) -> Prepared {
         Ok((fd, abi)) => (Some(fd), format!("writes confined to the workspace and a temp dir (Landlock ABI {abi})")),
         Err(why) => (None, format!("unavailable: {why}")),
     };
-    let own_netns = if c.network { Err("network allowed by policy".to_string()) } else { netns::available() };
-    let (netns, filter, seccomp) = match own_netns {
-        _ if c.network => (None, None, "network allowed by policy".to_string()),
-        Ok(()) => (
-            Some(netns::Plan::new()),
-            None,
-            "not needed: a user and network namespace of its own has loopback only".to_string(),
-        ),
-        Err(why) if cfg!(target_arch = "x86_64") => (
-            None,
-            Some(landlock::socket_filter()),
-            format!("network sockets refused, loopback included (seccomp filter; no network namespace: {why})"),
-        ),
-        Err(why) => (None, None, format!("unavailable: the socket filter is built for x86_64 only, and {why}")),
+    // The namespace probe runs only when the network is to be confined.
+    let (netns, filter, seccomp) = if c.network {
+        (None, None, "network allowed by policy".to_string())
+    } else {
+        match netns::available() {
+            Ok(()) => (
+                Some(netns::Plan::new()),
+                None,
+                "not needed: a user and network namespace of its own has loopback only".to_string(),
+            ),
+            Err(why) if cfg!(target_arch = "x86_64") => (
+                None,
+                Some(landlock::socket_filter()),
+                format!("network sockets refused, loopback included (seccomp filter; no network namespace: {why})"),
+            ),
+            Err(why) => (None, None, format!("unavailable: the socket filter is built for x86_64 only, and {why}")),
+        }
     };
     Prepared {
         wrapper: None,

@@ -49,16 +49,17 @@ pub fn split(dir: &Path) -> Result<(), StoreError> {
             Err(e) => return Err(e),
         }
     }
-    let index = dir.join(INDEX_FILE);
-    if index.exists() || !detach_wal(&legacy) {
-        // An index exists already (or the old file is busy): keep the old file aside.
-        let kept = dir.join(format!("{LEGACY_FILE}.before-split"));
-        if !kept.exists() && detach_wal(&legacy) {
-            move_file(&legacy, &kept)?;
-        }
+    if !detach_wal(&legacy) {
+        // Another connection holds the old file: it is moved at a later start.
         return Ok(());
     }
-    move_file(&legacy, &index)
+    // It becomes the index, or, when an index exists already, is kept aside.
+    let index = dir.join(INDEX_FILE);
+    let target = if index.exists() { dir.join(format!("{LEGACY_FILE}.before-split")) } else { index };
+    if target.exists() {
+        return Ok(());
+    }
+    move_file(&legacy, &target)
 }
 
 /// Copies the durable rows into a new state database; `false` when another
@@ -67,10 +68,8 @@ fn copy_durable(legacy: &Path, state: &Path) -> Result<bool, StoreError> {
     let damaged = |source| StoreError::StateDamaged { path: legacy.to_path_buf(), source };
     let mut old = connect(legacy, "NORMAL").map_err(damaged)?;
     // Every durable table exists with every column once the old migrations ran.
-    migrations::migrate_to(&mut old, migrations::INDEX, migrations::INDEX_BEFORE_SPLIT).map_err(|e| match e {
-        StoreError::Sql(source) | StoreError::Migration { source, .. } if super::is_damage(&source) => damaged(source),
-        other => other,
-    })?;
+    migrations::migrate_to(&mut old, migrations::INDEX, migrations::INDEX_BEFORE_SPLIT)
+        .map_err(|e| e.at_state(legacy))?;
     // Holding the old file's write lock keeps other nerd processes out until the state file is in place.
     old.execute_batch("BEGIN IMMEDIATE").map_err(damaged)?;
     if state.exists() {
@@ -105,13 +104,7 @@ fn build_state(legacy: &Path, tmp: &Path) -> Result<(), StoreError> {
         }
         tx.commit()
     })();
-    copied.map_err(|source| {
-        if super::is_damage(&source) {
-            StoreError::StateDamaged { path: legacy.to_path_buf(), source }
-        } else {
-            source.into()
-        }
-    })?;
+    copied.map_err(|source| StoreError::from(source).at_state(legacy))?;
     fresh.execute("DETACH DATABASE legacy", [])?;
     // A rollback journal leaves one self-contained file to rename; it is opened in WAL mode later.
     fresh.pragma_update(None, "journal_mode", "DELETE")?;

@@ -50,6 +50,21 @@ pub enum StoreError {
     Sql(#[from] rusqlite::Error),
 }
 
+impl StoreError {
+    /// This error as `StateDamaged` of `path` when SQLite says the file is
+    /// damaged or not a database; any other error as it is.
+    fn at_state(self, path: &Path) -> StoreError {
+        match self {
+            StoreError::Open { source, .. } | StoreError::Sql(source) | StoreError::Migration { source, .. }
+                if is_damage(&source) =>
+            {
+                StoreError::StateDamaged { path: path.to_path_buf(), source }
+            }
+            other => other,
+        }
+    }
+}
+
 /// Which resolution rows a write replaces.
 pub enum ResolutionWrite<'a> {
     /// Nothing changed in the edges.

@@ -66,12 +66,7 @@ impl StateDb {
     pub fn open_file(path: &Path) -> Result<StateDb, StoreError> {
         let damaged = |source| StoreError::StateDamaged { path: path.to_path_buf(), source };
         let mut conn = connect(path, "FULL").map_err(damaged)?;
-        migrations::migrate(&mut conn, migrations::STATE).map_err(|e| match e {
-            StoreError::Sql(source) | StoreError::Migration { source, .. } if super::is_damage(&source) => {
-                damaged(source)
-            }
-            other => other,
-        })?;
+        migrations::migrate(&mut conn, migrations::STATE).map_err(|e| e.at_state(path))?;
         Ok(StateDb { conn, path: path.to_path_buf() })
     }
 

@@ -101,7 +101,8 @@ impl Agent<'_> {
         let mut paths: BTreeSet<String> = calls.keys().cloned().collect();
         paths.insert(def_path.clone());
         // Every file that mentions the name: its code when the name is defined once; its prose either way.
-        let search = Action::Search { pattern: format!(r"\b{}\b", regex::escape(&old)), path: None };
+        let pattern = format!(r"\b{}\b", regex::escape(&old));
+        let search = Action::Search { pattern: pattern.clone(), path: None };
         let mut mentioned: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         if let Some(Outcome::Executed { output: Output::Search { matches } }) = self.act(router, &search, "")? {
             for (path, line, _) in matches {
@@ -147,7 +148,7 @@ impl Agent<'_> {
             .collect();
         let prose = self.prose(router, &inputs, &parsed, &mentioned, &mut plan, (&old, &new))?;
         // What already fails is not the rename's doing: judge it by what it makes worse.
-        let word = regex::Regex::new(&format!(r"\b{}\b", regex::escape(&old))).ok();
+        let word = regex::Regex::new(&pattern).ok();
         let mut before = self.verify(router, loaded, &[Kind::Build, Kind::Tests])?;
         let renamed = |e: &String| word.as_ref().map_or(e.clone(), |w| w.replace_all(e, new.as_str()).into_owned());
         before.failing = before.failing.iter().map(renamed).collect();
@@ -261,31 +262,20 @@ impl Agent<'_> {
                 && std::path::Path::new(path)
                     .extension()
                     .is_some_and(|e| DOC_EXTENSIONS.contains(&e.to_string_lossy().to_lowercase().as_str()));
-            let (lang, content, renamable) = match (code, parsed.get(path)) {
+            let read = match (code, parsed.get(path)) {
                 (Some(input), _) => {
                     let planned = plan.files.iter().find(|e| &e.path == path).map(|e| e.new.clone());
-                    (Some(input.lang), planned.unwrap_or_else(|| input.content.clone()), true)
+                    Some((Some(input.lang), planned.unwrap_or_else(|| input.content.clone()), true))
                 }
                 // Code the rename did not read (other definitions of the name, another language): parsed to tell prose from code.
-                (None, Some((lang, family))) => match self.read(router, path)? {
-                    Some(content) => (Some(*lang), content, *family),
-                    None => {
-                        prose.listed.extend(lines.iter().map(|l| format!("{path}:{l}")));
-                        continue;
-                    }
-                },
-                (None, None) if document && include => match self.read(router, path)? {
-                    Some(content) => (None, content, true),
-                    None => {
-                        prose.listed.extend(lines.iter().map(|l| format!("{path}:{l}")));
-                        continue;
-                    }
-                },
+                (None, Some((lang, family))) => self.read(router, path)?.map(|content| (Some(*lang), content, *family)),
+                (None, None) if document && include => self.read(router, path)?.map(|content| (None, content, true)),
                 // Other files (another language, data, documents without --include-docs): the search's lines.
-                (None, None) => {
-                    prose.listed.extend(lines.iter().map(|l| format!("{path}:{l}")));
-                    continue;
-                }
+                (None, None) => None,
+            };
+            let Some((lang, content, renamable)) = read else {
+                prose.listed.extend(lines.iter().map(|l| format!("{path}:{l}")));
+                continue;
             };
             let found = rename::textual(old, new, lang, &content, include && renamable);
             prose.listed.extend(found.lines.iter().map(|l| format!("{path}:{l}")));
