@@ -28,3 +28,24 @@ for lang in "${langs[@]}"; do
 done
 echo "cold_overhead: first check, the staged snapshot is written whole; warm_overhead: a later check after one staged edit;"
 echo "tools_ms: time inside the detected tools (ruff for Python; the Go corpus has no go.mod, so none); recheck_ms: median of 5 unchanged re-checks."
+
+# The HEAD baseline, needed only when the staged tree has something that blocks:
+# HEAD gets an error-level finding of its own, then one more edit is staged.
+echo
+printf '%-7s %16s %14s %16s %14s\n' lang new_head_elapsed new_head_base steady_elapsed steady_base
+for lang in "${langs[@]}"; do
+  [ "$lang" = python ] || continue
+  repo=$cache/check-$lang
+  target=$(cd "$repo" && git ls-files '*.py' | sort | sed -n 100p)
+  printf '\ndef _bench_old():\n    return _bench_undefined\n' >> "$repo/$target"
+  (cd "$repo" && g commit -qam "an error HEAD keeps")
+  echo "# bench 3" >> "$repo/$target"; (cd "$repo" && g add "$target")
+  first=$(cd "$repo" && "$nerd" check --json --no-cache || true)
+  echo "# bench 4" >> "$repo/$target"; (cd "$repo" && g add "$target")
+  steady=$(cd "$repo" && "$nerd" check --json --no-cache || true)
+  base() { python3 -c "import json,sys; b=json.load(sys.stdin)['baseline']; print(b['state'] + (' %.1fms' % b['tools_ms'] if 'tools_ms' in b else ''))"; }
+  printf '%-7s %14sms %14s %14sms %14s\n' "$lang" "$(echo "$first" | field elapsed_ms)" "$(echo "$first" | base)" \
+    "$(echo "$steady" | field elapsed_ms)" "$(echo "$steady" | base)"
+done
+echo "new_head: the first check after a commit whose tree has an error of its own (HEAD's tools run once, then cached);"
+echo "steady: the next check on the same HEAD. A staged tree with nothing blocking never needs HEAD's findings."

@@ -83,6 +83,7 @@ fn a_staged_rust_type_error_blocks_and_restaging_a_fix_passes() {
     let (code, v) = check(dir.path());
     assert_eq!(code, 0, "{v}");
     assert!(blockers(&v).is_empty());
+    assert_eq!(v["baseline"]["state"], "not_needed", "nothing blocked, so HEAD was not checked: {v}");
 }
 
 #[test]
@@ -328,6 +329,7 @@ fn findings_already_on_head_are_listed_and_do_not_block_a_clean_change() {
     git(dir.path(), &["add", "-A"]);
     let (code, v) = check(dir.path());
     assert_eq!(code, 0, "HEAD's F821 is not this commit's doing: {v}");
+    assert_eq!(v["baseline"]["state"], "computed", "the first check after a new HEAD runs the tools on it: {v}");
     let existing = v["existing"].as_array().unwrap();
     assert!(existing.iter().any(|f| f["path"] == "pkg/old.py" && f["line"] == 2), "{v}");
     let out = nerd_with_path(dir.path(), &["check"], &path_with_tools());
@@ -339,6 +341,7 @@ fn findings_already_on_head_are_listed_and_do_not_block_a_clean_change() {
     git(dir.path(), &["add", "-A"]);
     let (code, v) = check(dir.path());
     assert_eq!(code, 1, "{v}");
+    assert_eq!(v["baseline"]["state"], "cached", "HEAD has not moved: {v}");
     assert_eq!(blockers(&v).iter().map(|b| (b.1.as_str(), b.2)).collect::<Vec<_>>(), [("pkg/old.py", 6)], "{v}");
 
     // Told to, the gate blocks on what HEAD has too.
@@ -348,6 +351,37 @@ fn findings_already_on_head_are_listed_and_do_not_block_a_clean_change() {
     let (code, v) = check(dir.path());
     assert_eq!(code, 1, "{v}");
     assert!(blockers(&v).iter().any(|b| b.1 == "pkg/old.py" && b.2 == 2), "{v}");
+}
+
+#[test]
+fn targets_broken_on_head_neither_block_nor_hide_what_the_commit_breaks() {
+    // Three benches that never build on this toolchain (as semver's `#![feature]` bench on stable).
+    let manifest = format!(
+        "{CARGO_TOML}{}",
+        (1..=3).map(|i| format!("\n[[bench]]\nname = \"old{i}\"\nharness = false\n")).collect::<String>()
+    );
+    let mut files = vec![("Cargo.toml".to_string(), manifest), ("src/lib.rs".into(), GOOD_RS.into())];
+    for i in 1..=3 {
+        files.push((format!("benches/old{i}.rs"), "fn main() {\n    let n: u32 = \"old\";\n}\n".into()));
+    }
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let dir = repo(&files);
+
+    // A clean commit is not blocked by what HEAD already fails to build.
+    write(dir.path(), &[("tests/ok.rs", "#[test]\nfn adds() {\n    assert_eq!(gated::add(1, 1), 2);\n}\n")]);
+    git(dir.path(), &["add", "-A"]);
+    let (code, v) = check(dir.path());
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["baseline"]["state"], "computed", "{v}");
+    let existing: Vec<&str> = v["existing"].as_array().unwrap().iter().filter_map(|f| f["path"].as_str()).collect();
+    assert!(existing.contains(&"benches/old1.rs") && existing.contains(&"benches/old3.rs"), "{v}");
+
+    // A commit that breaks another target is blocked for it, however cargo orders the targets.
+    write(dir.path(), &[("tests/new.rs", "#[test]\nfn adds() {\n    let s: String = gated::add(1, 1);\n}\n")]);
+    git(dir.path(), &["add", "-A"]);
+    let (code, v) = check(dir.path());
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(blockers(&v).iter().map(|b| (b.1.as_str(), b.2)).collect::<Vec<_>>(), [("tests/new.rs", 3)], "{v}");
 }
 
 #[test]

@@ -78,9 +78,23 @@ pub struct Outcome {
     pub blocked: bool,
     /// The recorded override, when one let a blocked commit through.
     pub overridden: Option<String>,
+    /// How HEAD's findings were had, when the staged tree blocked.
+    pub baseline: Baseline,
     pub elapsed_ms: f64,
-    /// Time not spent inside the tools.
+    /// Time not spent inside the tools (the staged tree's or HEAD's).
     pub overhead_ms: f64,
+}
+
+/// HEAD's findings, needed only when the staged tree has something that blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Baseline {
+    /// Nothing blocked, or the comparison is off (`--all`, `block_on_existing`, no commit yet).
+    NotNeeded,
+    /// Read from the cache kept per HEAD tree.
+    Cached,
+    /// The tools ran on HEAD's tree for it, for `tools_ms`.
+    Computed { tools_ms: f64 },
 }
 
 /// What is cached per staged tree.
@@ -138,8 +152,10 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
     // Only what the commit introduces blocks: what HEAD already has is set apart.
     let mut existing = Vec::new();
     let mut judged = stored.findings.clone();
+    let mut baseline = Baseline::NotNeeded;
     if fixpoint.commit_blocked() && mode == Mode::Staged && !config.check.block_on_existing {
-        if let Some(head) = head_findings(&root, &config, &mut store, manifest.as_ref())? {
+        if let Some((head, how)) = head_findings(&root, &config, &mut store, manifest.as_ref())? {
+            baseline = how;
             let added = git::added_lines(&root, true);
             let split = baseline::split(stored.findings.clone(), &head, &added);
             existing = split.existing;
@@ -176,7 +192,10 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
         overridden = again.commit_overridden().map(|r| again.facts().symbols.resolve(r).to_string());
     }
     let elapsed = started.elapsed();
-    let in_tools: f64 = if was_cached { 0.0 } else { stored.tools.iter().map(|t| t.elapsed_ms).sum() };
+    let mut in_tools: f64 = if was_cached { 0.0 } else { stored.tools.iter().map(|t| t.elapsed_ms).sum() };
+    if let Baseline::Computed { tools_ms } = baseline {
+        in_tools += tools_ms;
+    }
     Ok(Outcome {
         root,
         tree,
@@ -187,6 +206,7 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
         blockers,
         blocked,
         overridden,
+        baseline,
         elapsed_ms: elapsed.as_secs_f64() * 1000.0,
         overhead_ms: (elapsed.as_secs_f64() * 1000.0 - in_tools).max(0.0),
     })
@@ -207,17 +227,17 @@ fn link_dependencies(root: &Path, staged: &Path) -> Result<(), CheckError> {
 }
 
 /// The tool findings of HEAD's tree, from the cache or by running the same
-/// tools on it; `None` before the first commit.
+/// tools on it, and which of the two; `None` before the first commit.
 fn head_findings(
     root: &Path,
     config: &Config,
     store: &mut Store,
     staged: Option<&snapshot::Manifest>,
-) -> Result<Option<Vec<Finding>>, CheckError> {
+) -> Result<Option<(Vec<Finding>, Baseline)>, CheckError> {
     let Some(head) = snapshot::head_manifest(root)? else { return Ok(None) };
     let key = cache_key(&["head", &snapshot::tree_hash(&head), &config.source]);
     if let Some(found) = store.cached_check(&key)?.and_then(|j| serde_json::from_str::<Vec<Finding>>(&j).ok()) {
-        return Ok(Some(found));
+        return Ok(Some((found, Baseline::Cached)));
     }
     let dir = root.join(".nerd/head");
     // The folder is rebuilt from scratch: what it held before is not recorded anywhere trusted.
@@ -231,11 +251,12 @@ fn head_findings(
     let has_python =
         staged.is_some_and(|m| m.keys().any(|p| p.ends_with(".py"))) || head.keys().any(|p| p.ends_with(".py"));
     let reports = run_tools(root, &dir, &root.join(".nerd/check-target-head"), config, has_python);
+    let tools_ms = reports.iter().map(|r| r.elapsed_ms).sum();
     let found: Vec<Finding> = reports.into_iter().flat_map(|r| r.findings).collect();
     if let Ok(json) = serde_json::to_string(&found) {
         store.cache_check(&key, crate::timing::now_ns(), &json)?;
     }
-    Ok(Some(found))
+    Ok(Some((found, Baseline::Computed { tools_ms })))
 }
 
 /// A cache key over `parts`, nerd's version and the tools on PATH.

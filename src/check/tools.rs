@@ -107,8 +107,14 @@ fn argv_in(tool: Tool, workspace: &Path, snapshot: bool) -> Option<Vec<OsString>
         })
     };
     Some(match tool {
-        Tool::CargoCheck => os(&["cargo", "check", "--workspace", "--all-targets", "--message-format=json", "--quiet"]),
-        Tool::Clippy => os(&["cargo", "clippy", "--workspace", "--all-targets", "--message-format=json", "--quiet"]),
+        // `--keep-going`: a target that fails on HEAD already (a nightly-only bench) must
+        // not stop cargo before it reaches the targets this commit changed.
+        Tool::CargoCheck => {
+            os(&["cargo", "check", "--workspace", "--all-targets", "--keep-going", "--message-format=json", "--quiet"])
+        }
+        Tool::Clippy => {
+            os(&["cargo", "clippy", "--workspace", "--all-targets", "--keep-going", "--message-format=json", "--quiet"])
+        }
         // Not `--quiet`: it makes libtest terse, dropping the `test x ... FAILED` lines.
         Tool::CargoTest => os(&["cargo", "test", "--workspace", "--no-fail-fast", "--message-format=json"]),
         Tool::GoBuild => os(&["go", "build", "./..."]),
