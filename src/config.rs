@@ -216,17 +216,65 @@ impl ModelConfig {
             api_key_env: over.api_key_env.clone().or_else(|| self.api_key_env.clone()),
         }
     }
+}
 
-    /// Parses a user config file (`~/.config/nerd/config.toml`), which holds only `[model]`.
-    pub fn parse_user(text: &str) -> Result<ModelConfig, String> {
+/// `~/.config/nerd/config.toml` (or `$XDG_CONFIG_HOME/nerd/config.toml`): the
+/// user's own settings. Unlike a project's, they may loosen: only the user
+/// can let sandboxed programs reach a host.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UserConfig {
+    pub model: ModelConfig,
+    /// `[policy] allow_hosts`: hosts sandboxed programs reach through nerd's proxy.
+    pub allow_hosts: crate::hosts::HostAllowance,
+}
+
+impl UserConfig {
+    /// Where the user's configuration lives, from `XDG_CONFIG_HOME` or `HOME`.
+    pub fn path(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+        if let Some(xdg) = env("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
+            return Some(PathBuf::from(xdg).join("nerd/config.toml"));
+        }
+        env("HOME").map(|home| PathBuf::from(home).join(".config/nerd/config.toml"))
+    }
+
+    /// Parses the user's file: `[model]` and `[policy] allow_hosts`.
+    pub fn parse(text: &str) -> Result<UserConfig, String> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct RawUserPolicy {
+            #[serde(default)]
+            allow_hosts: Vec<String>,
+        }
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct User {
             #[serde(default)]
             model: ModelConfig,
+            policy: Option<RawUserPolicy>,
         }
         let user: User = toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())?;
-        Ok(user.model)
+        let hosts = user.policy.map(|p| p.allow_hosts).unwrap_or_default();
+        let allow_hosts = crate::hosts::HostAllowance::parse(&hosts).map_err(|e| format!("policy.allow_hosts: {e}"))?;
+        Ok(UserConfig { model: user.model, allow_hosts })
+    }
+
+    /// Reads the file at `path`; a missing file is the default.
+    pub fn read(path: &Path) -> Result<UserConfig, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                UserConfig::parse(&text).map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(UserConfig::default()),
+            Err(source) => Err(ConfigError::Read { path: path.to_path_buf(), source }),
+        }
+    }
+
+    /// The user's configuration for this process's environment.
+    pub fn load() -> Result<UserConfig, ConfigError> {
+        match UserConfig::path(&|k| std::env::var(k).ok()) {
+            Some(path) => UserConfig::read(&path),
+            None => Ok(UserConfig::default()),
+        }
     }
 }
 
@@ -240,6 +288,8 @@ struct RawPolicy {
     deny_programs: Vec<String>,
     #[serde(default)]
     secret_paths: Vec<String>,
+    /// Refused with a reason: a repository cannot open the network to itself.
+    allow_hosts: Option<toml::Value>,
 }
 
 /// The project's additions to the constitution. They can only restrict.
@@ -447,6 +497,11 @@ impl Config {
         if let Some(bad) = p.deny_programs.iter().find(|x| x.is_empty() || x.contains('/')) {
             return Err(format!("policy.deny_programs: `{bad}` must be a program name"));
         }
+        if p.allow_hosts.is_some() {
+            return Err("policy.allow_hosts: a project cannot let programs reach hosts (a repository must not \
+                        open the network to itself); put it in ~/.config/nerd/config.toml"
+                .into());
+        }
         Ok(Config {
             check: CheckConfig {
                 tools: c.tools,
@@ -566,6 +621,26 @@ mod tests {
         ] {
             assert!(Config::parse(bad).is_err(), "{bad}");
         }
+        let opened =
+            Config::parse("[policy]\nallow_hosts = [\"pypi.org\"]\n").expect_err("a project opens the network");
+        assert!(opened.contains("~/.config/nerd/config.toml"), "{opened}");
+    }
+
+    #[test]
+    fn only_the_user_allows_hosts_and_bad_entries_say_why() {
+        let user = UserConfig::parse(
+            "[model]\nprovider = \"offline\"\n[policy]\nallow_hosts = [\"pypi.org\", \"*.pythonhosted.org\"]\n",
+        )
+        .unwrap();
+        assert_eq!(user.allow_hosts.to_string(), "pypi.org, *.pythonhosted.org");
+        assert_eq!(user.model.provider, Some(Provider::Offline));
+        assert!(UserConfig::parse("").unwrap().allow_hosts.is_empty());
+        let err = UserConfig::parse("[policy]\nallow_hosts = [\"https://pypi.org/simple\"]\n").unwrap_err();
+        assert!(err.starts_with("policy.allow_hosts: `https://pypi.org/simple`"), "{err}");
+        assert!(
+            UserConfig::parse("[policy]\nautonomy = \"yolo\"\n").is_err(),
+            "the user's [policy] holds allow_hosts only"
+        );
     }
 
     #[test]

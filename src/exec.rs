@@ -67,6 +67,10 @@ pub struct Finished {
     /// Whether either stream was longer than kept.
     pub truncated: bool,
     pub elapsed: Duration,
+    /// What it asked nerd's proxy for (allowed or refused), when one served it.
+    pub connections: Vec<crate::sandbox::Connection>,
+    /// Requests beyond those kept in `connections`.
+    pub connections_unlogged: usize,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -140,6 +144,9 @@ pub fn command(job: &Job) -> Result<Command, ExecError> {
     for (k, v) in &job.env {
         cmd.env(k, v);
     }
+    for (k, v) in job.confine.iter().flat_map(|p| p.env()) {
+        cmd.env(k, v);
+    }
     if let Some(prepared) = job.confine.clone() {
         // SAFETY: apply_in_child only makes syscalls (setrlimit, prctl, landlock, seccomp).
         unsafe {
@@ -156,6 +163,8 @@ pub fn run(job: &Job) -> Result<Finished, ExecError> {
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let started = Instant::now();
     let mut child = cmd.spawn().map_err(|source| ExecError::Spawn { program: program.clone(), source })?;
+    // The child handed out its proxy listener before exec, so it is there to serve now.
+    let proxy = job.confine.as_ref().and_then(|p| p.serve());
     let pid = child.id() as i32;
     let out = child.stdout.take().map(|s| std::thread::spawn(move || capped(s)));
     let err = child.stderr.take().map(|s| std::thread::spawn(move || capped(s)));
@@ -189,6 +198,7 @@ pub fn run(job: &Job) -> Result<Finished, ExecError> {
     let join = |h: Option<std::thread::JoinHandle<(Vec<u8>, bool)>>| h.and_then(|h| h.join().ok()).unwrap_or_default();
     let (stdout, t1) = join(out);
     let (stderr, t2) = join(err);
+    let (connections, connections_unlogged) = proxy.map(|p| p.finish()).unwrap_or_default();
     Ok(Finished {
         code: status.and_then(|s| s.code()),
         stdout: String::from_utf8_lossy(&stdout).into_owned(),
@@ -196,6 +206,8 @@ pub fn run(job: &Job) -> Result<Finished, ExecError> {
         timed_out,
         truncated: t1 || t2,
         elapsed: started.elapsed(),
+        connections,
+        connections_unlogged,
     })
 }
 

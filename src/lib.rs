@@ -14,6 +14,7 @@ pub mod error;
 pub mod exec;
 pub mod files;
 pub mod hook;
+pub mod hosts;
 pub mod hrf;
 pub mod index;
 pub mod kernel;

@@ -293,3 +293,80 @@ fn the_fallback_boundary_keeps_loopback_and_names_the_sandbox_when_the_outside_i
         assert!(doctor.contains("loopback included"), "{doctor}");
     }
 }
+
+/// A host the user allows (`[policy] allow_hosts` in their own config) is reached through
+/// nerd's proxy, under bubblewrap and in the fallback alike; any other host is refused by
+/// name, a direct connection still goes nowhere, and the audit record lists what was asked.
+#[test]
+fn allowed_hosts_are_reached_through_the_proxy_and_others_are_refused_by_name() {
+    use std::io::{Read, Write};
+    let w = World::new();
+    // A server outside the sandbox, on a loopback address its own loopback does not serve.
+    let server = std::net::TcpListener::bind("127.0.0.2:0").unwrap();
+    let port = server.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut s in server.incoming().flatten() {
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && s.read(&mut byte).is_ok_and(|n| n == 1) {
+                head.push(byte[0]);
+            }
+            let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello");
+        }
+    });
+    let config = w.home.join(".config/nerd");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), format!("[policy]\nallow_hosts = [\"127.0.0.2:{port}\"]\n")).unwrap();
+    std::fs::write(
+        w.ws.join("probe.py"),
+        "import http.client, os, socket, sys, urllib.parse, urllib.request\n\
+         port = int(sys.argv[1])\n\
+         print('GET', urllib.request.urlopen(f'http://127.0.0.2:{port}/', timeout=10).read().decode())\n\
+         proxy = urllib.parse.urlsplit(os.environ['https_proxy'])\n\
+         c = http.client.HTTPConnection(proxy.hostname, proxy.port, timeout=10)\n\
+         c.set_tunnel('127.0.0.2', port)\n\
+         c.request('GET', '/')\n\
+         print('TUNNEL', c.getresponse().read().decode())\n\
+         try:\n    urllib.request.urlopen(f'http://127.0.0.3:{port}/', timeout=10)\n\
+         except urllib.error.HTTPError as e:\n    print('REFUSED', e.code)\n\
+         try:\n    socket.create_connection(('127.0.0.2', port), timeout=3)\n    print('DIRECT OPEN')\n\
+         except OSError:\n    print('DIRECT DENIED')\n",
+    )
+    .unwrap();
+    for sandbox in ["bubblewrap", "landlock"] {
+        let run = |args: &[&str]| {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_nerd"));
+            cmd.args(args)
+                .current_dir(&w.ws)
+                .env("HOME", &w.home)
+                .env("XDG_STATE_HOME", &w.state)
+                .env("XDG_CONFIG_HOME", w.home.join(".config"));
+            if sandbox == "landlock" {
+                cmd.env("NERD_SANDBOX", "landlock");
+            }
+            cmd.output().unwrap()
+        };
+        let doctor = String::from_utf8_lossy(&run(&["doctor"]).stdout).into_owned();
+        if !doctor.contains("through nerd's proxy") {
+            // Only a kernel without unprivileged namespaces lacks the proxy, and doctor says why.
+            assert!(doctor.contains("cannot be served"), "{sandbox}: {doctor}");
+            continue;
+        }
+        let out = run(&["sandbox-exec", "--", "python3", "probe.py", &port.to_string()]);
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        for want in ["GET hello", "TUNNEL hello", "REFUSED 403", "DIRECT DENIED"] {
+            assert!(stdout.contains(want), "{sandbox}: {want}: {stdout} {stderr}");
+        }
+        assert!(stderr.contains(&format!("nerd's proxy refused 127.0.0.3:{port}")), "{sandbox}: {stderr}");
+        assert!(stderr.contains("[policy] allow_hosts"), "{sandbox}: {stderr}");
+        let audit = String::from_utf8_lossy(&run(&["audit", "show", "--json"]).stdout).into_owned();
+        let text = audit.lines().rev().find(|r| r.contains("connections")).expect("a record with connections");
+        for want in [
+            format!(r#"{{"allowed":true,"host":"127.0.0.2","port":{port}}}"#),
+            format!(r#""allowed":false,"host":"127.0.0.3","port":{port}"#),
+        ] {
+            assert!(text.contains(&want), "{sandbox}: {want}: {text}");
+        }
+        assert!(serde_json::from_str::<serde_json::Value>(text).is_ok(), "{text}");
+    }
+}

@@ -103,12 +103,12 @@ pub fn read(tool: Tool, root: &Path, outcome: Option<Outcome>, reasons: Vec<Stri
     match outcome {
         None | Some(Outcome::Refused { .. }) => run.refused = Some(reasons),
         Some(Outcome::Failed { error }) => run.findings = tools::findings(tool, root, None, "", &error),
-        Some(Outcome::Executed { output: Output::Exec { code, stdout, stderr, timed_out, .. } }) => {
+        Some(Outcome::Executed { output: Output::Exec { code, stdout, stderr, timed_out, connections, .. } }) => {
             let code = if timed_out { None } else { code };
             run.exit = if timed_out { Exit::TimedOut } else { Exit::Code(code) };
             run.findings = tools::findings(tool, root, code, &stdout, &stderr);
             run.summary = summary::read(tool, &stdout);
-            run.network = crate::sandbox::network_refusal(&[&stdout, &stderr]);
+            run.network = crate::sandbox::network_refusal(&[&stdout, &stderr], &connections);
             run.tail = format!("{}\n{}", tail(&stdout, 60), tail(&stderr, 30)).trim().to_string();
         }
         Some(Outcome::Executed { .. }) => {}

@@ -56,14 +56,17 @@ pub fn sandbox_exec(root: &Path, intent: nerd_logic::vocab::Category, argv: Vec<
     let mut router = Router::open(root, intent, nerd_logic::vocab::Autonomy::Balanced)?;
     let outcome = router.execute(&crate::policy::Action::Exec { argv })?;
     match outcome {
-        Outcome::Executed { output: router::Output::Exec { code, stdout, stderr, timed_out, .. } } => {
+        Outcome::Executed { output: router::Output::Exec { code, stdout, stderr, timed_out, connections, .. } } => {
             std::io::stdout().lock().write_all(stdout.as_bytes())?;
             let mut err = std::io::stderr().lock();
             err.write_all(stderr.as_bytes())?;
             if timed_out {
                 writeln!(err, "nerd: the program ran out of time and was killed")?;
             }
-            if let (Some(network), false) = (crate::sandbox::network_refusal(&[&stdout, &stderr]), code == Some(0)) {
+            // Refused hosts are always said; cut connections only when the program failed.
+            let network = crate::sandbox::network_refusal(&[&stdout, &stderr], &connections)
+                .filter(|n| code != Some(0) || !n.refused_hosts.is_empty());
+            if let Some(network) = network {
                 writeln!(err, "nerd: {}", network.sentence())?;
             }
             // A program killed by a signal reads as the shell would show it.
@@ -236,12 +239,17 @@ pub fn undo(root: &Path, force: bool) -> Result<i32, NerdError> {
 pub fn doctor(root: &Path) -> Result<i32, NerdError> {
     let here = root.to_path_buf();
     let (readonly, masked) = policy::paths::sandbox_layout(&here, &[]);
+    let (hosts, user_config) = match crate::config::UserConfig::load() {
+        Ok(user) => (user.allow_hosts, None),
+        Err(e) => (Default::default(), Some(e.to_string())),
+    };
     let prepared = sandbox::prepare(
         &sandbox::Confinement {
             writable: vec![here.clone(), std::env::temp_dir()],
             readonly,
             masked,
             network: false,
+            hosts,
             cpu_seconds: 60,
         },
         &here,
@@ -258,6 +266,10 @@ pub fn doctor(root: &Path) -> Result<i32, NerdError> {
     writeln!(out, "landlock:   {}", prepared.layers.landlock)?;
     writeln!(out, "seccomp:    {}", prepared.layers.seccomp)?;
     writeln!(out, "rlimits:    {}", prepared.layers.rlimits)?;
+    writeln!(out, "network:    {}", prepared.layers.network)?;
+    if let Some(why) = user_config {
+        writeln!(out, "user config: {why}")?;
+    }
     writeln!(out, "git: {}", crate::exec::which("git").map_or("missing".into(), |p| p.display().to_string()))?;
     let healthy = storage(root, &mut out)?;
     Ok(if healthy { exit::SUCCESS } else { exit::LOGIC_SAID_NO })

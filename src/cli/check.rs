@@ -76,7 +76,11 @@ fn print_text(out: &mut impl Write, o: &Outcome, given_now: bool) -> std::io::Re
         writeln!(out, "checks: {}", tools.join("; "))?;
     }
     if let check::Baseline::Computed { tools_ms } = o.baseline {
-        writeln!(out, "HEAD's own findings: checked once for this HEAD ({:.1} s), kept for later checks", tools_ms / 1000.0)?;
+        writeln!(
+            out,
+            "HEAD's own findings: checked once for this HEAD ({:.1} s), kept for later checks",
+            tools_ms / 1000.0
+        )?;
     }
     if let Some(reason) = &o.overridden {
         if given_now {

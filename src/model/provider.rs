@@ -62,20 +62,13 @@ impl LocalSpec {
     }
 }
 
-fn user_config_path(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    if let Some(xdg) = env("XDG_CONFIG_HOME") {
-        return Some(PathBuf::from(xdg).join("nerd/config.toml"));
-    }
-    env("HOME").map(|home| PathBuf::from(home).join(".config/nerd/config.toml"))
-}
-
 fn read_user(path: &Path) -> Result<ModelConfig, ProviderError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => ModelConfig::parse_user(&text)
-            .map_err(|message| ProviderError::Config { path: path.to_path_buf(), message }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ModelConfig::default()),
-        Err(e) => Err(ProviderError::Config { path: path.to_path_buf(), message: e.to_string() }),
-    }
+    crate::config::UserConfig::read(path).map(|u| u.model).map_err(|e| match e {
+        crate::config::ConfigError::Invalid { path, message } => ProviderError::Config { path, message },
+        crate::config::ConfigError::Read { path, source } => {
+            ProviderError::Config { path, message: source.to_string() }
+        }
+    })
 }
 
 /// Layers the configuration for a workspace whose project config is `project`.
@@ -84,7 +77,7 @@ pub fn choose(
     project: &ModelConfig,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Choice, ProviderError> {
-    let user = match user_config_path(env) {
+    let user = match crate::config::UserConfig::path(env) {
         Some(p) => read_user(&p)?,
         None => ModelConfig::default(),
     };

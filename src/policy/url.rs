@@ -29,32 +29,7 @@ fn classify_host(host: &str) -> NetClass {
         return NetClass::Loopback;
     }
     match bare.parse::<IpAddr>() {
-        Ok(IpAddr::V4(ip)) => {
-            let o = ip.octets();
-            if o[0] == 169 && o[1] == 254 || (o[0] == 100 && o[1] == 100 && o[2] == 100 && o[3] == 200) {
-                NetClass::Metadata
-            } else if ip.is_loopback() || ip.is_unspecified() {
-                NetClass::Loopback
-            } else if ip.is_private() || ip.is_link_local() || (o[0] == 100 && (64..128).contains(&o[1])) {
-                NetClass::Private
-            } else {
-                NetClass::Public
-            }
-        }
-        Ok(IpAddr::V6(ip)) => {
-            let s = ip.segments();
-            if s[0] == 0xfd00 && s[1] == 0x0ec2 {
-                NetClass::Metadata
-            } else if ip.is_loopback() || ip.is_unspecified() {
-                NetClass::Loopback
-            } else if (s[0] & 0xfe00) == 0xfc00 || (s[0] & 0xffc0) == 0xfe80 {
-                NetClass::Private
-            } else if let Some(v4) = ip.to_ipv4_mapped() {
-                classify_host(&v4.to_string())
-            } else {
-                NetClass::Public
-            }
-        }
+        Ok(ip) => crate::hosts::ip_class(ip),
         // Bare decimal or hex hosts (`2852039166`, `0xa9fea9fe`) are IPv4 in disguise.
         Err(_) if bare.chars().all(|c| c.is_ascii_hexdigit() || c == 'x' || c == '.') && !bare.contains("..") => {
             let n = if let Some(hex) = bare.strip_prefix("0x") {

@@ -278,6 +278,7 @@ impl Runner<'_> {
             readonly,
             masked,
             network: false,
+            hosts: Default::default(),
             // Indexers are multi-threaded: CPU time runs ahead of the wall clock.
             cpu_seconds: self.timeout.as_secs() * 4 + 5,
         };

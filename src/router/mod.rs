@@ -56,11 +56,29 @@ pub enum RouterError {
 #[derive(Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Output {
-    Exec { code: Option<i32>, stdout: String, stderr: String, timed_out: bool, truncated: bool, sandbox: Layers },
-    Read { content: String, truncated: bool },
-    Written { bytes: usize },
+    Exec {
+        code: Option<i32>,
+        stdout: String,
+        stderr: String,
+        timed_out: bool,
+        truncated: bool,
+        sandbox: Layers,
+        /// What the program asked nerd's proxy for (only with `allow_hosts`).
+        connections: Vec<crate::sandbox::Connection>,
+        /// Proxy requests beyond those listed.
+        connections_unlogged: usize,
+    },
+    Read {
+        content: String,
+        truncated: bool,
+    },
+    Written {
+        bytes: usize,
+    },
     Deleted,
-    Search { matches: Vec<(String, u32, String)> },
+    Search {
+        matches: Vec<(String, u32, String)>,
+    },
 }
 
 /// What became of an action.
@@ -81,6 +99,8 @@ pub struct Router {
     autonomy: Autonomy,
     /// The project's restrictions from `.nerd/config.toml`.
     project: crate::config::PolicyConfig,
+    /// Hosts the user lets sandboxed programs reach through nerd's proxy.
+    hosts: crate::hosts::HostAllowance,
     /// Digests of the actions someone approved, and who.
     approvals: HashMap<String, ApprovedBy>,
     /// This session's events, for the watchdog.
@@ -133,6 +153,7 @@ impl Router {
         let root = root.canonicalize().map_err(|source| RouterError::Workspace { path: root.to_path_buf(), source })?;
         let state = StateDb::open(&root)?;
         let project = crate::config::Config::load(&root)?.policy;
+        let hosts = crate::config::UserConfig::load()?.allow_hosts;
         let session = format!("{:x}", crate::timing::now_ns());
         Ok(Router {
             root,
@@ -141,6 +162,7 @@ impl Router {
             intent,
             autonomy,
             project,
+            hosts,
             approvals: HashMap::new(),
             events: Vec::new(),
             timeout: Duration::from_secs(600),
@@ -271,10 +293,14 @@ impl Router {
         program: &str,
     ) -> Result<(), RouterError> {
         let detail = match outcome {
-            Outcome::Executed { output: Output::Exec { code, stdout, stderr, timed_out, truncated, sandbox } } => {
+            Outcome::Executed {
+                output:
+                    Output::Exec { code, stdout, stderr, timed_out, truncated, sandbox, connections, connections_unlogged },
+            } => {
                 json!({
                     "code": code, "stdout": clip(stdout), "stderr": clip(stderr),
                     "timed_out": timed_out, "truncated": truncated, "sandbox": sandbox,
+                    "connections": connections, "connections_unlogged": connections_unlogged,
                 })
             }
             Outcome::Executed { output: Output::Read { content, truncated } } => {
@@ -372,6 +398,7 @@ impl Router {
                 readonly,
                 masked,
                 network: false,
+                hosts: self.hosts.clone(),
                 cpu_seconds: self.timeout.as_secs() + 5,
             },
             &self.root,
@@ -399,6 +426,8 @@ impl Router {
             timed_out: f.timed_out,
             truncated: f.truncated,
             sandbox: layers,
+            connections: f.connections,
+            connections_unlogged: f.connections_unlogged,
         })
     }
 

@@ -45,13 +45,14 @@ fn probe() -> Result<PathBuf, String> {
     }
 }
 
-/// The argv prefix that runs a program inside the boundary (ends with `--`).
-pub fn wrapper(bwrap: &Path, c: &Confinement, cwd: &Path) -> Vec<OsString> {
+/// The argv prefix that runs a program inside the boundary (ends with `--`);
+/// `own_netns`: the child already made its loopback-only network namespace.
+pub fn wrapper(bwrap: &Path, c: &Confinement, cwd: &Path, own_netns: bool) -> Vec<OsString> {
     let mut argv: Vec<OsString> = vec![bwrap.into()];
     let mut add = |parts: &[&str]| argv.extend(parts.iter().map(OsString::from));
     add(&["--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]);
     add(&["--unshare-cgroup-try", "--cap-drop", "ALL"]);
-    if !c.network {
+    if !c.network && !own_netns {
         // A network namespace of its own: loopback up, nothing else.
         add(&["--unshare-net"]);
     }

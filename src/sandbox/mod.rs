@@ -7,6 +7,8 @@
 //! filter (`landlock`). rlimits and `no_new_privs` apply
 //! in both. Everything is prepared before `fork`; the child only makes
 //! syscalls. A layer the machine does not offer is reported, never pretended.
+//! Hosts the user allows (`allow_hosts`) are reached through nerd's proxy
+//! (`proxy`), never by opening the namespace.
 //! Knows nothing about which program runs or why a path is protected.
 
 use std::ffi::OsString;
@@ -15,10 +17,16 @@ use std::path::{Path, PathBuf};
 mod bwrap;
 mod landlock;
 mod netns;
+mod proxy;
 mod refusal;
 
+use std::os::fd::{AsRawFd, OwnedFd};
+
 pub use landlock::landlock_abi;
+pub use proxy::Connection;
 pub use refusal::{network_refusal, NetworkRefusal};
+
+use crate::hosts::HostAllowance;
 
 /// What a confined program may do.
 #[derive(Clone, Debug, Default)]
@@ -31,6 +39,8 @@ pub struct Confinement {
     pub masked: Vec<PathBuf>,
     /// Whether it may reach the network beyond loopback.
     pub network: bool,
+    /// Hosts it may reach through nerd's proxy while the network is confined.
+    pub hosts: HostAllowance,
     pub cpu_seconds: u64,
 }
 
@@ -42,6 +52,8 @@ pub struct Layers {
     pub landlock: String,
     pub seccomp: String,
     pub rlimits: String,
+    /// What it can reach: loopback only, the hosts through nerd's proxy, or everything.
+    pub network: String,
 }
 
 impl Layers {
@@ -56,11 +68,46 @@ pub struct Prepared {
     /// Runs the program inside bubblewrap: the argv prefix, ending with `--`.
     wrapper: Option<Vec<OsString>>,
     ruleset: Option<i32>,
-    /// The fallback's own network namespace, loopback only.
+    /// A network namespace made in the child, loopback only: the fallback's,
+    /// or, under bubblewrap, the one that holds the proxy's listener.
     netns: Option<netns::Plan>,
+    /// The socket pair the proxy's listener comes back on, and the hosts it serves.
+    relay: Option<Relay>,
     filter: Option<Vec<libc::sock_filter>>,
     cpu_seconds: u64,
     pub layers: Layers,
+}
+
+/// Where the proxy's listener comes back from the child.
+struct Relay {
+    parent: OwnedFd,
+    child: OwnedFd,
+    hosts: HostAllowance,
+}
+
+impl Relay {
+    /// A relay for `hosts`, when there are any and the network is confined; or why none can be had.
+    fn new(c: &Confinement) -> Option<Result<Relay, String>> {
+        if c.network || c.hosts.is_empty() {
+            return None;
+        }
+        Some(netns::available().and_then(|()| {
+            let (parent, child) = std::os::unix::net::UnixDatagram::pair()
+                .map_err(|e| format!("cannot make the proxy's socket pair: {e}"))?;
+            Ok(Relay { parent: parent.into(), child: child.into(), hosts: c.hosts.clone() })
+        }))
+    }
+}
+
+/// The `network` line of the layers.
+fn network_line(c: &Confinement, relay: &Option<Result<Relay, String>>, loopback: bool) -> String {
+    let inside = if loopback { "loopback only" } else { "none, loopback included" };
+    match relay {
+        _ if c.network => "allowed by policy".into(),
+        None => format!("{inside}; no host allowed (add hosts to [policy] allow_hosts in ~/.config/nerd/config.toml)"),
+        Some(Ok(r)) => format!("{inside}, and through nerd's proxy (127.0.0.1:{}): {}", proxy::PORT, r.hosts),
+        Some(Err(why)) => format!("{inside}; allow_hosts ({}) cannot be served: {why}", c.hosts),
+    }
 }
 
 /// Prepares a confinement in the parent, for a program that will run in `cwd`.
@@ -68,6 +115,11 @@ pub fn prepare(c: &Confinement, cwd: &Path) -> Prepared {
     let rlimits = format!("processes 4096, address space 16 GiB, CPU {} s, file size 1 GiB", c.cpu_seconds);
     match bwrap::usable() {
         Ok(path) => {
+            let relay = Relay::new(c);
+            let network = network_line(c, &relay, true);
+            let relay = relay.and_then(Result::ok);
+            // With a relay the namespace is made before bwrap runs, and bwrap keeps it.
+            let netns = relay.as_ref().map(|r| netns::Plan::new(Some(r.child.as_raw_fd()), false));
             let namespaces = format!(
                 "bubblewrap ({}): mount, PID, IPC{} namespaces; {} path(s) read-only, {} masked; no capabilities",
                 path.display(),
@@ -76,9 +128,10 @@ pub fn prepare(c: &Confinement, cwd: &Path) -> Prepared {
                 c.masked.iter().filter(|p| p.exists()).count(),
             );
             Prepared {
-                wrapper: Some(bwrap::wrapper(&path, c, cwd)),
+                wrapper: Some(bwrap::wrapper(&path, c, cwd, netns.is_some())),
                 ruleset: None,
-                netns: None,
+                netns,
+                relay,
                 filter: None,
                 cpu_seconds: c.cpu_seconds,
                 layers: Layers {
@@ -86,6 +139,7 @@ pub fn prepare(c: &Confinement, cwd: &Path) -> Prepared {
                     landlock: "not needed: the mount namespace confines writes".into(),
                     seccomp: "not needed: the network namespace has loopback only".into(),
                     rlimits,
+                    network,
                 },
             }
         }
@@ -99,12 +153,14 @@ fn fallback(c: &Confinement, namespaces: String, rlimits: String) -> Prepared {
         Err(why) => (None, format!("unavailable: {why}")),
     };
     // The namespace probe runs only when the network is to be confined.
+    let relay = Relay::new(c);
+    let child_end = relay.as_ref().and_then(|r| r.as_ref().ok()).map(|r| r.child.as_raw_fd());
     let (netns, filter, seccomp) = if c.network {
         (None, None, "network allowed by policy".to_string())
     } else {
         match netns::available() {
             Ok(()) => (
-                Some(netns::Plan::new()),
+                Some(netns::Plan::new(child_end, true)),
                 None,
                 "not needed: a user and network namespace of its own has loopback only".to_string(),
             ),
@@ -116,13 +172,15 @@ fn fallback(c: &Confinement, namespaces: String, rlimits: String) -> Prepared {
             Err(why) => (None, None, format!("unavailable: the socket filter is built for x86_64 only, and {why}")),
         }
     };
+    let network = network_line(c, &relay, filter.is_none());
     Prepared {
         wrapper: None,
         ruleset,
         netns,
+        relay: relay.and_then(Result::ok),
         filter,
         cpu_seconds: c.cpu_seconds,
-        layers: Layers { namespaces, landlock, seccomp, rlimits },
+        layers: Layers { namespaces, landlock, seccomp, rlimits, network },
     }
 }
 
@@ -138,6 +196,29 @@ impl Prepared {
             }
             None => (program.into(), args.to_vec()),
         }
+    }
+
+    /// Variables that point the program's HTTP clients at nerd's proxy (none without one).
+    /// Loopback stays direct, so a suite's local servers are reached as before.
+    pub fn env(&self) -> Vec<(String, OsString)> {
+        if self.relay.is_none() {
+            return Vec::new();
+        }
+        let url = OsString::from(format!("http://127.0.0.1:{}", proxy::PORT));
+        let direct = OsString::from("localhost,127.0.0.1,::1");
+        let mut env: Vec<(String, OsString)> = ["http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY"]
+            .iter()
+            .map(|k| (k.to_string(), url.clone()))
+            .collect();
+        env.extend(["no_proxy", "NO_PROXY"].iter().map(|k| (k.to_string(), direct.clone())));
+        env
+    }
+
+    /// Starts the proxy on the listener the child handed out; call right after spawn.
+    pub fn serve(&self) -> Option<Proxy> {
+        let relay = self.relay.as_ref()?;
+        let listener = netns::receive_fd(relay.parent.as_raw_fd())?;
+        proxy::serve(listener, relay.hosts.clone()).ok().map(Proxy)
     }
 
     /// Applies the confinement; runs in the child between fork and exec.
@@ -173,6 +254,16 @@ impl Prepared {
             }
         }
         Ok(())
+    }
+}
+
+/// The proxy serving one program; `finish` when the program has ended.
+pub struct Proxy(proxy::Handle);
+
+impl Proxy {
+    /// Stops it: the requests it served (at most 200) and how many more there were.
+    pub fn finish(self) -> (Vec<Connection>, usize) {
+        self.0.finish()
     }
 }
 
