@@ -11,6 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::world::World;
+use sha2::Digest;
 
 fn write(path: &str, content: &str) -> String {
     serde_json::json!({"kind": "write_file", "path": path, "content": content}).to_string()
@@ -57,6 +58,30 @@ fn undo_keeps_a_later_edit_unless_forced_and_forcing_saves_it_first() {
     assert!(saved.contains(".nerd/undo-conflicts/"), "{saved}");
     assert_eq!(std::fs::read_to_string(&saved).unwrap(), "pub fn canary() -> u32 { 9 } // mine\n");
     assert_eq!(stdout(&w.nerd(&["undo"])).trim(), "nothing to undo");
+
+    // Each undo is in the audit trail: the refusals with their conflict, the forced one with
+    // what it wrote back and what it replaced, by digest. The chain still verifies.
+    let undos: Vec<serde_json::Value> = stdout(&w.nerd(&["audit", "show", "--json"]))
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["record"].clone())
+        .filter(|r| r["record"] == "undo")
+        .collect();
+    assert_eq!(undos.len(), 3, "{undos:?}");
+    assert_eq!(undos[0]["conflicts"], serde_json::json!(["src/lib.rs"]));
+    assert_eq!(undos[0]["files"], serde_json::json!([]));
+    let forced = &undos[2];
+    assert_eq!(forced["forced"], true);
+    let digest = |s: &str| format!("{:x}", sha2::Sha256::digest(s.as_bytes()));
+    assert_eq!(
+        forced["files"],
+        serde_json::json!([{
+            "path": "src/lib.rs",
+            "restores": digest(&original),
+            "replaces": digest("pub fn canary() -> u32 { 9 } // mine\n"),
+            "edited_since": true,
+        }])
+    );
+    assert_eq!(w.nerd(&["audit", "verify"]).status.code(), Some(0));
 }
 
 #[test]

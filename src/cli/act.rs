@@ -145,6 +145,19 @@ pub fn show(root: &Path, json_out: bool) -> Result<i32, NerdError> {
                     previous.map_or("did not exist".to_string(), |d| format!("sha256:{}", &d[..16.min(d.len())]))
                 ),
             ),
+            Ok(Record::Undo { forced, files, conflicts }) => (
+                "undo",
+                format!(
+                    "{}{} file(s) restored{}",
+                    if forced { "forced: " } else { "" },
+                    files.len(),
+                    if conflicts.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {} left alone as edited since ({})", conflicts.len(), conflicts.join(", "))
+                    }
+                ),
+            ),
             // A record this nerd does not know (older, newer or damaged) is shown as it is.
             Err(_) => ("?", row.body.clone()),
         };

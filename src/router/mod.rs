@@ -26,7 +26,7 @@ use crate::files;
 use crate::policy::{self, paths, Action, Verdict, ACTION_ID};
 use crate::sandbox::{self, Confinement, Layers};
 use crate::store::{After, StateDb, StoreError};
-pub use record::{ApprovedBy, Leaves, OutcomeStatus, OutcomeSummary, Record, Stored};
+pub use record::{ApprovedBy, Leaves, OutcomeStatus, OutcomeSummary, Record, Stored, UndoFile};
 pub use undo::{undo, Conflict, Undone};
 
 /// Bytes of a file a read returns.

@@ -98,6 +98,14 @@ pub enum Record {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         after: Option<Leaves>,
     },
+    /// `nerd undo`, recorded before it writes anything.
+    Undo {
+        /// `--force`: files edited since nerd wrote them are restored too (their edits saved first).
+        forced: bool,
+        files: Vec<UndoFile>,
+        /// Files left alone because they changed after nerd wrote them.
+        conflicts: Vec<String>,
+    },
     Approval {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         action: Option<Action>,
@@ -110,6 +118,19 @@ pub enum Record {
         /// How the answer came: "human", "approval-mode:auto", "command line --approve"...
         source: String,
     },
+}
+
+/// One file an undo writes back.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UndoFile {
+    /// Relative to the workspace.
+    pub path: String,
+    /// sha256 of what it will hold; `None`: it is deleted (nerd created it).
+    pub restores: Option<String>,
+    /// sha256 of what it holds now; `None`: it is gone.
+    pub replaces: Option<String>,
+    /// Whether someone changed it after nerd did (only with `forced`).
+    pub edited_since: bool,
 }
 
 /// A record as stored: the router session it belongs to, and the record.

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
 
-use super::{Leaves, Record, RouterError, Stored};
+use super::{Leaves, Record, RouterError, Stored, UndoFile};
 use crate::audit;
 use crate::files;
 use crate::store::{After, FileCheckpoint, Left, StateDb};
@@ -101,8 +101,9 @@ pub fn undo(root: &Path, force: bool) -> Result<Undone, RouterError> {
             return Err(RouterError::Undo(format!("{} is not a file inside the workspace; not restored", c.path)));
         }
     }
-    let stamp = crate::timing::now_ns();
+    // First what will happen, then the record of it, then the writes.
     let mut undone = Undone::default();
+    let mut plan = Vec::new();
     for group in by_file(&checkpoints) {
         // Newest first: the first checkpoint says what nerd left, the last what the file held before.
         let (newest, oldest) = (group[0], group[group.len() - 1]);
@@ -116,25 +117,34 @@ pub fn undo(root: &Path, force: bool) -> Result<Undone, RouterError> {
         };
         // Nothing to lose when the file already holds what the undo would restore.
         let nothing_to_lose = now == oldest.content;
-        if !unchanged && !nothing_to_lose {
-            if !force {
-                undone.conflicts.push(Conflict {
-                    path: shown,
-                    left: match &newest.after {
-                        Left::Written(bytes) => Some(bytes.clone()),
-                        _ => None,
-                    },
-                    now,
-                    known: newest.after != Left::Unknown,
-                });
-                continue;
-            }
-            if let Some(bytes) = &now {
-                let saved = root.join(CONFLICTS_DIR).join(stamp.to_string()).join(&shown);
-                crate::router::write_atomic(&saved, bytes)
-                    .map_err(|source| RouterError::Workspace { path: saved.clone(), source })?;
-                undone.saved.push((shown.clone(), saved));
-            }
+        let edited_since = !unchanged && !nothing_to_lose;
+        if edited_since && !force {
+            undone.conflicts.push(Conflict {
+                path: shown,
+                left: match &newest.after {
+                    Left::Written(bytes) => Some(bytes.clone()),
+                    _ => None,
+                },
+                now,
+                known: newest.after != Left::Unknown,
+            });
+            continue;
+        }
+        plan.push(Restore { group, shown, now, edited_since });
+    }
+    if plan.is_empty() && undone.conflicts.is_empty() {
+        return Ok(undone);
+    }
+    record(&root, &state, force, &plan, &undone.conflicts)?;
+    let stamp = crate::timing::now_ns();
+    for Restore { group, shown, now, edited_since } in plan {
+        let (newest, oldest) = (group[0], group[group.len() - 1]);
+        let file = Path::new(&newest.path);
+        if let (true, Some(bytes)) = (edited_since, &now) {
+            let saved = root.join(CONFLICTS_DIR).join(stamp.to_string()).join(&shown);
+            crate::router::write_atomic(&saved, bytes)
+                .map_err(|source| RouterError::Workspace { path: saved.clone(), source })?;
+            undone.saved.push((shown.clone(), saved));
         }
         let result = match &oldest.content {
             Some(bytes) => files::write_atomic(file, bytes),
@@ -150,6 +160,43 @@ pub fn undo(root: &Path, force: bool) -> Result<Undone, RouterError> {
         undone.restored.push(shown);
     }
     Ok(undone)
+}
+
+/// One file the undo will write back.
+struct Restore<'a> {
+    /// Its checkpoints, newest first.
+    group: Vec<&'a FileCheckpoint>,
+    shown: String,
+    /// What it holds now.
+    now: Option<Vec<u8>>,
+    /// Whether someone changed it after nerd did (only restored when forced).
+    edited_since: bool,
+}
+
+/// Puts the undo in the audit trail before any file is written: each file with
+/// what it will hold and what it holds now, by digest, and the conflicts left alone.
+fn record(
+    root: &Path,
+    state: &StateDb,
+    forced: bool,
+    plan: &[Restore<'_>],
+    conflicts: &[Conflict],
+) -> Result<(), RouterError> {
+    let digest = |b: &Option<Vec<u8>>| b.as_deref().map(crate::digest::sha256_hex);
+    let files = plan
+        .iter()
+        .map(|r| UndoFile {
+            path: r.shown.clone(),
+            restores: digest(&r.group[r.group.len() - 1].content),
+            replaces: digest(&r.now),
+            edited_since: r.edited_since,
+        })
+        .collect();
+    let record = Record::Undo { forced, files, conflicts: conflicts.iter().map(|c| c.path.clone()).collect() };
+    let stored = Stored { session: format!("undo-{:x}", crate::timing::now_ns()), record };
+    let body = serde_json::to_value(&stored).map_err(|e| RouterError::Record(e.to_string()))?;
+    audit::append(root, state, &body)?;
+    Ok(())
 }
 
 /// Every checkpoint the trail records: (decision, path, previous digest) → what each left.
