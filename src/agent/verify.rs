@@ -14,6 +14,7 @@ use std::path::Path;
 use nerd_logic::vocab::{Severity, TestOutcome, TestState};
 use serde::Serialize;
 
+use crate::check::environment;
 use crate::check::parse::{Finding, Found};
 use crate::check::summary::{self, Summary};
 use crate::check::tools;
@@ -47,6 +48,8 @@ pub struct ToolRun {
     pub summary: Option<Summary>,
     /// Signs in its output that the sandbox cut a connection beyond loopback.
     pub network: Option<crate::sandbox::NetworkRefusal>,
+    /// Dependencies its output says are not installed (not the code's fault).
+    pub environment: Vec<String>,
 }
 
 /// How a tool's process ended.
@@ -94,6 +97,7 @@ fn not_run(tool: Tool) -> ToolRun {
         exit: Exit::NotRun,
         summary: None,
         network: None,
+        environment: Vec::new(),
     }
 }
 
@@ -109,6 +113,9 @@ pub fn read(tool: Tool, root: &Path, outcome: Option<Outcome>, reasons: Vec<Stri
             run.findings = tools::findings(tool, root, code, &stdout, &stderr);
             run.summary = summary::read(tool, &stdout);
             run.network = crate::sandbox::network_refusal(&[&stdout, &stderr], &connections);
+            if code != Some(0) {
+                run.environment = environment::missing_dependencies(tool, root, &format!("{stdout}\n{stderr}"));
+            }
             run.tail = format!("{}\n{}", tail(&stdout, 60), tail(&stderr, 30)).trim().to_string();
         }
         Some(Outcome::Executed { .. }) => {}
@@ -175,6 +182,9 @@ pub struct Verification {
     pub tests_failed: u32,
     pub checks: Vec<Check>,
     pub reason: String,
+    /// Dependencies missing from the environment, which no patch to the code provides.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub environment: Vec<String>,
     /// Keys of what fails (`test ID`, a compiler error, `uncollected X`), for
     /// comparing two runs by identity, never by counts.
     #[serde(skip)]
@@ -204,6 +214,7 @@ impl Verification {
             tests_failed: 0,
             checks: vec![],
             reason: reason.to_string(),
+            environment: vec![],
             failing: BTreeSet::new(),
             passed: BTreeSet::new(),
         }
@@ -214,7 +225,13 @@ impl Verification {
         let checks: Vec<Check> = runs.iter().map(judge).collect();
         let mut failing = BTreeSet::new();
         let mut passed = BTreeSet::new();
+        let mut environment: Vec<String> = Vec::new();
         for run in runs {
+            for e in run.environment.iter() {
+                if !environment.contains(e) {
+                    environment.push(e.clone());
+                }
+            }
             failing.extend(failure_keys(run));
             if let Some(s) = &run.summary {
                 passed.extend(s.passed.iter().cloned());
@@ -242,7 +259,7 @@ impl Verification {
             Verdict::VerifiedFail => notes(Verdict::VerifiedFail).join("; "),
             Verdict::Unverified => notes(Verdict::Unverified).join("; "),
         };
-        Verification { status, tests_run, tests_failed, checks, reason, failing, passed }
+        Verification { status, tests_run, tests_failed, checks, reason, environment, failing, passed }
     }
 
     /// This run against an earlier one of the same checks.
@@ -315,9 +332,16 @@ fn failure_keys(run: &ToolRun) -> Vec<String> {
     keys
 }
 
-/// One tool's run, judged; a failure the sandbox's network boundary may explain says so.
+/// One tool's run, judged; a failure the sandbox's network boundary may explain says so,
+/// and one that only a missing dependency explains is not verified either way.
 fn judge(run: &ToolRun) -> Check {
     let mut check = judged(run);
+    if !run.environment.is_empty() && check.status != Verdict::VerifiedPass {
+        if check.tests_failed == 0 && errors(&run.findings).0 == 0 {
+            check.status = Verdict::Unverified;
+        }
+        check.note = format!("{}; the environment lacks {}", check.note, run.environment.join(", "));
+    }
     if let (Some(network), false) = (&run.network, check.status == Verdict::VerifiedPass) {
         check.note = format!("{}; {}", check.note, network.sentence());
     }
@@ -390,8 +414,11 @@ fn judged(run: &ToolRun) -> Check {
 /// The test state a verification leaves for the loop: failing tests first,
 /// then errors; nothing failing but nothing verified either is `unverified`.
 pub fn state_of(v: &Verification, findings: &[Finding]) -> TestState {
+    // A tool that failed only for want of a dependency says nothing about the code.
+    let only_environment = !v.environment.is_empty() && v.tests_failed == 0 && errors(findings).0 == 0;
     match v.status {
         Verdict::VerifiedPass => TestState::Passing,
+        _ if only_environment => TestState::Unverified,
         _ => match (counts(findings), v.tests_failed) {
             ((0, 0), 0) => TestState::Unverified,
             ((0, _), 0) => TestState::BuildBroken,
@@ -454,5 +481,41 @@ mod tests {
         });
         let since = Verification::of(&[broken]).since(&before);
         assert_eq!(since.newly_failing.len(), 1, "{:?}", since.newly_failing);
+    }
+
+    #[test]
+    fn a_suite_that_cannot_collect_for_want_of_a_dependency_is_unverified_and_its_own_import_error_is_broken() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("app.py"), "").unwrap();
+        let collect = |module: &str| {
+            let stdout = format!(
+                "ERROR tests/test_a.py - ModuleNotFoundError: No module named '{module}'\n\
+                 !!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n\
+                 1 error in 0.05s\n"
+            );
+            let outcome = Outcome::Executed {
+                output: Output::Exec {
+                    code: Some(2),
+                    stdout,
+                    stderr: String::new(),
+                    timed_out: false,
+                    truncated: false,
+                    sandbox: crate::sandbox::prepare(&Default::default(), root.path()).layers.clone(),
+                    connections: vec![],
+                    connections_unlogged: 0,
+                },
+            };
+            let run = read(Tool::Pytest, root.path(), Some(outcome), vec![]);
+            let v = Verification::of(std::slice::from_ref(&run));
+            (state_of(&v, &run.findings), v)
+        };
+        let (state, v) = collect("responses");
+        assert_eq!(state, TestState::Unverified, "{v:?}");
+        assert_eq!(v.status, Verdict::Unverified);
+        assert!(v.reason.contains("the environment lacks python module `responses`"), "{}", v.reason);
+        // The workspace's own module failing to import is the code's problem: the build is broken.
+        let (state, v) = collect("app");
+        assert_eq!(state, TestState::BuildBroken, "{v:?}");
+        assert!(v.environment.is_empty());
     }
 }

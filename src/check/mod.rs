@@ -10,6 +10,7 @@
 //! Knows nothing about how the outcome is printed.
 
 pub mod baseline;
+pub mod environment;
 pub mod parse;
 pub mod rules;
 pub mod snapshot;
