@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 /// The layers of `src/`, lowest first; a module may use modules of strictly lower layers.
 const LAYERS: &[&[&str]] = &[
-    &["digest", "timing", "words", "sandbox", "secrets", "hrf", "articulate", "files"],
+    &["digest", "timing", "words", "hosts", "secrets", "hrf", "articulate", "files"],
+    &["sandbox"],
     &["exec", "world"],
     &["config", "store", "hook"],
     &["model", "audit", "index", "kernel", "check"],
