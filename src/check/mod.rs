@@ -84,6 +84,8 @@ pub struct Outcome {
     pub elapsed_ms: f64,
     /// Time not spent inside the tools (the staged tree's or HEAD's).
     pub overhead_ms: f64,
+    /// Where the time went, phase by phase, in milliseconds.
+    pub phases_ms: serde_json::Value,
 }
 
 /// HEAD's findings, needed only when the staged tree has something that blocks.
@@ -108,9 +110,11 @@ struct Stored {
 /// Runs the gate for the repository containing `dir`.
 pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: bool) -> Result<Outcome, CheckError> {
     let started = Instant::now();
+    let mut phases = crate::timing::Phases::default();
     let root = snapshot::toplevel(dir)?;
     let config = Config::load(&root)?;
     let mut store = Store::open(&root)?;
+    phases.mark("open");
 
     // The content hash comes first: on a cache hit nothing is materialised or run.
     let manifest = match mode {
@@ -119,6 +123,7 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
     };
     let tree = manifest.as_ref().map_or_else(|| "worktree".to_string(), snapshot::tree_hash);
     let key = cache_key(&[tree.as_str(), &config.source]);
+    phases.mark("manifest");
     let cached = if use_cache && mode == Mode::Staged {
         store.cached_check(&key)?.and_then(|json| serde_json::from_str::<Stored>(&json).ok())
     } else {
@@ -135,21 +140,25 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
                 store.set_snapshot_manifest(manifest)?;
             }
             link_dependencies(&root, &staged_dir)?;
+            phases.mark("snapshot");
             let has_python = manifest.keys().any(|p| p.ends_with(".py"));
-            let s = run_checks(&root, &staged_dir, mode, &config, has_python);
+            let s = run_checks(&root, &staged_dir, mode, &config, has_python, &mut phases);
             if let Ok(json) = serde_json::to_string(&s) {
                 store.cache_check(&key, crate::timing::now_ns(), &json)?;
             }
+            phases.mark("cache");
             s
         }
         (None, None) => {
             let has_python = crate::world::walk::walk(&root).0.iter().any(|w| w.path.ends_with(".py"));
-            run_checks(&root, &root, mode, &config, has_python)
+            phases.mark("walk");
+            run_checks(&root, &root, mode, &config, has_python, &mut phases)
         }
     };
 
     let mut facts = facts(&config, &stored.findings);
     let mut fixpoint = evaluate(facts.clone());
+    phases.mark("evaluate");
     // Only what the commit introduces blocks: what HEAD already has is set apart.
     let mut existing = Vec::new();
     let mut judged = stored.findings.clone();
@@ -164,6 +173,7 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
             facts = self::facts(&config, &judged);
             fixpoint = evaluate(facts.clone());
         }
+        phases.mark("baseline");
     }
     let mut blocked = fixpoint.commit_blocked();
     let mut overridden = None;
@@ -192,6 +202,7 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
         blocked = again.commit_blocked();
         overridden = again.commit_overridden().map(|r| again.facts().symbols.resolve(r).to_string());
     }
+    phases.mark("verdict");
     let elapsed = started.elapsed();
     let mut in_tools: f64 = if was_cached { 0.0 } else { stored.tools.iter().map(|t| t.elapsed_ms).sum() };
     if let Baseline::Computed { tools_ms } = baseline {
@@ -210,6 +221,7 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
         baseline,
         elapsed_ms: elapsed.as_secs_f64() * 1000.0,
         overhead_ms: (elapsed.as_secs_f64() * 1000.0 - in_tools).max(0.0),
+        phases_ms: crate::timing::Phases::to_json(&phases.done),
     })
 }
 
@@ -309,10 +321,19 @@ fn run_tools(root: &Path, dir: &Path, target_dir: &Path, config: &Config, has_py
     reports
 }
 
-fn run_checks(root: &Path, dir: &Path, mode: Mode, config: &Config, has_python: bool) -> Stored {
+fn run_checks(
+    root: &Path,
+    dir: &Path,
+    mode: Mode,
+    config: &Config,
+    has_python: bool,
+    phases: &mut crate::timing::Phases,
+) -> Stored {
     let target_dir = target_dir_for(&root.join(".nerd/check-target"), mode);
     let reports = run_tools(root, dir, &target_dir, config, has_python);
+    phases.mark("tools");
     let added = git::added_lines(root, mode == Mode::Staged);
+    phases.mark("added_lines");
     let mut findings: Vec<Finding> = reports.iter().flat_map(|r| r.findings.iter().cloned()).collect();
     for (path, diff) in &added {
         findings.extend(secrets::scan(path, &diff.added).into_iter().map(|hit| Finding {
@@ -335,6 +356,7 @@ fn run_checks(root: &Path, dir: &Path, mode: Mode, config: &Config, has_python: 
         }
     }
     findings.extend(rules::check(dir, &config.check.rules, &added));
+    phases.mark("secrets_and_rules");
     Stored { tools: reports, findings }
 }
 

@@ -174,27 +174,35 @@ pub fn run(tool: Tool, dir: &Path, workspace: &Path, target_dir: &Path, timeout:
         return report(Status::TimedOut, finished.elapsed, vec![f]);
     }
     let mut findings = findings(tool, dir, finished.code, &finished.stdout, &finished.stderr);
+    let mut elapsed = finished.elapsed;
     if finished.truncated && tool == Tool::Ruff {
         // More output than nerd reads: an error in the part not read must still be
         // seen, so ruff runs again for the codes that block only.
         findings.retain(|f| !matches!(&f.found, Found::Diagnostic { severity: Severity::Error, .. }));
-        match errors_only(argv_in(tool, workspace, dir != workspace), dir, timeout) {
+        let (errors, again) = errors_only(argv_in(tool, workspace, dir != workspace), dir, timeout);
+        elapsed += again;
+        match errors {
             Some(errors) => findings.extend(parse::ruff(dir, &errors)),
             None => {
                 findings.push(failure(tool, "its output was too large to read whole, and the errors-only run failed"))
             }
         }
     }
-    report(Status::Ran { code: finished.code }, finished.elapsed, findings)
+    report(Status::Ran { code: finished.code }, elapsed, findings)
 }
 
-/// Ruff again, selecting only the codes that are errors (`ruff_severity`).
-fn errors_only(argv: Option<Vec<OsString>>, dir: &Path, timeout: Duration) -> Option<String> {
-    let mut argv = argv?;
+/// Ruff again, selecting only the codes that are errors (`ruff_severity`): its
+/// output, or `None` when it failed, and how long it ran either way.
+fn errors_only(argv: Option<Vec<OsString>>, dir: &Path, timeout: Duration) -> (Option<String>, Duration) {
+    let Some(mut argv) = argv else { return (None, Duration::ZERO) };
     let at = argv.len() - 1;
     argv.insert(at, OsString::from("--select=E9,F63,F7,F82"));
     let job = Job { argv, cwd: dir.to_path_buf(), env: vec![], timeout, confine: None, cancel: None };
-    exec::run(&job).ok().filter(|f| !f.truncated && !f.timed_out).map(|f| f.stdout)
+    match exec::run(&job) {
+        Ok(f) if !f.truncated && !f.timed_out => (Some(f.stdout), f.elapsed),
+        Ok(f) => (None, f.elapsed),
+        Err(_) => (None, Duration::ZERO),
+    }
 }
 
 /// Reads one finished run of `tool` in `dir` into findings. A failing exit
