@@ -9,7 +9,7 @@
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -27,6 +27,8 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 /// A relayed connection with no traffic either way for this long is closed.
 const IDLE: Duration = Duration::from_secs(600);
+/// Requests served at once; more are answered `503` (each costs nerd two threads).
+const AT_ONCE: usize = 64;
 
 /// One request a sandboxed program made through the proxy.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -61,18 +63,27 @@ pub fn serve(listener: OwnedFd, hosts: HostAllowance) -> std::io::Result<Handle>
     let accepting = {
         let (listener, stopping, log) = (listener.try_clone()?, stopping.clone(), log.clone());
         let hosts = Arc::new(hosts);
+        let busy = Arc::new(AtomicUsize::new(0));
         std::thread::spawn(move || {
             for client in listener.incoming() {
                 if stopping.load(Ordering::SeqCst) {
                     break;
                 }
-                let Ok(client) = client else {
+                let Ok(mut client) = client else {
                     // Out of descriptors, say: wait a little rather than spin.
                     std::thread::sleep(Duration::from_millis(20));
                     continue;
                 };
-                let (hosts, log) = (hosts.clone(), log.clone());
-                std::thread::spawn(move || serve_one(client, &hosts, &log));
+                if busy.fetch_add(1, Ordering::SeqCst) >= AT_ONCE {
+                    busy.fetch_sub(1, Ordering::SeqCst);
+                    let _ = reply(&mut client, "503 Service Unavailable", "nerd's proxy: too many requests at once\n");
+                    continue;
+                }
+                let (hosts, log, busy) = (hosts.clone(), log.clone(), busy.clone());
+                std::thread::spawn(move || {
+                    serve_one(client, &hosts, &log);
+                    busy.fetch_sub(1, Ordering::SeqCst);
+                });
             }
         })
     };
@@ -273,10 +284,12 @@ fn relay(client: TcpStream, upstream: TcpStream) {
     let _ = down.join();
 }
 
+/// One direction; when it ends, both sockets close, so the other direction ends
+/// too (HTTP and TLS clients never half-close, and a held slot would outlive its client).
 fn pump(mut from: TcpStream, mut to: TcpStream) {
     let _ = std::io::copy(&mut from, &mut to);
-    let _ = to.shutdown(Shutdown::Write);
-    let _ = from.shutdown(Shutdown::Read);
+    let _ = to.shutdown(Shutdown::Both);
+    let _ = from.shutdown(Shutdown::Both);
 }
 
 #[cfg(test)]
@@ -315,5 +328,56 @@ mod tests {
         ] {
             assert!(parse(bad).is_err(), "{}", String::from_utf8_lossy(bad));
         }
+    }
+
+    fn head_of(stream: &mut TcpStream) -> String {
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
+            head.push(byte[0]);
+        }
+        String::from_utf8_lossy(&head).into_owned()
+    }
+
+    #[test]
+    fn tunnels_open_to_allowed_hosts_up_to_the_cap_and_every_request_is_logged() {
+        // An upstream that holds every connection open.
+        let upstream = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = upstream.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let held: Vec<TcpStream> = upstream.incoming().map_while(Result::ok).collect();
+            drop(held);
+        });
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let at = listener.local_addr().unwrap();
+        let hosts = HostAllowance::parse(&[format!("127.0.0.1:{port}")]).unwrap();
+        let proxy = serve(OwnedFd::from(listener), hosts).unwrap();
+        let connect = |host: &str| {
+            let mut c = TcpStream::connect(at).unwrap();
+            c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            c.write_all(format!("CONNECT {host}:{port} HTTP/1.1\r\n\r\n").as_bytes()).unwrap();
+            let head = head_of(&mut c);
+            (c, head)
+        };
+        let tunnels: Vec<TcpStream> = (0..AT_ONCE)
+            .map(|_| {
+                let (c, head) = connect("127.0.0.1");
+                assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+                c
+            })
+            .collect();
+        assert!(connect("127.0.0.1").1.starts_with("HTTP/1.1 503"), "the cap holds");
+        drop(tunnels);
+        // Once the tunnels close, requests are served again; a host not allowed is refused.
+        std::thread::sleep(Duration::from_millis(200));
+        let (_, refused) = connect("127.0.0.9");
+        assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");
+        let (log, more) = proxy.finish();
+        assert_eq!(more, 0);
+        assert_eq!(log.iter().filter(|c| c.allowed).count(), AT_ONCE);
+        assert_eq!(
+            log.iter().filter(|c| !c.allowed).map(|c| (c.host.as_str(), c.port)).collect::<Vec<_>>(),
+            [("127.0.0.9", port)]
+        );
     }
 }
