@@ -9,6 +9,9 @@ use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 
 use nerd_logic::vocab::NetClass;
 
+/// Where the user allows hosts, for every message that says how.
+pub const WHERE_ALLOWED: &str = "[policy] allow_hosts in ~/.config/nerd/config.toml";
+
 /// One entry of `allow_hosts`: `pypi.org` (that host), `*.pythonhosted.org`
 /// (its subdomains, not itself), either with `:PORT` (only that port; else
 /// 80 and 443), or an IP address (`10.0.0.5`, `[fd00::1]:8080`).

@@ -23,7 +23,7 @@ mod refusal;
 use std::os::fd::{AsRawFd, OwnedFd};
 
 pub use landlock::landlock_abi;
-pub use proxy::Connection;
+pub use proxy::{Connection, Proxy};
 pub use refusal::{network_refusal, NetworkRefusal};
 
 use crate::hosts::HostAllowance;
@@ -104,7 +104,7 @@ fn network_line(c: &Confinement, relay: &Option<Result<Relay, String>>, loopback
     let inside = if loopback { "loopback only" } else { "none, loopback included" };
     match relay {
         _ if c.network => "allowed by policy".into(),
-        None => format!("{inside}; no host allowed (add hosts to [policy] allow_hosts in ~/.config/nerd/config.toml)"),
+        None => format!("{inside}; no host allowed (add hosts to {})", crate::hosts::WHERE_ALLOWED),
         Some(Ok(r)) => format!("{inside}, and through nerd's proxy (127.0.0.1:{}): {}", proxy::PORT, r.hosts),
         Some(Err(why)) => format!("{inside}; allow_hosts ({}) cannot be served: {why}", c.hosts),
     }
@@ -218,7 +218,7 @@ impl Prepared {
     pub fn serve(&self) -> Option<Proxy> {
         let relay = self.relay.as_ref()?;
         let listener = netns::receive_fd(relay.parent.as_raw_fd())?;
-        proxy::serve(listener, relay.hosts.clone()).ok().map(Proxy)
+        proxy::serve(listener, relay.hosts.clone()).ok()
     }
 
     /// Applies the confinement; runs in the child between fork and exec.
@@ -254,16 +254,6 @@ impl Prepared {
             }
         }
         Ok(())
-    }
-}
-
-/// The proxy serving one program; `finish` when the program has ended.
-pub struct Proxy(proxy::Handle);
-
-impl Proxy {
-    /// Stops it: the requests it served (at most 200) and how many more there were.
-    pub fn finish(self) -> (Vec<Connection>, usize) {
-        self.0.finish()
     }
 }
 

@@ -112,16 +112,26 @@ unsafe fn hand_out_listener(relay: std::os::fd::RawFd) -> std::io::Result<()> {
     sent
 }
 
+/// Room for one descriptor's control message, aligned for `cmsghdr`.
+type Control = [u64; 4];
+
+/// A message carrying `iov` with the whole of `control` for ancillary data; both must outlive it.
+fn message(iov: &mut libc::iovec, control: &mut Control) -> libc::msghdr {
+    // SAFETY: an all-zero msghdr is a valid empty message; the fields set below point at the caller's buffers.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = std::mem::size_of::<Control>() as _;
+    msg
+}
+
 /// Sends `fd` over the Unix socket `over` (`SCM_RIGHTS`), with one byte of data.
 unsafe fn send_fd(over: std::os::fd::RawFd, fd: std::os::fd::RawFd) -> std::io::Result<()> {
     let mut byte = [1u8];
     let mut iov = libc::iovec { iov_base: byte.as_mut_ptr().cast(), iov_len: 1 };
-    // Room for one descriptor's control message, aligned for cmsghdr.
-    let mut control = [0u64; 4];
-    let mut msg: libc::msghdr = std::mem::zeroed();
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.as_mut_ptr().cast();
+    let mut control: Control = [0; 4];
+    let mut msg = message(&mut iov, &mut control);
     msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<libc::c_int>() as u32) as _;
     let cmsg = libc::CMSG_FIRSTHDR(&msg);
     if cmsg.is_null() {
@@ -144,12 +154,8 @@ pub(super) fn receive_fd(over: std::os::fd::RawFd) -> Option<std::os::fd::OwnedF
     unsafe {
         let mut byte = [0u8];
         let mut iov = libc::iovec { iov_base: byte.as_mut_ptr().cast(), iov_len: 1 };
-        let mut control = [0u64; 4];
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = std::mem::size_of_val(&control) as _;
+        let mut control: Control = [0; 4];
+        let mut msg = message(&mut iov, &mut control);
         if libc::recvmsg(over, &mut msg, libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC) != 1 {
             return None;
         }

@@ -47,8 +47,8 @@ struct Log {
     more: usize,
 }
 
-/// A running proxy; `finish` stops it and returns what it served.
-pub struct Handle {
+/// The proxy serving one program; `finish` it when the program has ended.
+pub struct Proxy {
     listener: TcpListener,
     stopping: Arc<AtomicBool>,
     log: Arc<Mutex<Log>>,
@@ -56,7 +56,7 @@ pub struct Handle {
 }
 
 /// Serves `listener` (made in the child's namespace) for `hosts`, on a thread of its own.
-pub fn serve(listener: OwnedFd, hosts: HostAllowance) -> std::io::Result<Handle> {
+pub fn serve(listener: OwnedFd, hosts: HostAllowance) -> std::io::Result<Proxy> {
     let listener = TcpListener::from(listener);
     let stopping = Arc::new(AtomicBool::new(false));
     let log = Arc::new(Mutex::new(Log::default()));
@@ -87,11 +87,11 @@ pub fn serve(listener: OwnedFd, hosts: HostAllowance) -> std::io::Result<Handle>
             }
         })
     };
-    Ok(Handle { listener, stopping, log, accepting: Some(accepting) })
+    Ok(Proxy { listener, stopping, log, accepting: Some(accepting) })
 }
 
-impl Handle {
-    /// Stops accepting and returns the requests served, with a count of those not kept.
+impl Proxy {
+    /// Stops accepting and returns the requests served (at most 200), with a count of those not kept.
     pub fn finish(mut self) -> (Vec<Connection>, usize) {
         self.stopping.store(true, Ordering::SeqCst);
         // SAFETY: shutdown(2) on a socket this handle owns; it wakes the blocked accept.
@@ -142,15 +142,15 @@ fn serve_one(mut client: TcpStream, hosts: &HostAllowance, log: &Mutex<Log>) {
         Err(refusal) => {
             let why = refusal.to_string();
             let body = format!(
-                "nerd's sandbox refused {host}:{port}: {why}. To let sandboxed programs reach it, add it to \
-                 [policy] allow_hosts in ~/.config/nerd/config.toml.\n"
+                "nerd's sandbox refused {host}:{port}: {why}. To let sandboxed programs reach it, add it to {}.\n",
+                crate::hosts::WHERE_ALLOWED
             );
             let _ = reply(&mut client, "403 Forbidden", &body);
             note(log, Connection { host, port, allowed: false, why: Some(why) });
             return;
         }
     };
-    let upstream = match connect(&addresses) {
+    let mut upstream = match connect(&addresses) {
         Ok(u) => u,
         Err(e) => {
             let why = format!("cannot connect: {e}");
@@ -160,7 +160,6 @@ fn serve_one(mut client: TcpStream, hosts: &HostAllowance, log: &Mutex<Log>) {
         }
     };
     note(log, Connection { host, port, allowed: true, why: None });
-    let mut upstream = upstream;
     let sent = match request {
         Request::Tunnel { .. } => client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n"),
         Request::Forward { head, .. } => upstream.write_all(&head),

@@ -53,9 +53,9 @@ impl NetworkRefusal {
             parts.push(format!("nerd's proxy refused {}", self.refused_hosts.join(", ")));
         }
         format!(
-            "{}; to let sandboxed programs reach a host, add it to [policy] allow_hosts in \
-             ~/.config/nerd/config.toml, or run what needs the internet outside nerd",
-            parts.join("; ")
+            "{}; to let sandboxed programs reach a host, add it to {}, or run what needs the internet outside nerd",
+            parts.join("; "),
+            crate::hosts::WHERE_ALLOWED
         )
     }
 }
