@@ -10,6 +10,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod digest;
+pub mod embed;
 pub mod error;
 pub mod exec;
 pub mod files;

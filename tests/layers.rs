@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// The layers of `src/`, lowest first; a module may use modules of strictly lower layers.
 const LAYERS: &[&[&str]] = &[
-    &["digest", "timing", "words", "hosts", "secrets", "hrf", "articulate", "files"],
+    &["digest", "embed", "timing", "words", "hosts", "secrets", "hrf", "articulate", "files"],
     &["sandbox"],
     &["exec", "world"],
     &["config", "store", "hook"],
