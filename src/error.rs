@@ -14,6 +14,7 @@ use crate::check::CheckError;
 use crate::config::ConfigError;
 use crate::hook::HookError;
 use crate::index::IndexError;
+use crate::memory::MemoryError;
 use crate::model::ProviderError;
 use crate::router::RouterError;
 use crate::store::StoreError;
@@ -67,6 +68,8 @@ pub enum NerdError {
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
+    Memory(#[from] MemoryError),
+    #[error(transparent)]
     Watch(#[from] WatchError),
     #[error(transparent)]
     Agent(#[from] AgentError),
@@ -112,6 +115,9 @@ impl NerdError {
             NerdError::Session(_) => exit::USAGE,
             NerdError::Index(IndexError::NotADirectory(_)) => exit::USAGE,
             NerdError::Index(IndexError::Store(s)) | NerdError::Store(s) => store_code(s),
+            NerdError::Memory(MemoryError::Store(s)) => store_code(s),
+            NerdError::Memory(MemoryError::Stored(_)) => exit::RUNTIME,
+            NerdError::Memory(_) => exit::USAGE,
             NerdError::Index(_) | NerdError::Watch(_) | NerdError::Audit(_) => exit::RUNTIME,
             NerdError::Terminal(_) | NerdError::Output(_) => exit::RUNTIME,
             NerdError::Router(r) | NerdError::Agent(AgentError::Router(r)) => router_code(r),
@@ -162,6 +168,8 @@ impl NerdError {
             NerdError::Session(SessionError::Store(s)) => store(s),
             NerdError::Session(_) => Some("`nerd sessions` lists this workspace's sessions"),
             NerdError::Store(s) | NerdError::Index(IndexError::Store(s)) => store(s),
+            NerdError::Memory(MemoryError::Store(s)) => store(s),
+            NerdError::Memory(MemoryError::NoSuchMemory(_)) => Some("`nerd memory list` shows the ids"),
             NerdError::Agent(AgentError::Store(s)) | NerdError::Router(RouterError::Store(s)) => store(s),
             NerdError::Audit(_) | NerdError::Router(RouterError::Audit(_)) => Some(TRAIL),
             NerdError::Agent(AgentError::Router(RouterError::Audit(_))) => Some(TRAIL),

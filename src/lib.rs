@@ -19,6 +19,7 @@ pub mod hosts;
 pub mod hrf;
 pub mod index;
 pub mod kernel;
+pub mod memory;
 pub mod model;
 pub mod perceive;
 pub mod policy;

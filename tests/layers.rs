@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["sandbox"],
     &["exec", "world"],
     &["config", "store", "hook"],
-    &["model", "audit", "index", "kernel", "check"],
+    &["model", "audit", "index", "kernel", "check", "memory"],
     &["perceive", "policy", "watch"],
     &["router", "precise"],
     &["agent"],

@@ -7,6 +7,7 @@ mod check;
 mod index;
 mod instruct;
 mod interactive;
+mod memory;
 mod output;
 mod perceive;
 mod policy;
@@ -150,6 +151,11 @@ pub enum Command {
     Audit {
         #[command(subcommand)]
         action: AuditAction,
+    },
+    /// What nerd remembers across sessions: add, search, list, forget, stats.
+    Memory {
+        #[command(subcommand)]
+        action: memory::MemoryAction,
     },
     /// Restore the files the last change wrote or deleted, where they still hold what nerd left.
     Undo {
@@ -321,6 +327,7 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
                 AuditAction::Replay { n } => act::replay(&root, n),
             }
         }
+        Command::Memory { action } => memory::run(&discover_root(cli.repo.as_deref())?, action),
         Command::Undo { force } => act::undo(&discover_root(cli.repo.as_deref())?, force),
         Command::Doctor => act::doctor(&discover_root(cli.repo.as_deref())?),
         Command::SandboxExec { intent, argv } => act::sandbox_exec(&discover_root(cli.repo.as_deref())?, intent, argv),

@@ -27,7 +27,10 @@ pub const INDEX: Migrations = &[
 pub const INDEX_BEFORE_SPLIT: usize = 9;
 
 /// The durable state (`.nerd/state.db`).
-pub const STATE: Migrations = &[("0001_state", include_str!("../../memory/state/0001_state.sql"))];
+pub const STATE: Migrations = &[
+    ("0001_state", include_str!("../../memory/state/0001_state.sql")),
+    ("0002_memory", include_str!("../../memory/state/0002_memory.sql")),
+];
 
 /// Brings the database schema up to date.
 pub fn migrate(conn: &mut Connection, list: Migrations) -> Result<(), StoreError> {

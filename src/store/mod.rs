@@ -8,10 +8,12 @@
 mod coverage;
 pub mod health;
 mod legacy;
+mod memory;
 mod migrations;
 mod precise;
 mod state;
 
+pub use memory::{LinkRow, MemoryCounts, MemoryRow, NewMemory};
 pub use state::{After, AuditRow, FileCheckpoint, Left, StateDb};
 
 use std::collections::HashMap;
@@ -534,12 +536,33 @@ pub(crate) fn nerd_dir(root: &Path) -> Result<PathBuf, StoreError> {
 
 /// Opens a connection in WAL mode with the given `synchronous` level, waiting for other writers.
 fn connect(path: &Path, synchronous: &str) -> rusqlite::Result<Connection> {
+    register_vectors();
     let conn = Connection::open(path)?;
     // Wait for other nerd processes (a batch, a watcher) rather than fail: set before anything takes a lock.
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
     wal_mode(&conn)?;
     conn.pragma_update(None, "synchronous", synchronous)?;
     Ok(conn)
+}
+
+/// Makes sqlite-vec (`vec0` tables, vector functions) part of every
+/// connection this process opens from now on; registered once.
+fn register_vectors() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: `sqlite3_vec_init` is sqlite-vec's extension entry point,
+        // compiled into this binary with the signature SQLite's auto-extension
+        // table expects (`int (*)(sqlite3*, char**, const sqlite3_api_routines*)`);
+        // the crate declares it without arguments, hence the transmute.
+        unsafe {
+            let init: unsafe extern "C" fn(
+                *mut rusqlite::ffi::sqlite3,
+                *mut *mut std::os::raw::c_char,
+                *const rusqlite::ffi::sqlite3_api_routines,
+            ) -> std::os::raw::c_int = std::mem::transmute(sqlite_vec::sqlite3_vec_init as *const ());
+            rusqlite::ffi::sqlite3_auto_extension(Some(init));
+        }
+    });
 }
 
 /// Whether SQLite says the file is damaged or not a database at all.

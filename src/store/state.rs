@@ -50,7 +50,7 @@ pub struct FileCheckpoint {
 
 /// The durable state database.
 pub struct StateDb {
-    conn: Connection,
+    pub(super) conn: Connection,
     path: PathBuf,
 }
 

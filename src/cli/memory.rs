@@ -1,0 +1,163 @@
+//! `nerd memory`: add, search, list, forget and count what nerd remembers
+//! across sessions, for people (`--json` for scripts). Knows nothing about
+//! how recall scores; it prints what the memory module answers.
+
+use std::io::Write;
+use std::path::Path;
+
+use clap::Subcommand;
+use serde_json::json;
+
+use crate::error::NerdError;
+use crate::memory::{Kind, Memories, Memory};
+
+#[derive(Subcommand, Debug)]
+pub enum MemoryAction {
+    /// Remember TEXT (kind note unless told otherwise).
+    Add {
+        text: String,
+        /// note, preference or fact (requests, changes and answers are remembered by the agent).
+        #[arg(long, default_value = "note")]
+        kind: String,
+        /// The symbol, file or test it is about, as `nerd query` names it.
+        #[arg(long, value_name = "SUBJECT")]
+        about: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Recall the memories that best answer QUERY, by meaning and by words, with scores.
+    Search {
+        query: String,
+        /// How many to show.
+        #[arg(short, default_value_t = 10)]
+        k: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List memories, newest first.
+    List {
+        /// Only this kind: note, preference, request, change, answer, fact.
+        #[arg(long)]
+        kind: Option<String>,
+        /// At most this many.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Forget memory ID: it leaves the store and both recall indexes.
+    Forget {
+        id: i64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Count memories by kind, vectors and links, and say whether recall uses meaning.
+    Stats {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(root: &Path, action: MemoryAction) -> Result<i32, NerdError> {
+    let memories = Memories::open(root)?;
+    let mut out = std::io::stdout().lock();
+    match action {
+        MemoryAction::Add { text, kind, about, json } => {
+            let kind = Kind::parse(&kind)?;
+            if !matches!(kind, Kind::Note | Kind::Preference | Kind::Fact) {
+                return Err(NerdError::Usage(format!(
+                    "`{}` memories are written by the agent; add a note, preference or fact",
+                    kind.as_str()
+                )));
+            }
+            let memory = memories.add(kind, &text, about.as_deref(), "user")?;
+            if json {
+                writeln!(out, "{}", json!(memory))?;
+            } else {
+                writeln!(out, "remembered {} ({})", memory.id, memory.kind.as_str())?;
+                words_only_once(&memories);
+            }
+        }
+        MemoryAction::Search { query, k, json } => {
+            let hits = memories.search(&query, k)?;
+            if json {
+                let recall = if memories.words_only().is_some() { "words" } else { "meaning+words" };
+                let mut value = json!({"query": query, "recall": recall, "items": hits});
+                if let Some(why) = memories.words_only() {
+                    value["words_only"] = json!(why);
+                }
+                writeln!(out, "{value}")?;
+            } else {
+                words_only_once(&memories);
+                if hits.is_empty() {
+                    writeln!(out, "nothing remembered matches")?;
+                }
+                for hit in &hits {
+                    let meaning = hit.meaning.map_or(String::new(), |m| format!(" meaning {m:.2}"));
+                    writeln!(
+                        out,
+                        "{:>5}  {:.3}  (words {:.2}{meaning})  {}",
+                        hit.memory.id,
+                        hit.score,
+                        hit.words,
+                        line(&hit.memory)
+                    )?;
+                }
+            }
+        }
+        MemoryAction::List { kind, limit, json } => {
+            let kind = kind.as_deref().map(Kind::parse).transpose()?;
+            let items = memories.list(kind, limit)?;
+            if json {
+                writeln!(out, "{}", json!({"items": items}))?;
+            } else {
+                if items.is_empty() {
+                    writeln!(out, "nothing remembered yet")?;
+                }
+                for memory in &items {
+                    writeln!(out, "{:>5}  {}", memory.id, line(memory))?;
+                }
+            }
+        }
+        MemoryAction::Forget { id, json } => {
+            let memory = memories.forget(id)?;
+            if json {
+                writeln!(out, "{}", json!({"forgot": memory}))?;
+            } else {
+                writeln!(out, "forgot {}: {}", memory.id, memory.text)?;
+            }
+        }
+        MemoryAction::Stats { json } => {
+            let stats = memories.stats()?;
+            if json {
+                writeln!(out, "{}", json!(stats))?;
+            } else {
+                writeln!(out, "memories: {}", stats.memories)?;
+                for (kind, n) in &stats.by_kind {
+                    writeln!(out, "  {kind}: {n}")?;
+                }
+                writeln!(out, "vectors: {}  links: {}", stats.vectors, stats.links)?;
+                match (&stats.model, &stats.words_only) {
+                    (Some(dir), _) => writeln!(out, "recall: by meaning and words (all-MiniLM-L6-v2 from {dir})")?,
+                    (None, Some(why)) => writeln!(out, "recall: by words only: {why}")?,
+                    (None, None) => {}
+                }
+            }
+        }
+    }
+    Ok(crate::error::exit::SUCCESS)
+}
+
+/// One memory on one line: kind, subject, text.
+fn line(memory: &Memory) -> String {
+    let about = memory.subject.as_deref().map_or(String::new(), |s| format!(" [{s}]"));
+    format!("{:<10}{about} {}", memory.kind.as_str(), memory.text)
+}
+
+/// Says on stderr, once per process, that recall works by words alone.
+fn words_only_once(memories: &Memories) {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    if let Some(why) = memories.words_only() {
+        SAID.call_once(|| eprintln!("nerd: recalling by words only: {why}"));
+    }
+}

@@ -1,0 +1,114 @@
+//! Hybrid recall: the nearest memories by meaning (cosine of embeddings) and
+//! the best by words (BM25), each side's candidates scored on both, fused by
+//! a convex combination. Knows nothing about what the memories are for.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{Memory, MemoryError};
+use crate::embed::Embedder;
+use crate::store::StateDb;
+
+/// How many candidates each side proposes before fusion.
+const CANDIDATES: usize = 64;
+/// The weight of meaning against words when both are known.
+const MEANING: f64 = 0.7;
+
+/// One recalled memory and why it scored as it did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Hit {
+    #[serde(flatten)]
+    pub memory: Memory,
+    /// The fused score in [0, 1]: `0.7 · meaning + 0.3 · words`, or words alone without the model.
+    pub score: f64,
+    /// BM25 relevance relative to the best word match among the candidates, in [0, 1].
+    pub words: f64,
+    /// Cosine similarity of the embeddings; absent without the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meaning: Option<f64>,
+}
+
+/// The FTS5 query for free text: every word of two or more characters that
+/// is not a stop word, quoted (so no user text is FTS syntax), joined by OR.
+pub fn words_query(text: &str) -> Option<String> {
+    const STOP: &[&str] = &[
+        "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i", "in", "is", "it",
+        "of", "on", "or", "that", "the", "this", "to", "was", "we", "what", "when", "where", "which", "who", "why",
+        "with", "you", "our", "my", "me",
+    ];
+    let mut words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .map(str::to_lowercase)
+        .filter(|w| w.chars().count() >= 2 && !STOP.contains(&w.as_str()))
+        .collect();
+    words.sort();
+    words.dedup();
+    (!words.is_empty()).then(|| words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" OR "))
+}
+
+pub fn hybrid(db: &StateDb, model: Option<&Embedder>, query: &str, k: usize) -> Result<Vec<Hit>, MemoryError> {
+    let mut words: BTreeMap<i64, f64> = match words_query(query) {
+        Some(q) => db.memory_by_words(&q, CANDIDATES)?.into_iter().collect(),
+        None => BTreeMap::new(),
+    };
+    let best_words = words.values().copied().fold(0.0f64, f64::max);
+    if best_words > 0.0 {
+        words.values_mut().for_each(|w| *w /= best_words);
+    }
+    let mut meaning: BTreeMap<i64, f64> = BTreeMap::new();
+    if let Some(model) = model {
+        let vector = model.embed(query);
+        meaning.extend(db.memory_by_vector(&vector, CANDIDATES)?);
+        // Word candidates the vector side did not propose still get their meaning scored.
+        for id in words.keys().filter(|id| !meaning.contains_key(id)).copied().collect::<Vec<_>>() {
+            if let Some(similarity) = db.memory_similarity(id, &vector)? {
+                meaning.insert(id, similarity);
+            }
+        }
+    }
+    let mut scored: Vec<(i64, f64, f64, Option<f64>)> = words
+        .keys()
+        .chain(meaning.keys())
+        .copied()
+        .collect::<std::collections::BTreeSet<i64>>()
+        .into_iter()
+        .map(|id| {
+            let w = words.get(&id).copied().unwrap_or(0.0);
+            let m = meaning.get(&id).copied();
+            let score = match (model, m) {
+                (Some(_), Some(m)) => MEANING * m.clamp(0.0, 1.0) + (1.0 - MEANING) * w,
+                (Some(_), None) => (1.0 - MEANING) * w,
+                (None, _) => w,
+            };
+            (id, score, w, m)
+        })
+        .collect();
+    // A candidate with neither a word in common nor any likeness is no answer.
+    scored.retain(|(_, score, ..)| *score > 0.0);
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+    scored.truncate(k);
+    scored
+        .into_iter()
+        .map(|(id, score, words, meaning)| {
+            let row = db.memory(id)?.ok_or(MemoryError::NoSuchMemory(id))?;
+            Ok(Hit { memory: row.try_into()?, score, words, meaning })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::words_query;
+
+    #[test]
+    fn free_text_becomes_a_quoted_or_query_without_stop_words_or_syntax() {
+        assert_eq!(
+            words_query("How do we wait between failed charges?").as_deref(),
+            Some("\"between\" OR \"charges\" OR \"failed\" OR \"wait\"")
+        );
+        assert_eq!(words_query("NEAR(\"x\" y) AND -z*").as_deref(), Some("\"near\""));
+        assert_eq!(words_query("the a ?"), None);
+        assert_eq!(words_query("retry_after"), Some("\"retry_after\"".into()));
+    }
+}

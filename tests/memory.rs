@@ -1,0 +1,153 @@
+//! Memory across processes through the real binary: what one `nerd` process
+//! remembers, the next recalls by a paraphrase (real all-MiniLM-L6-v2
+//! vectors in sqlite-vec, fused with FTS5 words); forgetting removes a memory
+//! from both indexes; without the model, recall works by words and says so,
+//! and memories stored then get their vectors once the model is back.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::world::World;
+use serde_json::Value;
+
+fn model() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/models/all-MiniLM-L6-v2");
+    assert!(
+        dir.join("model.safetensors").is_file(),
+        "run scripts/install-embedder {} (scripts/test does)",
+        dir.display()
+    );
+    dir
+}
+
+/// Runs `nerd` in the world's workspace with the embedding model at `model`.
+fn nerd(w: &World, model: &Path, args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .args(args)
+        .current_dir(&w.ws)
+        .env("HOME", &w.home)
+        .env("XDG_STATE_HOME", &w.state)
+        .env("NERD_EMBEDDING_MODEL", model)
+        .output()
+        .unwrap()
+}
+
+fn json(out: &Output) -> Value {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{} {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn add(w: &World, model: &Path, text: &str) -> i64 {
+    json(&nerd(w, model, &["memory", "add", text, "--json"]))["id"].as_i64().unwrap()
+}
+
+fn search(w: &World, model: &Path, query: &str) -> Value {
+    json(&nerd(w, model, &["memory", "search", query, "-k", "3", "--json"]))
+}
+
+fn ids(found: &Value) -> Vec<i64> {
+    found["items"].as_array().unwrap().iter().map(|h| h["id"].as_i64().unwrap()).collect()
+}
+
+const RETRY: &str = "the retry logic backs off exponentially in billing/retry.py";
+const OTHERS: &[&str] = &[
+    "use tabs in Go files",
+    "CI runs on GitHub Actions with a matrix of Python 3.9 to 3.12",
+    "the flaky test is tests/test_network.py::test_timeout",
+    "database migrations live in db/migrate and run with alembic",
+    "the frontend is built with vite and served from dist/",
+];
+
+#[test]
+fn a_memory_from_one_process_is_recalled_by_a_paraphrase_in_the_next_and_forgetting_removes_it_everywhere() {
+    let (w, model) = (World::new(), model());
+    let retry = add(&w, &model, RETRY);
+    for text in OTHERS {
+        add(&w, &model, text);
+    }
+    // No word in common with the memory: only meaning can find it.
+    let found = search(&w, &model, "how do we wait between failed charges");
+    assert_eq!(found["recall"], "meaning+words");
+    assert_eq!(ids(&found).first(), Some(&retry), "{found:#}");
+    let best = &found["items"][0];
+    assert_eq!((best["text"].as_str(), best["kind"].as_str()), (Some(RETRY), Some("note")));
+    assert!(best["score"].as_f64().unwrap() > 0.0 && best["meaning"].as_f64().is_some(), "{best}");
+    // Words still count: an exact term ranks its memory first.
+    assert_eq!(ids(&search(&w, &model, "alembic")).first(), Some(&(retry + 4)));
+
+    let forgot = json(&nerd(&w, &model, &["memory", "forget", &retry.to_string(), "--json"]));
+    assert_eq!(forgot["forgot"]["id"].as_i64(), Some(retry));
+    assert!(!ids(&search(&w, &model, "how do we wait between failed charges")).contains(&retry));
+    assert!(!ids(&search(&w, &model, "retry logic backs off exponentially")).contains(&retry));
+    // Gone from the table and from both indexes, not only from the answers.
+    let state = w.ws.join(".nerd/state.db");
+    let conn = rusqlite::Connection::open(&state).unwrap();
+    let words: i64 = conn
+        .query_row("SELECT count(*) FROM memory_words WHERE memory_words MATCH 'exponentially'", [], |r| r.get(0))
+        .unwrap();
+    let vectors: i64 =
+        conn.query_row("SELECT count(*) FROM memory_vectors_rowids WHERE id = ?1", [retry], |r| r.get(0)).unwrap();
+    assert_eq!((words, vectors), (0, 0));
+    let again = nerd(&w, &model, &["memory", "forget", &retry.to_string()]);
+    assert_eq!(again.status.code(), Some(2), "forgetting twice is a usage error");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("nerd memory list"));
+}
+
+#[test]
+fn without_the_model_recall_is_by_words_and_says_so_and_vectors_follow_when_it_returns() {
+    let (w, model) = (World::new(), model());
+    let absent = w.home.join("no-model");
+    let out = nerd(&w, &absent, &["memory", "add", RETRY]);
+    assert_eq!(out.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(said.matches("recalling by words only").count(), 1, "said once: {said}");
+    assert!(said.contains("scripts/install-embedder"), "{said}");
+    for text in OTHERS {
+        add(&w, &absent, text);
+    }
+    let by_words = search(&w, &absent, "exponentially backing off");
+    assert_eq!(by_words["recall"], "words");
+    assert!(by_words["words_only"].as_str().unwrap().contains("no embedding model"));
+    assert_eq!(ids(&by_words), vec![1], "{by_words:#}");
+    assert!(by_words["items"][0].get("meaning").is_none());
+    assert!(ids(&search(&w, &absent, "how do we wait between failed charges")).is_empty(), "no word in common");
+
+    let stats = json(&nerd(&w, &model, &["memory", "stats", "--json"]));
+    assert_eq!((stats["memories"].as_i64(), stats["vectors"].as_i64()), (Some(6), Some(0)));
+    // The model is back: the memories stored without it are embedded on the next recall.
+    assert_eq!(ids(&search(&w, &model, "how do we wait between failed charges")).first(), Some(&1));
+    let stats = json(&nerd(&w, &model, &["memory", "stats", "--json"]));
+    assert_eq!(stats["vectors"].as_i64(), Some(6));
+}
+
+#[test]
+fn bad_memory_commands_are_usage_errors_and_list_filters_by_kind() {
+    let (w, model) = (World::new(), model());
+    let absent = w.home.join("no-model");
+    for (args, needle) in [
+        (&["memory", "add", "   "][..], "needs some text"),
+        (&["memory", "add", "x", "--kind", "change"][..], "written by the agent"),
+        (&["memory", "list", "--kind", "mood"][..], "not a kind of memory"),
+    ] {
+        let out = nerd(&w, &absent, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(needle),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    add(&w, &model, "keep answers short");
+    let pref = json(&nerd(&w, &model, &["memory", "add", "use tabs in Go", "--kind", "preference", "--json"]));
+    let listed = json(&nerd(&w, &model, &["memory", "list", "--kind", "preference", "--json"]));
+    assert_eq!(ids(&listed), vec![pref["id"].as_i64().unwrap()]);
+    assert_eq!(listed["items"][0]["kind"], "preference");
+}
