@@ -11,9 +11,12 @@ CREATE TABLE memory (
     source     TEXT NOT NULL,
     created_ns INTEGER NOT NULL,
     used_ns    INTEGER NOT NULL,
-    uses       INTEGER NOT NULL DEFAULT 0
+    uses       INTEGER NOT NULL DEFAULT 0,
+    -- 1 once its embedding is stored (the partial index finds the rest at once).
+    embedded   INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 CREATE INDEX memory_by_kind ON memory(kind, id);
+CREATE INDEX memory_unembedded ON memory(id) WHERE embedded = 0;
 CREATE INDEX memory_by_subject ON memory(subject) WHERE subject IS NOT NULL;
 
 -- Recall by words: BM25 over the memories' text (Porter-stemmed, accents folded).
@@ -31,12 +34,16 @@ CREATE TRIGGER memory_words_update AFTER UPDATE OF text ON memory BEGIN
     INSERT INTO memory_words(rowid, text) VALUES (new.id, new.text);
 END;
 
--- Recall by meaning: one all-MiniLM-L6-v2 embedding (sqlite-vec, cosine) per
--- memory embedded so far; a memory added while the model was absent gets its
--- vector the next time nerd recalls with the model present.
-CREATE VIRTUAL TABLE memory_vectors USING vec0(
-    memory_id INTEGER PRIMARY KEY, embedding float[384] distance_metric = cosine
-);
+-- Recall by meaning: each embedded memory's all-MiniLM-L6-v2 embedding
+-- (384 little-endian f32, unit length) and, in sqlite-vec, its sign bits:
+-- the nearest by Hamming distance are found first, then ranked by the
+-- cosine of the full vectors. A memory added while the model was absent gets
+-- both the next time nerd recalls with the model present.
+CREATE TABLE memory_embedding (
+    memory_id INTEGER PRIMARY KEY REFERENCES memory(id) ON DELETE CASCADE,
+    vector    BLOB NOT NULL
+) STRICT;
+CREATE VIRTUAL TABLE memory_vectors USING vec0(memory_id INTEGER PRIMARY KEY, coarse bit[384]);
 
 -- Graph memory: `knowledge_link(A, Relation, B)` learned by sessions or told
 -- by the user ("X is configured in Y", "the flaky test is T").

@@ -15,7 +15,7 @@ use crate::embed::{EmbedError, Embedder};
 use crate::store::{MemoryCounts, MemoryRow, NewMemory, StateDb, StoreError};
 use crate::timing::now_ns;
 
-pub use recall::Hit;
+pub use recall::{selective_words_query, words_query, Hit};
 
 /// What a memory is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

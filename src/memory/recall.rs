@@ -10,7 +10,7 @@ use super::{Memory, MemoryError};
 use crate::embed::Embedder;
 use crate::store::StateDb;
 
-/// How many candidates each side proposes before fusion.
+/// How many candidates the words side proposes before fusion.
 const CANDIDATES: usize = 64;
 /// The weight of meaning against words when both are known.
 const MEANING: f64 = 0.7;
@@ -32,6 +32,16 @@ pub struct Hit {
 /// The FTS5 query for free text: every word of two or more characters that
 /// is not a stop word, quoted (so no user text is FTS syntax), joined by OR.
 pub fn words_query(text: &str) -> Option<String> {
+    let words = query_words(text);
+    (!words.is_empty()).then(|| or_query(&words))
+}
+
+fn or_query(words: &[String]) -> String {
+    words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" OR ")
+}
+
+/// The query's words worth matching: stop words and one-letter words dropped, each once.
+fn query_words(text: &str) -> Vec<String> {
     const STOP: &[&str] = &[
         "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i", "in", "is", "it",
         "of", "on", "or", "that", "the", "this", "to", "was", "we", "what", "when", "where", "which", "who", "why",
@@ -44,11 +54,30 @@ pub fn words_query(text: &str) -> Option<String> {
         .collect();
     words.sort();
     words.dedup();
-    (!words.is_empty()).then(|| words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" OR "))
+    words
+}
+
+/// The words query over `db`, without the words so common in this store
+/// (in more than one memory in twenty) that they carry almost no weight
+/// while costing a BM25 score for every memory they match; when every
+/// word is that common, the query keeps them all.
+pub fn selective_words_query(db: &StateDb, text: &str) -> Result<Option<String>, MemoryError> {
+    let words = query_words(text);
+    if words.is_empty() {
+        return Ok(None);
+    }
+    let common = (db.memory_total()? / 20).max(1000);
+    let mut kept = Vec::new();
+    for word in &words {
+        if db.memory_word_count(&format!("\"{word}\""), common + 1)? <= common {
+            kept.push(word.clone());
+        }
+    }
+    Ok(Some(or_query(if kept.is_empty() { &words } else { &kept })))
 }
 
 pub fn hybrid(db: &StateDb, model: Option<&Embedder>, query: &str, k: usize) -> Result<Vec<Hit>, MemoryError> {
-    let mut words: BTreeMap<i64, f64> = match words_query(query) {
+    let mut words: BTreeMap<i64, f64> = match selective_words_query(db, query)? {
         Some(q) => db.memory_by_words(&q, CANDIDATES)?.into_iter().collect(),
         None => BTreeMap::new(),
     };
@@ -59,7 +88,8 @@ pub fn hybrid(db: &StateDb, model: Option<&Embedder>, query: &str, k: usize) -> 
     let mut meaning: BTreeMap<i64, f64> = BTreeMap::new();
     if let Some(model) = model {
         let vector = model.embed(query);
-        meaning.extend(db.memory_by_vector(&vector, CANDIDATES)?);
+        // The nearest by meaning (their own search oversamples before ranking exactly).
+        meaning.extend(db.memory_by_vector(&vector, k.max(10))?);
         // Word candidates the vector side did not propose still get their meaning scored.
         for id in words.keys().filter(|id| !meaning.contains_key(id)).copied().collect::<Vec<_>>() {
             if let Some(similarity) = db.memory_similarity(id, &vector)? {

@@ -1,5 +1,5 @@
 //! The memory tables of the durable state: memories with their words (FTS5)
-//! and vectors (sqlite-vec), and the knowledge graph's links. Every change is
+//! and vectors (full embeddings, and their sign bits in sqlite-vec), and the knowledge graph's links. Every change is
 //! one transaction across the tables, so a memory is never in one index and
 //! not the other. Knows nothing about embeddings beyond their floats, or
 //! about what the memories say.
@@ -64,6 +64,11 @@ fn row(r: &Row) -> rusqlite::Result<MemoryRow> {
     })
 }
 
+/// The dot product: the cosine similarity of unit-length vectors.
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
 fn blob(vector: &[f32]) -> Vec<u8> {
     vector.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -100,10 +105,25 @@ impl StateDb {
     }
 
     fn set_vector(&self, id: i64, vector: &[f32]) -> Result<(), StoreError> {
+        let bytes = blob(vector);
         self.conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?1", [id])?;
-        self.conn
-            .execute("INSERT INTO memory_vectors(memory_id, embedding) VALUES (?1, ?2)", params![id, blob(vector)])?;
+        self.conn.execute(
+            "INSERT INTO memory_vectors(memory_id, coarse) VALUES (?1, vec_quantize_binary(vec_f32(?2)))",
+            params![id, bytes],
+        )?;
+        self.conn.execute(
+            "INSERT OR REPLACE INTO memory_embedding(memory_id, vector) VALUES (?1, ?2)",
+            params![id, bytes],
+        )?;
+        self.conn.execute("UPDATE memory SET embedded = 1 WHERE id = ?1", [id])?;
         Ok(())
+    }
+
+    /// Memory `id`'s embedding, when it has one.
+    pub fn memory_vector(&self, id: i64) -> Result<Option<Vec<f32>>, StoreError> {
+        let mut stmt = self.conn.prepare_cached("SELECT vector FROM memory_embedding WHERE memory_id = ?1")?;
+        let bytes: Option<Vec<u8>> = stmt.query_row([id], |r| r.get(0)).optional()?;
+        Ok(bytes.map(|b| b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()))
     }
 
     /// Stores the vectors of memories embedded after they were added.
@@ -113,11 +133,22 @@ impl StateDb {
 
     /// Up to `limit` memories that have no vector yet, oldest first.
     pub fn memory_without_vectors(&self, limit: usize) -> Result<Vec<(i64, String)>, StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT id, text FROM memory WHERE id NOT IN (SELECT memory_id FROM memory_vectors) ORDER BY id LIMIT ?1",
-        )?;
+        let mut stmt = self.conn.prepare("SELECT id, text FROM memory WHERE embedded = 0 ORDER BY id LIMIT ?1")?;
         let rows = stmt.query_map([limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// How many memories match an FTS5 query, counting no further than `cap`.
+    pub fn memory_word_count(&self, query: &str, cap: usize) -> Result<usize, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT count(*) FROM (SELECT 1 FROM memory_words WHERE memory_words MATCH ?1 LIMIT ?2)")?;
+        Ok(stmt.query_row(params![query, cap as i64], |r| r.get::<_, i64>(0))? as usize)
+    }
+
+    /// How many memories there are.
+    pub fn memory_total(&self) -> Result<usize, StoreError> {
+        Ok(self.conn.query_row("SELECT coalesce(max(id), 0) FROM memory", [], |r| r.get::<_, i64>(0))? as usize)
     }
 
     /// The best `limit` matches of an FTS5 query, with their BM25 relevance (higher is better).
@@ -129,25 +160,30 @@ impl StateDb {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// The `limit` memories nearest to `vector`, with their cosine similarity.
+    /// The `limit` memories nearest to `vector` (unit length), with their
+    /// cosine similarity: sqlite-vec proposes the nearest `oversample × limit`
+    /// by the Hamming distance of sign bits, and the full vectors rank them.
     pub fn memory_by_vector(&self, vector: &[f32], limit: usize) -> Result<Vec<(i64, f64)>, StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT memory_id, 1.0 - distance FROM memory_vectors WHERE embedding MATCH ?1 AND k = ?2 ORDER BY distance",
+        const OVERSAMPLE: usize = 20;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT memory_id FROM memory_vectors WHERE coarse MATCH vec_quantize_binary(vec_f32(?1)) AND k = ?2",
         )?;
-        let rows = stmt.query_map(params![blob(vector), limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let wanted = (limit * OVERSAMPLE).max(200) as i64;
+        let ids: Vec<i64> = stmt.query_map(params![blob(vector), wanted], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        let mut scored = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(stored) = self.memory_vector(id)? {
+                scored.push((id, f64::from(dot(&stored, vector))));
+            }
+        }
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        scored.truncate(limit);
+        Ok(scored)
     }
 
     /// The cosine similarity of memory `id`'s vector to `vector`; `None` without a vector.
     pub fn memory_similarity(&self, id: i64, vector: &[f32]) -> Result<Option<f64>, StoreError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT 1.0 - vec_distance_cosine(embedding, ?2) FROM memory_vectors WHERE memory_id = ?1",
-                params![id, blob(vector)],
-                |r| r.get(0),
-            )
-            .optional()?)
+        Ok(self.memory_vector(id)?.map(|stored| f64::from(dot(&stored, vector))))
     }
 
     pub fn memory(&self, id: i64) -> Result<Option<MemoryRow>, StoreError> {
@@ -174,6 +210,7 @@ impl StateDb {
         self.atomically(|db| {
             db.conn.execute("DELETE FROM knowledge_link WHERE memory = ?1", [id])?;
             db.conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?1", [id])?;
+            db.conn.execute("DELETE FROM memory_embedding WHERE memory_id = ?1", [id])?;
             Ok(db.conn.execute("DELETE FROM memory WHERE id = ?1", [id])? > 0)
         })
     }
@@ -193,7 +230,7 @@ impl StateDb {
         let count = |sql: &str| self.conn.query_row(sql, [], |r| r.get::<_, i64>(0));
         Ok(MemoryCounts {
             by_kind,
-            vectors: count("SELECT count(*) FROM memory_vectors")?,
+            vectors: count("SELECT count(*) FROM memory_embedding")?,
             links: count("SELECT count(*) FROM knowledge_link")?,
         })
     }

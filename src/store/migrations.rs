@@ -32,6 +32,9 @@ pub const STATE: Migrations = &[
     ("0002_memory", include_str!("../../memory/state/0002_memory.sql")),
 ];
 
+/// The durable state's schema version: the number of its migrations.
+pub const STATE_SCHEMA: usize = STATE.len();
+
 /// Brings the database schema up to date.
 pub fn migrate(conn: &mut Connection, list: Migrations) -> Result<(), StoreError> {
     migrate_to(conn, list, list.len())

@@ -14,6 +14,7 @@ mod precise;
 mod state;
 
 pub use memory::{LinkRow, MemoryCounts, MemoryRow, NewMemory};
+pub use migrations::STATE_SCHEMA;
 pub use state::{After, AuditRow, FileCheckpoint, Left, StateDb};
 
 use std::collections::HashMap;
