@@ -83,6 +83,8 @@ struct RawConfig {
     model: ModelConfig,
     #[serde(default)]
     index: IndexConfig,
+    #[serde(default)]
+    context: ContextConfig,
 }
 
 /// `[index]`: how the precise tier (the languages' own indexers) is run.
@@ -431,6 +433,25 @@ pub struct CheckConfig {
     pub missing_tool: MissingTool,
 }
 
+/// `[context]`: what a model call may be given.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ContextConfig {
+    /// The token budget of the context block each model call gets (default 8000).
+    #[serde(default = "default_budget_tokens")]
+    pub budget_tokens: usize,
+}
+
+impl Default for ContextConfig {
+    fn default() -> ContextConfig {
+        ContextConfig { budget_tokens: default_budget_tokens() }
+    }
+}
+
+fn default_budget_tokens() -> usize {
+    8000
+}
+
 /// The whole project configuration.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -438,6 +459,7 @@ pub struct Config {
     pub policy: PolicyConfig,
     pub model: ModelConfig,
     pub index: IndexConfig,
+    pub context: ContextConfig,
     /// The file's bytes, hashed into cache keys.
     pub source: String,
 }
@@ -485,6 +507,9 @@ impl Config {
             .iter()
             .map(|k| k.parse::<nerd_logic::vocab::ActionKind>().map_err(|e| format!("policy.ask: {e}")))
             .collect::<Result<Vec<_>, _>>()?;
+        if raw.context.budget_tokens < 256 {
+            return Err("context.budget_tokens must be at least 256".into());
+        }
         if raw.index.precise_timeout_secs == 0 {
             return Err("index.precise_timeout_secs must be at least 1".into());
         }
@@ -515,6 +540,7 @@ impl Config {
             policy: PolicyConfig { autonomy, ask, deny_programs: p.deny_programs, secret_paths: p.secret_paths },
             model: raw.model,
             index: raw.index,
+            context: raw.context,
             source: text.to_string(),
         })
     }

@@ -17,6 +17,7 @@ use crate::clarification::{self, ClarificationProgram};
 use crate::column::Row;
 use crate::commit_gate::{self, Blocker, CommitGateProgram};
 use crate::constitution::{self, ConstitutionProgram, Verdict};
+use crate::context::{self, ContextProgram};
 use crate::impact::{self, CallSites, ClosureProgram, ImpactProgram};
 use crate::proof::{self, Explanation, Proof};
 use crate::reasons::{Reason, Why};
@@ -53,6 +54,9 @@ impl fmt::Display for KernelError {
 
 impl std::error::Error for KernelError {}
 
+/// The predicates of programs evaluated only when asked for.
+const ON_DEMAND: &[&str] = &["depends_on", "activation", "context_atom"];
+
 /// Declares `Programs`, every program's fixpoint over one fact base (the
 /// `depends_on` closure on demand), with one accessor per program, all of the
 /// same shape so the derived table can name any of them; only the closure
@@ -62,6 +66,7 @@ macro_rules! programs {
         struct Programs {
             $($name: $program,)+
             closure: OnceCell<ClosureProgram>,
+            context: OnceCell<ContextProgram>,
         }
 
         impl Programs {
@@ -70,6 +75,9 @@ macro_rules! programs {
             })+
             fn closure(&self, f: &Facts) -> &ClosureProgram {
                 self.closure.get_or_init(|| impact::run_closure(f))
+            }
+            fn context(&self, f: &Facts) -> &ContextProgram {
+                self.context.get_or_init(|| context::run(f))
             }
         }
     };
@@ -110,6 +118,7 @@ pub fn evaluate(facts: Facts) -> Fixpoint {
         watchdog,
         articulation,
         closure: OnceCell::new(),
+        context: OnceCell::new(),
     };
     Fixpoint { facts, programs, fact_sets: RefCell::new(HashMap::new()) }
 }
@@ -156,6 +165,11 @@ impl Fixpoint {
     /// Gives the fact base back, e.g. to reuse its interner.
     pub fn into_facts(self) -> Facts {
         self.facts
+    }
+
+    /// Spreading activation from the `context_seed` facts (evaluated on first use).
+    pub fn context(&self) -> &ContextProgram {
+        self.programs.context(&self.facts)
     }
 
     /// Every derived relation, typed.
@@ -242,12 +256,12 @@ impl Fixpoint {
         Ok(atoms)
     }
 
-    /// Every derived atom except the on-demand `depends_on` closure: what
+    /// Every derived atom except the on-demand programs' (`depends_on`, the context): what
     /// `nerd watch` diffs between evaluations.
     pub fn derived_atoms(&self) -> BTreeSet<Atom> {
         PREDICATES
             .iter()
-            .filter(|p| p.origin == Origin::Derived && p.name != "depends_on")
+            .filter(|p| p.origin == Origin::Derived && !ON_DEMAND.contains(&p.name))
             .flat_map(|p| render_derived(self, p.name).unwrap_or_default())
             .collect()
     }
@@ -263,7 +277,7 @@ impl Fixpoint {
                 got: atom.args.len(),
             });
         }
-        let proofs = self.proofs(atom.predicate == "depends_on");
+        let proofs = self.proofs(ON_DEMAND.contains(&atom.predicate.as_str()));
         let is_fact = |a: &Atom| self.is_fact(a);
         proof::explain(atom, &proofs, &is_fact).ok_or_else(|| KernelError::NotDerived { atom: atom.clone() })
     }
@@ -283,6 +297,7 @@ impl Fixpoint {
         p.articulation.proofs(s, &mut all);
         if with_closure {
             p.closure(&self.facts).proofs(&sites, &mut all);
+            p.context(&self.facts).proofs(&sites, &mut all);
         }
         let mut map: HashMap<Atom, Vec<Proof>> = HashMap::new();
         for (head, proof) in all {
@@ -311,6 +326,7 @@ impl Fixpoint {
         vec![
             ImpactProgram::summary(),
             ClosureProgram::summary(),
+            ContextProgram::summary(),
             ClarificationProgram::summary(),
             StrategyProgram::summary(),
             CommitGateProgram::summary(),

@@ -248,7 +248,13 @@ impl<'a> CallSites<'a> {
         CallSites { facts, first, unresolved }
     }
 
-    fn premise(&self, x: Sym, y: Sym) -> Premise {
+    /// The symbols the facts were interned with.
+    pub(crate) fn symbols(&self) -> &'a crate::symbols::Symbols {
+        &self.facts.symbols
+    }
+
+    /// The first recorded `calls(X, Y, …)` site, or a check naming the edge.
+    pub(crate) fn premise(&self, x: Sym, y: Sym) -> Premise {
         let s = &self.facts.symbols;
         match self.first.get(&(x, y)) {
             Some(&(path, line, provenance)) => {

@@ -18,6 +18,7 @@ pub mod clarification;
 pub mod column;
 pub mod commit_gate;
 pub mod constitution;
+pub mod context;
 pub mod defaults;
 pub mod facts;
 pub mod fixpoint;

@@ -77,6 +77,8 @@ macro_rules! tables {
                 Perception rows ambiguity_flag(MissingParam: Sym, Clue: Sym, Hypothesis: Sym) "a parameter the request left open";
                 Perception set refactor_target(Symbol: SymbolId) "a symbol the user asked to change";
                 Perception flag pending_patch() "a validated patch proposal awaits application";
+                Perception rows context_seed(Item: Sym, Why: Sym)
+                    "where context activation starts: the request's target or focus, a failing test, a remembered subject";
 
                 // Policy and configuration.
                 Policy one retry_budget(N: u32) "repair attempts allowed before escalating";
@@ -152,6 +154,10 @@ macro_rules! tables {
                 impact dependent(Target: Sym, Dependent: Sym) "transitively calls a change target";
                 impact unsafe_to_refactor(Symbol: Sym) "a change target with a dependent no test covers";
                 closure depends_on(From: Sym, To: Sym) "transitive closure of calls (computed on demand)";
+                context activation(Seed: Sym, Item: Sym, Cost: u32)
+                    "a path from a context seed reaches an item at this cost, over calls, tests and files, up to 6 (computed on demand)";
+                context context_atom(Item: Sym, Score: u32)
+                    "an item's activation: 1000 halved per unit of its cheapest cost from each seed, summed over seeds (on demand)";
                 clarification best_confidence(RawRef: Sym, Confidence: Confidence)
                     "the best grounding confidence of a reference";
                 clarification clarification_needed(Ref: Sym) "the kernel must ask before acting on this";

@@ -59,7 +59,9 @@ fn run_file(file: &str, text: &str) {
             assert_eq!(&actual, expected, "{context}: atoms of `{predicate}`");
         }
         let mut derived = fixpoint.derived_atoms();
-        derived.extend(fixpoint.atoms("depends_on").unwrap_or_default());
+        for on_demand in ["depends_on", "activation", "context_atom"] {
+            derived.extend(fixpoint.atoms(on_demand).unwrap_or_default());
+        }
         for atom in &derived {
             let explanation =
                 fixpoint.explain(atom).unwrap_or_else(|e| panic!("{context}: cannot explain {atom}: {e}"));
@@ -98,6 +100,11 @@ fn constitution_cases() {
 #[test]
 fn watchdog_cases() {
     run_file("watchdog.case", include_str!("cases/watchdog.case"));
+}
+
+#[test]
+fn context_cases() {
+    run_file("context.case", include_str!("cases/context.case"));
 }
 
 #[test]

@@ -8,6 +8,7 @@
 //! Knows nothing about terminals or output formats.
 
 pub mod answer;
+pub mod context;
 pub mod diff;
 pub mod event;
 pub mod ground;
@@ -123,6 +124,8 @@ pub struct Options {
     pub timeout: Duration,
     /// Set by Ctrl-C; checked before every turn.
     pub interrupted: Arc<AtomicBool>,
+    /// Tokens of kernel-selected context a patch prompt may carry (`[context] budget_tokens`).
+    pub context_budget: usize,
 }
 
 impl Default for Options {
@@ -135,6 +138,7 @@ impl Default for Options {
             max_turns: 24,
             timeout: Duration::from_secs(600),
             interrupted: Arc::new(AtomicBool::new(false)),
+            context_budget: context::DEFAULT_BUDGET,
         }
     }
 }

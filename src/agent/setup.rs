@@ -84,6 +84,7 @@ pub fn setup(root: &Path, settings: &Settings) -> Result<Setup, SetupError> {
         include_docs: settings.include_docs,
         retry_budget: settings.retry_budget,
         interrupted: settings.interrupted.clone(),
+        context_budget: config.context.budget_tokens,
         ..Options::default()
     };
     Ok(Setup { options, perceiver, patcher, choice })

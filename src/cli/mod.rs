@@ -4,6 +4,7 @@
 
 mod act;
 mod check;
+mod context;
 mod index;
 mod instruct;
 mod interactive;
@@ -151,6 +152,19 @@ pub enum Command {
     Audit {
         #[command(subcommand)]
         action: AuditAction,
+    },
+    /// Print what a model call would be given for REQUEST, and why each item was chosen.
+    Context {
+        request: String,
+        /// Tokens the context may take (default: [context] budget_tokens, 8000).
+        #[arg(long)]
+        budget: Option<usize>,
+        /// A base fact to add, e.g. 'test_outcome("test_charge", "tests/test_billing.py", 12, "fail")'.
+        #[arg(long = "fact", value_name = "ATOM")]
+        facts: Vec<String>,
+        /// Print {"request", "context": {"budget", "tokens", "seeds", "atoms", "items": [{"id", "kind", "score", "why", "text", ...}]}}.
+        #[arg(long)]
+        json: bool,
     },
     /// What nerd remembers across sessions: add, search, list, forget, stats.
     Memory {
@@ -327,6 +341,10 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
                 AuditAction::Replay { n } => act::replay(&root, n),
             }
         }
+        Command::Context { request, budget, facts, json } => context::run(
+            &discover_root(cli.repo.as_deref())?,
+            context::ContextArgs { request: &request, budget, facts: &facts, json },
+        ),
         Command::Memory { action } => memory::run(&discover_root(cli.repo.as_deref())?, action),
         Command::Undo { force } => act::undo(&discover_root(cli.repo.as_deref())?, force),
         Command::Doctor => act::doctor(&discover_root(cli.repo.as_deref())?),

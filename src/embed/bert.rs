@@ -89,38 +89,60 @@ impl Bert {
         })
     }
 
-    /// The unit-length mean of the last layer's token states for `ids`
-    /// (at most `POSITIONS` of them, each below the vocabulary's size).
-    pub fn embed(&self, ids: &[u32]) -> Vec<f32> {
-        let tokens = ids.len().min(POSITIONS);
-        let mut hidden = vec![0.0f32; tokens * WIDTH];
-        for (t, &id) in ids.iter().take(tokens).enumerate() {
-            let id = (id as usize).min(VOCAB - 1);
-            let row = &mut hidden[t * WIDTH..(t + 1) * WIDTH];
-            let word = &self.words[id * WIDTH..(id + 1) * WIDTH];
-            let position = &self.positions[t * WIDTH..(t + 1) * WIDTH];
-            for i in 0..WIDTH {
-                row[i] = word[i] + position[i] + self.token_type[i];
+    /// The unit-length mean of the last layer's token states for each text
+    /// of `batch` (token ids, at most `POSITIONS` of each are read). The
+    /// texts share every matrix product, so the weights are streamed once a
+    /// batch, while attention stays within each text.
+    pub fn embed_batch(&self, batch: &[Vec<u32>]) -> Vec<Vec<f32>> {
+        let mut spans = Vec::with_capacity(batch.len());
+        let mut rows = 0;
+        for ids in batch {
+            let len = ids.len().min(POSITIONS);
+            spans.push(Span { start: rows, len });
+            rows += len;
+        }
+        let mut hidden = vec![0.0f32; rows * WIDTH];
+        for (ids, span) in batch.iter().zip(&spans) {
+            for (t, &id) in ids.iter().take(span.len).enumerate() {
+                let id = (id as usize).min(VOCAB - 1);
+                let row = &mut hidden[(span.start + t) * WIDTH..(span.start + t + 1) * WIDTH];
+                let word = &self.words[id * WIDTH..(id + 1) * WIDTH];
+                let position = &self.positions[t * WIDTH..(t + 1) * WIDTH];
+                for i in 0..WIDTH {
+                    row[i] = word[i] + position[i] + self.token_type[i];
+                }
             }
         }
         layer_norm(&mut hidden, &self.embedding_norm);
-        let mut scratch = Scratch::new(tokens);
+        let longest = spans.iter().map(|s| s.len).max().unwrap_or(0);
+        let mut scratch = Scratch::new(rows, longest);
         for layer in &self.layers {
-            layer.forward(&mut hidden, tokens, &mut scratch);
+            layer.forward(&mut hidden, &spans, &mut scratch);
         }
-        let mut pooled = vec![0.0f32; WIDTH];
-        for row in hidden.chunks_exact(WIDTH) {
-            for (p, h) in pooled.iter_mut().zip(row) {
-                *p += h;
-            }
-        }
-        let norm = pooled.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
-        pooled.iter_mut().for_each(|x| *x /= norm);
-        pooled
+        spans
+            .iter()
+            .map(|span| {
+                let mut pooled = vec![0.0f32; WIDTH];
+                for row in hidden[span.start * WIDTH..(span.start + span.len) * WIDTH].chunks_exact(WIDTH) {
+                    for (p, h) in pooled.iter_mut().zip(row) {
+                        *p += h;
+                    }
+                }
+                let norm = pooled.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+                pooled.iter_mut().for_each(|x| *x /= norm);
+                pooled
+            })
+            .collect()
     }
 }
 
-/// Buffers one text's pass reuses across layers.
+/// One text's rows in a batch.
+struct Span {
+    start: usize,
+    len: usize,
+}
+
+/// Buffers one batch's pass reuses across layers.
 struct Scratch {
     q: Vec<f32>,
     k: Vec<f32>,
@@ -132,46 +154,51 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn new(tokens: usize) -> Scratch {
-        let wide = vec![0.0; tokens * WIDTH];
+    fn new(rows: usize, longest: usize) -> Scratch {
+        let wide = vec![0.0; rows * WIDTH];
         Scratch {
             q: wide.clone(),
             k: wide.clone(),
             v: wide.clone(),
-            scores: vec![0.0; tokens * tokens],
+            scores: vec![0.0; longest * longest],
             context: wide.clone(),
             projected: wide,
-            inner: vec![0.0; tokens * INNER],
+            inner: vec![0.0; rows * INNER],
         }
     }
 }
 
 impl Layer {
-    fn forward(&self, hidden: &mut [f32], tokens: usize, s: &mut Scratch) {
+    fn forward(&self, hidden: &mut [f32], spans: &[Span], s: &mut Scratch) {
+        let tokens = hidden.len() / WIDTH;
         self.query.apply(hidden, tokens, &mut s.q);
         self.key.apply(hidden, tokens, &mut s.k);
         self.value.apply(hidden, tokens, &mut s.v);
         let scale = 1.0 / (HEAD as f32).sqrt();
-        for h in 0..HEADS {
-            let at = h * HEAD;
-            // scores = Q_h · K_hᵀ: K_h read transposed through its strides.
-            gemm(
-                (tokens, HEAD, tokens),
-                Matrix { data: &s.q, offset: at, row_step: WIDTH, col_step: 1 },
-                Matrix { data: &s.k, offset: at, row_step: 1, col_step: WIDTH },
-                (&mut s.scores, 0, tokens),
-                scale,
-            );
-            for row in s.scores.chunks_exact_mut(tokens) {
-                softmax(row);
+        for span in spans.iter().filter(|s| s.len > 0) {
+            let n = span.len;
+            let scores = &mut s.scores[..n * n];
+            for h in 0..HEADS {
+                let at = span.start * WIDTH + h * HEAD;
+                // scores = Q_h · K_hᵀ: K_h read transposed through its strides.
+                gemm(
+                    (n, HEAD, n),
+                    Matrix { data: &s.q, offset: at, row_step: WIDTH, col_step: 1 },
+                    Matrix { data: &s.k, offset: at, row_step: 1, col_step: WIDTH },
+                    (scores, 0, n),
+                    scale,
+                );
+                for row in scores.chunks_exact_mut(n) {
+                    softmax(row);
+                }
+                gemm(
+                    (n, n, HEAD),
+                    Matrix { data: scores, offset: 0, row_step: n, col_step: 1 },
+                    Matrix { data: &s.v, offset: at, row_step: WIDTH, col_step: 1 },
+                    (&mut s.context, at, WIDTH),
+                    1.0,
+                );
             }
-            gemm(
-                (tokens, tokens, HEAD),
-                Matrix { data: &s.scores, offset: 0, row_step: tokens, col_step: 1 },
-                Matrix { data: &s.v, offset: at, row_step: WIDTH, col_step: 1 },
-                (&mut s.context, at, WIDTH),
-                1.0,
-            );
         }
         self.attention_out.apply(&s.context, tokens, &mut s.projected);
         add_norm(hidden, &s.projected, &self.attention_norm);

@@ -91,12 +91,25 @@ impl Embedder {
 
     /// The unit-length embedding of `text`.
     pub fn embed(&self, text: &str) -> Vec<f32> {
-        self.bert.embed(&self.tokens(text))
+        self.bert.embed_batch(&[self.tokens(text)]).pop().unwrap_or_default()
     }
 
-    /// The embeddings of `texts`, in order, computed in parallel.
+    /// The embeddings of `texts`, in order: batches of about `BATCH_TOKENS`
+    /// tokens share their matrix products, and batches run in parallel.
     pub fn embed_all(&self, texts: &[&str]) -> Vec<Vec<f32>> {
-        texts.par_iter().map(|t| self.embed(t)).collect()
+        const BATCH_TOKENS: usize = 2048;
+        let ids: Vec<Vec<u32>> = texts.par_iter().map(|t| self.tokens(t)).collect();
+        let mut batches: Vec<&[Vec<u32>]> = Vec::new();
+        let (mut from, mut tokens) = (0, 0);
+        for (i, one) in ids.iter().enumerate() {
+            if tokens > 0 && tokens + one.len() > BATCH_TOKENS {
+                batches.push(&ids[from..i]);
+                (from, tokens) = (i, 0);
+            }
+            tokens += one.len();
+        }
+        batches.push(&ids[from..]);
+        batches.par_iter().flat_map_iter(|batch| self.bert.embed_batch(batch)).collect()
     }
 }
 

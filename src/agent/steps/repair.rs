@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use nerd_logic::vocab::TestState;
 
 use super::{has_python, Applied, NEEDS_MODEL};
+use crate::agent::context;
 use crate::agent::event::{Event, Status};
 use crate::agent::patch::{self, Edit};
 use crate::agent::verify::{self, Kind, Verdict, Verification};
@@ -17,11 +18,6 @@ use crate::kernel::Loaded;
 use crate::perceive::focus::Candidate;
 use crate::router::Router;
 use crate::world::lang::Lang;
-
-/// Lines of one file shown to the patch writer.
-const MAX_PROMPT_FILE_LINES: usize = 1500;
-/// Files shown to the patch writer.
-const MAX_PROMPT_FILES: usize = 8;
 
 /// What the test tools found.
 struct TestRun {
@@ -148,10 +144,15 @@ impl Agent<'_> {
         paths
     }
 
+    /// The patch writer's prompt: the task, what failed, what was tried,
+    /// and the context the kernel selects (the code spans its activation
+    /// ranks best within the budget, with the atoms that connect them),
+    /// never whole files. Also returns the contents of the files the patch
+    /// may change, read through the router, to validate the patch against.
     pub(super) fn prompt(
         &mut self,
         router: &mut Router,
-        task: &str,
+        (task, loaded, focus): (&str, &Loaded, &[Candidate]),
         st: &LoopState,
         paths: &BTreeSet<String>,
     ) -> Result<(String, BTreeMap<String, String>), AgentError> {
@@ -175,16 +176,64 @@ impl Agent<'_> {
         if !st.tried.is_empty() {
             text.push_str(&format!("Already tried (did not work):\n- {}\n\n", st.tried.join("\n- ")));
         }
-        let mut contents = BTreeMap::new();
-        text.push_str("Files you may change:\n");
-        for path in paths.iter().take(MAX_PROMPT_FILES) {
-            let Some(content) = self.read(router, path)? else { continue };
-            text.push_str(&format!("=== {path} ===\n"));
-            for (i, line) in content.lines().take(MAX_PROMPT_FILE_LINES).enumerate() {
-                text.push_str(&format!("{:>5} | {line}\n", i + 1));
+        let mut facts = loaded.facts();
+        for f in &st.findings {
+            let (path, line) = (facts.path(&f.path), nerd_logic::Line(f.line));
+            match &f.found {
+                Found::Test { name, outcome } => {
+                    let name = facts.sym(name);
+                    facts.test_outcome.push((name, path, line, *outcome));
+                }
+                Found::Diagnostic { severity, code, message } => {
+                    let (code, message) = (facts.sym(code), facts.sym(message));
+                    facts.diagnostic.push((*severity, path, line, code, message));
+                }
+                _ => {}
             }
-            contents.insert(path.clone(), content);
         }
+        context::seed(&mut facts, loaded, focus);
+        let fixpoint = nerd_logic::evaluate(facts);
+        let budget = self.options.context_budget;
+        let mut contents = BTreeMap::new();
+        let mut failed = None;
+        let mut read = |path: &str| match self.read(router, path) {
+            Ok(content) => {
+                if let Some(c) = &content {
+                    contents.insert(path.to_string(), c.clone());
+                }
+                content
+            }
+            Err(e) => {
+                failed.get_or_insert(e);
+                None
+            }
+        };
+        let selected = context::select_context(&fixpoint, loaded, budget, &mut read);
+        // The changeable files not read yet, whole, to validate the patch against.
+        let shown = selected.paths();
+        for path in paths.iter().filter(|p| !shown.contains(*p)) {
+            read(path);
+        }
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        text.push_str(&selected.render());
+        // A file the patch may change that activation did not reach (a config
+        // file, code without symbols) is shown whole while it fits.
+        let mut room = budget.saturating_sub(selected.tokens);
+        for (path, content) in contents.iter().filter(|(p, _)| paths.contains(*p) && !shown.contains(*p)) {
+            let numbered: String = content.lines().enumerate().map(|(i, l)| format!("{:>5} | {l}\n", i + 1)).collect();
+            let cost = context::tokens(&numbered) + 16;
+            if cost <= room {
+                room -= cost;
+                text.push_str(&format!("=== {path} (whole file) ===\n{numbered}"));
+            }
+        }
+        let changeable: Vec<&str> = paths.iter().map(String::as_str).collect();
+        text.push_str(&format!(
+            "\nFiles you may change: {}\nAddress lines by the numbers shown.\n",
+            changeable.join(", ")
+        ));
         Ok((text, contents))
     }
 
@@ -218,7 +267,7 @@ impl Agent<'_> {
             return Ok(Flow::Stop(Status::NeedsModel, format!("Repairing the failures {NEEDS_MODEL}")));
         }
         let paths = self.repair_focus(loaded, focus, st);
-        let (prompt, contents) = self.prompt(router, request, st, &paths)?;
+        let (prompt, contents) = self.prompt(router, (request, loaded, focus), st, &paths)?;
         let raw = match self.patcher.as_mut() {
             Some(p) => p.transduce(&prompt, st.feedback.as_deref()),
             None => Err("no model".into()),
@@ -294,7 +343,7 @@ impl Agent<'_> {
             self.emit(Event::Question { text: q.clone(), options: vec![] });
             return Ok(Flow::Stop(Status::NeedsClarification, q));
         }
-        let (prompt, contents) = self.prompt(router, request, st, &paths)?;
+        let (prompt, contents) = self.prompt(router, (request, loaded, focus), st, &paths)?;
         let raw = match self.patcher.as_mut() {
             Some(p) => p.transduce(&prompt, None),
             None => Err("no model".into()),

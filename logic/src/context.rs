@@ -1,0 +1,250 @@
+//! Context by spreading activation: what a model call should see. Activation
+//! starts at the request's seeds (its target and focus, failing tests,
+//! remembered subjects) and flows over the world's edges, each with a cost:
+//! a certain call 1 forward and 2 backward, a guessed call 3 forward, test
+//! links and coverage 1 (2 from the symbol back to a covering test), a symbol
+//! to its file 1 and a file to its symbols 2. `activation(Seed, Item, Cost)`
+//! holds for every path cost up to `MAX_COST`; `context_atom(Item, Score)`
+//! sums `1000 >> Cost` of the cheapest path from each seed, so what several seeds reach outranks what one
+//! does. `select` keeps the best-scoring items whose code fits a token budget.
+//! Evaluated on demand; knows nothing about files' text or how tokens are
+//! counted.
+
+use ascent::aggregators::{min, sum};
+use ascent::ascent;
+
+use crate::atom::Atom;
+use crate::impact::CallSites;
+use crate::proof::{Premise, Proof};
+use crate::schema::{atoms, relation, Facts};
+use crate::symbols::{PathId, Sym, SymbolId, Symbols};
+
+/// The most a path may cost: six calls deep, or three callers up.
+pub const MAX_COST: u32 = 6;
+
+/// What an activation step went through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Via {
+    Calls,
+    CalledBy,
+    MayCall,
+    TestOf,
+    TestedBy,
+    Covers,
+    CoveredBy,
+    DefinedIn,
+    Defines,
+}
+
+impl Via {
+    /// What one step through it costs.
+    pub fn cost(self) -> u32 {
+        match self {
+            Via::Calls | Via::TestOf | Via::TestedBy | Via::Covers | Via::DefinedIn => 1,
+            Via::CalledBy | Via::CoveredBy | Via::Defines => 2,
+            Via::MayCall => 3,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Via::Calls => "calls",
+            Via::CalledBy => "called by",
+            Via::MayCall => "may call",
+            Via::TestOf => "tests",
+            Via::TestedBy => "tested by",
+            Via::Covers => "executes",
+            Via::CoveredBy => "executed by",
+            Via::DefinedIn => "defined in",
+            Via::Defines => "defines",
+        }
+    }
+}
+
+ascent! {
+    /// Spreading activation from a request's seeds.
+    pub struct ContextProgram;
+
+    relation context_seed(Sym, Sym);
+    relation calls(Sym, Sym, bool);
+    relation test_of(Sym, Sym);
+    relation covers(Sym, Sym);
+    relation defines(Sym, Sym);
+
+    relation activation(Sym, Sym, u32);
+    relation cheapest(Sym, Sym, u32);
+    relation contribution(Sym, Sym, u32);
+    relation context_atom(Sym, u32);
+
+    // Witnesses: the seed, and each step `(seed, from, to, via, cost)`.
+    relation w_seed(Sym, Sym);
+    relation w_step(Sym, Sym, Sym, Via, u32);
+
+    // `activation(S, X, C)`: some path from seed S reaches X at cost C (at most MAX_COST).
+    activation(s, s, 0), w_seed(s, why) <-- context_seed(s, why);
+    activation(s, b, c + 1), w_step(s, a, b, Via::Calls, c + 1) <--
+        activation(s, a, c), calls(a, b, true), if c + 1 <= MAX_COST;
+    activation(s, a, c + 2), w_step(s, b, a, Via::CalledBy, c + 2) <--
+        activation(s, b, c), calls(a, b, true), if c + 2 <= MAX_COST;
+    activation(s, b, c + 3), w_step(s, a, b, Via::MayCall, c + 3) <--
+        activation(s, a, c), calls(a, b, false), if c + 3 <= MAX_COST;
+    activation(s, x, c + 1), w_step(s, t, x, Via::TestOf, c + 1) <--
+        activation(s, t, c), test_of(t, x), if c + 1 <= MAX_COST;
+    activation(s, t, c + 1), w_step(s, x, t, Via::TestedBy, c + 1) <--
+        activation(s, x, c), test_of(t, x), if c + 1 <= MAX_COST;
+    activation(s, x, c + 1), w_step(s, t, x, Via::Covers, c + 1) <--
+        activation(s, t, c), covers(t, x), if c + 1 <= MAX_COST;
+    activation(s, t, c + 2), w_step(s, x, t, Via::CoveredBy, c + 2) <--
+        activation(s, x, c), covers(t, x), if c + 2 <= MAX_COST;
+    activation(s, p, c + 1), w_step(s, x, p, Via::DefinedIn, c + 1) <--
+        activation(s, x, c), defines(p, x), if c + 1 <= MAX_COST;
+    activation(s, x, c + 2), w_step(s, p, x, Via::Defines, c + 2) <--
+        activation(s, p, c), defines(p, x), if c + 2 <= MAX_COST;
+
+    // Each seed adds 1000 halved per unit of its cheapest cost; the sum is the item's score.
+    cheapest(s, x, c) <-- activation(s, x, _), agg c = min(k) in activation(s, x, k);
+    contribution(s, x, 1000u32 >> c) <-- cheapest(s, x, c);
+    context_atom(x, total) <-- activation(_, x, _), agg total = sum(w) in contribution(_, x, w);
+}
+
+/// Runs the context program on a fresh instance.
+pub fn run(facts: &Facts) -> ContextProgram {
+    let mut calls: Vec<(Sym, Sym, bool)> =
+        facts.calls.iter().map(|&(a, b, _, _, p)| (a.sym(), b.sym(), p.is_certain())).collect();
+    calls.sort_unstable();
+    calls.dedup();
+    let mut p = ContextProgram {
+        context_seed: relation::context_seed(facts),
+        calls,
+        test_of: facts.test_of.iter().map(|&(t, s)| (t.sym(), s.sym())).collect(),
+        covers: facts.covers.iter().map(|&(t, s)| (t.sym(), s.sym())).collect(),
+        defines: facts.defines.iter().map(|&(p, s)| (p.0, s.sym())).collect(),
+        ..Default::default()
+    };
+    p.run();
+    p
+}
+
+/// One step of an activation path: from `from` to the next item, through `via`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub from: Sym,
+    pub via: Via,
+    pub to: Sym,
+}
+
+impl ContextProgram {
+    /// Items by score, best first (ties by name, so the order is stable).
+    pub fn ranked(&self, s: &Symbols) -> Vec<(Sym, u32)> {
+        let mut out = self.context_atom.clone();
+        out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| s.resolve(a.0).cmp(s.resolve(b.0))));
+        out
+    }
+
+    /// The seed that activates `item` most cheaply, with the cost.
+    pub fn best_seed(&self, item: Sym) -> Option<(Sym, u32)> {
+        self.cheapest.iter().filter(|a| a.1 == item).map(|a| (a.0, a.2)).min_by_key(|&(s, c)| (c, s))
+    }
+
+    /// Why `seed` is a seed.
+    pub fn seed_reason(&self, seed: Sym) -> Option<Sym> {
+        self.w_seed.iter().find(|w| w.0 == seed).map(|w| w.1)
+    }
+
+    /// A cheapest path from `seed` to `item`, seed first; empty for the seed itself.
+    pub fn path(&self, seed: Sym, item: Sym) -> Vec<Step> {
+        let mut steps = Vec::new();
+        let mut at = item;
+        let Some(mut cost) = self.cheapest.iter().find(|c| c.0 == seed && c.1 == item).map(|c| c.2) else {
+            return steps;
+        };
+        while cost > 0 {
+            // A step into `at` at exactly its cheapest cost comes from a cheaper item.
+            let Some(&(_, from, _, via, _)) =
+                self.w_step.iter().filter(|w| w.0 == seed && w.2 == at && w.4 == cost).min_by_key(|w| (w.3, w.1))
+            else {
+                break;
+            };
+            steps.push(Step { from, via, to: at });
+            cost -= via.cost();
+            at = from;
+        }
+        steps.reverse();
+        steps
+    }
+
+    pub fn proofs(&self, sites: &CallSites<'_>, out: &mut Vec<(Atom, Proof)>) {
+        let s = sites.symbols();
+        for &(seed, why) in &self.w_seed {
+            let premises = vec![Premise::Holds(atoms::context_seed(s, (seed, why)))];
+            out.push((atoms::activation(s, (seed, seed, 0)), Proof { rule: "context/seed", premises }));
+        }
+        for &(seed, from, to, via, cost) in &self.w_step {
+            let link = match via {
+                Via::Calls | Via::MayCall => sites.premise(from, to),
+                Via::CalledBy => sites.premise(to, from),
+                Via::TestOf => Premise::Holds(atoms::test_of(s, (SymbolId(from), SymbolId(to)))),
+                Via::TestedBy => Premise::Holds(atoms::test_of(s, (SymbolId(to), SymbolId(from)))),
+                Via::Covers => Premise::Holds(atoms::covers(s, (SymbolId(from), SymbolId(to)))),
+                Via::CoveredBy => Premise::Holds(atoms::covers(s, (SymbolId(to), SymbolId(from)))),
+                Via::DefinedIn => Premise::Holds(atoms::defines(s, (PathId(to), SymbolId(from)))),
+                Via::Defines => Premise::Holds(atoms::defines(s, (PathId(from), SymbolId(to)))),
+            };
+            let before = Premise::Holds(atoms::activation(s, (seed, from, cost - via.cost())));
+            let check =
+                Premise::Check(format!("{} {} {} costs {}", s.resolve(from), via.as_str(), s.resolve(to), via.cost()));
+            out.push((
+                atoms::activation(s, (seed, to, cost)),
+                Proof { rule: "context/spread", premises: vec![before, link, check] },
+            ));
+        }
+        for &(item, score) in &self.context_atom {
+            let mut premises: Vec<Premise> = self
+                .cheapest
+                .iter()
+                .filter(|c| c.1 == item)
+                .map(|&(seed, _, cost)| Premise::Holds(atoms::activation(s, (seed, item, cost))))
+                .collect();
+            premises.push(Premise::Check(format!(
+                "the sum over seeds of 1000 >> (the cheapest cost from each) is {score}"
+            )));
+            out.push((atoms::context_atom(s, (item, score)), Proof { rule: "context/score", premises }));
+        }
+    }
+}
+
+/// What `select` kept within the budget.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// Items kept, in score order, with the tokens each added.
+    pub kept: Vec<(Sym, u32, usize)>,
+    /// Items whose code did not fit in what was left of the budget.
+    pub left_out: Vec<(Sym, u32, usize)>,
+    pub tokens: usize,
+}
+
+/// The code an item names, as the runtime measures it.
+pub trait Spans {
+    /// The tokens `item` would add beyond what is kept already; `None` for an
+    /// item without code of its own (a file, a symbol without a span).
+    fn cost(&mut self, item: Sym) -> Option<usize>;
+    /// `item` is kept: its code now counts as sent.
+    fn keep(&mut self, item: Sym);
+}
+
+/// Keeps the best-scoring items whose code fits in `budget` tokens; an item
+/// that does not fit is left out, and smaller ones after it may still fit.
+pub fn select(ranked: &[(Sym, u32)], spans: &mut impl Spans, budget: usize) -> Selection {
+    let mut out = Selection::default();
+    for &(item, score) in ranked {
+        let Some(tokens) = spans.cost(item) else { continue };
+        if out.tokens + tokens <= budget {
+            out.tokens += tokens;
+            out.kept.push((item, score, tokens));
+            spans.keep(item);
+        } else {
+            out.left_out.push((item, score, tokens));
+        }
+    }
+    out
+}

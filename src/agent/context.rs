@@ -1,0 +1,323 @@
+//! What a model call sees, chosen by the kernel: the request's seeds (its
+//! grounded target, failing tests, error diagnostics) become `context_seed`
+//! facts, the kernel's spreading activation scores what they reach, and the
+//! best-scoring code spans that fit the token budget are sent, with the atoms
+//! that connect them, instead of whole files. Knows nothing about models or
+//! how files are read (the caller passes a reader: the router for the agent,
+//! the workspace for `nerd context`).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use nerd_logic::context::{select, Spans, Step};
+use nerd_logic::vocab::{Severity, TestOutcome};
+use nerd_logic::{Facts, Fixpoint, Sym};
+use serde::Serialize;
+
+use crate::kernel::Loaded;
+use crate::perceive::focus::Candidate;
+use crate::world::project::ProjectedSymbol;
+
+/// The default budget (`[context] budget_tokens`).
+pub const DEFAULT_BUDGET: usize = 8000;
+
+/// Tokens are estimated as characters / 4, rounded up (the usual rule for
+/// code and English with BPE tokenizers).
+pub fn tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+/// One item the kernel selected, with the code it names.
+#[derive(Clone, Debug, Serialize)]
+pub struct Item {
+    pub id: String,
+    /// `symbol` or `test`.
+    pub kind: &'static str,
+    pub score: u32,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub tokens: usize,
+    /// The activation path from the seed that reaches it most cheaply.
+    pub why: Vec<String>,
+    pub text: String,
+}
+
+/// Everything a model call is given, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct Context {
+    pub budget: usize,
+    pub tokens: usize,
+    pub seeds: Vec<(String, String)>,
+    /// Atoms in the kernel's syntax: seeds, failures, the edges between kept items, scores.
+    pub atoms: Vec<String>,
+    pub items: Vec<Item>,
+    /// Items reached but left out: no room, or too large for one item.
+    pub left_out: usize,
+}
+
+/// Asserts `context_seed` facts for the request: confident groundings of
+/// its target, failing or erroring tests, and symbols holding error
+/// diagnostics. Returns how many seeds there are.
+pub fn seed(f: &mut Facts, loaded: &Loaded, candidates: &[Candidate]) -> usize {
+    let index = SymbolIndex::new(loaded);
+    let best = candidates.iter().map(|c| c.confidence).fold(0.0f64, f64::max);
+    let mut seeds: BTreeSet<(String, &'static str)> = BTreeSet::new();
+    for c in candidates.iter().filter(|c| c.confidence >= best - 1e-9 && best > 0.0) {
+        let item = if c.symbol.is_empty() { c.path.clone() } else { c.symbol.clone() };
+        seeds.insert((item, "target"));
+    }
+    let s = &f.symbols;
+    for &(name, path, line, outcome) in &f.test_outcome {
+        if matches!(outcome, TestOutcome::Fail | TestOutcome::Error) {
+            if let Some(id) = index.test(s.resolve(path.0), s.resolve(name), line.0) {
+                seeds.insert((id.to_string(), "failing_test"));
+            }
+        }
+    }
+    for &(severity, path, line, _, _) in &f.diagnostic {
+        if severity == Severity::Error {
+            if let Some(id) = index.enclosing(s.resolve(path.0), line.0) {
+                seeds.insert((id.to_string(), "diagnostic"));
+            }
+        }
+    }
+    for (item, why) in &seeds {
+        let row = (f.sym(item), f.sym(why));
+        f.context_seed.push(row);
+    }
+    seeds.len()
+}
+
+/// Selects within `budget` tokens what the kernel's activation ranks best.
+pub fn select_context(
+    fixpoint: &Fixpoint,
+    loaded: &Loaded,
+    budget: usize,
+    read: &mut dyn FnMut(&str) -> Option<String>,
+) -> Context {
+    let s = &fixpoint.facts().symbols;
+    let program = fixpoint.context();
+    let index = SymbolIndex::new(loaded);
+    let seeds: Vec<(String, String)> = fixpoint
+        .facts()
+        .context_seed
+        .iter()
+        .map(|&(item, why)| (s.resolve(item).to_string(), s.resolve(why).to_string()))
+        .collect();
+    let mut atoms: Vec<String> =
+        fixpoint.atoms("user_intent").unwrap_or_default().iter().map(|a| a.to_string()).collect();
+    atoms.extend(fixpoint.atoms("context_seed").unwrap_or_default().iter().map(|a| a.to_string()));
+    for outcome in fixpoint.atoms("test_outcome").unwrap_or_default() {
+        if outcome.to_string().contains("\"fail\"") || outcome.to_string().contains("\"error\"") {
+            atoms.push(outcome.to_string());
+        }
+    }
+    atoms.extend(
+        fixpoint
+            .atoms("diagnostic")
+            .unwrap_or_default()
+            .iter()
+            .filter(|a| a.to_string().starts_with("diagnostic(\"error\""))
+            .map(|a| a.to_string()),
+    );
+    // The atoms are sent first; the code spans get what remains.
+    let atom_tokens: usize = atoms.iter().map(|a| tokens(a) + 1).sum();
+    let ranked = program.ranked(s);
+    let seed_ids: BTreeSet<Sym> = fixpoint.facts().context_seed.iter().map(|r| r.0).collect();
+    let mut spans =
+        CodeSpans { s, index: &index, read, files: HashMap::new(), sent: HashMap::new(), seeds: &seed_ids, budget };
+    let selection = select(&ranked, &mut spans, budget.saturating_sub(atom_tokens));
+    let kept: BTreeSet<Sym> = selection.kept.iter().map(|k| k.0).collect();
+    for &(a, b, path, line, provenance) in &fixpoint.facts().calls {
+        if kept.contains(&a.sym()) && kept.contains(&b.sym()) && a != b {
+            atoms.push(format!(
+                "calls({:?}, {:?}, {:?}, {}, {:?})",
+                s.resolve(a.sym()),
+                s.resolve(b.sym()),
+                s.resolve(path.0),
+                line.0,
+                provenance.as_str()
+            ));
+        }
+    }
+    atoms.dedup();
+    let mut items = Vec::new();
+    let mut shown: HashMap<String, BTreeSet<u32>> = HashMap::new();
+    for &(item, score, cost) in &selection.kept {
+        let id = s.resolve(item);
+        let Some((path, symbol)) = index.symbol(id) else { continue };
+        atoms.push(format!("context_atom({id:?}, {score})"));
+        let why = match program.best_seed(item) {
+            Some((seed, _)) => describe(s, seed, program.seed_reason(seed), &program.path(seed, item)),
+            None => Vec::new(),
+        };
+        let text = spans.text(path, symbol.line, symbol.end_line, shown.entry(path.to_string()).or_default());
+        items.push(Item {
+            id: id.to_string(),
+            kind: if symbol.kind == nerd_logic::vocab::SymbolKind::Test { "test" } else { "symbol" },
+            score,
+            path: path.to_string(),
+            start_line: symbol.line,
+            end_line: symbol.end_line,
+            tokens: cost,
+            why,
+            text,
+        });
+    }
+    let tokens = atoms.iter().map(|a| tokens(a) + 1).sum::<usize>() + selection.tokens;
+    Context { budget, tokens, seeds, atoms, items, left_out: selection.left_out.len() }
+}
+
+/// The activation path as sentences: the seed and why, then each step.
+fn describe(s: &nerd_logic::Symbols, seed: Sym, why: Option<Sym>, path: &[Step]) -> Vec<String> {
+    let mut out = vec![format!("{} ({})", s.resolve(seed), why.map_or("seed", |w| s.resolve(w)))];
+    out.extend(path.iter().map(|step| format!("{} {}", step.via.as_str(), s.resolve(step.to))));
+    out
+}
+
+impl Context {
+    /// The block a prompt carries: atoms in the kernel's syntax, then the code, with line numbers.
+    pub fn render(&self) -> String {
+        let mut text = format!(
+            "Context chosen by nerd's kernel (spreading activation from the request; {} of {} tokens):\n",
+            self.tokens, self.budget
+        );
+        text.push_str("Facts:\n");
+        for atom in &self.atoms {
+            text.push_str(&format!("  {atom}\n"));
+        }
+        text.push_str("Code:\n");
+        for item in &self.items {
+            text.push_str(&format!(
+                "=== {}:{}-{} ({}, score {}: {}) ===\n",
+                item.path,
+                item.start_line,
+                item.end_line,
+                item.id,
+                item.score,
+                item.why.join(", ")
+            ));
+            text.push_str(&item.text);
+        }
+        if self.left_out > 0 {
+            text.push_str(&format!("({} more reached item(s) did not fit the budget)\n", self.left_out));
+        }
+        text
+    }
+
+    /// The files the selected code lies in.
+    pub fn paths(&self) -> BTreeSet<String> {
+        self.items.iter().map(|i| i.path.clone()).collect()
+    }
+}
+
+/// The loaded symbols by id and by file.
+struct SymbolIndex<'a> {
+    by_id: HashMap<&'a str, (&'a str, &'a ProjectedSymbol)>,
+    by_path: BTreeMap<&'a str, &'a [ProjectedSymbol]>,
+}
+
+impl<'a> SymbolIndex<'a> {
+    fn new(loaded: &'a Loaded) -> SymbolIndex<'a> {
+        let mut by_id = HashMap::new();
+        let mut by_path = BTreeMap::new();
+        for (path, (_, projection)) in &loaded.projections {
+            by_path.insert(path.as_str(), projection.symbols.as_slice());
+            for symbol in &projection.symbols {
+                by_id.insert(symbol.id.as_str(), (path.as_str(), symbol));
+            }
+        }
+        SymbolIndex { by_id, by_path }
+    }
+
+    fn symbol(&self, id: &str) -> Option<(&'a str, &'a ProjectedSymbol)> {
+        self.by_id.get(id).copied()
+    }
+
+    /// The innermost symbol of `path` whose lines hold `line`.
+    fn enclosing(&self, path: &str, line: u32) -> Option<&'a str> {
+        self.by_path
+            .get(path)?
+            .iter()
+            .filter(|s| s.line <= line && line <= s.end_line)
+            .max_by_key(|s| (s.depth, s.line))
+            .map(|s| s.id.as_str())
+    }
+
+    /// The test a runner named: its function by name in `path` (a runner's
+    /// `a::b::test_x`, `TestA.test_x`, `test_x[param]` or `TestX/sub`), else
+    /// the symbol holding the reported line.
+    fn test(&self, path: &str, name: &str, line: u32) -> Option<&'a str> {
+        let base = name.split('[').next().unwrap_or(name);
+        let segments: Vec<&str> = base.split(['/', ':', '.', ' ']).filter(|p| !p.is_empty()).collect();
+        let symbols = self.by_path.get(path)?;
+        for segment in segments.iter().rev() {
+            if let Some(found) = symbols.iter().find(|s| s.name == *segment) {
+                return Some(found.id.as_str());
+            }
+        }
+        (line > 0).then(|| self.enclosing(path, line)).flatten()
+    }
+}
+
+/// The token cost of items' code: lines already sent are not counted twice.
+struct CodeSpans<'a, 'r> {
+    s: &'a nerd_logic::Symbols,
+    index: &'a SymbolIndex<'a>,
+    read: &'r mut dyn FnMut(&str) -> Option<String>,
+    files: HashMap<String, Option<Vec<String>>>,
+    sent: HashMap<String, BTreeSet<u32>>,
+    seeds: &'a BTreeSet<Sym>,
+    budget: usize,
+}
+
+impl CodeSpans<'_, '_> {
+    fn lines(&mut self, path: &str) -> Option<&Vec<String>> {
+        if !self.files.contains_key(path) {
+            let text = (self.read)(path);
+            self.files.insert(path.to_string(), text.map(|t| t.lines().map(str::to_string).collect()));
+        }
+        self.files.get(path).and_then(|l| l.as_ref())
+    }
+
+    /// Lines `start..=end` of `path` not `shown` yet, numbered as a prompt shows them.
+    fn text(&mut self, path: &str, start: u32, end: u32, shown: &mut BTreeSet<u32>) -> String {
+        let Some(lines) = self.lines(path) else { return String::new() };
+        let mut out = String::new();
+        for n in start..=end {
+            if !shown.insert(n) {
+                continue;
+            }
+            if let Some(line) = lines.get(n.saturating_sub(1) as usize) {
+                out.push_str(&format!("{n:>5} | {line}\n"));
+            }
+        }
+        out
+    }
+}
+
+impl Spans for CodeSpans<'_, '_> {
+    fn cost(&mut self, item: Sym) -> Option<usize> {
+        let (path, symbol) = self.index.symbol(self.s.resolve(item))?;
+        let (start, end) = (symbol.line, symbol.end_line);
+        let sent = self.sent.get(path).cloned().unwrap_or_default();
+        let lines = self.lines(path)?;
+        let mut cost = tokens(&format!("=== {path}:{start}-{end} ===")) + 8;
+        for n in start..=end {
+            if !sent.contains(&n) {
+                cost += lines.get(n.saturating_sub(1) as usize).map_or(0, |l| tokens(l) + 2);
+            }
+        }
+        // One item other than a seed may not take more than a quarter of the budget.
+        if !self.seeds.contains(&item) && cost > self.budget / 4 {
+            return Some(usize::MAX / 4);
+        }
+        Some(cost)
+    }
+
+    fn keep(&mut self, item: Sym) {
+        if let Some((path, symbol)) = self.index.symbol(self.s.resolve(item)) {
+            self.sent.entry(path.to_string()).or_default().extend(symbol.line..=symbol.end_line);
+        }
+    }
+}

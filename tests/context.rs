@@ -1,0 +1,120 @@
+//! `nerd context` through the real binary on a small Python project: the
+//! kernel's spreading activation starts at the failing test (or the named
+//! target), the code it reaches is selected within the token budget with the
+//! path that reached it, and what the request does not reach stays out.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let write = |path: &str, text: &str| {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    };
+    write("billing/__init__.py", "");
+    write(
+        "billing/retry.py",
+        "def backoff(attempt):\n    return 2 ** attempt\n\n\ndef charge(card, attempts=3):\n    waited = 0\n    for attempt in range(attempts):\n        waited += backoff(attempt)\n    return card, waited\n",
+    );
+    let mut report = String::from("def report(rows):\n    out = []\n");
+    for i in 0..60 {
+        report.push_str(&format!("    out.append(rows[{i}] * {i})  # a long unrelated function\n"));
+    }
+    report.push_str("    return out\n");
+    write("billing/reports.py", &report);
+    write(
+        "tests/test_billing.py",
+        "from billing.retry import charge\nfrom billing.reports import report\n\n\ndef test_charge():\n    assert charge('card') == ('card', 7)\n\n\ndef test_report():\n    assert report(list(range(60)))\n",
+    );
+    common::git(root, &["init", "-q", "-b", "main"]);
+    dir
+}
+
+fn context(root: &Path, args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .arg("context")
+        .args(args)
+        .arg("--json")
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    v["context"]["items"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_string()).collect()
+}
+
+const FAILING: &str = "test_outcome(\"tests/test_billing.py::test_charge\", \"tests/test_billing.py\", 6, \"fail\")";
+
+#[test]
+fn a_failing_test_selects_what_it_calls_with_the_path_that_reached_it_within_the_budget() {
+    let dir = project();
+    let v = context(dir.path(), &["fix the failing tests", "--fact", FAILING]);
+    let c = &v["context"];
+    assert_eq!(c["seeds"], serde_json::json!([["tests/test_billing.py#test_charge", "failing_test"]]));
+    let got = ids(&v);
+    assert_eq!(
+        got[..3],
+        ["tests/test_billing.py#test_charge", "billing/retry.py#charge", "billing/retry.py#backoff"],
+        "{c:#}"
+    );
+    let charge = &c["items"][1];
+    assert_eq!(charge["score"], 500);
+    assert_eq!(
+        charge["why"],
+        serde_json::json!(["tests/test_billing.py#test_charge (failing_test)", "calls billing/retry.py#charge"])
+    );
+    assert!(charge["text"].as_str().unwrap().contains("    5 | def charge(card, attempts=3):"), "{charge}");
+    assert_eq!(c["items"][2]["score"], 250);
+    assert!(c["atoms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a.as_str().unwrap().starts_with("calls(\"billing/retry.py#charge\", \"billing/retry.py#backoff\"")));
+    assert!(c["tokens"].as_u64().unwrap() <= 8000);
+
+    // A budget too small for the unrelated function keeps it out, never the seed or its callees.
+    let small = context(dir.path(), &["fix the failing tests", "--fact", FAILING, "--budget", "400"]);
+    let kept = ids(&small);
+    assert!(kept.contains(&"billing/retry.py#backoff".to_string()), "{kept:?}");
+    assert!(!kept.contains(&"billing/reports.py#report".to_string()), "{kept:?}");
+    assert!(small["context"]["tokens"].as_u64().unwrap() <= 400, "{small:#}");
+    assert!(small["context"]["left_out"].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn a_named_target_seeds_the_context_and_its_callers_follow_and_nothing_seeds_nothing() {
+    let dir = project();
+    let v = context(dir.path(), &["explain the backoff function"]);
+    let got = ids(&v);
+    assert_eq!(got.first().map(String::as_str), Some("billing/retry.py#backoff"), "{v:#}");
+    // Its caller at cost 2, and the test calling that caller at cost 4.
+    assert!(got.contains(&"billing/retry.py#charge".to_string()), "{got:?}");
+    let charge =
+        v["context"]["items"].as_array().unwrap().iter().find(|i| i["id"] == "billing/retry.py#charge").unwrap();
+    assert_eq!(charge["why"][1], "called by billing/retry.py#charge");
+
+    let none = context(dir.path(), &["what is the weather like"]);
+    assert_eq!(none["context"]["items"], serde_json::json!([]));
+    let out = Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .args(["context", "what is the weather like"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to start from"));
+    let bad = Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .args(["context", "fix it", "--fact", "impacted(\"x\")"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2), "a derived atom is not a fact");
+}
