@@ -1,7 +1,8 @@
 //! Context by spreading activation: what a model call should see. Activation
 //! starts at the request's seeds (its target and focus, failing tests,
 //! remembered subjects) and flows over the world's edges, each with a cost:
-//! a certain call 1 forward and 2 backward, a guessed call 3 forward, test
+//! a certain call 1 forward and 2 backward, an uncertain call (a bare-name
+//! guess, or an unresolved call of the symbol's name) 3 forward, test
 //! links and coverage 1 (2 from the symbol back to a covering test), a symbol
 //! to its file 1 and a file to its symbols 2. `activation(Seed, Item, Cost)`
 //! holds for every path cost up to `MAX_COST`; `context_atom(Item, Score)`
@@ -10,7 +11,7 @@
 //! Evaluated on demand; knows nothing about files' text or how tokens are
 //! counted.
 
-use ascent::aggregators::{min, sum};
+use ascent::aggregators::{count, min, sum};
 use ascent::ascent;
 
 use crate::atom::Atom;
@@ -67,6 +68,7 @@ ascent! {
 
     relation context_seed(Sym, Sym);
     relation calls(Sym, Sym, bool);
+    relation uncertain_call(Sym, Sym);
     relation test_of(Sym, Sym);
     relation covers(Sym, Sym);
     relation defines(Sym, Sym);
@@ -75,6 +77,7 @@ ascent! {
     relation cheapest(Sym, Sym, u32);
     relation contribution(Sym, Sym, u32);
     relation context_atom(Sym, u32);
+    relation executed_by(Sym, usize);
 
     // Witnesses: the seed, and each step `(seed, from, to, via, cost)`.
     relation w_seed(Sym, Sym);
@@ -87,7 +90,7 @@ ascent! {
     activation(s, a, c + 2), w_step(s, b, a, Via::CalledBy, c + 2) <--
         activation(s, b, c), calls(a, b, true), if c + 2 <= MAX_COST;
     activation(s, b, c + 3), w_step(s, a, b, Via::MayCall, c + 3) <--
-        activation(s, a, c), calls(a, b, false), if c + 3 <= MAX_COST;
+        activation(s, a, c), uncertain_call(a, b), if c + 3 <= MAX_COST;
     activation(s, x, c + 1), w_step(s, t, x, Via::TestOf, c + 1) <--
         activation(s, t, c), test_of(t, x), if c + 1 <= MAX_COST;
     activation(s, t, c + 1), w_step(s, x, t, Via::TestedBy, c + 1) <--
@@ -105,10 +108,15 @@ ascent! {
     cheapest(s, x, c) <-- activation(s, x, _), agg c = min(k) in activation(s, x, k);
     contribution(s, x, 1000u32 >> c) <-- cheapest(s, x, c);
     context_atom(x, total) <-- activation(_, x, _), agg total = sum(w) in contribution(_, x, w);
+    // How many tests a coverage run saw execute an activated item: among equal scores,
+    // what fewer tests execute says more about these failures.
+    executed_by(x, n) <-- context_atom(x, _), covers(_, x), agg n = count() in covers(_, x);
 }
 
-/// Runs the context program on a fresh instance.
-pub fn run(facts: &Facts) -> ContextProgram {
+/// Runs the context program on a fresh instance; `uncertain` is the impact
+/// program's `uncertain_call` (bare-name guesses, and unresolved calls of a
+/// symbol's name).
+pub fn run(facts: &Facts, uncertain: &[(Sym, Sym)]) -> ContextProgram {
     let mut calls: Vec<(Sym, Sym, bool)> =
         facts.calls.iter().map(|&(a, b, _, _, p)| (a.sym(), b.sym(), p.is_certain())).collect();
     calls.sort_unstable();
@@ -116,6 +124,7 @@ pub fn run(facts: &Facts) -> ContextProgram {
     let mut p = ContextProgram {
         context_seed: relation::context_seed(facts),
         calls,
+        uncertain_call: uncertain.to_vec(),
         test_of: facts.test_of.iter().map(|&(t, s)| (t.sym(), s.sym())).collect(),
         covers: facts.covers.iter().map(|&(t, s)| (t.sym(), s.sym())).collect(),
         defines: facts.defines.iter().map(|&(p, s)| (p.0, s.sym())).collect(),
@@ -134,10 +143,17 @@ pub struct Step {
 }
 
 impl ContextProgram {
-    /// Items by score, best first (ties by name, so the order is stable).
+    /// Items by score, best first. Among equal scores, what fewer tests were
+    /// seen to execute comes first (a function every test runs says little
+    /// about these failures; one no run executed comes last), then by name,
+    /// so the order is stable.
     pub fn ranked(&self, s: &Symbols) -> Vec<(Sym, u32)> {
+        let executed: std::collections::HashMap<Sym, usize> = self.executed_by.iter().copied().collect();
         let mut out = self.context_atom.clone();
-        out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| s.resolve(a.0).cmp(s.resolve(b.0))));
+        let runs = |x: Sym| executed.get(&x).copied().unwrap_or(usize::MAX);
+        out.sort_by(|a, b| {
+            b.1.cmp(&a.1).then_with(|| runs(a.0).cmp(&runs(b.0))).then_with(|| s.resolve(a.0).cmp(s.resolve(b.0)))
+        });
         out
     }
 
@@ -181,7 +197,8 @@ impl ContextProgram {
         }
         for &(seed, from, to, via, cost) in &self.w_step {
             let link = match via {
-                Via::Calls | Via::MayCall => sites.premise(from, to),
+                Via::Calls => sites.premise(from, to),
+                Via::MayCall => Premise::Holds(atoms::uncertain_call(s, (from, to))),
                 Via::CalledBy => sites.premise(to, from),
                 Via::TestOf => Premise::Holds(atoms::test_of(s, (SymbolId(from), SymbolId(to)))),
                 Via::TestedBy => Premise::Holds(atoms::test_of(s, (SymbolId(to), SymbolId(from)))),

@@ -77,7 +77,7 @@ macro_rules! programs {
                 self.closure.get_or_init(|| impact::run_closure(f))
             }
             fn context(&self, f: &Facts) -> &ContextProgram {
-                self.context.get_or_init(|| context::run(f))
+                self.context.get_or_init(|| context::run(f, &self.impact.uncertain_call))
             }
         }
     };

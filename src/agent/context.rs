@@ -50,6 +50,8 @@ pub struct Context {
     pub seeds: Vec<(String, String)>,
     /// Atoms in the kernel's syntax: seeds, failures, the edges between kept items, scores.
     pub atoms: Vec<String>,
+    /// The request's atoms that did not fit in a quarter of the budget.
+    pub atoms_left_out: usize,
     pub items: Vec<Item>,
     /// Items reached but left out: no room, or too large for one item.
     pub left_out: usize,
@@ -104,40 +106,58 @@ pub fn select_context(
         .iter()
         .map(|&(item, why)| (s.resolve(item).to_string(), s.resolve(why).to_string()))
         .collect();
-    let mut atoms: Vec<String> =
+    // The request's atoms come first, within a quarter of the budget (a
+    // thousand failing tests must not crowd out the code): the intent, then
+    // each seed's failure (a test outcome or diagnostic) and the seed itself.
+    let mut wanted: Vec<String> =
         fixpoint.atoms("user_intent").unwrap_or_default().iter().map(|a| a.to_string()).collect();
-    atoms.extend(fixpoint.atoms("context_seed").unwrap_or_default().iter().map(|a| a.to_string()));
-    for outcome in fixpoint.atoms("test_outcome").unwrap_or_default() {
-        if outcome.to_string().contains("\"fail\"") || outcome.to_string().contains("\"error\"") {
-            atoms.push(outcome.to_string());
-        }
-    }
-    atoms.extend(
+    let is_failure = |a: &String| a.contains("\"fail\"") || a.contains("\"error\"");
+    wanted.extend(fixpoint.atoms("test_outcome").unwrap_or_default().iter().map(|a| a.to_string()).filter(is_failure));
+    wanted.extend(
         fixpoint
             .atoms("diagnostic")
             .unwrap_or_default()
             .iter()
-            .filter(|a| a.to_string().starts_with("diagnostic(\"error\""))
-            .map(|a| a.to_string()),
+            .map(|a| a.to_string())
+            .filter(|a| a.starts_with("diagnostic(\"error\"")),
     );
-    // The atoms are sent first; the code spans get what remains.
-    let atom_tokens: usize = atoms.iter().map(|a| tokens(a) + 1).sum();
+    wanted.extend(fixpoint.atoms("context_seed").unwrap_or_default().iter().map(|a| a.to_string()));
+    let mut atoms = Vec::new();
+    let mut atom_tokens = 0;
+    let mut atoms_left_out = 0;
+    for atom in wanted {
+        let cost = tokens(&atom) + 1;
+        if atom_tokens + cost <= budget / 4 {
+            atom_tokens += cost;
+            atoms.push(atom);
+        } else {
+            atoms_left_out += 1;
+        }
+    }
     let ranked = program.ranked(s);
     let seed_ids: BTreeSet<Sym> = fixpoint.facts().context_seed.iter().map(|r| r.0).collect();
     let mut spans =
         CodeSpans { s, index: &index, read, files: HashMap::new(), sent: HashMap::new(), seeds: &seed_ids, budget };
     let selection = select(&ranked, &mut spans, budget.saturating_sub(atom_tokens));
+    // The calls between kept items, while they fit in what the code left.
     let kept: BTreeSet<Sym> = selection.kept.iter().map(|k| k.0).collect();
+    let mut room = budget.saturating_sub(atom_tokens + selection.tokens);
     for &(a, b, path, line, provenance) in &fixpoint.facts().calls {
         if kept.contains(&a.sym()) && kept.contains(&b.sym()) && a != b {
-            atoms.push(format!(
+            let atom = format!(
                 "calls({:?}, {:?}, {:?}, {}, {:?})",
                 s.resolve(a.sym()),
                 s.resolve(b.sym()),
                 s.resolve(path.0),
                 line.0,
                 provenance.as_str()
-            ));
+            );
+            let cost = tokens(&atom) + 1;
+            if cost > room {
+                break;
+            }
+            room -= cost;
+            atoms.push(atom);
         }
     }
     atoms.dedup();
@@ -164,8 +184,10 @@ pub fn select_context(
             text,
         });
     }
-    let tokens = atoms.iter().map(|a| tokens(a) + 1).sum::<usize>() + selection.tokens;
-    Context { budget, tokens, seeds, atoms, items, left_out: selection.left_out.len() }
+    // The initial atoms, the kept code (with each item's context_atom line) and the edges that fitted.
+    let tokens =
+        budget.saturating_sub(atom_tokens + selection.tokens).saturating_sub(room) + atom_tokens + selection.tokens;
+    Context { budget, tokens, seeds, atoms, atoms_left_out, items, left_out: selection.left_out.len() }
 }
 
 /// The activation path as sentences: the seed and why, then each step.
@@ -186,21 +208,25 @@ impl Context {
         for atom in &self.atoms {
             text.push_str(&format!("  {atom}\n"));
         }
+        if self.atoms_left_out > 0 {
+            text.push_str(&format!("  ({} more failure and seed atom(s) did not fit)\n", self.atoms_left_out));
+        }
         text.push_str("Code:\n");
         for item in &self.items {
-            text.push_str(&format!(
-                "=== {}:{}-{} ({}, score {}: {}) ===\n",
-                item.path,
-                item.start_line,
-                item.end_line,
-                item.id,
-                item.score,
-                item.why.join(", ")
-            ));
+            text.push_str(&format!("=== {}:{}-{} ({}) ===\n", item.path, item.start_line, item.end_line, item.id));
             text.push_str(&item.text);
         }
         if self.left_out > 0 {
             text.push_str(&format!("({} more reached item(s) did not fit the budget)\n", self.left_out));
+        }
+        text
+    }
+
+    /// Why each item was chosen: its score and activation path (for people; not sent).
+    pub fn reasons(&self) -> String {
+        let mut text = String::from("Why each item was chosen (score: path from a seed):\n");
+        for item in &self.items {
+            text.push_str(&format!("  {} {}: {}\n", item.score, item.id, item.why.join(" → ")));
         }
         text
     }
@@ -248,9 +274,16 @@ impl<'a> SymbolIndex<'a> {
     /// `a::b::test_x`, `TestA.test_x`, `test_x[param]` or `TestX/sub`), else
     /// the symbol holding the reported line.
     fn test(&self, path: &str, name: &str, line: u32) -> Option<&'a str> {
+        // The symbol's own id or name (a TypeScript test is named by its title, spaces and all).
+        if let Some((_, s)) = self.symbol(&format!("{path}#{name}")) {
+            return Some(s.id.as_str());
+        }
+        let symbols = self.by_path.get(path)?;
+        if let Some(found) = symbols.iter().find(|s| s.name == name) {
+            return Some(found.id.as_str());
+        }
         let base = name.split('[').next().unwrap_or(name);
         let segments: Vec<&str> = base.split(['/', ':', '.', ' ']).filter(|p| !p.is_empty()).collect();
-        let symbols = self.by_path.get(path)?;
         for segment in segments.iter().rev() {
             if let Some(found) = symbols.iter().find(|s| s.name == *segment) {
                 return Some(found.id.as_str());
@@ -302,7 +335,11 @@ impl Spans for CodeSpans<'_, '_> {
         let (start, end) = (symbol.line, symbol.end_line);
         let sent = self.sent.get(path).cloned().unwrap_or_default();
         let lines = self.lines(path)?;
-        let mut cost = tokens(&format!("=== {path}:{start}-{end} ===")) + 8;
+        // The header line, and the item's `context_atom` line among the atoms.
+        let mut cost = tokens(&format!("=== {path}:{start}-{end} ==="))
+            + 8
+            + tokens(&format!("context_atom({:?}, 1000)", symbol.id))
+            + 1;
         for n in start..=end {
             if !sent.contains(&n) {
                 cost += lines.get(n.saturating_sub(1) as usize).map_or(0, |l| tokens(l) + 2);

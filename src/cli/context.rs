@@ -68,7 +68,7 @@ pub fn run(root: &Path, args: ContextArgs<'_>) -> Result<i32, NerdError> {
              error is known (give one with --fact 'test_outcome(\"NAME\", \"PATH\", LINE, \"fail\")')"
         )?;
     } else {
-        write!(out, "{}", selected.render())?;
+        write!(out, "{}\n{}", selected.render(), selected.reasons())?;
     }
     Ok(exit::SUCCESS)
 }
