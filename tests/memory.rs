@@ -151,3 +151,37 @@ fn bad_memory_commands_are_usage_errors_and_list_filters_by_kind() {
     assert_eq!(ids(&listed), vec![pref["id"].as_i64().unwrap()]);
     assert_eq!(listed["items"][0]["kind"], "preference");
 }
+
+#[test]
+fn a_later_process_grounds_the_function_we_looked_at_before_on_what_an_earlier_request_touched() {
+    let w = World::new();
+    let absent = w.home.join("no-model");
+    std::fs::write(
+        w.ws.join("src/lib.rs"),
+        "pub fn canary() -> u32 {\n    7\n}\n\npub fn backoff(attempt: u32) -> u32 {\n    2u32.pow(attempt)\n}\n",
+    )
+    .unwrap();
+    // Nothing was done before: the reference grounds on nothing.
+    let first = nerd(&w, &absent, &["run", "--json", "explain the function we looked at before"]);
+    let events = String::from_utf8_lossy(&first.stdout).to_string();
+    assert!(!events.contains("\"focus\""), "{events}");
+    assert!(events.contains("Nothing in this workspace matches"), "{events}");
+
+    let out = nerd(&w, &absent, &["run", "--json", "explain backoff"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let listed = json(&nerd(&w, &absent, &["memory", "list", "--kind", "request", "--json"]));
+    let newest = &listed["items"][0];
+    assert_eq!(newest["subject"], "src/lib.rs#backoff", "{listed:#}");
+    assert!(newest["text"].as_str().unwrap().contains("explain backoff"), "{newest}");
+
+    // A new process: the reference is grounded on the memory, confidently, and answered.
+    let later = nerd(&w, &absent, &["run", "--json", "explain the function we looked at before"]);
+    let events: Vec<Value> =
+        String::from_utf8_lossy(&later.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let focus = events.iter().find(|e| e["event"] == "focus").expect("a focus event");
+    assert_eq!(focus["candidates"][0]["symbol"], "src/lib.rs#backoff", "{focus}");
+    assert_eq!(focus["candidates"][0]["confidence"], 0.9);
+    assert_eq!(focus["candidates"].as_array().unwrap().len(), 1, "{focus}");
+    let done = events.iter().find(|e| e["event"] == "done").unwrap();
+    assert_eq!(done["status"], "answered", "{done}");
+}

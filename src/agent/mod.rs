@@ -14,6 +14,7 @@ pub mod event;
 pub mod ground;
 pub mod instruct;
 pub mod patch;
+pub mod recall;
 pub mod rename;
 pub mod session;
 pub mod setup;
@@ -53,6 +54,15 @@ pub enum AgentError {
     Index(#[from] crate::index::IndexError),
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
+}
+
+impl From<crate::memory::MemoryError> for AgentError {
+    fn from(e: crate::memory::MemoryError) -> AgentError {
+        match e {
+            crate::memory::MemoryError::Store(s) => AgentError::Store(s),
+            other => AgentError::Store(StoreError::Corrupt(other.to_string())),
+        }
+    }
 }
 
 /// The transducer that writes patches over a resolved connection, when it has
@@ -198,6 +208,10 @@ pub struct Agent<'a> {
     pub session: Session,
     /// The world as the last request left it, reused while no file changes.
     world: Option<Loaded>,
+    /// What survives sessions, opened on first use.
+    memories: Option<crate::memory::Memories>,
+    /// The grounded target of the request in progress, for what it leaves in memory.
+    target: Option<Candidate>,
     /// What the current request's last build or test step established.
     verified: Option<verify::Verification>,
 }
@@ -234,6 +248,8 @@ impl<'a> Agent<'a> {
             options,
             session,
             world: None,
+            memories: None,
+            target: None,
             verified: None,
         })
     }
@@ -246,6 +262,14 @@ impl<'a> Agent<'a> {
         // The session log is a record, not a gate: a failed append must not stop the loop.
         let _ = self.session.record(&self.state, &event);
         self.sink.emit(&event);
+    }
+
+    /// The workspace's memory, opened on first use.
+    fn memories(&mut self) -> Result<&crate::memory::Memories, AgentError> {
+        if self.memories.is_none() {
+            self.memories = Some(crate::memory::Memories::open(&self.root)?);
+        }
+        self.memories.as_ref().ok_or_else(|| AgentError::Store(StoreError::Corrupt("memory not open".into())))
     }
 
     /// Handles one request to its end.
@@ -262,7 +286,14 @@ impl<'a> Agent<'a> {
             }
         }
         self.session.state.requests.push(request.clone());
+        self.target = None;
         let report = self.run_request(&request, forced)?;
+        if report.status != Status::Planned {
+            let source = format!("session {} request {}", self.session.id, self.session.state.requests.len());
+            let target = self.target.clone();
+            recall::promote(self.memories()?, &source, &request, target.as_ref(), report.status, &report.changes)
+                .map_err(AgentError::from)?;
+        }
         self.session.state.last_status = Some(report.status);
         self.session.save(&self.state)?;
         Ok(report)
@@ -325,10 +356,16 @@ impl<'a> Agent<'a> {
         forced: Option<Candidate>,
         loaded: &mut Loaded,
     ) -> Result<Report, AgentError> {
-        let focus = match forced {
+        let mut focus = match forced {
             Some(c) => vec![c],
             None => ground::candidates(intent, loaded),
         };
+        // "The function we changed yesterday", "that test again": what earlier requests touched.
+        if focus.is_empty() && ground::needs_focus(intent) {
+            focus = recall::remembered(self.memories()?, &intent.target, loaded)?;
+        }
+        let best = focus.iter().map(|c| c.confidence).fold(0.0f64, f64::max);
+        self.target = focus.iter().find(|c| c.confidence >= best && best > 0.0).cloned();
         if !focus.is_empty() {
             self.emit(Event::Focus { candidates: focus.clone() });
         }

@@ -1,0 +1,130 @@
+//! What a request leaves in memory, and what later requests find there: at
+//! the end of each request its target and outcome, and each file it changed,
+//! are promoted to the durable memory (text facts, never a model's prose);
+//! a later reference such as "the function we changed yesterday" or "that
+//! test again" is grounded on the most recent of them (`source` names the
+//! session and the request, so what one request touched is told apart), with a confidence that
+//! asks when more than one would fit. Knows nothing about how recall scores.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use crate::agent::event::Status;
+use crate::articulate::Change;
+use crate::kernel::Loaded;
+use crate::memory::{Kind, Memories, Memory, MemoryError};
+use crate::perceive::focus::Candidate;
+
+/// The confidence of the one most recent subject; below it when several fit.
+const RECENT: f64 = 0.9;
+const ONE_OF_SEVERAL: f64 = 0.6;
+/// How many recent memories a reference looks back through.
+const LOOK_BACK: usize = 50;
+
+/// Stores what one request did: the request with its target and status, and
+/// each changed file. Returns the memories written.
+pub fn promote(
+    memories: &Memories,
+    source: &str,
+    request: &str,
+    target: Option<&Candidate>,
+    status: Status,
+    changes: &[Change],
+) -> Result<Vec<Memory>, MemoryError> {
+    let subject = target.map(|c| if c.symbol.is_empty() { c.path.as_str() } else { c.symbol.as_str() });
+    let mut out = Vec::new();
+    let about = subject.map_or(String::new(), |s| format!(" (target {s})"));
+    out.push(memories.add(Kind::Request, &format!("{request}{about}: {}", status.as_str()), subject, source)?);
+    for change in changes {
+        // The target when the change is in its file, else the file itself.
+        let subject = match target {
+            Some(c) if c.path == change.path && !c.symbol.is_empty() => c.symbol.as_str(),
+            _ => change.path.as_str(),
+        };
+        let text = format!(
+            "changed {} (+{} -{}) for \"{request}\": {}",
+            change.path,
+            change.added,
+            change.removed,
+            status.as_str()
+        );
+        out.push(memories.add(Kind::Change, &text, Some(subject), source)?);
+    }
+    Ok(out)
+}
+
+/// Whether a target refers back to earlier work rather than naming code.
+pub fn refers_back(target: &str) -> bool {
+    static BACK: OnceLock<Regex> = OnceLock::new();
+    let re = BACK.get_or_init(|| {
+        Regex::new(
+            r"(?i)\b(we|you|i)\s+(just\s+)?(changed|edited|fixed|touched|renamed|modified|worked on|looked at|added)\b|\b(last|previous|same|again|earlier|yesterday|before)\b|^(that|it|this)(\s+(one|function|method|file|test|class))?$",
+        )
+        .unwrap_or_else(|e| panic!("built-in regex: {e}"))
+    });
+    re.is_match(target.trim())
+}
+
+/// Candidates for a target that refers back: the subjects of the most recent
+/// changes and requests that still exist, newest first. The newest is
+/// confident only when nothing else was touched by the same request.
+pub fn remembered(memories: &Memories, target: &str, loaded: &Loaded) -> Result<Vec<Candidate>, MemoryError> {
+    if !refers_back(target) {
+        return Ok(Vec::new());
+    }
+    let wants_test = target.to_lowercase().contains("test");
+    let exists = |subject: &str| -> Option<Candidate> {
+        let path = subject.split('#').next().unwrap_or(subject);
+        let (_, projection) = loaded.projections.get(path)?;
+        // A symbol since renamed or removed leaves its file.
+        let symbol = match projection.symbols.iter().find(|s| s.id == subject) {
+            Some(s) if wants_test && s.kind != nerd_logic::vocab::SymbolKind::Test => return None,
+            Some(s) => s.id.clone(),
+            None => String::new(),
+        };
+        Some(Candidate { path: path.to_string(), symbol, confidence: 0.0 })
+    };
+    let mut recent: Vec<(String, Candidate)> = Vec::new();
+    for memory in memories.list(None, LOOK_BACK)? {
+        if !matches!(memory.kind, Kind::Change | Kind::Request) {
+            continue;
+        }
+        let Some(candidate) = memory.subject.as_deref().and_then(exists) else { continue };
+        if !recent.iter().any(|(_, c)| c.path == candidate.path && c.symbol == candidate.symbol) {
+            recent.push((memory.source.clone(), candidate));
+        }
+    }
+    let Some((newest_source, _)) = recent.first().cloned() else { return Ok(Vec::new()) };
+    let same_request = recent.iter().filter(|(s, _)| *s == newest_source).count();
+    Ok(recent
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_, mut c))| {
+            c.confidence = if i == 0 && same_request == 1 { RECENT } else { ONE_OF_SEVERAL };
+            c
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::refers_back;
+
+    #[test]
+    fn references_to_earlier_work_are_told_from_names() {
+        for yes in [
+            "the function we changed yesterday",
+            "that test again",
+            "the file you just edited",
+            "it",
+            "that one",
+            "the last change",
+        ] {
+            assert!(refers_back(yes), "{yes}");
+        }
+        for no in ["parse_version", "src/lib.rs", "the retry logic", "Version::parse", "test_timeout"] {
+            assert!(!refers_back(no), "{no}");
+        }
+    }
+}
