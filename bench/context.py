@@ -15,15 +15,17 @@ failing tests" would be shown:
            baseline), the query being the request, the failing tests' names and
            their source; files in rank order until the budget is spent (the
            function counts when its definition line lies in the part sent)
-    aider  aider's repository map (`aider --show-repo-map --map-tokens N` with the
-           failing tests' files named), where aider is installed (--aider PATH); the
+    aider  aider's repository map (`aider --model gpt-4o --show-repo-map --map-tokens N`
+           with the failing tests' files named; no model is called), where aider is
+           installed (--aider PATH, e.g. from `pip install aider-chat` in a venv); the
            function counts when its definition line appears in the map
 
 Tokens are characters / 4 for every selector. The repositories must be the
 unmutated checkouts bench/mutation.py ran on (bench/eight.sh).
 
     usage: bench/context.py RESULTS.json [RESULTS.json ...] --projects-dir DIR
-                            [--nerd PATH] [--aider PATH] [--budgets 4000,8000] [--json OUT]
+                            [--nerd PATH] [--aider PATH] [--budgets 4000,8000]
+                            [--aider-budgets 8000] [--json OUT]
 """
 
 import argparse, collections, json, math, os, re, subprocess, sys
@@ -145,22 +147,21 @@ def nerd_contains(nerd, repo, failed, budget, fn_path, fn_line):
 def aider_contains(aider, repo, failed, budget, fn_path, fn_line):
     files = sorted({t.partition("#")[0] for t in failed})[:20]
     out = subprocess.run(
-        [aider, "--show-repo-map", "--map-tokens", str(budget), "--no-git", "--no-check-update", "--no-show-model-warnings",
-         "--no-analytics", "--yes-always", *files],
-        cwd=repo, capture_output=True, text=True, timeout=900,
-        env={**os.environ, "OPENAI_API_KEY": os.environ.get("OPENAI_API_KEY", "unused")},
+        [aider, "--model", "gpt-4o", "--show-repo-map", "--map-tokens", str(budget), "--no-check-update",
+         "--no-show-model-warnings", "--no-analytics", "--yes-always", *files],
+        cwd=repo, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL,
+        env={**os.environ, "OPENAI_API_KEY": "unused", "COLUMNS": "100000", "AIDER_CHECK_UPDATE": "false"},
     )
-    text = out.stdout
     try:
         line = open(os.path.join(repo, fn_path), encoding="utf-8", errors="replace").read().splitlines()[fn_line - 1].strip()
     except (OSError, IndexError):
         return False
-    # The map lists files by path, then their shown lines indented under them.
+    # The map names each file on a line of its own ("path:"), then shows chosen lines as "│line".
     current = None
-    for row in text.splitlines():
-        if row and not row.startswith((" ", "\t", "│", "⋮", "|")) and row.rstrip(":").strip() and os.sep in row or row.rstrip(":") == fn_path:
-            current = row.rstrip(":").strip()
-        elif current == fn_path and line and line in row:
+    for row in out.stdout.splitlines():
+        if row.endswith(":") and not row.startswith(("│", "⋮", " ")):
+            current = row[:-1]
+        elif current == fn_path and row.startswith("│") and line and row[1:].strip() == line:
             return True
     return False
 
@@ -172,9 +173,11 @@ def main():
     ap.add_argument("--nerd", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "release", "nerd"))
     ap.add_argument("--aider")
     ap.add_argument("--budgets", default="4000,8000")
+    ap.add_argument("--aider-budgets", default="8000", help="aider takes ~13 s a map: the budgets it is asked for")
     ap.add_argument("--json")
     opts = ap.parse_args()
     budgets = [int(b) for b in opts.budgets.split(",")]
+    aider_budgets = [int(b) for b in opts.aider_budgets.split(",")]
     mutations = collections.OrderedDict()
     for f in opts.results:
         for proj in json.load(open(f)):
@@ -204,7 +207,7 @@ def main():
                 row[f"nerd_{b}"] = hit
                 row[f"nerd_{b}_tokens"] = used
                 row[f"bm25_{b}"] = bm25_contains(bm, query, b, fn_path, fn_line)
-                if opts.aider:
+                if opts.aider and b in aider_budgets:
                     row[f"aider_{b}"] = aider_contains(opts.aider, repo, failed, b, fn_path, fn_line)
             rows.append(row)
             log("  " + fn + "  " + "  ".join(f"{k}={v}" for k, v in row.items() if k.startswith(("nerd_", "bm25_", "aider_")) and not k.endswith("tokens")))
@@ -215,6 +218,8 @@ def main():
         cells = []
         for s in selectors:
             for b in budgets:
+                if s == "aider" and b not in aider_budgets:
+                    continue
                 hits = sum(1 for r in part if r.get(f"{s}_{b}"))
                 cells.append(f"{s}@{b // 1000}k {hits}/{len(part)} ({100 * hits / max(1, len(part)):.0f}%)")
         print(f"  {lang:<7} " + "  ".join(cells))

@@ -185,3 +185,35 @@ fn a_later_process_grounds_the_function_we_looked_at_before_on_what_an_earlier_r
     let done = events.iter().find(|e| e["event"] == "done").unwrap();
     assert_eq!(done["status"], "answered", "{done}");
 }
+
+#[test]
+fn remember_and_forget_requests_go_through_perception_to_the_same_memory() {
+    let (w, model) = (World::new(), model());
+    let run = |request: &str| {
+        let out = nerd(&w, &model, &["run", request]);
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).to_string())
+    };
+    let (code, said) = run("remember that the retry logic backs off exponentially in billing/retry.py");
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("Remembered (note"), "{said}");
+    let (_, said) = run("Remember: I prefer early returns");
+    assert!(said.contains("Remembered (preference"), "{said}");
+    // Found by a paraphrase from another process, through the same memory.
+    let found = search(&w, &model, "how do we wait between failed charges");
+    assert!(found["items"][0]["text"].as_str().unwrap().contains("backs off exponentially"), "{found:#}");
+
+    let (code, said) = run("forget the note about the exponential retry backoff");
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("Forgot memory"), "{said}");
+    let left = json(&nerd(&w, &model, &["memory", "list", "--json"]));
+    let texts: Vec<&str> = left["items"].as_array().unwrap().iter().map(|m| m["text"].as_str().unwrap()).collect();
+    assert!(texts.iter().all(|t| !t.contains("exponentially")), "nothing keeps the forgotten text: {texts:?}");
+    assert_eq!(texts, vec!["I prefer early returns"], "memory operations leave no request memory of their own");
+    let (_, said) = run("forget the deployment password");
+    assert!(said.contains("Which memory") || said.contains("Nothing I remember"), "{said}");
+    assert_eq!(
+        json(&nerd(&w, &model, &["memory", "stats", "--json"]))["memories"],
+        1,
+        "a vague forget forgets nothing"
+    );
+}

@@ -202,5 +202,8 @@ fn nerd_run_uses_a_configured_model_for_reading_and_for_patches() {
     assert_eq!(patch_request["seed"], 7);
     assert_eq!(patch_request["model"], "recorded");
     let prompt = patch_request["messages"][1]["content"].as_str().unwrap();
-    assert!(prompt.contains("=== calc/ops.py ===") && prompt.contains("test_add"), "{prompt}");
+    // The kernel's selection, not whole files: the failing tests, what they call, and the atoms that say why.
+    assert!(prompt.contains("=== calc/ops.py:1-2 (calc/ops.py#add) ==="), "{prompt}");
+    assert!(prompt.contains("context_seed(\"tests/test_ops.py#test_add\", \"failing_test\")"), "{prompt}");
+    assert!(prompt.contains("calls(\"tests/test_ops.py#test_mul\", \"calc/ops.py#mul\""), "{prompt}");
 }

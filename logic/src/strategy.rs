@@ -28,6 +28,7 @@ fn verb_strategy(verb: Verb) -> Option<Strategy> {
         Implement | Document | Delete => Strategy::Implement,
         Commit => Strategy::CommitGate,
         Forbid | Require | Prefer => Strategy::RecordInstruction,
+        Remember | Forget => Strategy::UpdateMemory,
         Explain | Scaffold => return None,
     })
 }
@@ -42,6 +43,7 @@ fn direct_action(strategy: Strategy) -> Option<Action> {
         Strategy::Implement => Action::ProposeEdit,
         Strategy::ProjectInit => Action::Scaffold,
         Strategy::RecordInstruction => Action::RecordRule,
+        Strategy::UpdateMemory => Action::UpdateMemory,
         Strategy::CommitGate => Action::RunChecks,
         Strategy::TddRepairLoop | Strategy::Refactor | Strategy::Idle => return None,
     })

@@ -128,6 +128,7 @@ vocabulary!(
         Fix => "fix", Refactor => "refactor", Rename => "rename", Implement => "implement", Test => "test",
         Document => "document", Delete => "delete", Scaffold => "scaffold", Commit => "commit",
         Forbid => "forbid", Require => "require", Prefer => "prefer",
+        Remember => "remember", Forget => "forget",
     }
 );
 
@@ -138,7 +139,7 @@ impl Verb {
         match self {
             Explain | Search | Review | Impact | Status => Category::Query,
             Fix | Refactor | Rename | Implement | Test | Document | Delete | Scaffold | Commit => Category::Mutation,
-            Forbid | Require | Prefer => Category::Instruction,
+            Forbid | Require | Prefer | Remember | Forget => Category::Instruction,
         }
     }
 }
@@ -164,7 +165,7 @@ vocabulary!(
     Strategy, "strategy" {
         Clarify => "clarify", CommitGate => "commit_gate", TddRepairLoop => "tdd_repair_loop",
         Refactor => "refactor", ProjectInit => "project_init", Implement => "implement",
-        RecordInstruction => "record_instruction", Review => "review",
+        RecordInstruction => "record_instruction", UpdateMemory => "update_memory", Review => "review",
         BreadthFirstSurvey => "breadth_first_survey", AnswerFromFacts => "answer_from_facts",
         Idle => "idle",
     }
@@ -189,6 +190,7 @@ vocabulary!(
         ApplyRefactor => "apply_refactor",
         AnswerQuery => "answer_query", Survey => "survey", ReviewChanges => "review_changes",
         ProposeEdit => "propose_edit", Scaffold => "scaffold", RecordRule => "record_rule",
+        UpdateMemory => "update_memory",
         RunChecks => "run_checks",
     }
 );

@@ -15,7 +15,14 @@ pub fn needs_focus(intent: &Intent) -> bool {
     let broad_explanation = intent.verb == Verb::Explain && intent.context == nerd_logic::vocab::ContextHint::Broad;
     let situational = matches!(
         intent.verb,
-        Verb::Status | Verb::Commit | Verb::Scaffold | Verb::Forbid | Verb::Require | Verb::Prefer
+        Verb::Status
+            | Verb::Commit
+            | Verb::Scaffold
+            | Verb::Forbid
+            | Verb::Require
+            | Verb::Prefer
+            | Verb::Remember
+            | Verb::Forget
     );
     !(intent.target.is_empty() || situational || broad_explanation)
 }

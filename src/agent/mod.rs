@@ -212,6 +212,9 @@ pub struct Agent<'a> {
     memories: Option<crate::memory::Memories>,
     /// The grounded target of the request in progress, for what it leaves in memory.
     target: Option<Candidate>,
+    /// Whether the request in progress is itself a memory operation ("remember that …",
+    /// "forget …"): it leaves no request memory, so what is forgotten stays forgotten.
+    memory_request: bool,
     /// What the current request's last build or test step established.
     verified: Option<verify::Verification>,
 }
@@ -250,6 +253,7 @@ impl<'a> Agent<'a> {
             world: None,
             memories: None,
             target: None,
+            memory_request: false,
             verified: None,
         })
     }
@@ -287,8 +291,9 @@ impl<'a> Agent<'a> {
         }
         self.session.state.requests.push(request.clone());
         self.target = None;
+        self.memory_request = false;
         let report = self.run_request(&request, forced)?;
-        if report.status != Status::Planned {
+        if report.status != Status::Planned && !self.memory_request {
             let source = format!("session {} request {}", self.session.id, self.session.state.requests.len());
             let target = self.target.clone();
             recall::promote(self.memories()?, &source, &request, target.as_ref(), report.status, &report.changes)
@@ -356,6 +361,8 @@ impl<'a> Agent<'a> {
         forced: Option<Candidate>,
         loaded: &mut Loaded,
     ) -> Result<Report, AgentError> {
+        self.memory_request =
+            matches!(intent.verb, nerd_logic::vocab::Verb::Remember | nerd_logic::vocab::Verb::Forget);
         let mut focus = match forced {
             Some(c) => vec![c],
             None => ground::candidates(intent, loaded),

@@ -4,7 +4,8 @@
 //! a later reference such as "the function we changed yesterday" or "that
 //! test again" is grounded on the most recent of them (`source` names the
 //! session and the request, so what one request touched is told apart), with a confidence that
-//! asks when more than one would fit. Knows nothing about how recall scores.
+//! asks when more than one would fit. "Remember that …" and "forget …"
+//! requests land here too. Knows nothing about how recall scores.
 
 use std::sync::OnceLock;
 
@@ -15,6 +16,8 @@ use crate::articulate::Change;
 use crate::kernel::Loaded;
 use crate::memory::{Kind, Memories, Memory, MemoryError};
 use crate::perceive::focus::Candidate;
+use crate::perceive::Intent;
+use nerd_logic::vocab::Verb;
 
 /// The confidence of the one most recent subject; below it when several fit.
 const RECENT: f64 = 0.9;
@@ -52,6 +55,56 @@ pub fn promote(
         out.push(memories.add(Kind::Change, &text, Some(subject), source)?);
     }
     Ok(out)
+}
+
+/// How far ahead of the next memory the best match must score to be forgotten without asking.
+const CLEAR_LEAD: f64 = 0.1;
+/// The least fused score a memory needs to be the one a "forget" means.
+const FORGET_AT_LEAST: f64 = 0.5;
+
+/// Carries out "remember that …" (a note, or a preference when it says how
+/// work should be done) and "forget …" (the one memory that clearly matches;
+/// several close matches are listed and nothing is forgotten).
+pub fn update(memories: &Memories, intent: &Intent, session: &str) -> Result<(Status, String), MemoryError> {
+    let text = intent.target.trim();
+    if intent.verb == Verb::Remember {
+        static PREFERENCE: OnceLock<Regex> = OnceLock::new();
+        let preference = PREFERENCE
+            .get_or_init(|| {
+                Regex::new(
+                    r"(?i)\b(i|we) (prefer|like|want|would rather)\b|\b(always|never|do not|don't) (use|add|write)\b",
+                )
+                .unwrap_or_else(|e| panic!("built-in regex: {e}"))
+            })
+            .is_match(text);
+        let kind = if preference { Kind::Preference } else { Kind::Note };
+        let memory = memories.add(kind, text, None, &format!("user, session {session}"))?;
+        return Ok((
+            Status::Succeeded,
+            format!("Remembered ({} {}): {}", memory.kind.as_str(), memory.id, memory.text),
+        ));
+    }
+    let hits = memories.search(text, 3)?;
+    let lead = match (hits.first(), hits.get(1)) {
+        (Some(best), Some(next)) => best.score - next.score,
+        (Some(best), None) => best.score,
+        _ => 0.0,
+    };
+    match hits.first() {
+        Some(best) if best.score >= FORGET_AT_LEAST && lead >= CLEAR_LEAD => {
+            let gone = memories.forget(best.memory.id)?;
+            Ok((Status::Succeeded, format!("Forgot memory {}: {}", gone.id, gone.text)))
+        }
+        Some(_) => {
+            let listed: Vec<String> =
+                hits.iter().map(|h| format!("{}) {} ({:.2})", h.memory.id, h.memory.text, h.score)).collect();
+            Ok((
+                Status::NeedsClarification,
+                format!("Which memory should I forget? {}; `nerd memory forget ID` forgets one.", listed.join("  ")),
+            ))
+        }
+        None => Ok((Status::Answered, format!("Nothing I remember matches \"{text}\"."))),
+    }
 }
 
 /// Whether a target refers back to earlier work rather than naming code.

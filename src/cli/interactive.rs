@@ -21,6 +21,8 @@ const HELP: &str = "Ask in words: \"what calls parse\", \"what breaks if I chang
   /why ATOM     explain a derived atom, e.g. /why next_action(\"run_tests\")
   /query PRED   list a predicate's atoms (no argument: the catalog)
   /undo         restore the files the last request changed (--force: files edited since too)
+  /memory       what nerd remembers: /memory [list|search QUERY|add TEXT|forget ID|stats]
+  /context REQ  what a model would be given for REQ, and why each item was chosen
   /session      this session's id (resume with nerd --resume ID)
   /quit         leave (or Ctrl-D)";
 
@@ -96,6 +98,12 @@ pub fn run(root: &Path, args: &AgentArgs, resume: Option<Option<String>>) -> Res
             "/undo" if rest.is_empty() => super::act::undo(agent.root(), false),
             "/undo" if rest == "--force" => super::act::undo(agent.root(), true),
             "/undo" => Err(NerdError::Usage("usage: /undo [--force]".into())),
+            "/memory" => super::memory::slash(agent.root(), rest),
+            "/context" if rest.is_empty() => Err(NerdError::Usage("usage: /context REQUEST".into())),
+            "/context" => super::context::run(
+                agent.root(),
+                super::context::ContextArgs { request: rest, budget: None, facts: &[], json: false },
+            ),
             c if c.starts_with('/') => Err(NerdError::Usage(format!("unknown command {c}; /help lists them"))),
             _ => {
                 interrupted.store(false, Ordering::SeqCst);

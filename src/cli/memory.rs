@@ -148,6 +148,24 @@ pub fn run(root: &Path, action: MemoryAction) -> Result<i32, NerdError> {
     Ok(crate::error::exit::SUCCESS)
 }
 
+/// `/memory` in the interactive session: `list` (the default), `search QUERY`,
+/// `add TEXT`, `forget ID`, `stats`.
+pub fn slash(root: &Path, rest: &str) -> Result<i32, NerdError> {
+    let (word, arg) = rest.split_once(' ').map_or((rest, ""), |(w, a)| (w, a.trim()));
+    let usage = || NerdError::Usage("usage: /memory [list|search QUERY|add TEXT|forget ID|stats]".into());
+    let action = match word {
+        "" | "list" => MemoryAction::List { kind: None, limit: 20, json: false },
+        "search" if !arg.is_empty() => MemoryAction::Search { query: arg.to_string(), k: 10, json: false },
+        "add" if !arg.is_empty() => {
+            MemoryAction::Add { text: arg.to_string(), kind: "note".into(), about: None, json: false }
+        }
+        "forget" => MemoryAction::Forget { id: arg.parse().map_err(|_| usage())?, json: false },
+        "stats" => MemoryAction::Stats { json: false },
+        _ => return Err(usage()),
+    };
+    run(root, action)
+}
+
 /// One memory on one line: kind, subject, text.
 fn line(memory: &Memory) -> String {
     let about = memory.subject.as_deref().map_or(String::new(), |s| format!(" [{s}]"));

@@ -31,6 +31,13 @@ pattern!(
 pattern!(forbid, r"\b(never|don'?t ever|do not ever|stop using|avoid|must not|must never)\b");
 pattern!(prefer, r"\b(prefer|favou?r|rather)\b");
 
+// Memory: what to keep across sessions, or let go of (the memory text is what follows).
+pattern!(
+    remember,
+    r"(?i)^(please\s+)?(remember|note|keep in mind|bear in mind|don'?t forget|do not forget|memori[sz]e)\b(\s+that\b)?\s*:?\s*"
+);
+pattern!(forget, r"(?i)^(please\s+)?(forget|stop remembering)\b(\s+(that|about)\b)?\s*:?\s*");
+
 // Queries, in precedence order.
 pattern!(q_impact, r"\b(what (would )?breaks?|would break|impact of|affected|depends on|blast radius)\b");
 pattern!(
@@ -223,6 +230,22 @@ pub fn transduce(text: &str) -> String {
     let masked = masked_raw.to_lowercase().trim_end_matches(['?', '.', '!', ' ']).to_string();
     let lower = masked.trim().to_string();
     let is_question = original.ends_with('?') || question_start().is_match(&lower);
+
+    // "Remember that …" / "forget …": the rest of the request, as written, is the memory.
+    for (verb, cue) in [("remember", remember()), ("forget", forget())] {
+        if let Some(m) = cue.find(original) {
+            let text = original[m.end()..].trim().trim_end_matches('.').to_string();
+            // "Don't forget to run the tests" is an instruction to act, not something to keep.
+            let to_act = verb == "remember" && text.to_lowercase().starts_with("to ");
+            if !text.is_empty() && !to_act {
+                return json!({
+                    "category": "instruction", "verb": verb, "target": text, "constraints": [],
+                    "context": "narrow", "confidence": 0.95, "missing": [],
+                })
+                .to_string();
+            }
+        }
+    }
 
     let (category, verb, cue, cues): (&str, &str, &Regex, usize) = if instruction().is_match(&lower) {
         let verb = if forbid().is_match(&lower) {

@@ -152,6 +152,11 @@ impl Agent<'_> {
                 Ok(instruct::Recorded::Refused { why }) => Flow::Stop(Status::Refused, format!("Not recorded: {why}")),
                 Err(e) => Flow::Stop(Status::Failed, e.to_string()),
             },
+            Step::UpdateMemory => {
+                let session = self.session.id.clone();
+                let (status, text) = super::recall::update(self.memories()?, intent, &session)?;
+                Flow::Stop(status, text)
+            }
             Step::RunChecks => match crate::check::check(&self.root, crate::check::Mode::Staged, None, true) {
                 Ok(outcome) if !outcome.blocked => Flow::Stop(
                     Status::Succeeded,
@@ -355,5 +360,6 @@ pub(super) fn plan(next: Step, t: &Turn<'_>, root: &Path, config: &Config) -> St
         Step::Scaffold => "Would create a new project's files.".into(),
         Step::RecordRule => "Would record the instruction as a rule in .nerd/config.toml.".into(),
         Step::RunChecks => "Would run the commit gate on the staged changes.".into(),
+        Step::UpdateMemory => "Would remember or forget what the request says.".into(),
     }
 }
