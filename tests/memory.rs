@@ -8,6 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
+use std::time::Duration;
 
 use common::world::World;
 use serde_json::Value;
@@ -216,4 +217,89 @@ fn remember_and_forget_requests_go_through_perception_to_the_same_memory() {
         1,
         "a vague forget forgets nothing"
     );
+}
+
+/// `PRAGMA integrity_check` of the durable state, opened read-only.
+fn integrity(db: &Path) -> String {
+    let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    conn.query_row("PRAGMA integrity_check", [], |r| r.get::<_, String>(0)).unwrap_or_else(|e| e.to_string())
+}
+
+#[test]
+fn sigkill_during_memory_writes_damages_nothing_and_loses_no_committed_memory() {
+    let (w, model) = (World::new(), model());
+    let mut seed = 29u64;
+    let mut next = |below: u64| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) % below
+    };
+    let (trials, mut damaged, mut committed, mut killed) = (30, Vec::new(), Vec::new(), 0);
+    for trial in 0..trials {
+        let text = format!("memory {trial}: the cache for tenant {trial} is flushed every {} minutes", trial + 1);
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_nerd"))
+            .args(["memory", "add", &text, "--json"])
+            .current_dir(&w.ws)
+            .env("HOME", &w.home)
+            .env("XDG_STATE_HOME", &w.state)
+            .env("NERD_EMBEDDING_MODEL", &model)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // A second writer at the same time, left to finish.
+        let other_text = format!("finished writer {trial}");
+        let other = std::thread::spawn({
+            let (ws, home, state, model) = (w.ws.clone(), w.home.clone(), w.state.clone(), model.clone());
+            move || {
+                std::process::Command::new(env!("CARGO_BIN_EXE_nerd"))
+                    .args(["memory", "add", &other_text, "--json"])
+                    .current_dir(ws)
+                    .env("HOME", home)
+                    .env("XDG_STATE_HOME", state)
+                    .env("NERD_EMBEDDING_MODEL", model)
+                    .output()
+                    .unwrap()
+            }
+        });
+        std::thread::sleep(Duration::from_millis(200 + next(2600)));
+        let pid = child.id() as i32;
+        // SAFETY: kill(2) on a child this test spawned and has not reaped yet.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+        let out = child.wait_with_output().unwrap();
+        // What the killed process reported as stored must be there afterwards.
+        if let Ok(v) = serde_json::from_slice::<Value>(&out.stdout) {
+            committed.push((v["id"].as_i64().unwrap(), text));
+        } else {
+            killed += 1;
+        }
+        let other = other.join().unwrap();
+        committed.push((json(&other)["id"].as_i64().unwrap(), format!("finished writer {trial}")));
+        let verdict = integrity(&w.ws.join(".nerd/state.db"));
+        if verdict != "ok" {
+            damaged.push(format!("trial {trial}: {verdict}"));
+        }
+    }
+    let listed = json(&nerd(&w, &model, &["memory", "list", "--limit", "1000", "--json"]));
+    let stored: std::collections::BTreeMap<i64, String> = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["id"].as_i64().unwrap(), m["text"].as_str().unwrap().to_string()))
+        .collect();
+    let lost: Vec<&(i64, String)> = committed.iter().filter(|(id, text)| stored.get(id) != Some(text)).collect();
+    // Killed after the commit but before saying so: stored whole all the same.
+    let unreported = stored.values().filter(|t| t.starts_with("memory ")).count()
+        - committed.iter().filter(|(_, t)| t.starts_with("memory ")).count();
+    let stats = json(&nerd(&w, &model, &["memory", "stats", "--json"]));
+    eprintln!(
+        "kill -9 during memory writes: {trials} trials, {killed} killed before they reported ({unreported} of those had \
+         committed), {} committed and reported, {} damaged, {} lost",
+        committed.len(),
+        damaged.len(),
+        lost.len()
+    );
+    assert!(damaged.is_empty(), "{damaged:#?}");
+    assert!(lost.is_empty(), "{lost:#?}");
+    // A memory and its vectors are written together: none is left half-stored.
+    assert_eq!(stats["vectors"], stats["memories"], "{stats}");
 }
