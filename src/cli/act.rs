@@ -284,6 +284,17 @@ pub fn doctor(root: &Path) -> Result<i32, NerdError> {
         writeln!(out, "user config: {why}")?;
     }
     writeln!(out, "git: {}", crate::exec::which("git").map_or("missing".into(), |p| p.display().to_string()))?;
+    let model = crate::embed::Embedder::default_dir();
+    match model.as_ref().filter(|d| d.join("model.safetensors").is_file() && d.join("vocab.txt").is_file()) {
+        Some(dir) => {
+            writeln!(out, "embedding:  all-MiniLM-L6-v2 in {} (memory recalls by meaning and words)", dir.display())?
+        }
+        None => writeln!(
+            out,
+            "embedding:  none in {} (memory recalls by words only; scripts/install-embedder installs it)",
+            model.map_or("~/.local/share/nerd/models/all-MiniLM-L6-v2".into(), |d| d.display().to_string())
+        )?,
+    }
     let healthy = storage(root, &mut out)?;
     Ok(if healthy { exit::SUCCESS } else { exit::LOGIC_SAID_NO })
 }
@@ -313,7 +324,7 @@ fn storage(root: &Path, out: &mut impl Write) -> Result<bool, NerdError> {
         writeln!(out, "state:      none yet")?;
         return Ok(true);
     }
-    let tables = ["audit_record", "file_checkpoint", "session", "session_event", "commit_override"];
+    let tables = ["audit_record", "file_checkpoint", "session", "session_event", "commit_override", "memory"];
     let found = health::inspect(&state, &tables);
     let counts: Vec<String> = found
         .tables

@@ -74,16 +74,36 @@ fn blob(vector: &[f32]) -> Vec<u8> {
 }
 
 impl StateDb {
-    /// Runs `f` inside a savepoint: all of it lands, or none of it (nests inside `locked`).
+    /// Runs `f` as one change: all of it lands, or none of it. At the top
+    /// level the write lock is taken first (`BEGIN IMMEDIATE`, waiting for
+    /// other writers up to `WRITE_PATIENCE`), so a read inside never has to
+    /// upgrade; inside `locked` it is a savepoint of that transaction.
     fn atomically<T>(&self, f: impl FnOnce(&StateDb) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        self.conn.execute_batch("SAVEPOINT memory_change")?;
+        const WRITE_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
+        let top = self.conn.is_autocommit();
+        let (begin, commit, undo) = if top {
+            ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK")
+        } else {
+            ("SAVEPOINT memory_change", "RELEASE memory_change", "ROLLBACK TO memory_change; RELEASE memory_change")
+        };
+        let started = std::time::Instant::now();
+        loop {
+            match self.conn.execute_batch(begin) {
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if e.code == rusqlite::ErrorCode::DatabaseBusy && started.elapsed() < WRITE_PATIENCE =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                other => break other?,
+            }
+        }
         match f(self) {
             Ok(value) => {
-                self.conn.execute_batch("RELEASE memory_change")?;
+                self.conn.execute_batch(commit)?;
                 Ok(value)
             }
             Err(e) => {
-                let _ = self.conn.execute_batch("ROLLBACK TO memory_change; RELEASE memory_change");
+                let _ = self.conn.execute_batch(undo);
                 Err(e)
             }
         }
