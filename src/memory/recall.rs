@@ -66,7 +66,7 @@ pub fn selective_words_query(db: &StateDb, text: &str) -> Result<Option<String>,
     if words.is_empty() {
         return Ok(None);
     }
-    let common = (db.memory_total()? / 20).max(1000);
+    let common = (db.memory_id_bound()? / 20).max(1000);
     let mut kept = Vec::new();
     for word in &words {
         if db.memory_word_count(&format!("\"{word}\""), common + 1)? <= common {

@@ -166,8 +166,9 @@ impl StateDb {
         Ok(stmt.query_row(params![query, cap as i64], |r| r.get::<_, i64>(0))? as usize)
     }
 
-    /// How many memories there are.
-    pub fn memory_total(&self) -> Result<usize, StoreError> {
+    /// How many memories there have been (the highest id: an index lookup, unlike a count,
+    /// and never below how many there are).
+    pub fn memory_id_bound(&self) -> Result<usize, StoreError> {
         Ok(self.conn.query_row("SELECT coalesce(max(id), 0) FROM memory", [], |r| r.get::<_, i64>(0))? as usize)
     }
 
