@@ -245,17 +245,23 @@ pub trait Spans {
     /// The tokens `item` would add beyond what is kept already; `None` for an
     /// item without code of its own (a file, a symbol without a span).
     fn cost(&mut self, item: Sym) -> Option<usize>;
+    /// Whether `item` may take `tokens` of the budget on its own (the runtime
+    /// may cap what one item takes); every item may by default.
+    fn may_take(&self, _item: Sym, _tokens: usize) -> bool {
+        true
+    }
     /// `item` is kept: its code now counts as sent.
     fn keep(&mut self, item: Sym);
 }
 
-/// Keeps the best-scoring items whose code fits in `budget` tokens; an item
-/// that does not fit is left out, and smaller ones after it may still fit.
+/// Keeps the best-scoring items whose code fits in `budget` tokens (and that
+/// `spans` lets take that much alone); an item that does not fit is left
+/// out, and smaller ones after it may still fit.
 pub fn select(ranked: &[(Sym, u32)], spans: &mut impl Spans, budget: usize) -> Selection {
     let mut out = Selection::default();
     for &(item, score) in ranked {
         let Some(tokens) = spans.cost(item) else { continue };
-        if out.tokens + tokens <= budget {
+        if out.tokens + tokens <= budget && spans.may_take(item, tokens) {
             out.tokens += tokens;
             out.kept.push((item, score, tokens));
             spans.keep(item);
@@ -264,4 +270,45 @@ pub fn select(ranked: &[(Sym, u32)], spans: &mut impl Spans, budget: usize) -> S
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Spans of fixed sizes; items above `cap` may not be taken alone.
+    struct Sizes {
+        sizes: Vec<(Sym, Option<usize>)>,
+        cap: usize,
+        kept: Vec<Sym>,
+    }
+
+    impl Spans for Sizes {
+        fn cost(&mut self, item: Sym) -> Option<usize> {
+            self.sizes.iter().find(|s| s.0 == item).and_then(|s| s.1)
+        }
+        fn may_take(&self, _item: Sym, tokens: usize) -> bool {
+            tokens <= self.cap
+        }
+        fn keep(&mut self, item: Sym) {
+            self.kept.push(item);
+        }
+    }
+
+    #[test]
+    fn selection_keeps_the_best_that_fit_skips_what_does_not_and_items_without_code() {
+        let mut symbols = Symbols::default();
+        let [a, b, c, d, e] = ["a", "b", "c", "d", "e"].map(|n| symbols.intern(n));
+        let ranked = [(a, 1000), (b, 500), (c, 250), (d, 125), (e, 62)];
+        // b has no code of its own; c would fit the budget but is over the cap;
+        // d fits; e no longer fits what is left.
+        let sizes = vec![(a, Some(40)), (b, None), (c, Some(55)), (d, Some(30)), (e, Some(35))];
+        let mut spans = Sizes { sizes, cap: 50, kept: Vec::new() };
+        let chosen = select(&ranked, &mut spans, 100);
+        assert_eq!(chosen.kept, vec![(a, 1000, 40), (d, 125, 30)]);
+        assert_eq!(chosen.left_out, vec![(c, 250, 55), (e, 62, 35)]);
+        assert_eq!(chosen.tokens, 70);
+        assert_eq!(spans.kept, vec![a, d], "only kept items count as sent");
+        assert_eq!(select(&[], &mut spans, 100), Selection::default());
+    }
 }

@@ -345,11 +345,12 @@ impl Spans for CodeSpans<'_, '_> {
                 cost += lines.get(n.saturating_sub(1) as usize).map_or(0, |l| tokens(l) + 2);
             }
         }
-        // One item other than a seed may not take more than a quarter of the budget.
-        if !self.seeds.contains(&item) && cost > self.budget / 4 {
-            return Some(usize::MAX / 4);
-        }
         Some(cost)
+    }
+
+    /// One item other than a seed may not take more than a quarter of the budget.
+    fn may_take(&self, item: Sym, tokens: usize) -> bool {
+        self.seeds.contains(&item) || tokens <= self.budget / 4
     }
 
     fn keep(&mut self, item: Sym) {
