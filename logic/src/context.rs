@@ -1,6 +1,7 @@
 //! Context by spreading activation: what a model call should see. Activation
-//! starts at the request's seeds (its target and focus, failing tests,
-//! remembered subjects) and flows over the world's edges, each with a cost:
+//! starts at the request's seeds (its target and focus, failing tests, error
+//! diagnostics) at cost 0, and at what earlier requests touched
+//! (`remembered`, cost 2 + age), and flows over the world's edges, each with a cost:
 //! a certain call 1 forward and 2 backward, an uncertain call (a bare-name
 //! guess, or an unresolved call of the symbol's name) 3 forward, test
 //! links and coverage 1 (2 from the symbol back to a covering test), a symbol
@@ -67,6 +68,7 @@ ascent! {
     pub struct ContextProgram;
 
     relation context_seed(Sym, Sym);
+    relation remembered(Sym, u32);
     relation calls(Sym, Sym, bool);
     relation uncertain_call(Sym, Sym);
     relation test_of(Sym, Sym);
@@ -79,12 +81,15 @@ ascent! {
     relation context_atom(Sym, u32);
     relation executed_by(Sym, usize);
 
-    // Witnesses: the seed, and each step `(seed, from, to, via, cost)`.
+    // Witnesses: the seed, a remembered start, and each step `(seed, from, to, via, cost)`.
     relation w_seed(Sym, Sym);
+    relation w_remembered(Sym, u32, u32);
     relation w_step(Sym, Sym, Sym, Via, u32);
 
     // `activation(S, X, C)`: some path from seed S reaches X at cost C (at most MAX_COST).
     activation(s, s, 0), w_seed(s, why) <-- context_seed(s, why);
+    // What earlier requests touched starts further away, the older the further.
+    activation(s, s, c), w_remembered(s, age, c) <-- remembered(s, age), let c = 2 + (*age).min(4);
     activation(s, b, c + 1), w_step(s, a, b, Via::Calls, c + 1) <--
         activation(s, a, c), calls(a, b, true), if c + 1 <= MAX_COST;
     activation(s, a, c + 2), w_step(s, b, a, Via::CalledBy, c + 2) <--
@@ -123,6 +128,7 @@ pub fn run(facts: &Facts, uncertain: &[(Sym, Sym)]) -> ContextProgram {
     calls.dedup();
     let mut p = ContextProgram {
         context_seed: relation::context_seed(facts),
+        remembered: relation::remembered(facts),
         calls,
         uncertain_call: uncertain.to_vec(),
         test_of: facts.test_of.iter().map(|&(t, s)| (t.sym(), s.sym())).collect(),
@@ -162,9 +168,14 @@ impl ContextProgram {
         self.cheapest.iter().filter(|a| a.1 == item).map(|a| (a.0, a.2)).min_by_key(|&(s, c)| (c, s))
     }
 
-    /// Why `seed` is a seed.
+    /// Why `seed` is a seed; `None` for a remembered start.
     pub fn seed_reason(&self, seed: Sym) -> Option<Sym> {
         self.w_seed.iter().find(|w| w.0 == seed).map(|w| w.1)
+    }
+
+    /// How many requests ago a remembered start was touched, when it is one.
+    pub fn remembered_age(&self, seed: Sym) -> Option<u32> {
+        self.w_remembered.iter().find(|w| w.0 == seed).map(|w| w.1)
     }
 
     /// A cheapest path from `seed` to `item`, seed first; empty for the seed itself.
@@ -194,6 +205,13 @@ impl ContextProgram {
         for &(seed, why) in &self.w_seed {
             let premises = vec![Premise::Holds(atoms::context_seed(s, (seed, why)))];
             out.push((atoms::activation(s, (seed, seed, 0)), Proof { rule: "context/seed", premises }));
+        }
+        for &(seed, age, cost) in &self.w_remembered {
+            let premises = vec![
+                Premise::Holds(atoms::remembered(s, (seed, age))),
+                Premise::Check(format!("a remembered start costs 2 + min(age {age}, 4) = {cost}")),
+            ];
+            out.push((atoms::activation(s, (seed, seed, cost)), Proof { rule: "context/remembered", premises }));
         }
         for &(seed, from, to, via, cost) in &self.w_step {
             let link = match via {

@@ -78,7 +78,9 @@ macro_rules! tables {
                 Perception set refactor_target(Symbol: SymbolId) "a symbol the user asked to change";
                 Perception flag pending_patch() "a validated patch proposal awaits application";
                 Perception rows context_seed(Item: Sym, Why: Sym)
-                    "where context activation starts: the request's target or focus, a failing test, a remembered subject";
+                    "where context activation starts: the request's target or focus, a failing test, an error";
+                Perception rows remembered(Item: Sym, Age: u32)
+                    "what an earlier request targeted or changed (age 0: the latest), from memory: activation starts there at cost 2 + age, at most 6";
 
                 // Policy and configuration.
                 Policy one retry_budget(N: u32) "repair attempts allowed before escalating";

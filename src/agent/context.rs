@@ -59,8 +59,10 @@ pub struct Context {
 
 /// Asserts `context_seed` facts for the request: confident groundings of
 /// its target, failing or erroring tests, and symbols holding error
-/// diagnostics. Returns how many seeds there are.
-pub fn seed(f: &mut Facts, loaded: &Loaded, candidates: &[Candidate]) -> usize {
+/// diagnostics; and `remembered` facts for what earlier requests touched
+/// (`(subject, age)`, from memory) that still exists and is no seed.
+/// Returns how many seeds there are.
+pub fn seed(f: &mut Facts, loaded: &Loaded, candidates: &[Candidate], remembered: &[(String, u32)]) -> usize {
     let index = SymbolIndex::new(loaded);
     let best = candidates.iter().map(|c| c.confidence).fold(0.0f64, f64::max);
     let mut seeds: BTreeSet<(String, &'static str)> = BTreeSet::new();
@@ -86,6 +88,13 @@ pub fn seed(f: &mut Facts, loaded: &Loaded, candidates: &[Candidate]) -> usize {
     for (item, why) in &seeds {
         let row = (f.sym(item), f.sym(why));
         f.context_seed.push(row);
+    }
+    for (subject, age) in remembered {
+        let known = index.symbol(subject).is_some() || index.by_path.contains_key(subject.as_str());
+        if known && !seeds.iter().any(|(item, _)| item == subject) {
+            let item = f.sym(subject);
+            f.remembered.push((item, *age));
+        }
     }
     seeds.len()
 }
@@ -122,6 +131,7 @@ pub fn select_context(
             .filter(|a| a.starts_with("diagnostic(\"error\"")),
     );
     wanted.extend(fixpoint.atoms("context_seed").unwrap_or_default().iter().map(|a| a.to_string()));
+    wanted.extend(fixpoint.atoms("remembered").unwrap_or_default().iter().map(|a| a.to_string()));
     let mut atoms = Vec::new();
     let mut atom_tokens = 0;
     let mut atoms_left_out = 0;
@@ -168,7 +178,14 @@ pub fn select_context(
         let Some((path, symbol)) = index.symbol(id) else { continue };
         atoms.push(format!("context_atom({id:?}, {score})"));
         let why = match program.best_seed(item) {
-            Some((seed, _)) => describe(s, seed, program.seed_reason(seed), &program.path(seed, item)),
+            Some((seed, _)) => {
+                let reason = match (program.seed_reason(seed), program.remembered_age(seed)) {
+                    (Some(why), _) => s.resolve(why).to_string(),
+                    (None, Some(age)) => format!("remembered, {} request(s) ago", age + 1),
+                    (None, None) => "seed".to_string(),
+                };
+                describe(s, seed, &reason, &program.path(seed, item))
+            }
             None => Vec::new(),
         };
         let text = spans.text(path, symbol.line, symbol.end_line, shown.entry(path.to_string()).or_default());
@@ -191,8 +208,8 @@ pub fn select_context(
 }
 
 /// The activation path as sentences: the seed and why, then each step.
-fn describe(s: &nerd_logic::Symbols, seed: Sym, why: Option<Sym>, path: &[Step]) -> Vec<String> {
-    let mut out = vec![format!("{} ({})", s.resolve(seed), why.map_or("seed", |w| s.resolve(w)))];
+fn describe(s: &nerd_logic::Symbols, seed: Sym, why: &str, path: &[Step]) -> Vec<String> {
+    let mut out = vec![format!("{} ({why})", s.resolve(seed))];
     out.extend(path.iter().map(|step| format!("{} {}", step.via.as_str(), s.resolve(step.to))));
     out
 }

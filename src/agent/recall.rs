@@ -57,6 +57,29 @@ pub fn promote(
     Ok(out)
 }
 
+/// What the last `requests` requests targeted or changed, newest first, each
+/// subject once with its age (0: the latest request that touched anything).
+pub fn recent_subjects(memories: &Memories, requests: u32) -> Result<Vec<(String, u32)>, MemoryError> {
+    let mut out: Vec<(String, u32)> = Vec::new();
+    let mut sources: Vec<String> = Vec::new();
+    for memory in memories.list(None, LOOK_BACK)? {
+        let Some(subject) = memory.subject else { continue };
+        if !matches!(memory.kind, Kind::Change | Kind::Request) {
+            continue;
+        }
+        if !sources.contains(&memory.source) {
+            if sources.len() as u32 == requests {
+                break;
+            }
+            sources.push(memory.source.clone());
+        }
+        if !out.iter().any(|(s, _)| *s == subject) {
+            out.push((subject, sources.len() as u32 - 1));
+        }
+    }
+    Ok(out)
+}
+
 /// How far ahead of the next memory the best match must score to be forgotten without asking.
 const CLEAR_LEAD: f64 = 0.1;
 /// The least fused score a memory needs to be the one a "forget" means.

@@ -49,7 +49,9 @@ pub fn run(root: &Path, args: ContextArgs<'_>) -> Result<i32, NerdError> {
         let atom = parse_atom(text).map_err(|source| NerdError::AtomSyntax { text: text.clone(), source })?;
         facts.assert_atom(&atom).map_err(|e| NerdError::Usage(format!("--fact {text}: {e}")))?;
     }
-    context::seed(&mut facts, &loaded, &candidates);
+    let memories = crate::memory::Memories::open(root)?;
+    let remembered = crate::agent::recall::recent_subjects(&memories, 3)?;
+    context::seed(&mut facts, &loaded, &candidates, &remembered);
     let fixpoint = evaluate(facts);
     // Indexed source files only, symlinks refused on the way, at most 2 MiB each.
     let refused = crate::files::Refused::files(&[]);
@@ -61,7 +63,7 @@ pub fn run(root: &Path, args: ContextArgs<'_>) -> Result<i32, NerdError> {
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{}", json!({"request": args.request, "context": selected}))?;
-    } else if selected.seeds.is_empty() {
+    } else if selected.items.is_empty() {
         writeln!(
             out,
             "nothing to start from: the request names no symbol or file nerd could ground, and no failing test or \

@@ -191,7 +191,9 @@ impl Agent<'_> {
                 _ => {}
             }
         }
-        context::seed(&mut facts, loaded, focus);
+        // What the last three requests touched starts activation too, further away.
+        let remembered = crate::agent::recall::recent_subjects(self.memories()?, 3)?;
+        context::seed(&mut facts, loaded, focus, &remembered);
         let fixpoint = nerd_logic::evaluate(facts);
         let budget = self.options.context_budget;
         let mut contents = BTreeMap::new();
