@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use nerd_logic::context::{select, Spans, Step};
 use nerd_logic::vocab::{Severity, TestOutcome};
-use nerd_logic::{Facts, Fixpoint, Sym};
+use nerd_logic::{atoms, Facts, Fixpoint, Line, PathId, Sym};
 use serde::Serialize;
 
 use crate::kernel::Loaded;
@@ -62,8 +62,7 @@ pub struct Context {
 /// diagnostics; and `remembered` facts for what earlier requests touched
 /// (`(subject, age)`, from memory) that still exists and is no seed.
 /// Returns how many seeds there are.
-pub fn seed(f: &mut Facts, loaded: &Loaded, candidates: &[Candidate], remembered: &[(String, u32)]) -> usize {
-    let index = SymbolIndex::new(loaded);
+pub fn seed(f: &mut Facts, index: &SymbolIndex<'_>, candidates: &[Candidate], remembered: &[(String, u32)]) -> usize {
     let best = candidates.iter().map(|c| c.confidence).fold(0.0f64, f64::max);
     let mut seeds: BTreeSet<(String, &'static str)> = BTreeSet::new();
     for c in candidates.iter().filter(|c| c.confidence >= best - 1e-9 && best > 0.0) {
@@ -71,18 +70,14 @@ pub fn seed(f: &mut Facts, loaded: &Loaded, candidates: &[Candidate], remembered
         seeds.insert((item, "target"));
     }
     let s = &f.symbols;
-    for &(name, path, line, outcome) in &f.test_outcome {
-        if matches!(outcome, TestOutcome::Fail | TestOutcome::Error) {
-            if let Some(id) = index.test(s.resolve(path.0), s.resolve(name), line.0) {
-                seeds.insert((id.to_string(), "failing_test"));
-            }
+    for &(name, path, line, _) in failing_tests(f) {
+        if let Some(id) = index.test(s.resolve(path.0), s.resolve(name), line.0) {
+            seeds.insert((id.to_string(), "failing_test"));
         }
     }
-    for &(severity, path, line, _, _) in &f.diagnostic {
-        if severity == Severity::Error {
-            if let Some(id) = index.enclosing(s.resolve(path.0), line.0) {
-                seeds.insert((id.to_string(), "diagnostic"));
-            }
+    for &(_, path, line, _, _) in errors(f) {
+        if let Some(id) = index.enclosing(s.resolve(path.0), line.0) {
+            seeds.insert((id.to_string(), "diagnostic"));
         }
     }
     for (item, why) in &seeds {
@@ -99,16 +94,26 @@ pub fn seed(f: &mut Facts, loaded: &Loaded, candidates: &[Candidate], remembered
     seeds.len()
 }
 
+/// Failing and erroring test outcomes.
+fn failing_tests(f: &Facts) -> impl Iterator<Item = &(Sym, PathId, Line, TestOutcome)> {
+    f.test_outcome.iter().filter(|r| matches!(r.3, TestOutcome::Fail | TestOutcome::Error))
+}
+
+/// Error diagnostics.
+fn errors(f: &Facts) -> impl Iterator<Item = &(Severity, PathId, Line, Sym, Sym)> {
+    f.diagnostic.iter().filter(|r| r.0 == Severity::Error)
+}
+
 /// Selects within `budget` tokens what the kernel's activation ranks best.
 pub fn select_context(
     fixpoint: &Fixpoint,
-    loaded: &Loaded,
+    index: &SymbolIndex<'_>,
     budget: usize,
     read: &mut dyn FnMut(&str) -> Option<String>,
 ) -> Context {
-    let s = &fixpoint.facts().symbols;
+    let facts = fixpoint.facts();
+    let s = &facts.symbols;
     let program = fixpoint.context();
-    let index = SymbolIndex::new(loaded);
     let seeds: Vec<(String, String)> = fixpoint
         .facts()
         .context_seed
@@ -118,20 +123,11 @@ pub fn select_context(
     // The request's atoms come first, within a quarter of the budget (a
     // thousand failing tests must not crowd out the code): the intent, then
     // each seed's failure (a test outcome or diagnostic) and the seed itself.
-    let mut wanted: Vec<String> =
-        fixpoint.atoms("user_intent").unwrap_or_default().iter().map(|a| a.to_string()).collect();
-    let is_failure = |a: &String| a.contains("\"fail\"") || a.contains("\"error\"");
-    wanted.extend(fixpoint.atoms("test_outcome").unwrap_or_default().iter().map(|a| a.to_string()).filter(is_failure));
-    wanted.extend(
-        fixpoint
-            .atoms("diagnostic")
-            .unwrap_or_default()
-            .iter()
-            .map(|a| a.to_string())
-            .filter(|a| a.starts_with("diagnostic(\"error\"")),
-    );
-    wanted.extend(fixpoint.atoms("context_seed").unwrap_or_default().iter().map(|a| a.to_string()));
-    wanted.extend(fixpoint.atoms("remembered").unwrap_or_default().iter().map(|a| a.to_string()));
+    let mut wanted: Vec<String> = facts.user_intent.iter().map(|r| atoms::user_intent(s, *r).to_string()).collect();
+    wanted.extend(failing_tests(facts).map(|r| atoms::test_outcome(s, *r).to_string()));
+    wanted.extend(errors(facts).map(|r| atoms::diagnostic(s, *r).to_string()));
+    wanted.extend(facts.context_seed.iter().map(|r| atoms::context_seed(s, *r).to_string()));
+    wanted.extend(facts.remembered.iter().map(|r| atoms::remembered(s, *r).to_string()));
     let mut atoms = Vec::new();
     let mut atom_tokens = 0;
     let mut atoms_left_out = 0;
@@ -145,38 +141,37 @@ pub fn select_context(
         }
     }
     let ranked = program.ranked(s);
-    let seed_ids: BTreeSet<Sym> = fixpoint.facts().context_seed.iter().map(|r| r.0).collect();
-    let mut spans =
-        CodeSpans { s, index: &index, read, files: HashMap::new(), sent: HashMap::new(), seeds: &seed_ids, budget };
+    let seed_ids: BTreeSet<Sym> = facts.context_seed.iter().map(|r| r.0).collect();
+    let mut spans = CodeSpans {
+        s,
+        index,
+        read,
+        files: HashMap::new(),
+        sent: HashMap::new(),
+        texts: HashMap::new(),
+        seeds: &seed_ids,
+        budget,
+    };
     let selection = select(&ranked, &mut spans, budget.saturating_sub(atom_tokens));
     // The calls between kept items, while they fit in what the code left.
     let kept: BTreeSet<Sym> = selection.kept.iter().map(|k| k.0).collect();
-    let mut room = budget.saturating_sub(atom_tokens + selection.tokens);
-    for &(a, b, path, line, provenance) in &fixpoint.facts().calls {
-        if kept.contains(&a.sym()) && kept.contains(&b.sym()) && a != b {
-            let atom = format!(
-                "calls({:?}, {:?}, {:?}, {}, {:?})",
-                s.resolve(a.sym()),
-                s.resolve(b.sym()),
-                s.resolve(path.0),
-                line.0,
-                provenance.as_str()
-            );
-            let cost = tokens(&atom) + 1;
-            if cost > room {
-                break;
-            }
-            room -= cost;
-            atoms.push(atom);
+    let room = budget.saturating_sub(atom_tokens + selection.tokens);
+    let mut edge_tokens = 0;
+    for row in facts.calls.iter().filter(|r| r.0 != r.1 && kept.contains(&r.0.sym()) && kept.contains(&r.1.sym())) {
+        let atom = atoms::calls(s, *row).to_string();
+        let cost = tokens(&atom) + 1;
+        if edge_tokens + cost > room {
+            break;
         }
+        edge_tokens += cost;
+        atoms.push(atom);
     }
     atoms.dedup();
     let mut items = Vec::new();
-    let mut shown: HashMap<String, BTreeSet<u32>> = HashMap::new();
     for &(item, score, cost) in &selection.kept {
         let id = s.resolve(item);
         let Some((path, symbol)) = index.symbol(id) else { continue };
-        atoms.push(format!("context_atom({id:?}, {score})"));
+        atoms.push(atoms::context_atom(s, (item, score)).to_string());
         let why = match program.best_seed(item) {
             Some((seed, _)) => {
                 let reason = match (program.seed_reason(seed), program.remembered_age(seed)) {
@@ -188,7 +183,7 @@ pub fn select_context(
             }
             None => Vec::new(),
         };
-        let text = spans.text(path, symbol.line, symbol.end_line, shown.entry(path.to_string()).or_default());
+        let text = spans.texts.remove(&item).unwrap_or_default();
         items.push(Item {
             id: id.to_string(),
             kind: if symbol.kind == nerd_logic::vocab::SymbolKind::Test { "test" } else { "symbol" },
@@ -201,9 +196,8 @@ pub fn select_context(
             text,
         });
     }
-    // The initial atoms, the kept code (with each item's context_atom line) and the edges that fitted.
-    let tokens =
-        budget.saturating_sub(atom_tokens + selection.tokens).saturating_sub(room) + atom_tokens + selection.tokens;
+    // The request's atoms, the kept code (with each item's context_atom line) and the edges that fitted.
+    let tokens = atom_tokens + selection.tokens + edge_tokens;
     Context { budget, tokens, seeds, atoms, atoms_left_out, items, left_out: selection.left_out.len() }
 }
 
@@ -254,14 +248,14 @@ impl Context {
     }
 }
 
-/// The loaded symbols by id and by file.
-struct SymbolIndex<'a> {
+/// The loaded symbols by id and by file, built once for seeding and selecting.
+pub struct SymbolIndex<'a> {
     by_id: HashMap<&'a str, (&'a str, &'a ProjectedSymbol)>,
     by_path: BTreeMap<&'a str, &'a [ProjectedSymbol]>,
 }
 
 impl<'a> SymbolIndex<'a> {
-    fn new(loaded: &'a Loaded) -> SymbolIndex<'a> {
+    pub fn new(loaded: &'a Loaded) -> SymbolIndex<'a> {
         let mut by_id = HashMap::new();
         let mut by_path = BTreeMap::new();
         for (path, (_, projection)) in &loaded.projections {
@@ -316,53 +310,46 @@ struct CodeSpans<'a, 'r> {
     index: &'a SymbolIndex<'a>,
     read: &'r mut dyn FnMut(&str) -> Option<String>,
     files: HashMap<String, Option<Vec<String>>>,
+    /// Lines already sent, by file.
     sent: HashMap<String, BTreeSet<u32>>,
+    /// Each kept item's new lines, numbered as a prompt shows them.
+    texts: HashMap<Sym, String>,
     seeds: &'a BTreeSet<Sym>,
     budget: usize,
 }
 
 impl CodeSpans<'_, '_> {
-    fn lines(&mut self, path: &str) -> Option<&Vec<String>> {
+    /// Reads `path` once; `false` when it cannot be read.
+    fn load(&mut self, path: &str) -> bool {
         if !self.files.contains_key(path) {
             let text = (self.read)(path);
             self.files.insert(path.to_string(), text.map(|t| t.lines().map(str::to_string).collect()));
         }
-        self.files.get(path).and_then(|l| l.as_ref())
+        self.files.get(path).is_some_and(Option::is_some)
     }
 
-    /// Lines `start..=end` of `path` not `shown` yet, numbered as a prompt shows them.
-    fn text(&mut self, path: &str, start: u32, end: u32, shown: &mut BTreeSet<u32>) -> String {
-        let Some(lines) = self.lines(path) else { return String::new() };
-        let mut out = String::new();
-        for n in start..=end {
-            if !shown.insert(n) {
-                continue;
-            }
-            if let Some(line) = lines.get(n.saturating_sub(1) as usize) {
-                out.push_str(&format!("{n:>5} | {line}\n"));
-            }
-        }
-        out
+    /// The lines of `symbol` in `path` not sent yet, with their numbers.
+    fn unsent<'s>(&'s self, path: &str, symbol: &ProjectedSymbol) -> impl Iterator<Item = (u32, &'s str)> + 's {
+        let lines = self.files.get(path).and_then(Option::as_ref);
+        let sent = self.sent.get(path);
+        (symbol.line..=symbol.end_line)
+            .filter(move |n| !sent.is_some_and(|s| s.contains(n)))
+            .filter_map(move |n| Some((n, lines?.get(n.saturating_sub(1) as usize)?.as_str())))
     }
 }
 
 impl Spans for CodeSpans<'_, '_> {
     fn cost(&mut self, item: Sym) -> Option<usize> {
         let (path, symbol) = self.index.symbol(self.s.resolve(item))?;
-        let (start, end) = (symbol.line, symbol.end_line);
-        let sent = self.sent.get(path).cloned().unwrap_or_default();
-        let lines = self.lines(path)?;
+        if !self.load(path) {
+            return None;
+        }
         // The header line, and the item's `context_atom` line among the atoms.
-        let mut cost = tokens(&format!("=== {path}:{start}-{end} ==="))
+        let header = tokens(&format!("=== {path}:{}-{} ===", symbol.line, symbol.end_line))
             + 8
             + tokens(&format!("context_atom({:?}, 1000)", symbol.id))
             + 1;
-        for n in start..=end {
-            if !sent.contains(&n) {
-                cost += lines.get(n.saturating_sub(1) as usize).map_or(0, |l| tokens(l) + 2);
-            }
-        }
-        Some(cost)
+        Some(header + self.unsent(path, symbol).map(|(_, l)| tokens(l) + 2).sum::<usize>())
     }
 
     /// One item other than a seed may not take more than a quarter of the budget.
@@ -372,6 +359,8 @@ impl Spans for CodeSpans<'_, '_> {
 
     fn keep(&mut self, item: Sym) {
         if let Some((path, symbol)) = self.index.symbol(self.s.resolve(item)) {
+            let text: String = self.unsent(path, symbol).map(|(n, line)| format!("{n:>5} | {line}\n")).collect();
+            self.texts.insert(item, text);
             self.sent.entry(path.to_string()).or_default().extend(symbol.line..=symbol.end_line);
         }
     }

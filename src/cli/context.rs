@@ -51,7 +51,8 @@ pub fn run(root: &Path, args: ContextArgs<'_>) -> Result<i32, NerdError> {
     }
     let memories = crate::memory::Memories::open(root)?;
     let remembered = crate::agent::recall::recent_subjects(&memories, 3)?;
-    context::seed(&mut facts, &loaded, &candidates, &remembered);
+    let index = context::SymbolIndex::new(&loaded);
+    context::seed(&mut facts, &index, &candidates, &remembered);
     let fixpoint = evaluate(facts);
     // Indexed source files only, symlinks refused on the way, at most 2 MiB each.
     let refused = crate::files::Refused::files(&[]);
@@ -59,7 +60,7 @@ pub fn run(root: &Path, args: ContextArgs<'_>) -> Result<i32, NerdError> {
         let (bytes, _) = crate::files::read_capped(&root.join(path), 2 << 20, &refused).ok()?;
         Some(String::from_utf8_lossy(&bytes).into_owned())
     };
-    let selected = context::select_context(&fixpoint, &loaded, budget, &mut read);
+    let selected = context::select_context(&fixpoint, &index, budget, &mut read);
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{}", json!({"request": args.request, "context": selected}))?;

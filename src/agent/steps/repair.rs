@@ -177,23 +177,11 @@ impl Agent<'_> {
             text.push_str(&format!("Already tried (did not work):\n- {}\n\n", st.tried.join("\n- ")));
         }
         let mut facts = loaded.facts();
-        for f in &st.findings {
-            let (path, line) = (facts.path(&f.path), nerd_logic::Line(f.line));
-            match &f.found {
-                Found::Test { name, outcome } => {
-                    let name = facts.sym(name);
-                    facts.test_outcome.push((name, path, line, *outcome));
-                }
-                Found::Diagnostic { severity, code, message } => {
-                    let (code, message) = (facts.sym(code), facts.sym(message));
-                    facts.diagnostic.push((*severity, path, line, code, message));
-                }
-                _ => {}
-            }
-        }
+        crate::check::assert_findings(&mut facts, &st.findings);
         // What the last three requests touched starts activation too, further away.
         let remembered = crate::agent::recall::recent_subjects(self.memories()?, 3)?;
-        context::seed(&mut facts, loaded, focus, &remembered);
+        let index = context::SymbolIndex::new(loaded);
+        context::seed(&mut facts, &index, focus, &remembered);
         let fixpoint = nerd_logic::evaluate(facts);
         let budget = self.options.context_budget;
         let mut contents = BTreeMap::new();
@@ -210,7 +198,7 @@ impl Agent<'_> {
                 None
             }
         };
-        let selected = context::select_context(&fixpoint, loaded, budget, &mut read);
+        let selected = context::select_context(&fixpoint, &index, budget, &mut read);
         // The changeable files not read yet, whole, to validate the patch against.
         let shown = selected.paths();
         for path in paths.iter().filter(|p| !shown.contains(*p)) {
