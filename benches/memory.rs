@@ -121,16 +121,15 @@ fn main() -> Result<(), StoreError> {
     std::fs::create_dir_all(&dir).expect("bench folder");
     let cached = dir.join("vectors.f32");
     let vectors: Vec<Vec<f32>> = match std::fs::read(&cached) {
-        Ok(bytes) if bytes.len() == count * DIMENSIONS * 4 => bytes
-            .chunks_exact(DIMENSIONS * 4)
-            .map(|v| v.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
-            .collect(),
+        Ok(bytes) if bytes.len() == count * DIMENSIONS * 4 => {
+            bytes.chunks_exact(DIMENSIONS * 4).map(nerd::embed::from_bytes).collect()
+        }
         _ => {
             let started = Instant::now();
             let refs: Vec<&str> = stored.iter().map(String::as_str).collect();
             let vectors = model.embed_all(&refs);
             println!("embedded {count} texts in {:.0} s", started.elapsed().as_secs_f64());
-            let bytes: Vec<u8> = vectors.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+            let bytes: Vec<u8> = vectors.iter().flat_map(|v| nerd::embed::to_bytes(v)).collect();
             std::fs::write(&cached, bytes).expect("bench folder");
             vectors
         }

@@ -113,6 +113,16 @@ impl Embedder {
     }
 }
 
+/// A vector as little-endian `f32` bytes, as safetensors and sqlite-vec store it.
+pub fn to_bytes(vector: &[f32]) -> Vec<u8> {
+    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Little-endian `f32` bytes back as a vector (a trailing partial value is dropped).
+pub fn from_bytes(bytes: &[u8]) -> Vec<f32> {
+    bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
+}
+
 /// The cosine similarity of two unit-length vectors.
 pub fn similarity(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()

@@ -50,6 +50,6 @@ impl Tensors {
             .get(self.start + from..self.start + to)
             .filter(|d| d.len() == shape.iter().product::<usize>() * 4)
             .ok_or_else(|| format!("tensor {name} lies outside the file or has the wrong size"))?;
-        Ok(data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+        Ok(super::from_bytes(data))
     }
 }

@@ -119,29 +119,30 @@ fn embedder() -> Result<&'static Embedder, &'static EmbedError> {
     MODEL.get_or_init(Embedder::load_default).as_ref()
 }
 
-/// A workspace's memory.
+/// A workspace's memory. The embedding model is loaded on first need (a
+/// memory to embed, a search, stats), never to list or forget.
 pub struct Memories {
     db: StateDb,
-    model: Option<&'static Embedder>,
-    words_only: Option<String>,
 }
 
 impl Memories {
-    /// Opens the memory of the workspace at `root`, with the embedding model where installed.
+    /// Opens the memory of the workspace at `root`.
     pub fn open(root: &Path) -> Result<Memories, MemoryError> {
         Ok(Memories::with_db(StateDb::open(root)?))
     }
 
     pub fn with_db(db: StateDb) -> Memories {
-        match embedder() {
-            Ok(model) => Memories { db, model: Some(model), words_only: None },
-            Err(e) => Memories { db, model: None, words_only: Some(e.to_string()) },
-        }
+        Memories { db }
+    }
+
+    /// The embedding model, where installed.
+    fn model(&self) -> Option<&'static Embedder> {
+        embedder().ok()
     }
 
     /// Why recall works by words only (no embedding model), when it does.
-    pub fn words_only(&self) -> Option<&str> {
-        self.words_only.as_deref()
+    pub fn words_only(&self) -> Option<String> {
+        embedder().err().map(ToString::to_string)
     }
 
     /// Stores a memory; returns it with its id.
@@ -150,7 +151,7 @@ impl Memories {
         if text.is_empty() {
             return Err(MemoryError::Empty);
         }
-        let vector = self.model.map(|m| m.embed(text));
+        let vector = self.model().map(|m| m.embed(text));
         let at_ns = now_ns();
         let new = NewMemory { kind: kind.as_str(), text, subject, source, at_ns, vector: vector.as_deref() };
         let id = self.db.memory_insert(&new)?;
@@ -176,7 +177,7 @@ impl Memories {
     /// The `k` memories that best answer `query`, by meaning and words, best first.
     pub fn search(&self, query: &str, k: usize) -> Result<Vec<Hit>, MemoryError> {
         self.backfill()?;
-        let hits = recall::hybrid(&self.db, self.model, query, k)?;
+        let hits = recall::hybrid(&self.db, self.model(), query, k)?;
         self.db.memory_touch(&hits.iter().map(|h| h.memory.id).collect::<Vec<_>>(), now_ns())?;
         Ok(hits)
     }
@@ -188,15 +189,15 @@ impl Memories {
             by_kind,
             vectors,
             links,
-            model: self.model.map(|m| m.dir().display().to_string()),
-            words_only: self.words_only.clone(),
+            model: self.model().map(|m| m.dir().display().to_string()),
+            words_only: self.words_only(),
         })
     }
 
     /// Embeds the memories stored while the model was absent (a bounded batch per call).
     fn backfill(&self) -> Result<(), MemoryError> {
         const BATCH: usize = 512;
-        let Some(model) = self.model else { return Ok(()) };
+        let Some(model) = self.model() else { return Ok(()) };
         let missing = self.db.memory_without_vectors(BATCH)?;
         if missing.is_empty() {
             return Ok(());

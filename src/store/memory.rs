@@ -7,6 +7,7 @@
 use rusqlite::{params, OptionalExtension, Row};
 
 use super::{StateDb, StoreError};
+use crate::embed::{from_bytes, similarity, to_bytes};
 
 /// One stored memory.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,15 +65,6 @@ fn row(r: &Row) -> rusqlite::Result<MemoryRow> {
     })
 }
 
-/// The dot product: the cosine similarity of unit-length vectors.
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
-
-fn blob(vector: &[f32]) -> Vec<u8> {
-    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
 impl StateDb {
     /// Runs `f` as one change: all of it lands, or none of it. At the top
     /// level the write lock is taken first (`BEGIN IMMEDIATE`, waiting for
@@ -125,7 +117,7 @@ impl StateDb {
     }
 
     fn set_vector(&self, id: i64, vector: &[f32]) -> Result<(), StoreError> {
-        let bytes = blob(vector);
+        let bytes = to_bytes(vector);
         self.conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?1", [id])?;
         self.conn.execute(
             "INSERT INTO memory_vectors(memory_id, coarse) VALUES (?1, vec_quantize_binary(vec_f32(?2)))",
@@ -143,7 +135,7 @@ impl StateDb {
     pub fn memory_vector(&self, id: i64) -> Result<Option<Vec<f32>>, StoreError> {
         let mut stmt = self.conn.prepare_cached("SELECT vector FROM memory_embedding WHERE memory_id = ?1")?;
         let bytes: Option<Vec<u8>> = stmt.query_row([id], |r| r.get(0)).optional()?;
-        Ok(bytes.map(|b| b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()))
+        Ok(bytes.as_deref().map(from_bytes))
     }
 
     /// Stores the vectors of memories embedded after they were added.
@@ -190,11 +182,12 @@ impl StateDb {
             "SELECT memory_id FROM memory_vectors WHERE coarse MATCH vec_quantize_binary(vec_f32(?1)) AND k = ?2",
         )?;
         let wanted = (limit * OVERSAMPLE).max(200) as i64;
-        let ids: Vec<i64> = stmt.query_map(params![blob(vector), wanted], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        let ids: Vec<i64> =
+            stmt.query_map(params![to_bytes(vector), wanted], |r| r.get(0))?.collect::<Result<_, _>>()?;
         let mut scored = Vec::with_capacity(ids.len());
         for id in ids {
             if let Some(stored) = self.memory_vector(id)? {
-                scored.push((id, f64::from(dot(&stored, vector))));
+                scored.push((id, f64::from(similarity(&stored, vector))));
             }
         }
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -204,7 +197,7 @@ impl StateDb {
 
     /// The cosine similarity of memory `id`'s vector to `vector`; `None` without a vector.
     pub fn memory_similarity(&self, id: i64, vector: &[f32]) -> Result<Option<f64>, StoreError> {
-        Ok(self.memory_vector(id)?.map(|stored| f64::from(dot(&stored, vector))))
+        Ok(self.memory_vector(id)?.map(|stored| f64::from(similarity(&stored, vector))))
     }
 
     pub fn memory(&self, id: i64) -> Result<Option<MemoryRow>, StoreError> {
