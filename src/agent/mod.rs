@@ -270,10 +270,11 @@ impl<'a> Agent<'a> {
 
     /// The workspace's memory, opened on first use.
     fn memories(&mut self) -> Result<&crate::memory::Memories, AgentError> {
-        if self.memories.is_none() {
-            self.memories = Some(crate::memory::Memories::open(&self.root)?);
-        }
-        self.memories.as_ref().ok_or_else(|| AgentError::Store(StoreError::Corrupt("memory not open".into())))
+        let memories = match self.memories.take() {
+            Some(memories) => memories,
+            None => crate::memory::Memories::open(&self.root)?,
+        };
+        Ok(self.memories.insert(memories))
     }
 
     /// Handles one request to its end.

@@ -161,18 +161,16 @@ pub fn remembered(memories: &Memories, target: &str, loaded: &Loaded) -> Result<
         };
         Some(Candidate { path: path.to_string(), symbol, confidence: 0.0 })
     };
-    let mut recent: Vec<(String, Candidate)> = Vec::new();
-    for memory in memories.list(None, LOOK_BACK)? {
-        if !matches!(memory.kind, Kind::Change | Kind::Request) {
-            continue;
-        }
-        let Some(candidate) = memory.subject.as_deref().and_then(exists) else { continue };
+    // Each subject with how many requests ago it was touched; a request's subjects share an age.
+    let mut recent: Vec<(u32, Candidate)> = Vec::new();
+    for (subject, age) in recent_subjects(memories, u32::MAX)? {
+        let Some(candidate) = exists(&subject) else { continue };
         if !recent.iter().any(|(_, c)| c.path == candidate.path && c.symbol == candidate.symbol) {
-            recent.push((memory.source.clone(), candidate));
+            recent.push((age, candidate));
         }
     }
-    let Some((newest_source, _)) = recent.first().cloned() else { return Ok(Vec::new()) };
-    let same_request = recent.iter().filter(|(s, _)| *s == newest_source).count();
+    let Some(&(newest, _)) = recent.first() else { return Ok(Vec::new()) };
+    let same_request = recent.iter().filter(|(age, _)| *age == newest).count();
     Ok(recent
         .into_iter()
         .enumerate()
