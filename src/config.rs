@@ -12,6 +12,8 @@ use serde::Deserialize;
 
 use crate::world::lang::Lang;
 
+pub mod restriction;
+
 /// Why the configuration cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {

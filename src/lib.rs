@@ -9,6 +9,7 @@ pub mod audit;
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod diff;
 pub mod digest;
 pub mod embed;
 pub mod error;

@@ -37,7 +37,7 @@ pub enum InstructError {
 }
 
 /// The language most of the workspace's projected files are written in.
-fn main_language(root: &Path) -> Option<Lang> {
+pub fn main_language(root: &Path) -> Option<Lang> {
     let (files, _) = crate::world::walk::walk(root);
     let mut counts: Vec<(Lang, usize)> = Vec::new();
     for f in &files {

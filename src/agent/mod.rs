@@ -9,10 +9,10 @@
 
 pub mod answer;
 pub mod context;
-pub mod diff;
 pub mod event;
 pub mod ground;
 pub mod instruct;
+pub mod learn;
 pub mod patch;
 pub mod recall;
 pub mod rename;
@@ -54,13 +54,15 @@ pub enum AgentError {
     Index(#[from] crate::index::IndexError),
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
+    #[error(transparent)]
+    Memory(crate::memory::MemoryError),
 }
 
 impl From<crate::memory::MemoryError> for AgentError {
     fn from(e: crate::memory::MemoryError) -> AgentError {
         match e {
             crate::memory::MemoryError::Store(s) => AgentError::Store(s),
-            other => AgentError::Store(StoreError::Corrupt(other.to_string())),
+            other => AgentError::Memory(other),
         }
     }
 }

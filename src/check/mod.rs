@@ -11,6 +11,7 @@
 
 pub mod baseline;
 pub mod environment;
+pub mod learned;
 pub mod parse;
 pub mod rules;
 pub mod snapshot;
@@ -25,6 +26,7 @@ use nerd_logic::{evaluate, Facts, Reason, Symbols};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::config::restriction::Restriction;
 use crate::config::{Config, ConfigError};
 use crate::secrets;
 use crate::store::{StateDb, Store, StoreError};
@@ -156,7 +158,11 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
         }
     };
 
-    let mut facts = facts(&config, &stored.findings);
+    // Learned rules are judged on every check (they change without the tree changing), never cached.
+    let learned = learned_rules(&root)?;
+    let mut stored = stored;
+    stored.findings.extend(learned_findings(&root, mode, manifest.as_ref(), &learned));
+    let mut facts = facts(&config, &learned, &stored.findings);
     let mut fixpoint = evaluate(facts.clone());
     phases.mark("evaluate");
     // Only what the commit introduces blocks: what HEAD already has is set apart.
@@ -170,7 +176,7 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
             let split = baseline::split(stored.findings.clone(), &head, &added);
             existing = split.existing;
             judged = split.new;
-            facts = self::facts(&config, &judged);
+            facts = self::facts(&config, &learned, &judged);
             fixpoint = evaluate(facts.clone());
         }
         phases.mark("baseline");
@@ -369,12 +375,93 @@ fn target_dir_for(nerd_target: &Path, mode: Mode) -> PathBuf {
     }
 }
 
-/// The gate's fact base: findings, configured rules and blocking severities.
-fn facts(config: &Config, findings: &[Finding]) -> Facts {
+/// An accepted learned rule as the gate reads it: its id, what it forbids and
+/// where it came from; `Err` for a stored rule that cannot be read (it blocks).
+type LearnedRule = (String, Result<Restriction, String>, String);
+
+/// The accepted learned rules of the workspace's durable state.
+fn learned_rules(root: &Path) -> Result<Vec<LearnedRule>, CheckError> {
+    let rows = StateDb::open(root)?.rules(Some("accepted"))?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            let source = if r.origin == "said" {
+                format!("you said: \"{}\"", r.text)
+            } else {
+                format!("from {} declined patches that {}", r.evidence, r.text)
+            };
+            (format!("L{}", r.id), Restriction::from_json(&r.restriction), source)
+        })
+        .collect())
+}
+
+/// Findings of the accepted learned rules on what the commit changes against
+/// HEAD (staged), or what the work tree changes (`--all`).
+fn learned_findings(
+    root: &Path,
+    mode: Mode,
+    staged: Option<&snapshot::Manifest>,
+    rules: &[LearnedRule],
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut checked = Vec::new();
+    for (id, restriction, _) in rules {
+        match restriction {
+            Ok(r) if r.is_checked() => checked.push((id.clone(), r.clone())),
+            Ok(_) => {}
+            Err(e) => findings.push(Finding {
+                found: Found::Rule { id: id.clone() },
+                path: String::new(),
+                line: 0,
+                source: format!("learned rule {id} cannot be read: {e}"),
+            }),
+        }
+    }
+    if checked.is_empty() {
+        return findings;
+    }
+    let head = snapshot::head_manifest(root).ok().flatten().unwrap_or_default();
+    let blob = |oid: &str| git::run(root, &["cat-file", "blob", oid]).unwrap_or_default();
+    let old_of = |path: &str| head.get(path).map(|e| blob(&e.blob)).unwrap_or_default();
+    let mut texts: Vec<(String, String, String)> = Vec::new();
+    match (mode, staged) {
+        (Mode::Staged, Some(manifest)) => {
+            for (path, entry) in manifest {
+                if head.get(path).map(|e| &e.blob) != Some(&entry.blob) {
+                    texts.push((path.clone(), old_of(path), blob(&entry.blob)));
+                }
+            }
+            for path in head.keys().filter(|p| !manifest.contains_key(*p)) {
+                texts.push((path.clone(), old_of(path), String::new()));
+            }
+        }
+        _ => {
+            for path in git::added_lines(root, false).into_keys() {
+                let new = std::fs::read_to_string(root.join(&path)).unwrap_or_default();
+                texts.push((path.clone(), old_of(&path), new));
+            }
+        }
+    }
+    let changes: Vec<learned::Change<'_>> =
+        texts.iter().map(|(path, old, new)| learned::Change { path, old, new }).collect();
+    for v in learned::violations(&checked, &changes) {
+        findings.push(Finding { found: Found::Rule { id: v.rule }, path: v.path, line: v.line, source: v.what });
+    }
+    findings
+}
+
+/// The gate's fact base: findings, configured and learned rules, and blocking severities.
+fn facts(config: &Config, learned: &[LearnedRule], findings: &[Finding]) -> Facts {
     let mut f = nerd_logic::defaults::policy();
     f.blocking_severity = config.check.block_on.clone();
     for rule in &config.check.rules {
         let row = (f.sym(rule.lang.name()), f.sym(&rule.id), rule.severity, f.sym(&rule.message));
+        f.forbidden_pattern.push(row);
+    }
+    for (id, restriction, source) in learned {
+        let what = restriction.as_ref().map_or_else(|e| format!("unreadable ({e})"), Restriction::describe);
+        let message = format!("learned rule: {what} ({source})");
+        let row = (f.sym("any"), f.sym(id), nerd_logic::vocab::Severity::Error, f.sym(&message));
         f.forbidden_pattern.push(row);
     }
     assert_findings(&mut f, findings);

@@ -5,7 +5,7 @@
 //! exempt unless a rule includes them. Only added lines are judged.
 //! Knows nothing about git or how violations are used.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
 use std::path::Path;
 
@@ -22,42 +22,92 @@ use crate::world::project::project_file;
 pub fn check(dir: &Path, rules: &[Rule], added: &BTreeMap<String, FileDiff>) -> Vec<Finding> {
     let mut out = Vec::new();
     for (path, diff) in added {
-        let Some(lang) = Lang::of_path(path) else { continue };
-        let family = |l: Lang| if l == Lang::Tsx { Lang::TypeScript } else { l };
-        let applicable: Vec<&Rule> = rules
-            .iter()
-            .filter(|r| family(r.lang) == family(lang))
-            .filter(|r| r.paths.as_ref().is_none_or(|g| g.is_match(path)))
-            .filter(|r| r.include_tests || !lang.is_test_path(path))
-            .collect();
-        if applicable.is_empty() || diff.added.is_empty() {
+        if diff.added.is_empty() || applicable(rules, path).is_empty() {
             continue;
         }
         let Ok(source) = std::fs::read(dir.join(path)) else { continue };
-        let mut parser = Parser::new();
-        if parser.set_language(&lang.grammar()).is_err() {
-            continue;
-        }
-        let Some(tree) = parser.parse(&source, None) else { continue };
-        let added_lines: std::collections::HashSet<u32> = diff.added.iter().map(|(l, _)| *l).collect();
-        let tests = test_ranges(lang, path, &source, tree.root_node());
-        for rule in applicable {
-            for line in matches(lang, rule, tree.root_node(), &source) {
-                let in_test = tests.iter().any(|r| r.contains(&line));
-                if added_lines.contains(&line) && (rule.include_tests || !in_test) {
-                    out.push(Finding {
-                        found: Found::Rule { id: rule.id.clone() },
-                        path: path.clone(),
-                        line,
-                        source: "rule".into(),
-                    });
-                }
-            }
-        }
+        let lines: HashSet<u32> = diff.added.iter().map(|(l, _)| *l).collect();
+        out.extend(check_source(rules, path, &source, &lines));
     }
     out.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
     out.dedup();
     out
+}
+
+/// The rules that apply to `path`: its language, its paths, test files only when included.
+fn applicable<'r>(rules: &'r [Rule], path: &str) -> Vec<&'r Rule> {
+    let Some(lang) = Lang::of_path(path) else { return Vec::new() };
+    let family = |l: Lang| if l == Lang::Tsx { Lang::TypeScript } else { l };
+    rules
+        .iter()
+        .filter(|r| family(r.lang) == family(lang))
+        .filter(|r| r.paths.as_ref().is_none_or(|g| g.is_match(path)))
+        .filter(|r| r.include_tests || !lang.is_test_path(path))
+        .collect()
+}
+
+/// Violations of `rules` on the `added` lines of `source`, the content of `path`.
+pub fn check_source(rules: &[Rule], path: &str, source: &[u8], added: &HashSet<u32>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let applicable = applicable(rules, path);
+    let Some(lang) = Lang::of_path(path) else { return out };
+    if applicable.is_empty() || added.is_empty() {
+        return out;
+    }
+    let Some(tree) = parse(lang, source) else { return out };
+    let tests = test_ranges(lang, path, source, tree.root_node());
+    for rule in applicable {
+        for line in matches(lang, rule, tree.root_node(), source) {
+            let in_test = tests.iter().any(|r| r.contains(&line));
+            if added.contains(&line) && (rule.include_tests || !in_test) {
+                out.push(Finding {
+                    found: Found::Rule { id: rule.id.clone() },
+                    path: path.to_string(),
+                    line,
+                    source: "rule".into(),
+                });
+            }
+        }
+    }
+    out.sort_by_key(|f| f.line);
+    out.dedup();
+    out
+}
+
+/// The names called on the `added` lines of `source` outside test code.
+pub fn added_calls(path: &str, source: &[u8], added: &HashSet<u32>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let Some(lang) = Lang::of_path(path) else { return out };
+    let Some(tree) = parse(lang, source) else { return out };
+    let Ok(query) = lang.query() else { return out };
+    let names = query.capture_names();
+    let (Some(call), Some(name)) =
+        (names.iter().position(|n| *n == "reference.call"), names.iter().position(|n| *n == "name"))
+    else {
+        return out;
+    };
+    let tests = test_ranges(lang, path, source, tree.root_node());
+    let mut cursor = QueryCursor::new();
+    let mut it = cursor.matches(query, tree.root_node(), source);
+    while let Some(m) = it.next() {
+        let Some(c) = m.captures().iter().find(|c| c.index as usize == call) else { continue };
+        let line = c.node.start_position().row as u32 + 1;
+        if !added.contains(&line) || tests.iter().any(|r| r.contains(&line)) {
+            continue;
+        }
+        for n in m.captures().iter().filter(|c| c.index as usize == name) {
+            if let Ok(text) = std::str::from_utf8(&source[n.node.byte_range()]) {
+                out.insert(text.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn parse(lang: Lang, source: &[u8]) -> Option<tree_sitter::Tree> {
+    let mut parser = Parser::new();
+    parser.set_language(&lang.grammar()).ok()?;
+    parser.parse(source, None)
 }
 
 /// Lines where `rule` matches.

@@ -237,7 +237,7 @@ pub fn undo(root: &Path, force: bool) -> Result<i32, NerdError> {
             router::undo::CONFLICTS_DIR
         )?;
         let text = |b: &Option<Vec<u8>>| b.as_deref().map(String::from_utf8_lossy).unwrap_or_default().into_owned();
-        let diff = crate::agent::diff::change(&c.path, &text(&c.left), &text(&c.now));
+        let diff = crate::diff::change(&c.path, &text(&c.left), &text(&c.now));
         let lines: Vec<&str> = diff.diff.lines().collect();
         for line in lines.iter().take(80) {
             writeln!(out, "    {line}")?;

@@ -61,10 +61,15 @@ pub fn run(root: &Path, args: ContextArgs<'_>) -> Result<i32, NerdError> {
         Some(String::from_utf8_lossy(&bytes).into_owned())
     };
     let selected = context::select_context(&fixpoint, &index, budget, &mut read);
+    // The rules the user set go with every change the model is asked for.
+    let rules = crate::agent::learn::in_force(&memories)?;
     let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", json!({"request": args.request, "context": selected}))?;
-    } else if selected.items.is_empty() {
+        writeln!(out, "{}", json!({"request": args.request, "rules": rules, "context": selected}))?;
+        return Ok(exit::SUCCESS);
+    }
+    write!(out, "{}", crate::agent::learn::context_block(&rules))?;
+    if selected.items.is_empty() {
         writeln!(
             out,
             "nothing to start from: the request names no symbol or file nerd could ground, and no failing test or \

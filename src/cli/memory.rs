@@ -9,6 +9,7 @@ use clap::Subcommand;
 use serde_json::json;
 
 use crate::error::NerdError;
+use crate::memory::rules::{parse_id, LearnedRule, Origin, Proposed, Status};
 use crate::memory::{Kind, Memories, Memory};
 
 #[derive(Subcommand, Debug)]
@@ -56,10 +57,48 @@ pub enum MemoryAction {
         #[arg(long)]
         json: bool,
     },
+    /// The rules nerd learned from you, with where each came from; accept, decline or add one.
+    Rules {
+        #[command(subcommand)]
+        action: Option<RulesAction>,
+        /// Declined rules too.
+        #[arg(long)]
+        all: bool,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum RulesAction {
+    /// Accept proposed rule ID (L3 or 3): from now on it is enforced.
+    Accept {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Decline rule ID: it is not enforced, and declined patches do not propose it again.
+    Decline {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Propose a rule from what you would tell nerd ("do not add dependencies", "use tabs in Go").
+    Add {
+        text: String,
+        /// Accept it at once.
+        #[arg(long)]
+        accept: bool,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub fn run(root: &Path, action: MemoryAction) -> Result<i32, NerdError> {
     let memories = Memories::open(root)?;
+    if let MemoryAction::Rules { action, all, json } = action {
+        return rules(root, &memories, action, all, json);
+    }
     let mut out = std::io::stdout().lock();
     match action {
         MemoryAction::Add { text, kind, about, json } => {
@@ -127,6 +166,7 @@ pub fn run(root: &Path, action: MemoryAction) -> Result<i32, NerdError> {
                 writeln!(out, "forgot {}: {}", memory.id, memory.text)?;
             }
         }
+        MemoryAction::Rules { .. } => {}
         MemoryAction::Stats { json } => {
             let stats = memories.stats()?;
             if json {
@@ -148,11 +188,81 @@ pub fn run(root: &Path, action: MemoryAction) -> Result<i32, NerdError> {
     Ok(crate::error::exit::SUCCESS)
 }
 
+/// `nerd memory rules`: list, accept, decline, add.
+fn rules(
+    root: &Path,
+    memories: &Memories,
+    action: Option<RulesAction>,
+    all: bool,
+    json: bool,
+) -> Result<i32, NerdError> {
+    let mut out = std::io::stdout().lock();
+    let id =
+        |text: &str| parse_id(text).ok_or_else(|| NerdError::Usage(format!("`{text}` is not a rule id (L3, or 3)")));
+    let decided = match action {
+        None => {
+            let listed: Vec<LearnedRule> =
+                memories.rules(None)?.into_iter().filter(|r| all || r.status != Status::Declined).collect();
+            if json {
+                writeln!(out, "{}", json!({"items": listed}))?;
+            } else {
+                if listed.is_empty() {
+                    writeln!(
+                        out,
+                        "no learned rules yet (say \"do not add dependencies\", or nerd memory rules add TEXT)"
+                    )?;
+                }
+                for r in &listed {
+                    writeln!(out, "{:>4}  {:<9} {}", r.id, r.status.as_str(), r.rule)?;
+                    let decided =
+                        r.decided_by.as_deref().map_or(String::new(), |b| format!("; {} by {b}", r.status.as_str()));
+                    writeln!(out, "        from: {}{decided}", r.source())?;
+                }
+            }
+            return Ok(crate::error::exit::SUCCESS);
+        }
+        Some(RulesAction::Accept { id: text, json }) => (memories.decide_rule(id(&text)?, true, "human")?, json),
+        Some(RulesAction::Decline { id: text, json }) => (memories.decide_rule(id(&text)?, false, "human")?, json),
+        Some(RulesAction::Add { text, accept, json }) => {
+            let intent = match crate::perceive::perceive(&mut crate::perceive::Offline, &text) {
+                crate::perceive::Perceived::Intent { intent, .. } => intent,
+                crate::perceive::Perceived::Unparsed { errors } => {
+                    return Err(NerdError::Usage(format!("cannot read \"{text}\": {}", errors.join("; "))))
+                }
+            };
+            let lang = crate::agent::instruct::main_language(root);
+            let restriction = crate::perceive::instruction::restriction_for(&text, &intent, lang)
+                .map_err(|why| NerdError::Usage(format!("not a rule: {why}")))?;
+            let memory = memories.add(Kind::Preference, &text, None, "user")?;
+            let rule = match memories.propose_rule(&restriction, &text, Origin::Said, (Some(memory.id), 0), "user")? {
+                Proposed::New(rule) | Proposed::Known(rule) => rule,
+            };
+            let rule = if accept { memories.decide_rule(rule.number, true, "human")? } else { rule };
+            (rule, json)
+        }
+    };
+    let (rule, json) = decided;
+    if json {
+        writeln!(out, "{}", json!(rule))?;
+    } else {
+        match rule.status {
+            Status::Accepted => writeln!(out, "{} accepted: {}", rule.id, rule.rule)?,
+            Status::Declined => writeln!(out, "{} declined: {}", rule.id, rule.rule)?,
+            Status::Proposed => writeln!(
+                out,
+                "{} proposed: {}\naccept it with: nerd memory rules accept {}",
+                rule.id, rule.rule, rule.id
+            )?,
+        }
+    }
+    Ok(crate::error::exit::SUCCESS)
+}
+
 /// `/memory` in the interactive session: `list` (the default), `search QUERY`,
 /// `add TEXT`, `forget ID`, `stats`.
 pub fn slash(root: &Path, rest: &str) -> Result<i32, NerdError> {
     let (word, arg) = rest.split_once(' ').map_or((rest, ""), |(w, a)| (w, a.trim()));
-    let usage = || NerdError::Usage("usage: /memory [list|search QUERY|add TEXT|forget ID|stats]".into());
+    let usage = || NerdError::Usage("usage: /memory [list|search QUERY|add TEXT|forget ID|stats|rules]".into());
     let action = match word {
         "" | "list" => MemoryAction::List { kind: None, limit: 20, json: false },
         "search" if !arg.is_empty() => MemoryAction::Search { query: arg.to_string(), k: 10, json: false },
@@ -161,6 +271,16 @@ pub fn slash(root: &Path, rest: &str) -> Result<i32, NerdError> {
         }
         "forget" => MemoryAction::Forget { id: arg.parse().map_err(|_| usage())?, json: false },
         "stats" => MemoryAction::Stats { json: false },
+        "rules" if arg.is_empty() => MemoryAction::Rules { action: None, all: false, json: false },
+        "rules" => {
+            let (verb, id) = arg.split_once(' ').map_or((arg, ""), |(v, i)| (v, i.trim()));
+            let action = match verb {
+                "accept" => RulesAction::Accept { id: id.to_string(), json: false },
+                "decline" => RulesAction::Decline { id: id.to_string(), json: false },
+                _ => return Err(usage()),
+            };
+            MemoryAction::Rules { action: Some(action), all: false, json: false }
+        }
         _ => return Err(usage()),
     };
     run(root, action)

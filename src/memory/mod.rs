@@ -5,6 +5,7 @@
 //! remember and what to recall.
 
 mod recall;
+pub mod rules;
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -66,6 +67,10 @@ pub enum MemoryError {
     Empty,
     #[error("a stored memory has kind `{0}`, which this nerd does not know")]
     Stored(String),
+    #[error("a stored rule cannot be read ({0}); `nerd memory rules --all` lists the rest")]
+    StoredRule(String),
+    #[error("there is no rule L{0}")]
+    NoSuchRule(i64),
 }
 
 /// A stored memory, as callers see it.

@@ -26,10 +26,23 @@ macro_rules! pattern {
 // Instructions: standing rules for the project, not one-off requests.
 pattern!(
     instruction,
-    r"^(from now on,?\s*)?(never|always|don'?t ever|do not ever|stop using|avoid|prefer|favou?r|we'?d rather|make sure (all|every|to always)|every \S.* must|all \S.* must)\b|\bfrom now on\b"
+    r"^(from now on,?\s*)?(never|always|don'?t ever|do not ever|stop using|avoid|prefer|favou?r|we'?d rather|make sure (all|every|to always)|every \S.* must|all \S.* must)\b|\bfrom now on\b|^(i|we) (prefer|'d rather|would rather|like to keep|always want)\b|^(please\s+)?(use|indent with) (tabs|spaces|\d+ spaces)\b|^(please\s+)?keep (answers|replies|responses|functions|methods|commits|lines|diffs|patches|changes) \w+|^(it'?s (ok|okay|fine|alright) to|you (may|can always|are allowed to)|feel free to|no need to (ask|confirm))\b"
 );
-pattern!(forbid, r"\b(never|don'?t ever|do not ever|stop using|avoid|must not|must never)\b");
-pattern!(prefer, r"\b(prefer|favou?r|rather)\b");
+// "Do not add dependencies" is a standing instruction; "don't touch the tests, fix the parser" is a
+// mutation with a constraint, so a negated imperative counts only when it is the whole request.
+pattern!(
+    negated_imperative,
+    r"^(please\s+)?(do not|don'?t|no more) (add|use|call|touch|modify|change|edit|introduce|import|write|commit|create|bump|upgrade|pull in)\b[^,;]*$"
+);
+pattern!(
+    clause_break,
+    r"\b(and|but|then) (fix|rename|refactor|implement|add|write|update|change|make|run|delete|remove)\b"
+);
+pattern!(forbid, r"\b(never|don'?t|do not|stop using|avoid|must not|must never|no more)\b");
+pattern!(
+    prefer,
+    r"\b(prefer|favou?r|rather|like to keep|indent with)\b|^(please\s+)?(keep|use (tabs|spaces|\d+ spaces))\b"
+);
 
 // Memory: what to keep across sessions, or let go of (the memory text is what follows).
 pattern!(
@@ -247,7 +260,9 @@ pub fn transduce(text: &str) -> String {
         }
     }
 
-    let (category, verb, cue, cues): (&str, &str, &Regex, usize) = if instruction().is_match(&lower) {
+    let standing = instruction().is_match(&lower)
+        || (!original.ends_with('?') && negated_imperative().is_match(&lower) && !clause_break().is_match(&lower));
+    let (category, verb, cue, cues): (&str, &str, &Regex, usize) = if standing {
         let verb = if forbid().is_match(&lower) {
             "forbid"
         } else if prefer().is_match(&lower) {
@@ -255,7 +270,8 @@ pub fn transduce(text: &str) -> String {
         } else {
             "require"
         };
-        ("instruction", verb, instruction(), 1)
+        let cue = if instruction().is_match(&lower) { instruction() } else { negated_imperative() };
+        ("instruction", verb, cue, 1)
     } else {
         let queries: [VerbCue; 5] = [
             ("impact", q_impact),

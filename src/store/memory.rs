@@ -70,7 +70,7 @@ impl StateDb {
     /// level the write lock is taken first (`BEGIN IMMEDIATE`, waiting for
     /// other writers up to `WRITE_PATIENCE`), so a read inside never has to
     /// upgrade; inside `locked` it is a savepoint of that transaction.
-    fn atomically<T>(&self, f: impl FnOnce(&StateDb) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    pub(super) fn atomically<T>(&self, f: impl FnOnce(&StateDb) -> Result<T, StoreError>) -> Result<T, StoreError> {
         const WRITE_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
         let top = self.conn.is_autocommit();
         let (begin, commit, undo) = if top {

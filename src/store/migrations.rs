@@ -30,6 +30,7 @@ pub const INDEX_BEFORE_SPLIT: usize = 9;
 pub const STATE: Migrations = &[
     ("0001_state", include_str!("../../memory/state/0001_state.sql")),
     ("0002_memory", include_str!("../../memory/state/0002_memory.sql")),
+    ("0003_rules", include_str!("../../memory/state/0003_rules.sql")),
 ];
 
 /// The durable state's schema version: the number of its migrations.

@@ -11,10 +11,12 @@ mod legacy;
 mod memory;
 mod migrations;
 mod precise;
+mod rules;
 mod state;
 
 pub use memory::{LinkRow, MemoryCounts, MemoryRow, NewMemory};
 pub use migrations::STATE_SCHEMA;
+pub use rules::{NewRule, RuleRow};
 pub use state::{After, AuditRow, FileCheckpoint, Left, StateDb};
 
 use std::collections::HashMap;

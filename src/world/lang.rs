@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use tree_sitter::{Language, Query};
 
 /// A language with a tree-sitter projection.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Lang {
     Rust,
     Go,

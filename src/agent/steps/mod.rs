@@ -20,9 +20,10 @@ use super::event::{Event, Status};
 use super::patch::Edit;
 use super::session::Pending;
 use super::verify::{self, Kind, Verification};
-use super::{answer, diff, ground, instruct, Agent, AgentError, Flow, LoopState, Turn};
+use super::{answer, ground, instruct, learn, Agent, AgentError, Flow, LoopState, Turn};
 use crate::check::parse::Found;
 use crate::config::Config;
+use crate::diff;
 use crate::kernel::{self, LoadFor, Loaded};
 use crate::perceive::focus::Candidate;
 use crate::policy::Action;
@@ -142,16 +143,7 @@ impl Agent<'_> {
             Step::ApplyRefactor => self.apply_rename(t)?,
             Step::ProposeEdit => self.implement(t)?,
             Step::Scaffold => self.scaffold(t)?,
-            Step::RecordRule => match instruct::record(&self.root, request, intent) {
-                Ok(instruct::Recorded::Added { id, path }) => {
-                    Flow::Stop(Status::Succeeded, format!("Recorded rule {id} in {path}; the commit gate enforces it."))
-                }
-                Ok(instruct::Recorded::AlreadyThere { id }) => {
-                    Flow::Stop(Status::Succeeded, format!("Rule {id} is already recorded."))
-                }
-                Ok(instruct::Recorded::Refused { why }) => Flow::Stop(Status::Refused, format!("Not recorded: {why}")),
-                Err(e) => Flow::Stop(Status::Failed, e.to_string()),
-            },
+            Step::RecordRule => self.learn_rule(t)?,
             Step::UpdateMemory => {
                 let session = self.session.id.clone();
                 let (status, text) = super::recall::update(self.memories()?, intent, &session)?;
@@ -212,21 +204,72 @@ impl Agent<'_> {
         })
     }
 
-    /// Writes edits through the router. `Err(flow)`: refused or failed; what was written is restored.
+    /// Writes edits through the router, unless they break a learned rule in
+    /// force. `Err(flow)`: refused or failed; what was written is restored. A
+    /// write a person declines is remembered with what it would have broken.
     fn write_all(&mut self, router: &mut Router, edits: &[Edit]) -> Result<Result<(), Flow>, AgentError> {
+        let triples: Vec<(&str, &str, &str)> =
+            edits.iter().map(|e| (e.path.as_str(), e.old.as_str(), e.new.as_str())).collect();
+        let rules = learn::in_force(self.memories()?)?;
+        let broken = learn::violations(&rules, &triples);
+        if !broken.is_empty() {
+            let why = learn::refusal(&rules, &broken);
+            return Ok(Err(Flow::Stop(Status::Refused, format!("Not changed: {why}."))));
+        }
         for (n, Edit { path, old, new }) in edits.iter().enumerate() {
             let action = Action::WriteFile { path: path.clone(), content: Some(new.clone()) };
             let shown = diff::change(path, old, new).diff;
+            let asks_person = router.judge(&action).decision == crate::policy::Verdict::Ask
+                && self.approver.by() == crate::router::ApprovedBy::Human;
             match self.act(router, &action, &shown)? {
                 Some(Outcome::Executed { .. }) => {}
                 refused_or_failed => {
                     self.restore(router, &edits[..n])?;
+                    let declined = refused_or_failed.is_none() && asks_person;
+                    let mut text = format!("Could not write {path}; nothing was changed.");
+                    if declined {
+                        let session = self.session.id.clone();
+                        for rule in learn::declined(self.memories()?, &session, &triples)? {
+                            text.push_str(&format!(
+                                "\nYou have now declined {} patches that {}. Proposed rule {}: {}; accept it with `nerd memory rules accept {}`.",
+                                rule.evidence, rule.text, rule.id, rule.rule, rule.id
+                            ));
+                        }
+                    }
                     let status = if refused_or_failed.is_none() { Status::Refused } else { Status::Failed };
-                    return Ok(Err(Flow::Stop(status, format!("Could not write {path}; nothing was changed."))));
+                    return Ok(Err(Flow::Stop(status, text)));
                 }
             }
         }
         Ok(Ok(()))
+    }
+
+    /// A standing instruction or preference: proposed as a rule, put to the
+    /// approver, accepted, declined, or left proposed when nobody can answer.
+    fn learn_rule(&mut self, t: &mut Turn<'_>) -> Result<Flow, AgentError> {
+        self.memory_request = true;
+        let session = self.session.id.clone();
+        let lang = instruct::main_language(&self.root);
+        let rule = match learn::propose(self.memories()?, t.request, t.intent, lang, &session)? {
+            learn::Learned::Done(status, text) => return Ok(Flow::Stop(status, text)),
+            learn::Learned::Ask(rule) => rule,
+        };
+        let subject = learn::question(&rule);
+        let granted = self.approver.approve(&subject, learn::enforced_where(&rule));
+        let source = self.approver.source().to_string();
+        let by_person = self.approver.by() == crate::router::ApprovedBy::Human;
+        self.emit(Event::Approval { subject: subject.clone(), granted, source: source.clone() });
+        if granted || by_person {
+            t.router.record(Record::Approval {
+                action: None,
+                subject: Some(subject),
+                granted,
+                by: Some(self.approver.by()),
+                source: source.clone(),
+            })?;
+        }
+        let (status, text) = learn::decide(self.memories()?, &rule, granted, by_person, &source)?;
+        Ok(Flow::Stop(status, text))
     }
 
     /// Puts the files of `edits` back as they were before them, through the router.
@@ -358,7 +401,11 @@ pub(super) fn plan(next: Step, t: &Turn<'_>, root: &Path, config: &Config) -> St
         Step::ReportSuccess => "Would report success: the tests pass.".into(),
         Step::ReportUnverified => "Would report that nothing failed but nothing was verified.".into(),
         Step::Scaffold => "Would create a new project's files.".into(),
-        Step::RecordRule => "Would record the instruction as a rule in .nerd/config.toml.".into(),
+        Step::RecordRule => {
+            "Would propose the instruction as a learned rule and ask you to accept it; accepted rules refuse \
+             patches that break them, block commits, and are shown to the model."
+                .into()
+        }
         Step::RunChecks => "Would run the commit gate on the staged changes.".into(),
         Step::UpdateMemory => "Would remember or forget what the request says.".into(),
     }

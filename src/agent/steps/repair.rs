@@ -8,13 +8,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use nerd_logic::vocab::TestState;
 
 use super::{has_python, Applied, NEEDS_MODEL};
-use crate::agent::context;
 use crate::agent::event::{Event, Status};
 use crate::agent::patch::{self, Edit};
 use crate::agent::verify::{self, Kind, Verdict, Verification};
+use crate::agent::{context, learn};
 use crate::agent::{Agent, AgentError, Flow, LoopState, Turn};
 use crate::check::parse::Found;
 use crate::kernel::Loaded;
+use crate::memory::rules::LearnedRule;
 use crate::perceive::focus::Candidate;
 use crate::router::Router;
 use crate::world::lang::Lang;
@@ -157,6 +158,8 @@ impl Agent<'_> {
         paths: &BTreeSet<String>,
     ) -> Result<(String, BTreeMap<String, String>), AgentError> {
         let mut text = format!("Task: {task}\n\n");
+        let rules = learn::in_force(self.memories()?)?;
+        text.push_str(&learn::context_block(&rules));
         let failures: Vec<String> = st
             .findings
             .iter()
@@ -232,6 +235,7 @@ impl Agent<'_> {
         raw: Result<String, String>,
         contents: &BTreeMap<String, String>,
         paths: &BTreeSet<String>,
+        rules: &[LearnedRule],
     ) -> Result<(String, Vec<Edit>), String> {
         let proposal = patch::parse(&raw?).map_err(|e| e.to_string())?;
         let edits = patch::apply(&proposal, &mut |p| contents.get(p).cloned(), paths).map_err(|e| e.to_string())?;
@@ -246,6 +250,12 @@ impl Agent<'_> {
         }
         if edits.iter().all(|e| e.old == e.new) {
             return Err("the patch changes nothing".into());
+        }
+        let triples: Vec<(&str, &str, &str)> =
+            edits.iter().map(|e| (e.path.as_str(), e.old.as_str(), e.new.as_str())).collect();
+        let broken = learn::violations(rules, &triples);
+        if !broken.is_empty() {
+            return Err(learn::refusal(rules, &broken));
         }
         Ok((proposal.explanation, edits))
     }
@@ -263,7 +273,8 @@ impl Agent<'_> {
             None => Err("no model".into()),
         };
         let attempt = st.retries + 1;
-        match Self::validate(raw, &contents, &paths) {
+        let rules = learn::in_force(self.memories()?)?;
+        match Self::validate(raw, &contents, &paths, &rules) {
             Ok((explanation, edits)) => {
                 let files = edits.iter().map(|e| e.path.clone()).collect();
                 self.emit(Event::Patch { attempt, files, accepted: true, reason: explanation.clone() });
@@ -338,7 +349,8 @@ impl Agent<'_> {
             Some(p) => p.transduce(&prompt, None),
             None => Err("no model".into()),
         };
-        let (explanation, edits) = match Self::validate(raw, &contents, &paths) {
+        let rules = learn::in_force(self.memories()?)?;
+        let (explanation, edits) = match Self::validate(raw, &contents, &paths, &rules) {
             Ok(v) => v,
             Err(reason) => {
                 self.emit(Event::Patch { attempt: 1, files: vec![], accepted: false, reason: reason.clone() });

@@ -1,5 +1,6 @@
-//! Line diffs for what a turn changed: unified-diff text with counts, for
-//! articulation, approval prompts and `--dry-run` plans.
+//! Line diffs between two texts: unified-diff text with counts (for
+//! articulation, approval prompts and `--dry-run` plans) and the added lines
+//! with their new line numbers (for judging what a change introduces).
 //! Knows nothing about where the texts came from.
 
 use crate::articulate::Change;
@@ -32,6 +33,17 @@ pub fn change(path: &str, old: &str, new: &str) -> Change {
         }
     }
     Change { path: path.to_string(), added, removed, diff }
+}
+
+/// The lines `new` adds to `old`, with their 1-based line numbers in `new`.
+pub fn added_lines(old: &str, new: &str) -> Vec<(u32, String)> {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    script(&a, &b)
+        .into_iter()
+        .filter(|(op, _, _)| *op == Op::Add)
+        .map(|(_, _, j)| (u32::try_from(j + 1).unwrap_or(u32::MAX), b[j].to_string()))
+        .collect()
 }
 
 /// The edit script as (op, index in a, index in b).
@@ -135,6 +147,13 @@ mod tests {
         let c = change("x", &old, &new);
         assert_eq!(c.diff.matches("@@ -").count(), 2, "{}", c.diff);
         assert_eq!((c.added, c.removed), (2, 2));
+    }
+
+    #[test]
+    fn added_lines_carry_their_new_numbers() {
+        assert_eq!(added_lines("a\nb\nc\n", "a\nx\nb\nc\ny\n"), vec![(2, "x".into()), (5, "y".into())]);
+        assert_eq!(added_lines("a\n", "a\n"), vec![]);
+        assert_eq!(added_lines("", "z\n"), vec![(1, "z".into())]);
     }
 
     #[test]
