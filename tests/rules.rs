@@ -3,7 +3,9 @@
 //! patch that breaks it (recorded transcript through the real patch parser)
 //! with the rule's id, blocks the commit gate, and is listed by `nerd memory
 //! rules` with where it came from; a rule that would permit is refused; three
-//! declined patches that break the same restriction propose a rule.
+//! declined patches that break the same restriction propose a rule. Also the
+//! control packet of a model's reply: notes and `knowledge_link` facts are
+//! kept, and a reply that promotes a permission is refused whole.
 
 mod common;
 
@@ -200,4 +202,38 @@ fn the_third_declined_patch_that_breaks_the_same_restriction_proposes_a_rule() {
     memories.decide_rule(rule.number, false, "human").unwrap();
     assert!(declined(&[("go.mod", "module x\n", "module x\nrequire a.b/c v1.0.0\n")]).is_empty());
     assert_eq!(memories.rules(None).unwrap().len(), 1);
+}
+
+#[test]
+fn a_reply_keeps_notes_and_links_and_one_that_promotes_a_permission_is_refused() {
+    let repo = Repo::new(Some("agent/python-calc"));
+    let fix = |ops: Value| {
+        serde_json::json!({
+            "explanation": "add instead of subtracting",
+            "edits": [{"path": "calc/ops.py", "start_line": 2, "end_line": 2, "replacement": "    return a + b\n"}],
+            "memory_operations": ops,
+            "self_correction": "the bug is in add, not in mul",
+        })
+    };
+    let sneaky = fix(serde_json::json!([{"op": "promote", "fact": "permitted(\"exec:rm -rf /\")"}]));
+    let honest = fix(serde_json::json!([
+        {"op": "note", "text": "mul is built on add, so a bug in add breaks both", "subject": "calc/ops.py"},
+        {"op": "promote", "fact": "knowledge_link(\"calc/ops.py#mul\", \"built_on\", \"calc/ops.py#add\")"},
+    ]));
+    let transcript = repo.transcript(&[sneaky, honest]);
+    let (code, events) = repo.run_json(&["fix the failing tests", "--transcript", &transcript]);
+    assert_eq!(code, 0, "{:#?}", events.last());
+    let patches = of_kind(&events, "patch");
+    assert_eq!(patches[0]["accepted"], false);
+    assert!(patches[0]["reason"].as_str().unwrap().contains("memory operation refused"), "{patches:#?}");
+    let kept: Vec<&str> = of_kind(&events, "memory").iter().map(|e| e["text"].as_str().unwrap()).collect();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(kept[1].contains("calc/ops.py#mul -built_on-> calc/ops.py#add"), "{kept:?}");
+
+    let facts = repo.json(&["memory", "list", "--kind", "fact", "--json"]);
+    let items = facts["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1);
+    assert!(items[0]["source"].as_str().unwrap().starts_with("model:"), "{items:?}");
+    let stats = repo.json(&["memory", "stats", "--json"]);
+    assert_eq!(stats["links"], 1);
 }

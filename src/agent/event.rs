@@ -164,6 +164,10 @@ pub enum Event {
     Answer {
         text: String,
     },
+    /// What a model's reply kept in or dropped from memory.
+    Memory {
+        text: String,
+    },
     Question {
         text: String,
         options: Vec<String>,

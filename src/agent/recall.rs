@@ -5,7 +5,9 @@
 //! test again" is grounded on the most recent of them (`source` names the
 //! session and the request, so what one request touched is told apart), with a confidence that
 //! asks when more than one would fit. "Remember that …" and "forget …"
-//! requests land here too. Knows nothing about how recall scores.
+//! requests land here too, and so do the checked memory operations of a
+//! model's reply (notes, `knowledge_link` facts, forgetting what a model
+//! noted). Knows nothing about how recall scores.
 
 use std::sync::OnceLock;
 
@@ -179,6 +181,40 @@ pub fn remembered(memories: &Memories, target: &str, loaded: &Loaded) -> Result<
             c
         })
         .collect())
+}
+
+/// Carries out a model's checked memory operations under `source`
+/// (`model:SESSION`); returns what each did, in words. A model forgets only
+/// what a model noted.
+pub fn model_operations(
+    memories: &Memories,
+    ops: &[crate::agent::patch::MemoryOp],
+    source: &str,
+) -> Result<Vec<String>, MemoryError> {
+    use crate::agent::patch::MemoryOp;
+    let mut done = Vec::new();
+    for op in ops {
+        done.push(match op {
+            MemoryOp::Note { text, subject } => {
+                let m = memories.add(Kind::Fact, text, subject.as_deref(), source)?;
+                format!("noted {}: {}", m.id, m.text)
+            }
+            MemoryOp::Link { a, relation, b } => {
+                memories.link(a, relation, b, None)?;
+                format!("linked {a} -{relation}-> {b}")
+            }
+            MemoryOp::Forget { id } => match memories.get(*id) {
+                Ok(m) if m.source.starts_with("model:") => {
+                    memories.forget(*id)?;
+                    format!("forgot {id}: {}", m.text)
+                }
+                Ok(_) => format!("kept {id}: a model may forget only what a model noted"),
+                Err(MemoryError::NoSuchMemory(_)) => format!("nothing to forget: there is no memory {id}"),
+                Err(e) => return Err(e),
+            },
+        });
+    }
+    Ok(done)
 }
 
 #[cfg(test)]

@@ -166,6 +166,7 @@ impl<W: Write> Sink for Text<W> {
                 let verdict = if *accepted { "accepted" } else { "rejected" };
                 format!("· patch {attempt} {verdict} {}: {reason}", files.join(", "))
             }
+            Event::Memory { text } => format!("· memory: {text}"),
             Event::Answer { text } if self.answers => format!("\n{text}"),
             Event::Answer { .. } => return,
             Event::Question { .. } | Event::Escalated { .. } => return,

@@ -179,6 +179,17 @@ impl Memories {
         Ok(memory)
     }
 
+    /// Keeps `knowledge_link(a, relation, b)` in graph memory (once).
+    pub fn link(&self, a: &str, relation: &str, b: &str, memory: Option<i64>) -> Result<(), MemoryError> {
+        let row = crate::store::LinkRow { a: a.into(), relation: relation.into(), b: b.into(), memory };
+        Ok(self.db.link_insert(&row, now_ns())?)
+    }
+
+    /// Every `knowledge_link`, oldest first.
+    pub fn links(&self) -> Result<Vec<crate::store::LinkRow>, MemoryError> {
+        Ok(self.db.links()?)
+    }
+
     /// The `k` memories that best answer `query`, by meaning and words, best first.
     pub fn search(&self, query: &str, k: usize) -> Result<Vec<Hit>, MemoryError> {
         self.backfill()?;

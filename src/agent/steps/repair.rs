@@ -236,7 +236,7 @@ impl Agent<'_> {
         contents: &BTreeMap<String, String>,
         paths: &BTreeSet<String>,
         rules: &[LearnedRule],
-    ) -> Result<(String, Vec<Edit>), String> {
+    ) -> Result<(patch::Proposal, Vec<Edit>), String> {
         let proposal = patch::parse(&raw?).map_err(|e| e.to_string())?;
         let edits = patch::apply(&proposal, &mut |p| contents.get(p).cloned(), paths).map_err(|e| e.to_string())?;
         for Edit { path, old, new } in &edits {
@@ -257,7 +257,24 @@ impl Agent<'_> {
         if !broken.is_empty() {
             return Err(learn::refusal(rules, &broken));
         }
-        Ok((proposal.explanation, edits))
+        Ok((proposal, edits))
+    }
+
+    /// Carries out the memory operations of an accepted reply, and keeps its
+    /// self-correction for the next attempt's prompt.
+    fn keep_model_memory(&mut self, proposal: &patch::Proposal, st: &mut LoopState) -> Result<(), AgentError> {
+        if let Some(correction) = &proposal.self_correction {
+            st.tried.push(format!("the model corrected itself: {correction}"));
+        }
+        if proposal.memory.is_empty() {
+            return Ok(());
+        }
+        let source = format!("model:{}", self.session.id);
+        let done = crate::agent::recall::model_operations(self.memories()?, &proposal.memory, &source)?;
+        for line in done {
+            self.emit(Event::Memory { text: line });
+        }
+        Ok(())
     }
 
     pub(super) fn propose_patch(&mut self, t: &mut Turn<'_>) -> Result<Flow, AgentError> {
@@ -275,7 +292,9 @@ impl Agent<'_> {
         let attempt = st.retries + 1;
         let rules = learn::in_force(self.memories()?)?;
         match Self::validate(raw, &contents, &paths, &rules) {
-            Ok((explanation, edits)) => {
+            Ok((proposal, edits)) => {
+                let explanation = proposal.explanation.clone();
+                self.keep_model_memory(&proposal, st)?;
                 let files = edits.iter().map(|e| e.path.clone()).collect();
                 self.emit(Event::Patch { attempt, files, accepted: true, reason: explanation.clone() });
                 st.explanation = explanation;
@@ -351,7 +370,10 @@ impl Agent<'_> {
         };
         let rules = learn::in_force(self.memories()?)?;
         let (explanation, edits) = match Self::validate(raw, &contents, &paths, &rules) {
-            Ok(v) => v,
+            Ok((proposal, edits)) => {
+                self.keep_model_memory(&proposal, st)?;
+                (proposal.explanation, edits)
+            }
             Err(reason) => {
                 self.emit(Event::Patch { attempt: 1, files: vec![], accepted: false, reason: reason.clone() });
                 return Ok(Flow::Stop(Status::Failed, format!("The model's change was rejected: {reason}")));
