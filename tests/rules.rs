@@ -95,6 +95,11 @@ fn an_accepted_preference_refuses_a_patch_that_breaks_it_and_is_listed_with_its_
 
     let accepted = repo.json(&["memory", "rules", "accept", "L1", "--json"]);
     assert_eq!((accepted["status"].as_str(), accepted["decided_by"].as_str()), (Some("accepted"), Some("human")));
+    // Said again, it is the same rule, already in force, and the preference is not stored twice.
+    let (_, again) = repo.run_json(&["never call print in python code"]);
+    assert!(of_kind(&again, "answer")[0]["text"].as_str().unwrap().contains("Rule L1 is already in force"));
+    let preferences = repo.json(&["memory", "list", "--kind", "preference", "--json"]);
+    assert_eq!(preferences["items"].as_array().unwrap().len(), 1);
 
     // The first patch prints on the way; the second is the plain fix.
     let debug = serde_json::json!({

@@ -51,8 +51,12 @@ pub fn propose(
         Ok(r) => r,
         Err(why) => return Ok(Learned::Done(Status::Refused, format!("Not recorded as a rule: {why}."))),
     };
-    let memory = memories.add(Kind::Preference, text, None, session)?;
-    match memories.propose_rule(&restriction, text, Origin::Said, (Some(memory.id), 0), session)? {
+    // Said again, a rule already known keeps its first memory: no second copy of the preference.
+    let memory = match memories.find_rule(&restriction, text)? {
+        Some(known) => known.memory,
+        None => Some(memories.add(Kind::Preference, text, None, session)?.id),
+    };
+    match memories.propose_rule(&restriction, text, Origin::Said, (memory, 0), session)? {
         Proposed::Known(rule) if rule.status == RuleStatus::Accepted => Ok(Learned::Done(
             Status::Succeeded,
             format!("Rule {} is already in force: {} ({}).", rule.id, rule.rule, rule.source()),

@@ -160,13 +160,8 @@ impl Memories {
     ) -> Result<Proposed, MemoryError> {
         let stored = restriction.to_json();
         let text = text.trim();
-        let same = self
-            .db
-            .rules_with(&stored)?
-            .into_iter()
-            .find(|r| restriction.is_checked() || r.text.eq_ignore_ascii_case(text));
-        if let Some(row) = same {
-            return Ok(Proposed::Known(row.try_into()?));
+        if let Some(rule) = self.find_rule(restriction, text)? {
+            return Ok(Proposed::Known(rule));
         }
         let new = NewRule {
             restriction: &stored,
@@ -180,6 +175,17 @@ impl Memories {
         };
         let id = self.db.rule_insert(&new)?;
         Ok(Proposed::New(self.rule(id)?))
+    }
+
+    /// The rule with this restriction (for guidance, also this text), whatever its status.
+    pub fn find_rule(&self, restriction: &Restriction, text: &str) -> Result<Option<LearnedRule>, MemoryError> {
+        let text = text.trim();
+        let same = self
+            .db
+            .rules_with(&restriction.to_json())?
+            .into_iter()
+            .find(|r| restriction.is_checked() || r.text.eq_ignore_ascii_case(text));
+        same.map(LearnedRule::try_from).transpose()
     }
 
     pub fn rule(&self, number: i64) -> Result<LearnedRule, MemoryError> {
