@@ -42,7 +42,7 @@ pub fn main_language(root: &Path) -> Option<Lang> {
     let mut counts: Vec<(Lang, usize)> = Vec::new();
     for f in &files {
         if let Some(lang) = Lang::from_name(lang_label(&f.path)) {
-            let lang = if lang == Lang::Tsx { Lang::TypeScript } else { lang };
+            let lang = lang.family();
             match counts.iter_mut().find(|(l, _)| *l == lang) {
                 Some((_, n)) => *n += 1,
                 None => counts.push((lang, 1)),

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use globset::Glob;
 use serde::Serialize;
 
+use super::parse::Found;
 use super::rules;
 use crate::config::restriction::{Indent, Restriction};
 use crate::config::{Pattern, Rule};
@@ -37,27 +38,41 @@ pub struct Violation {
 
 /// Violations of `rules` (id, restriction) by `changes`, in path and line order.
 pub fn violations(rules: &[(String, Restriction)], changes: &[Change<'_>]) -> Vec<Violation> {
+    // Call rules are judged together, so each changed file is parsed once.
+    let call_rules: Vec<Rule> = rules
+        .iter()
+        .filter_map(|(id, r)| match r {
+            Restriction::ForbidCall { lang, name, include_tests } => Some(Rule {
+                id: id.clone(),
+                lang: *lang,
+                pattern: Pattern::Call(name.clone()),
+                message: String::new(),
+                severity: nerd_logic::vocab::Severity::Error,
+                include_tests: *include_tests,
+                paths: None,
+            }),
+            _ => None,
+        })
+        .collect();
     let mut out = Vec::new();
     for change in changes.iter().filter(|c| c.old != c.new) {
         let added = crate::diff::added_lines(change.old, change.new);
+        if !call_rules.is_empty() {
+            let lines: HashSet<u32> = added.iter().map(|(l, _)| *l).collect();
+            for f in rules::check_source(&call_rules, change.path, change.new.as_bytes(), &lines) {
+                let Found::Rule { id } = f.found else { continue };
+                let name = rules.iter().find_map(|(rule, r)| match r {
+                    Restriction::ForbidCall { name, .. } if *rule == id => Some(name.as_str()),
+                    _ => None,
+                });
+                let what = format!("calls `{}`", name.unwrap_or_default());
+                out.push(Violation { rule: id, path: change.path.to_string(), line: f.line, what });
+            }
+        }
         for (id, restriction) in rules {
             let v = |line: u32, what: String| Violation { rule: id.clone(), path: change.path.to_string(), line, what };
             match restriction {
-                Restriction::ForbidCall { lang, name, include_tests } => {
-                    let rule = Rule {
-                        id: id.clone(),
-                        lang: *lang,
-                        pattern: Pattern::Call(name.clone()),
-                        message: String::new(),
-                        severity: nerd_logic::vocab::Severity::Error,
-                        include_tests: *include_tests,
-                        paths: None,
-                    };
-                    let lines: HashSet<u32> = added.iter().map(|(l, _)| *l).collect();
-                    for f in rules::check_source(&[rule], change.path, change.new.as_bytes(), &lines) {
-                        out.push(v(f.line, format!("calls `{name}`")));
-                    }
-                }
+                Restriction::ForbidCall { .. } | Restriction::Guidance => {}
                 Restriction::NoNewDependency => {
                     if let Some((line, what)) = new_dependency(change, &added) {
                         out.push(v(line, what));
@@ -78,7 +93,7 @@ pub fn violations(rules: &[(String, Restriction)], changes: &[Change<'_>]) -> Ve
                     }
                 }
                 Restriction::IndentWith { lang, indent } => {
-                    if same_family(Lang::of_path(change.path), *lang) {
+                    if Lang::of_path(change.path).is_some_and(|l| l.family() == lang.family()) {
                         if let Some((line, _)) =
                             added.iter().find(|(_, text)| indented_with(text) == Some(other(*indent)))
                         {
@@ -87,7 +102,6 @@ pub fn violations(rules: &[(String, Restriction)], changes: &[Change<'_>]) -> Ve
                         }
                     }
                 }
-                Restriction::Guidance => {}
             }
         }
     }
@@ -111,7 +125,7 @@ pub fn candidates(changes: &[Change<'_>]) -> BTreeSet<Restriction> {
             out.insert(Restriction::ProtectPaths { glob: change.path.to_string() });
         }
         let Some(lang) = Lang::of_path(change.path) else { continue };
-        let lang = if lang == Lang::Tsx { Lang::TypeScript } else { lang };
+        let lang = lang.family();
         for (_, text) in &added {
             match indented_with(text) {
                 Some(Indent::Tabs) => out.insert(Restriction::IndentWith { lang, indent: Indent::Spaces }),
@@ -129,11 +143,6 @@ pub fn candidates(changes: &[Change<'_>]) -> BTreeSet<Restriction> {
         }
     }
     out
-}
-
-fn same_family(of: Option<Lang>, lang: Lang) -> bool {
-    let family = |l: Lang| if l == Lang::Tsx { Lang::TypeScript } else { l };
-    of.is_some_and(|l| family(l) == family(lang))
 }
 
 fn other(indent: Indent) -> Indent {

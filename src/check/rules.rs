@@ -37,10 +37,9 @@ pub fn check(dir: &Path, rules: &[Rule], added: &BTreeMap<String, FileDiff>) -> 
 /// The rules that apply to `path`: its language, its paths, test files only when included.
 fn applicable<'r>(rules: &'r [Rule], path: &str) -> Vec<&'r Rule> {
     let Some(lang) = Lang::of_path(path) else { return Vec::new() };
-    let family = |l: Lang| if l == Lang::Tsx { Lang::TypeScript } else { l };
     rules
         .iter()
-        .filter(|r| family(r.lang) == family(lang))
+        .filter(|r| r.lang.family() == lang.family())
         .filter(|r| r.paths.as_ref().is_none_or(|g| g.is_match(path)))
         .filter(|r| r.include_tests || !lang.is_test_path(path))
         .collect()
@@ -76,9 +75,19 @@ pub fn check_source(rules: &[Rule], path: &str, source: &[u8], added: &HashSet<u
 
 /// The names called on the `added` lines of `source` outside test code.
 pub fn added_calls(path: &str, source: &[u8], added: &HashSet<u32>) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let Some(lang) = Lang::of_path(path) else { return out };
-    let Some(tree) = parse(lang, source) else { return out };
+    let Some(lang) = Lang::of_path(path) else { return BTreeSet::new() };
+    let Some(tree) = parse(lang, source) else { return BTreeSet::new() };
+    let tests = test_ranges(lang, path, source, tree.root_node());
+    calls(lang, tree.root_node(), source)
+        .into_iter()
+        .filter(|(line, _)| added.contains(line) && !tests.iter().any(|r| r.contains(line)))
+        .map(|(_, name)| name)
+        .collect()
+}
+
+/// Every call the language's projection query sees, as (line, called name).
+fn calls(lang: Lang, root: Node<'_>, source: &[u8]) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
     let Ok(query) = lang.query() else { return out };
     let names = query.capture_names();
     let (Some(call), Some(name)) =
@@ -86,18 +95,14 @@ pub fn added_calls(path: &str, source: &[u8], added: &HashSet<u32>) -> BTreeSet<
     else {
         return out;
     };
-    let tests = test_ranges(lang, path, source, tree.root_node());
     let mut cursor = QueryCursor::new();
-    let mut it = cursor.matches(query, tree.root_node(), source);
+    let mut it = cursor.matches(query, root, source);
     while let Some(m) = it.next() {
         let Some(c) = m.captures().iter().find(|c| c.index as usize == call) else { continue };
         let line = c.node.start_position().row as u32 + 1;
-        if !added.contains(&line) || tests.iter().any(|r| r.contains(&line)) {
-            continue;
-        }
         for n in m.captures().iter().filter(|c| c.index as usize == name) {
             if let Ok(text) = std::str::from_utf8(&source[n.node.byte_range()]) {
-                out.insert(text.to_string());
+                out.push((line, text.to_string()));
             }
         }
     }
@@ -112,27 +117,10 @@ fn parse(lang: Lang, source: &[u8]) -> Option<tree_sitter::Tree> {
 
 /// Lines where `rule` matches.
 fn matches(lang: Lang, rule: &Rule, root: Node<'_>, source: &[u8]) -> Vec<u32> {
-    let text = |n: Node<'_>| std::str::from_utf8(&source[n.byte_range()]).unwrap_or("");
     let mut lines = Vec::new();
     match &rule.pattern {
         Pattern::Call(name) => {
-            let Ok(query) = lang.query() else { return lines };
-            let names = query.capture_names();
-            let (Some(call), Some(capture_name)) =
-                (names.iter().position(|n| *n == "reference.call"), names.iter().position(|n| *n == "name"))
-            else {
-                return lines;
-            };
-            let mut cursor = QueryCursor::new();
-            let mut it = cursor.matches(query, root, source);
-            while let Some(m) = it.next() {
-                let is_call = m.captures().iter().any(|c| c.index as usize == call);
-                let named = m.captures().iter().any(|c| c.index as usize == capture_name && text(c.node) == name);
-                if let (true, true, Some(c)) = (is_call, named, m.captures().iter().find(|c| c.index as usize == call))
-                {
-                    lines.push(c.node.start_position().row as u32 + 1);
-                }
-            }
+            lines.extend(calls(lang, root, source).into_iter().filter(|(_, called)| called == name).map(|(l, _)| l));
         }
         Pattern::Query(src) => {
             let Ok(query) = Query::new(&lang.grammar(), src) else { return lines };

@@ -161,7 +161,7 @@ pub fn restriction_for(text: &str, intent: &Intent, workspace_lang: Option<Lang>
         let lang = lang.ok_or("say which language the indentation is for (rust, python, go, typescript)")?;
         let says_tabs = m[1].eq_ignore_ascii_case("tabs");
         let indent = if says_tabs != forbids { Indent::Tabs } else { Indent::Spaces };
-        return Ok(Restriction::IndentWith { lang: if lang == Lang::Tsx { Lang::TypeScript } else { lang }, indent });
+        return Ok(Restriction::IndentWith { lang: lang.family(), indent });
     }
     if forbids {
         if let Some(c) = protected().captures(text) {
@@ -184,11 +184,7 @@ pub fn restriction_for(text: &str, intent: &Intent, workspace_lang: Option<Lang>
         if let Some(name) = forbidden_call(text) {
             let lang = lang.ok_or("say which language the rule is for (rust, python, go, typescript)")?;
             let include_tests = text.to_lowercase().contains("even in tests");
-            return Ok(Restriction::ForbidCall {
-                lang: if lang == Lang::Tsx { Lang::TypeScript } else { lang },
-                name,
-                include_tests,
-            });
+            return Ok(Restriction::ForbidCall { lang: lang.family(), name, include_tests });
         }
     }
     Ok(Restriction::Guidance)

@@ -101,6 +101,15 @@ impl Lang {
             .map_err(Clone::clone)
     }
 
+    /// The language family rules and resolution treat as one: TSX is TypeScript.
+    pub fn family(self) -> Lang {
+        if self == Lang::Tsx {
+            Lang::TypeScript
+        } else {
+            self
+        }
+    }
+
     /// Whether a path names a test file by the language's conventions.
     pub fn is_test_path(self, path: &str) -> bool {
         let file = path.rsplit('/').next().unwrap_or(path);

@@ -35,14 +35,6 @@ pub(super) fn path_of(id: &str) -> &str {
     id.split_once('#').map_or(id, |(p, _)| p)
 }
 
-pub(super) fn lang_family(lang: Lang) -> Lang {
-    if lang == Lang::Tsx {
-        Lang::TypeScript
-    } else {
-        lang
-    }
-}
-
 /// A file's module path in `/` form, as imports name it: the path without
 /// extension for Python, Rust and TypeScript (`__init__`, `mod` and `index`
 /// name their folder), the folder for Go.
@@ -208,7 +200,7 @@ impl<'a> Index<'a> {
             test_files: HashSet::default(),
         };
         for f in views {
-            let family = lang_family(f.lang);
+            let family = f.lang.family();
             index.files.insert(f.path, f);
             if f.lang.is_test_path(f.path) {
                 index.test_files.insert(f.path);
@@ -286,7 +278,7 @@ impl<'a> Index<'a> {
     /// matches a file whose module path ends with it at a segment boundary. A
     /// Go import path matches the folders sharing its longest tail.
     pub fn module_files(&self, lang: Lang, key: &str) -> Vec<&'a str> {
-        let family = lang_family(lang);
+        let family = lang.family();
         let wanted = if family == Lang::Python { key.replace('.', "/") } else { key.to_string() };
         let Some(candidates) = self.modules.get(&(family, last_segment(&wanted))) else { return Vec::new() };
         if family == Lang::Go {
@@ -303,7 +295,7 @@ impl<'a> Index<'a> {
 
     /// The files of a submodule `name` of the module `files` make up.
     pub fn submodule_files(&self, lang: Lang, files: &[&'a str], name: &str) -> Vec<&'a str> {
-        let family = lang_family(lang);
+        let family = lang.family();
         let Some(candidates) = self.modules.get(&(family, name)) else { return Vec::new() };
         let parents: HashSet<&str> = files.iter().map(|f| module_path(lang, f)).collect();
         candidates.iter().filter(|(m, _)| parents.contains(dir_of(m))).map(|(_, f)| *f).collect()

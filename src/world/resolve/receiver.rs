@@ -8,7 +8,7 @@
 
 use nerd_logic::vocab::{Provenance, SymbolKind};
 
-use super::index::{callable, container_of, dir_of, is_type, lang_family, path_of, Index};
+use super::index::{callable, container_of, dir_of, is_type, path_of, Index};
 use super::names::{builtin_function, builtin_global, builtin_type, std_method};
 use super::types::{return_type, type_name};
 use super::FileView;
@@ -165,7 +165,7 @@ impl<'a> Index<'a> {
     /// builtins, then a unique name anywhere as a guess.
     fn plain(&self, cx: &Cx<'_, 'a>, name: &str) -> Outcome<'a> {
         let file = cx.file;
-        let family = lang_family(file.lang);
+        let family = file.lang.family();
         let local: Vec<&ProjectedSymbol> = self
             .local
             .get(&(file.path, name))
@@ -308,7 +308,7 @@ impl<'a> Index<'a> {
                 let (found, dispatched) = self.methods_on(cx, &types, name);
                 if found.is_empty() {
                     // Inherited from a base outside the project, or a callable held in a field.
-                    return if self.has_foreign_base(lang_family(cx.file.lang), &types) {
+                    return if self.has_foreign_base(cx.file.lang.family(), &types) {
                         Outcome::External
                     } else {
                         Outcome::Unknown
@@ -339,7 +339,7 @@ impl<'a> Index<'a> {
         }
         let candidates: Vec<&ProjectedSymbol> = self
             .methods_by_name
-            .get(&(lang_family(cx.file.lang), name))
+            .get(&(cx.file.lang.family(), name))
             .into_iter()
             .flatten()
             .copied()
@@ -355,7 +355,7 @@ impl<'a> Index<'a> {
     /// and, for an interface or trait, of every type implementing it. The
     /// flag says whether dispatch was involved.
     fn methods_on(&self, cx: &Cx<'_, 'a>, types: &[&'a str], method: &str) -> (Vec<&'a ProjectedSymbol>, bool) {
-        let family = lang_family(cx.file.lang);
+        let family = cx.file.lang.family();
         let mut out: Vec<&'a ProjectedSymbol> = Vec::new();
         let mut dispatched = false;
         let mut queue: Vec<(&'a str, u32)> = types.iter().map(|t| (*t, 0)).collect();
@@ -419,7 +419,7 @@ impl<'a> Index<'a> {
 
     /// The type whose method or function the caller is (`self`, `this`, `cls`, `Self`).
     fn enclosing_type(&self, cx: &Cx<'_, 'a>) -> Option<&'a str> {
-        let family = lang_family(cx.file.lang);
+        let family = cx.file.lang.family();
         let qualified = cx.caller.split_once('#').map(|(_, q)| q)?;
         let segments: Vec<&str> = qualified.split('.').collect();
         segments[..segments.len().saturating_sub(1)].iter().rev().find_map(|seg| {
@@ -431,7 +431,7 @@ impl<'a> Index<'a> {
     /// A type name as the file sees it: its own, imported, its package's, or unique in the project.
     fn type_named(&self, cx: &Cx<'_, 'a>, name: &str) -> TypeLookup<'a> {
         let file = cx.file;
-        let family = lang_family(file.lang);
+        let family = file.lang.family();
         let names = |found: &[&'a ProjectedSymbol]| -> Vec<&'a str> {
             let mut names: Vec<&'a str> = found.iter().map(|s| s.name.as_str()).collect();
             names.dedup();
@@ -561,7 +561,7 @@ impl<'a> Index<'a> {
 
     /// `super()`: the bases of the caller's type.
     fn bases_of_enclosing(&self, cx: &Cx<'_, 'a>) -> Value<'a> {
-        let family = lang_family(cx.file.lang);
+        let family = cx.file.lang.family();
         let Some(t) = self.enclosing_type(cx) else { return Value::Unknown };
         let bases: Vec<&'a str> = self
             .bases
@@ -693,7 +693,7 @@ impl<'a> Index<'a> {
         if !is_identifier(part) {
             return Value::Unknown;
         }
-        let family = lang_family(cx.file.lang);
+        let family = cx.file.lang.family();
         match value {
             Value::Types(types, _) => {
                 let mut queue: Vec<&'a str> = types;
