@@ -13,6 +13,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use common::{copy_fixture, git};
+use nerd::agent::patch::Edit;
 use nerd::config::restriction::Restriction;
 use nerd::memory::rules::{Origin, Status};
 use nerd::memory::Memories;
@@ -184,7 +185,13 @@ fn only_an_accepted_rule_blocks_the_commit_gate() {
 fn the_third_declined_patch_that_breaks_the_same_restriction_proposes_a_rule() {
     let dir = tempfile::tempdir().unwrap();
     let memories = Memories::open(dir.path()).unwrap();
-    let declined = |edits: &[(&str, &str, &str)]| nerd::agent::learn::declined(&memories, "s1", edits).unwrap();
+    let declined = |edits: &[(&str, &str, &str)]| {
+        let edits: Vec<Edit> = edits
+            .iter()
+            .map(|(path, old, new)| Edit { path: path.to_string(), old: old.to_string(), new: new.to_string() })
+            .collect();
+        nerd::agent::learn::declined(&memories, "s1", &edits).unwrap()
+    };
     let cargo = ("Cargo.toml", "[dependencies]\n", "[dependencies]\nrand = \"0.8\"\n");
     let npm = ("package.json", "{}", "{\"devDependencies\": {\"left-pad\": \"1\"}}");
     let code = ("src/lib.rs", "fn a() {}\n", "fn a() {}\nfn b() {}\n");

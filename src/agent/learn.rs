@@ -8,10 +8,11 @@
 use std::collections::BTreeSet;
 
 use crate::agent::event::Status;
+use crate::agent::patch::Edit;
 use crate::check::learned::{self, Change, Violation};
 use crate::config::restriction::Restriction;
-use crate::memory::rules::{LearnedRule, Origin, Proposed, Status as RuleStatus};
-use crate::memory::{Kind, Memories, MemoryError};
+use crate::memory::rules::{LearnedRule, Proposed};
+use crate::memory::{Memories, MemoryError};
 use crate::perceive::instruction::restriction_for;
 use crate::perceive::Intent;
 use crate::world::lang::Lang;
@@ -30,38 +31,19 @@ pub fn enforced_where(rule: &LearnedRule) -> &'static str {
     }
 }
 
-/// The outcome of a standing instruction: what to propose, or why nothing.
-pub enum Learned {
-    /// A rule to put to the user (new, or proposed before and still open).
-    Ask(Box<LearnedRule>),
-    /// Nothing to ask: already in force, or refused.
-    Done(Status, String),
-}
-
-/// Reads `text` (perceived as `intent`) into a rule and stores it as proposed,
-/// with the preference memory it came from.
+/// Reads `text` (perceived as `intent`) into a rule and stores it as
+/// proposed, with the preference memory it came from; `Err` says why it
+/// cannot be a rule. A rule said before is found, not stored again.
 pub fn propose(
     memories: &Memories,
     text: &str,
     intent: &Intent,
     workspace_lang: Option<Lang>,
     session: &str,
-) -> Result<Learned, MemoryError> {
-    let restriction = match restriction_for(text, intent, workspace_lang) {
-        Ok(r) => r,
-        Err(why) => return Ok(Learned::Done(Status::Refused, format!("Not recorded as a rule: {why}."))),
-    };
-    // Said again, a rule already known keeps its first memory: no second copy of the preference.
-    let memory = match memories.find_rule(&restriction, text)? {
-        Some(known) => known.memory,
-        None => Some(memories.add(Kind::Preference, text, None, session)?.id),
-    };
-    match memories.propose_rule(&restriction, text, Origin::Said, (memory, 0), session)? {
-        Proposed::Known(rule) if rule.status == RuleStatus::Accepted => Ok(Learned::Done(
-            Status::Succeeded,
-            format!("Rule {} is already in force: {} ({}).", rule.id, rule.rule, rule.source()),
-        )),
-        Proposed::Known(rule) | Proposed::New(rule) => Ok(Learned::Ask(Box::new(rule))),
+) -> Result<Result<Proposed, String>, MemoryError> {
+    match restriction_for(text, intent, workspace_lang) {
+        Ok(restriction) => Ok(Ok(memories.propose_said(&restriction, text, session)?)),
+        Err(why) => Ok(Err(why)),
     }
 }
 
@@ -97,20 +79,18 @@ pub fn decide(
     ))
 }
 
-/// The accepted rules, as (id, restriction) for the checks.
-pub fn in_force(memories: &Memories) -> Result<Vec<LearnedRule>, MemoryError> {
-    memories.rules_in_force()
-}
-
-/// Violations of the rules in force by a set of (path, old, new) edits.
-pub fn violations(rules: &[LearnedRule], edits: &[(&str, &str, &str)]) -> Vec<Violation> {
+/// Violations of the rules in force by `edits`.
+pub fn violations(rules: &[LearnedRule], edits: &[Edit]) -> Vec<Violation> {
     let checked: Vec<(String, Restriction)> =
         rules.iter().filter(|r| r.restriction.is_checked()).map(|r| (r.id.clone(), r.restriction.clone())).collect();
     if checked.is_empty() {
         return Vec::new();
     }
-    let changes: Vec<Change<'_>> = edits.iter().map(|(path, old, new)| Change { path, old, new }).collect();
-    learned::violations(&checked, &changes)
+    learned::violations(&checked, &changes(edits))
+}
+
+fn changes(edits: &[Edit]) -> Vec<Change<'_>> {
+    edits.iter().map(|e| Change { path: &e.path, old: &e.old, new: &e.new }).collect()
 }
 
 /// Why a change is refused, naming each broken rule once.
@@ -120,22 +100,12 @@ pub fn refusal(rules: &[LearnedRule], found: &[Violation]) -> String {
         .iter()
         .filter(|v| seen.insert(v.rule.clone()))
         .map(|v| {
-            let said = rules.iter().find(|r| r.id == v.rule).map_or(String::new(), |r| format!(", {}", r.source()));
-            format!(
-                "it breaks rule {} ({}{said}): {} at {}:{}",
-                v.rule,
-                rule_text(rules, &v.rule),
-                v.what,
-                v.path,
-                v.line
-            )
+            let rule = rules.iter().find(|r| r.id == v.rule);
+            let (what, said) = rule.map_or_else(Default::default, |r| (r.rule.clone(), format!(", {}", r.source())));
+            format!("it breaks rule {} ({what}{said}): {} at {}:{}", v.rule, v.what, v.path, v.line)
         })
         .collect();
     parts.join("; ")
-}
-
-fn rule_text(rules: &[LearnedRule], id: &str) -> String {
-    rules.iter().find(|r| r.id == id).map_or_else(String::new, |r| r.rule.clone())
 }
 
 /// The rules the model is given with every change it is asked for.
@@ -154,14 +124,8 @@ pub fn context_block(rules: &[LearnedRule]) -> String {
 }
 
 /// Remembers a patch a person declined; returns the rules this proposes.
-pub fn declined(
-    memories: &Memories,
-    session: &str,
-    edits: &[(&str, &str, &str)],
-) -> Result<Vec<LearnedRule>, MemoryError> {
-    let changes: Vec<Change<'_>> = edits.iter().map(|(path, old, new)| Change { path, old, new }).collect();
-    let breaks = learned::candidates(&changes);
-    let paths: Vec<String> = edits.iter().map(|(p, _, _)| p.to_string()).collect();
-    let proposed = memories.record_declined_patch(session, &paths, &breaks)?;
-    Ok(proposed)
+pub fn declined(memories: &Memories, session: &str, edits: &[Edit]) -> Result<Vec<LearnedRule>, MemoryError> {
+    let breaks = learned::candidates(&changes(edits));
+    let paths: Vec<String> = edits.iter().map(|e| e.path.clone()).collect();
+    memories.record_declined_patch(session, &paths, &breaks)
 }

@@ -62,7 +62,7 @@ pub fn run(root: &Path, args: ContextArgs<'_>) -> Result<i32, NerdError> {
     };
     let selected = context::select_context(&fixpoint, &index, budget, &mut read);
     // The rules the user set go with every change the model is asked for.
-    let rules = crate::agent::learn::in_force(&memories)?;
+    let rules = memories.rules_in_force()?;
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{}", json!({"request": args.request, "rules": rules, "context": selected}))?;

@@ -9,7 +9,7 @@ use clap::Subcommand;
 use serde_json::json;
 
 use crate::error::NerdError;
-use crate::memory::rules::{parse_id, LearnedRule, Origin, Proposed, Status};
+use crate::memory::rules::{parse_id, LearnedRule, Proposed, Status};
 use crate::memory::{Kind, Memories, Memory};
 
 #[derive(Subcommand, Debug)]
@@ -231,11 +231,9 @@ fn rules(
                 }
             };
             let lang = crate::agent::instruct::main_language(root);
-            let restriction = crate::perceive::instruction::restriction_for(&text, &intent, lang)
-                .map_err(|why| NerdError::Usage(format!("not a rule: {why}")))?;
-            let memory = memories.add(Kind::Preference, &text, None, "user")?;
-            let rule = match memories.propose_rule(&restriction, &text, Origin::Said, (Some(memory.id), 0), "user")? {
-                Proposed::New(rule) | Proposed::Known(rule) => rule,
+            let rule = match crate::agent::learn::propose(memories, &text, &intent, lang, "user")? {
+                Ok(Proposed::New(rule) | Proposed::Known(rule)) => rule,
+                Err(why) => return Err(NerdError::Usage(format!("not a rule: {why}"))),
             };
             let rule = if accept { memories.decide_rule(rule.number, true, "human")? } else { rule };
             (rule, json)

@@ -148,24 +148,28 @@ pub fn parse_id(text: &str) -> Option<i64> {
 }
 
 impl Memories {
-    /// Proposes `restriction`, learned from `text` (`origin`). Guidance rules
-    /// are the same rule only when their text is; checked ones when their restriction is.
-    pub fn propose_rule(
+    /// Proposes `restriction`, which the user said as `text`; the first time,
+    /// the text is kept as a preference memory too.
+    pub fn propose_said(&self, restriction: &Restriction, text: &str, session: &str) -> Result<Proposed, MemoryError> {
+        if let Some(rule) = self.find_rule(restriction, text)? {
+            return Ok(Proposed::Known(rule));
+        }
+        let memory = self.add(super::Kind::Preference, text, None, session)?;
+        Ok(Proposed::New(self.insert_rule(restriction, text, Origin::Said, (Some(memory.id), 0), session)?))
+    }
+
+    fn insert_rule(
         &self,
         restriction: &Restriction,
         text: &str,
         origin: Origin,
         (memory, evidence): (Option<i64>, i64),
         session: &str,
-    ) -> Result<Proposed, MemoryError> {
+    ) -> Result<LearnedRule, MemoryError> {
         let stored = restriction.to_json();
-        let text = text.trim();
-        if let Some(rule) = self.find_rule(restriction, text)? {
-            return Ok(Proposed::Known(rule));
-        }
         let new = NewRule {
             restriction: &stored,
-            text,
+            text: text.trim(),
             origin: origin.as_str(),
             memory,
             evidence,
@@ -174,11 +178,12 @@ impl Memories {
             at_ns: now_ns(),
         };
         let id = self.db.rule_insert(&new)?;
-        Ok(Proposed::New(self.rule(id)?))
+        self.rule(id)
     }
 
-    /// The rule with this restriction (for guidance, also this text), whatever its status.
-    pub fn find_rule(&self, restriction: &Restriction, text: &str) -> Result<Option<LearnedRule>, MemoryError> {
+    /// The rule with this restriction, whatever its status. Guidance rules
+    /// are the same rule only when their text is; checked ones when their restriction is.
+    fn find_rule(&self, restriction: &Restriction, text: &str) -> Result<Option<LearnedRule>, MemoryError> {
         let text = text.trim();
         let same = self
             .db
@@ -228,10 +233,8 @@ impl Memories {
                 continue;
             }
             let text = restriction.breaking();
-            if let Proposed::New(rule) =
-                self.propose_rule(restriction, &text, Origin::DeclinedPatches, (None, n), session)?
-            {
-                proposed.push(rule);
+            if self.find_rule(restriction, &text)?.is_none() {
+                proposed.push(self.insert_rule(restriction, &text, Origin::DeclinedPatches, (None, n), session)?);
             }
         }
         Ok(proposed)

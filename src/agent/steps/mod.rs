@@ -25,6 +25,7 @@ use crate::check::parse::Found;
 use crate::config::Config;
 use crate::diff;
 use crate::kernel::{self, LoadFor, Loaded};
+use crate::memory::rules::{Proposed, Status as RuleStatus};
 use crate::perceive::focus::Candidate;
 use crate::policy::Action;
 use crate::router::{Outcome, Output, Record, Router};
@@ -123,16 +124,8 @@ impl Agent<'_> {
                 let subject = format!(
                     "refactor {target}: some of its callers are reached by no test (unsafe_to_refactor), so a mistake would go unnoticed"
                 );
-                let granted = self.approver.approve(&subject, &format!("nerd why 'unsafe_to_refactor(\"{target}\")'"));
-                let source = self.approver.source().to_string();
-                self.emit(Event::Approval { subject: subject.clone(), granted, source: source.clone() });
-                t.router.record(Record::Approval {
-                    action: None,
-                    subject: Some(subject.clone()),
-                    granted,
-                    by: Some(self.approver.by()),
-                    source,
-                })?;
+                let detail = format!("nerd why 'unsafe_to_refactor(\"{target}\")'");
+                let granted = self.ask_approver(&mut t.router, &subject, &detail)?;
                 if granted {
                     t.state.approved = true;
                     Flow::Continue
@@ -208,10 +201,8 @@ impl Agent<'_> {
     /// force. `Err(flow)`: refused or failed; what was written is restored. A
     /// write a person declines is remembered with what it would have broken.
     fn write_all(&mut self, router: &mut Router, edits: &[Edit]) -> Result<Result<(), Flow>, AgentError> {
-        let triples: Vec<(&str, &str, &str)> =
-            edits.iter().map(|e| (e.path.as_str(), e.old.as_str(), e.new.as_str())).collect();
-        let rules = learn::in_force(self.memories()?)?;
-        let broken = learn::violations(&rules, &triples);
+        let rules = self.memories()?.rules_in_force()?;
+        let broken = learn::violations(&rules, edits);
         if !broken.is_empty() {
             let why = learn::refusal(&rules, &broken);
             return Ok(Err(Flow::Stop(Status::Refused, format!("Not changed: {why}."))));
@@ -229,7 +220,7 @@ impl Agent<'_> {
                     let mut text = format!("Could not write {path}; nothing was changed.");
                     if declined {
                         let session = self.session.id.clone();
-                        for rule in learn::declined(self.memories()?, &session, &triples)? {
+                        for rule in learn::declined(self.memories()?, &session, edits)? {
                             text.push_str(&format!(
                                 "\nYou have now declined {} patches that {}. Proposed rule {}: {}; accept it with `nerd memory rules accept {}`.",
                                 rule.evidence, rule.text, rule.id, rule.rule, rule.id
@@ -251,25 +242,34 @@ impl Agent<'_> {
         let session = self.session.id.clone();
         let lang = instruct::main_language(&self.root);
         let rule = match learn::propose(self.memories()?, t.request, t.intent, lang, &session)? {
-            learn::Learned::Done(status, text) => return Ok(Flow::Stop(status, text)),
-            learn::Learned::Ask(rule) => rule,
+            Err(why) => return Ok(Flow::Stop(Status::Refused, format!("Not recorded as a rule: {why}."))),
+            Ok(Proposed::Known(rule)) if rule.status == RuleStatus::Accepted => {
+                let text = format!("Rule {} is already in force: {} ({}).", rule.id, rule.rule, rule.source());
+                return Ok(Flow::Stop(Status::Succeeded, text));
+            }
+            Ok(Proposed::Known(rule) | Proposed::New(rule)) => rule,
         };
-        let subject = learn::question(&rule);
-        let granted = self.approver.approve(&subject, learn::enforced_where(&rule));
-        let source = self.approver.source().to_string();
+        let granted = self.ask_approver(&mut t.router, &learn::question(&rule), learn::enforced_where(&rule))?;
         let by_person = self.approver.by() == crate::router::ApprovedBy::Human;
-        self.emit(Event::Approval { subject: subject.clone(), granted, source: source.clone() });
-        if granted || by_person {
-            t.router.record(Record::Approval {
-                action: None,
-                subject: Some(subject),
-                granted,
-                by: Some(self.approver.by()),
-                source: source.clone(),
-            })?;
-        }
+        let source = self.approver.source().to_string();
         let (status, text) = learn::decide(self.memories()?, &rule, granted, by_person, &source)?;
         Ok(Flow::Stop(status, text))
+    }
+
+    /// Puts a question that is no action to the approver, shows the answer
+    /// and records it in the trail with who gave it.
+    fn ask_approver(&mut self, router: &mut Router, subject: &str, detail: &str) -> Result<bool, AgentError> {
+        let granted = self.approver.approve(subject, detail);
+        let source = self.approver.source().to_string();
+        self.emit(Event::Approval { subject: subject.to_string(), granted, source: source.clone() });
+        router.record(Record::Approval {
+            action: None,
+            subject: Some(subject.to_string()),
+            granted,
+            by: Some(self.approver.by()),
+            source,
+        })?;
+        Ok(granted)
     }
 
     /// Puts the files of `edits` back as they were before them, through the router.

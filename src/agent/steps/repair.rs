@@ -150,16 +150,16 @@ impl Agent<'_> {
     /// ranks best within the budget, with the atoms that connect them),
     /// never whole files. Also returns the contents of the files the patch
     /// may change, read through the router, to validate the patch against.
+    /// The learned `rules` in force come first.
     pub(super) fn prompt(
         &mut self,
         router: &mut Router,
         (task, loaded, focus): (&str, &Loaded, &[Candidate]),
         st: &LoopState,
-        paths: &BTreeSet<String>,
+        (paths, rules): (&BTreeSet<String>, &[LearnedRule]),
     ) -> Result<(String, BTreeMap<String, String>), AgentError> {
         let mut text = format!("Task: {task}\n\n");
-        let rules = learn::in_force(self.memories()?)?;
-        text.push_str(&learn::context_block(&rules));
+        text.push_str(&learn::context_block(rules));
         let failures: Vec<String> = st
             .findings
             .iter()
@@ -251,9 +251,7 @@ impl Agent<'_> {
         if edits.iter().all(|e| e.old == e.new) {
             return Err("the patch changes nothing".into());
         }
-        let triples: Vec<(&str, &str, &str)> =
-            edits.iter().map(|e| (e.path.as_str(), e.old.as_str(), e.new.as_str())).collect();
-        let broken = learn::violations(rules, &triples);
+        let broken = learn::violations(rules, &edits);
         if !broken.is_empty() {
             return Err(learn::refusal(rules, &broken));
         }
@@ -284,13 +282,13 @@ impl Agent<'_> {
             return Ok(Flow::Stop(Status::NeedsModel, format!("Repairing the failures {NEEDS_MODEL}")));
         }
         let paths = self.repair_focus(loaded, focus, st);
-        let (prompt, contents) = self.prompt(router, (request, loaded, focus), st, &paths)?;
+        let rules = self.memories()?.rules_in_force()?;
+        let (prompt, contents) = self.prompt(router, (request, loaded, focus), st, (&paths, &rules))?;
         let raw = match self.patcher.as_mut() {
             Some(p) => p.transduce(&prompt, st.feedback.as_deref()),
             None => Err("no model".into()),
         };
         let attempt = st.retries + 1;
-        let rules = learn::in_force(self.memories()?)?;
         match Self::validate(raw, &contents, &paths, &rules) {
             Ok((proposal, edits)) => {
                 let explanation = proposal.explanation.clone();
@@ -363,12 +361,12 @@ impl Agent<'_> {
             self.emit(Event::Question { text: q.clone(), options: vec![] });
             return Ok(Flow::Stop(Status::NeedsClarification, q));
         }
-        let (prompt, contents) = self.prompt(router, (request, loaded, focus), st, &paths)?;
+        let rules = self.memories()?.rules_in_force()?;
+        let (prompt, contents) = self.prompt(router, (request, loaded, focus), st, (&paths, &rules))?;
         let raw = match self.patcher.as_mut() {
             Some(p) => p.transduce(&prompt, None),
             None => Err("no model".into()),
         };
-        let rules = learn::in_force(self.memories()?)?;
         let (explanation, edits) = match Self::validate(raw, &contents, &paths, &rules) {
             Ok((proposal, edits)) => {
                 self.keep_model_memory(&proposal, st)?;
