@@ -385,11 +385,7 @@ fn learned_rules(root: &Path) -> Result<Vec<LearnedRule>, CheckError> {
     Ok(rows
         .into_iter()
         .map(|r| {
-            let source = if r.origin == "said" {
-                format!("you said: \"{}\"", r.text)
-            } else {
-                format!("from {} declined patches that {}", r.evidence, r.text)
-            };
+            let source = crate::store::origin_in_words(&r.origin, &r.text, r.evidence);
             (format!("L{}", r.id), Restriction::from_json(&r.restriction), source)
         })
         .collect())

@@ -91,10 +91,7 @@ pub struct LearnedRule {
 impl LearnedRule {
     /// Where it came from, in words.
     pub fn source(&self) -> String {
-        match self.origin {
-            Origin::Said => format!("you said: \"{}\"", self.text),
-            Origin::DeclinedPatches => format!("you declined {} patches that {}", self.evidence, self.text),
-        }
+        crate::store::origin_in_words(self.origin.as_str(), &self.text, self.evidence)
     }
 }
 

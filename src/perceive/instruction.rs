@@ -7,10 +7,7 @@
 //! without asking") is refused: rules only restrict.
 //! Knows nothing about how rules are checked or stored.
 
-use std::sync::OnceLock;
-
 use nerd_logic::vocab::{Category, Verb};
-use regex::Regex;
 
 use super::Intent;
 use crate::config::restriction::{Indent, Restriction};
@@ -94,48 +91,29 @@ pub fn rule_for(text: &str, intent: &Intent, workspace_lang: Option<Lang>) -> Re
     Ok(NewRule { id, toml })
 }
 
-fn rx(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
-    cell.get_or_init(|| Regex::new(pattern).unwrap_or_else(|e| panic!("built-in instruction pattern {pattern}: {e}")))
-}
+// Phrases that grant rather than restrict ("you may", "without asking").
+pattern!(
+    permissive,
+    r"(?i)\b(you (may|can|are allowed to|have permission to)|feel free|(it'?s|it is) (ok|okay|fine|alright|safe) to|go ahead and|(allow|permit|let) (you|nerd|yourself|it)|is (allowed|permitted)|without (asking|approval|confirm\w*|checking|review\w*)|no need to (ask|confirm|check|run|wait)|(don'?t|do not|never) (ask|bother asking|confirm|wait for)|stop asking|skip (the )?(gate|checks?|tests?|approvals?|review|hook)|(disable|turn off|bypass|override|ignore|skip) (the )?([\w-]+ )?(gate|rules?|constitution|polic(y|ies)|checks?|hook|sandbox|approvals?))\b"
+);
 
-/// Phrases that grant rather than restrict ("you may", "without asking").
-fn permissive() -> &'static Regex {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    rx(
-        &CELL,
-        r"(?i)\b(you (may|can|are allowed to|have permission to)|feel free|(it'?s|it is) (ok|okay|fine|alright|safe) to|go ahead and|(allow|permit|let) (you|nerd|yourself|it)|is (allowed|permitted)|without (asking|approval|confirm\w*|checking|review\w*)|no need to (ask|confirm|check|run|wait)|(don'?t|do not|never) (ask|bother asking|confirm|wait for)|stop asking|skip (the )?(gate|checks?|tests?|approvals?|review|hook)|(disable|turn off|bypass|override|ignore|skip) (the )?([\w-]+ )?(gate|rules?|constitution|polic(y|ies)|checks?|hook|sandbox|approvals?))\b",
-    )
-}
+// Negated grants ("you may not", "you can't") restrict; they are removed before looking for grants.
+pattern!(
+    negated_grant,
+    r"(?i)\byou (may|can|are allowed to)\s*(not|never)\b|\byou (can'?t|cannot|mustn'?t)\b|\b(is|are)n'?t (allowed|permitted)\b|\b(is|are) not (allowed|permitted)\b"
+);
 
-/// Negated grants ("you may not", "you can't") restrict; they are removed before looking for grants.
-fn negated_grant() -> &'static Regex {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    rx(
-        &CELL,
-        r"(?i)\byou (may|can|are allowed to)\s*(not|never)\b|\byou (can'?t|cannot|mustn'?t)\b|\b(is|are)n'?t (allowed|permitted)\b|\b(is|are) not (allowed|permitted)\b",
-    )
-}
+pattern!(
+    dependencies,
+    r"(?i)\b(dependenc(y|ies)|deps|third[- ]party (packages?|libraries|crates|modules)|new (packages?|libraries|crates|modules)|npm packages?|pip packages?)\b"
+);
 
-fn dependencies() -> &'static Regex {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    rx(
-        &CELL,
-        r"(?i)\b(dependenc(y|ies)|deps|third[- ]party (packages?|libraries|crates|modules)|new (packages?|libraries|crates|modules)|npm packages?|pip packages?)\b",
-    )
-}
+pattern!(indentation, r"(?i)\b(tabs|spaces)\b");
 
-fn indentation() -> &'static Regex {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    rx(&CELL, r"(?i)\b(tabs|spaces)\b")
-}
-
-fn protected() -> &'static Regex {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    rx(
-        &CELL,
-        r"(?i)\b(touch|modify|change|edit|alter|rewrite|delete|remove|write to|commit to)\s+(the\s+|any\s+|our\s+)?(?P<what>`[^`]+`|[\w./*-]+)(\s+(files?|folder|directory|dir))?",
-    )
-}
+pattern!(
+    protected,
+    r"(?i)\b(touch|modify|change|edit|alter|rewrite|delete|remove|write to|commit to)\s+(the\s+|any\s+|our\s+)?(?P<what>`[^`]+`|[\w./*-]+)(\s+(files?|folder|directory|dir))?"
+);
 
 /// The restriction a standing instruction or preference asks for, or why it
 /// cannot be one. `workspace_lang` is the language most of the workspace is

@@ -5,6 +5,20 @@
 //! the target on the projected symbols and paths with a confidence, which the
 //! kernel's clarification rules judge. Knows nothing about acting.
 
+/// `pattern!(name, "regex")`: a built-in pattern as a function, compiled
+/// once on first use. A pattern that does not compile is a defect of nerd
+/// itself, caught by the perception tests.
+macro_rules! pattern {
+    ($name:ident, $re:expr) => {
+        fn $name() -> &'static regex::Regex {
+            static CELL: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+            CELL.get_or_init(|| {
+                regex::Regex::new($re).unwrap_or_else(|e| panic!("built-in perception pattern {}: {e}", $re))
+            })
+        }
+    };
+}
+
 pub mod boundary;
 pub mod focus;
 pub mod grammar;

@@ -5,23 +5,8 @@
 //! before verbs are looked for, so "simplify resolve_file" is a refactor, not
 //! a fix. Knows nothing about the repository.
 
-use std::sync::OnceLock;
-
 use regex::Regex;
 use serde_json::json;
-
-fn rx(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
-    cell.get_or_init(|| Regex::new(pattern).unwrap_or_else(|e| panic!("built-in perception pattern {pattern}: {e}")))
-}
-
-macro_rules! pattern {
-    ($name:ident, $re:expr) => {
-        fn $name() -> &'static Regex {
-            static CELL: OnceLock<Regex> = OnceLock::new();
-            rx(&CELL, $re)
-        }
-    };
-}
 
 // Instructions: standing rules for the project, not one-off requests.
 pattern!(

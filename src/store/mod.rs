@@ -16,7 +16,7 @@ mod state;
 
 pub use memory::{LinkRow, MemoryCounts, MemoryRow, NewMemory};
 pub use migrations::STATE_SCHEMA;
-pub use rules::{NewRule, RuleRow};
+pub use rules::{origin_in_words, NewRule, RuleRow};
 pub use state::{After, AuditRow, FileCheckpoint, Left, StateDb};
 
 use std::collections::HashMap;

@@ -35,6 +35,17 @@ pub struct NewRule<'a> {
     pub at_ns: i64,
 }
 
+/// Where a rule came from, in words: what the user said, or what the
+/// declined patches did (`text` is then a verb phrase); `origin` is `said`
+/// or `declined_patches`.
+pub fn origin_in_words(origin: &str, text: &str, evidence: i64) -> String {
+    if origin == "declined_patches" {
+        format!("you declined {evidence} patches that {text}")
+    } else {
+        format!("you said: \"{text}\"")
+    }
+}
+
 const COLUMNS: &str = "SELECT id, restriction, text, origin, memory, evidence, session, status, created_ns, \
                        decided_ns, decided_by FROM learned_rule";
 
