@@ -5,7 +5,11 @@
 //! a certain call 1 forward and 2 backward, an uncertain call (a bare-name
 //! guess, or an unresolved call of the symbol's name) 3 forward, test
 //! links and coverage 1 (2 from the symbol back to a covering test), a symbol
-//! to its file 1 and a file to its symbols 2. `activation(Seed, Item, Cost)`
+//! to its file 1 and a file to its symbols 2, a learned `knowledge_link` 1
+//! forward and 2 back (so graph memory is walked as many hops as the bound
+//! allows, through the world's edges and learned ones alike). What recall
+//! found by meaning and words (`vector_recall`) starts activation at cost 2
+//! to 4 by its score when the request has no seeds of its own. `activation(Seed, Item, Cost)`
 //! holds for every path cost up to `MAX_COST`; `context_atom(Item, Score)`
 //! sums `1000 >> Cost` of the cheapest path from each seed, so what several seeds reach outranks what one
 //! does. `select` keeps the best-scoring items whose code fits a token budget.
@@ -36,14 +40,16 @@ pub enum Via {
     CoveredBy,
     DefinedIn,
     Defines,
+    Knows,
+    KnownBy,
 }
 
 impl Via {
     /// What one step through it costs.
     pub fn cost(self) -> u32 {
         match self {
-            Via::Calls | Via::TestOf | Via::TestedBy | Via::Covers | Via::DefinedIn => 1,
-            Via::CalledBy | Via::CoveredBy | Via::Defines => 2,
+            Via::Calls | Via::TestOf | Via::TestedBy | Via::Covers | Via::DefinedIn | Via::Knows => 1,
+            Via::CalledBy | Via::CoveredBy | Via::Defines | Via::KnownBy => 2,
             Via::MayCall => 3,
         }
     }
@@ -59,6 +65,8 @@ impl Via {
             Via::CoveredBy => "executed by",
             Via::DefinedIn => "defined in",
             Via::Defines => "defines",
+            Via::Knows => "linked to",
+            Via::KnownBy => "linked from",
         }
     }
 }
@@ -74,22 +82,33 @@ ascent! {
     relation test_of(Sym, Sym);
     relation covers(Sym, Sym);
     relation defines(Sym, Sym);
+    relation knowledge_link(Sym, Sym, Sym);
+    relation vector_recall(Sym, Sym, u32);
 
     relation activation(Sym, Sym, u32);
     relation cheapest(Sym, Sym, u32);
     relation contribution(Sym, Sym, u32);
     relation context_atom(Sym, u32);
     relation executed_by(Sym, usize);
+    relation context_link(Sym, Sym, Sym);
+    relation seeded(bool);
 
     // Witnesses: the seed, a remembered start, and each step `(seed, from, to, via, cost)`.
     relation w_seed(Sym, Sym);
     relation w_remembered(Sym, u32, u32);
+    relation w_recalled(Sym, Sym, u32, u32);
     relation w_step(Sym, Sym, Sym, Via, u32);
 
     // `activation(S, X, C)`: some path from seed S reaches X at cost C (at most MAX_COST).
     activation(s, s, 0), w_seed(s, why) <-- context_seed(s, why);
     // What earlier requests touched starts further away, the older the further.
     activation(s, s, c), w_remembered(s, age, c) <-- remembered(s, age), let c = 2 + (*age).min(4);
+    // What recall found starts activation, by its score, only for a request
+    // without seeds of its own: beside named seeds or failing tests, even a
+    // small likeness would reorder the many items the seeds reach equally.
+    seeded(true) <-- context_seed(_, _);
+    activation(x, x, c), w_recalled(x, q, score, c) <--
+        vector_recall(q, x, score), !seeded(true), let c = recall_cost(*score);
     activation(s, b, c + 1), w_step(s, a, b, Via::Calls, c + 1) <--
         activation(s, a, c), calls(a, b, true), if c + 1 <= MAX_COST;
     activation(s, a, c + 2), w_step(s, b, a, Via::CalledBy, c + 2) <--
@@ -108,6 +127,13 @@ ascent! {
         activation(s, x, c), defines(p, x), if c + 1 <= MAX_COST;
     activation(s, x, c + 2), w_step(s, p, x, Via::Defines, c + 2) <--
         activation(s, p, c), defines(p, x), if c + 2 <= MAX_COST;
+    activation(s, b, c + 1), w_step(s, a, b, Via::Knows, c + 1) <--
+        activation(s, a, c), knowledge_link(a, _, b), if a != b && c + 1 <= MAX_COST;
+    activation(s, a, c + 2), w_step(s, b, a, Via::KnownBy, c + 2) <--
+        activation(s, b, c), knowledge_link(a, _, b), if a != b && c + 2 <= MAX_COST;
+    // A learned link with an activated end is shown to the model.
+    context_link(a, r, b) <-- knowledge_link(a, r, b), activation(_, a, _);
+    context_link(a, r, b) <-- knowledge_link(a, r, b), activation(_, b, _);
 
     // Each seed adds 1000 halved per unit of its cheapest cost; the sum is the item's score.
     cheapest(s, x, c) <-- activation(s, x, _), agg c = min(k) in activation(s, x, k);
@@ -116,6 +142,18 @@ ascent! {
     // How many tests a coverage run saw execute an activated item: among equal scores,
     // what fewer tests execute says more about these failures.
     executed_by(x, n) <-- context_atom(x, _), covers(_, x), agg n = count() in covers(_, x);
+}
+
+/// Where a recalled item starts: cost 2 at a fused score of 0.6 or more
+/// (all-MiniLM-L6-v2 rarely gives a request and the code it means a cosine
+/// above 0.6), 3 at 0.45 or more, 4 below (recall guesses by likeness; a
+/// seed is named).
+pub fn recall_cost(score: u32) -> u32 {
+    match score {
+        600.. => 2,
+        450..=599 => 3,
+        _ => 4,
+    }
 }
 
 /// Runs the context program on a fresh instance; `uncertain` is the impact
@@ -134,6 +172,8 @@ pub fn run(facts: &Facts, uncertain: &[(Sym, Sym)]) -> ContextProgram {
         test_of: facts.test_of.iter().map(|&(t, s)| (t.sym(), s.sym())).collect(),
         covers: facts.covers.iter().map(|&(t, s)| (t.sym(), s.sym())).collect(),
         defines: facts.defines.iter().map(|&(p, s)| (p.0, s.sym())).collect(),
+        knowledge_link: relation::knowledge_link(facts),
+        vector_recall: relation::vector_recall(facts),
         ..Default::default()
     };
     p.run();
@@ -178,6 +218,23 @@ impl ContextProgram {
         self.w_remembered.iter().find(|w| w.0 == seed).map(|w| w.1)
     }
 
+    /// The cheapest cost at which `seed` reaches `item`.
+    pub fn cost(&self, seed: Sym, item: Sym) -> Option<u32> {
+        self.cheapest.iter().find(|c| c.0 == seed && c.1 == item).map(|c| c.2)
+    }
+
+    /// The score of a start that recall found, when it is one.
+    pub fn recalled_score(&self, seed: Sym) -> Option<u32> {
+        self.w_recalled.iter().filter(|w| w.0 == seed).map(|w| w.2).max()
+    }
+
+    /// The learned links with an activated end, in a stable order.
+    pub fn links(&self) -> Vec<(Sym, Sym, Sym)> {
+        let mut out = self.context_link.clone();
+        out.sort_unstable();
+        out
+    }
+
     /// A cheapest path from `seed` to `item`, seed first; empty for the seed itself.
     pub fn path(&self, seed: Sym, item: Sym) -> Vec<Step> {
         let mut steps = Vec::new();
@@ -200,6 +257,14 @@ impl ContextProgram {
         steps
     }
 
+    /// The learned link from `a` to `b` (the first by relation).
+    fn link_premise(&self, s: &Symbols, a: Sym, b: Sym) -> Premise {
+        match self.knowledge_link.iter().filter(|l| l.0 == a && l.2 == b).min_by_key(|l| l.1) {
+            Some(&link) => Premise::Holds(atoms::knowledge_link(s, link)),
+            None => Premise::Check(format!("{} is linked to {}", s.resolve(a), s.resolve(b))),
+        }
+    }
+
     pub fn proofs(&self, sites: &CallSites<'_>, out: &mut Vec<(Atom, Proof)>) {
         let s = sites.symbols();
         for &(seed, why) in &self.w_seed {
@@ -213,6 +278,26 @@ impl ContextProgram {
             ];
             out.push((atoms::activation(s, (seed, seed, cost)), Proof { rule: "context/remembered", premises }));
         }
+        for &(seed, query, score, cost) in &self.w_recalled {
+            let premises = vec![
+                Premise::Holds(atoms::vector_recall(s, (query, seed, score))),
+                Premise::Check(format!(
+                    "a recalled start with score {score} costs {cost}, and the request has no seeds of its own"
+                )),
+            ];
+            out.push((atoms::activation(s, (seed, seed, cost)), Proof { rule: "context/recalled", premises }));
+        }
+        for &(a, r, b) in &self.context_link {
+            let end = if self.cheapest.iter().any(|c| c.1 == a) { a } else { b };
+            let premises = match self.cheapest.iter().filter(|c| c.1 == end).min_by_key(|c| (c.2, c.0)) {
+                Some(&(seed, _, cost)) => vec![
+                    Premise::Holds(atoms::knowledge_link(s, (a, r, b))),
+                    Premise::Holds(atoms::activation(s, (seed, end, cost))),
+                ],
+                None => vec![Premise::Holds(atoms::knowledge_link(s, (a, r, b)))],
+            };
+            out.push((atoms::context_link(s, (a, r, b)), Proof { rule: "context/link", premises }));
+        }
         for &(seed, from, to, via, cost) in &self.w_step {
             let link = match via {
                 Via::Calls => sites.premise(from, to),
@@ -224,6 +309,8 @@ impl ContextProgram {
                 Via::CoveredBy => Premise::Holds(atoms::covers(s, (SymbolId(to), SymbolId(from)))),
                 Via::DefinedIn => Premise::Holds(atoms::defines(s, (PathId(to), SymbolId(from)))),
                 Via::Defines => Premise::Holds(atoms::defines(s, (PathId(from), SymbolId(to)))),
+                Via::Knows => self.link_premise(s, from, to),
+                Via::KnownBy => self.link_premise(s, to, from),
             };
             let before = Premise::Holds(atoms::activation(s, (seed, from, cost - via.cost())));
             let check =

@@ -55,7 +55,7 @@ impl fmt::Display for KernelError {
 impl std::error::Error for KernelError {}
 
 /// The predicates of programs evaluated only when asked for.
-const ON_DEMAND: &[&str] = &["depends_on", "activation", "context_atom"];
+const ON_DEMAND: &[&str] = &["depends_on", "activation", "context_atom", "context_link"];
 
 /// Declares `Programs`, every program's fixpoint over one fact base (the
 /// `depends_on` closure on demand), with one accessor per program, all of the

@@ -81,6 +81,10 @@ macro_rules! tables {
                     "where context activation starts: the request's target or focus, a failing test, an error";
                 Perception rows remembered(Item: Sym, Age: u32)
                     "what an earlier request targeted or changed (age 0: the latest), from memory: activation starts there at cost 2 + age, at most 6";
+                Perception rows knowledge_link(A: Sym, Relation: Sym, B: Sym)
+                    "graph memory: a link a session learned or the user told (symbol ids, paths or words); activation flows over it, 1 forward and 2 back";
+                Perception rows vector_recall(Query: Sym, Id: Sym, Score: u32)
+                    "a symbol or memory recalled for the request by meaning and words (thousandths), computed before the fixpoint; activation starts there at cost 2 to 4 when the request has no seeds";
 
                 // Policy and configuration.
                 Policy one retry_budget(N: u32) "repair attempts allowed before escalating";
@@ -160,6 +164,8 @@ macro_rules! tables {
                     "a path from a context seed reaches an item at this cost, over calls, tests and files, up to 6 (computed on demand)";
                 context context_atom(Item: Sym, Score: u32)
                     "an item's activation: 1000 halved per unit of its cheapest cost from each seed, summed over seeds (on demand)";
+                context context_link(A: Sym, Relation: Sym, B: Sym)
+                    "a learned knowledge_link with an activated end: the model is shown it (on demand)";
                 clarification best_confidence(RawRef: Sym, Confidence: Confidence)
                     "the best grounding confidence of a reference";
                 clarification clarification_needed(Ref: Sym) "the kernel must ask before acting on this";
