@@ -6,6 +6,7 @@
 
 mod recall;
 pub mod rules;
+pub mod symbols;
 
 use std::path::Path;
 use std::sync::OnceLock;

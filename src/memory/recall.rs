@@ -13,7 +13,7 @@ use crate::store::StateDb;
 /// How many candidates the words side proposes before fusion.
 const CANDIDATES: usize = 64;
 /// The weight of meaning against words when both are known.
-const MEANING: f64 = 0.7;
+pub(super) const MEANING: f64 = 0.7;
 
 /// One recalled memory and why it scored as it did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -41,7 +41,7 @@ fn or_query(words: &[String]) -> String {
 }
 
 /// The query's words worth matching: stop words and one-letter words dropped, each once.
-fn query_words(text: &str) -> Vec<String> {
+pub(super) fn query_words(text: &str) -> Vec<String> {
     const STOP: &[&str] = &[
         "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i", "in", "is", "it",
         "of", "on", "or", "that", "the", "this", "to", "was", "we", "what", "when", "where", "which", "who", "why",

@@ -13,6 +13,7 @@ mod migrations;
 mod precise;
 mod rules;
 mod state;
+mod symbol_vectors;
 
 pub use memory::{LinkRow, MemoryCounts, MemoryRow, NewMemory};
 pub use migrations::STATE_SCHEMA;
