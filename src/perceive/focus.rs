@@ -20,6 +20,16 @@ pub struct Known<'a> {
     pub path: &'a str,
 }
 
+/// Whether a target refers back to earlier work rather than naming code.
+pub fn refers_back(target: &str) -> bool {
+    back_reference().is_match(target.trim())
+}
+
+pattern!(
+    back_reference,
+    r"(?i)\b(we|you|i)\s+(just\s+)?(changed|edited|fixed|touched|renamed|modified|worked on|looked at|added)\b|\b(last|previous|same|again|earlier|yesterday|before)\b|^(that|it|this)(\s+(one|function|method|file|test|class))?$"
+);
+
 /// Most candidates kept.
 pub const MAX_CANDIDATES: usize = 5;
 
@@ -100,5 +110,22 @@ mod tests {
         let fuzzy = resolve("the auth thing", &symbols, &files);
         assert!(fuzzy.len() >= 2 && fuzzy.iter().all(|c| c.confidence < 0.85), "{fuzzy:?}");
         assert!(resolve("nothing like it", &symbols, &files).is_empty());
+    }
+
+    #[test]
+    fn references_to_earlier_work_are_told_from_names() {
+        for yes in [
+            "the function we changed yesterday",
+            "that test again",
+            "the file you just edited",
+            "it",
+            "that one",
+            "the last change",
+        ] {
+            assert!(refers_back(yes), "{yes}");
+        }
+        for no in ["parse_version", "src/lib.rs", "the retry logic", "Version::parse", "test_timeout"] {
+            assert!(!refers_back(no), "{no}");
+        }
     }
 }

@@ -174,9 +174,15 @@ fn mask(text: &str) -> (String, Vec<String>) {
     (masked.into_owned(), ids)
 }
 
-/// Words after the first match of `cue`, without stopwords: a fallback target.
+/// Words after the first match of `cue`, without stopwords: a fallback
+/// target. A reference to earlier work ("that function again", "the last
+/// change") is kept as written: its small words are what it says.
 fn words_after(masked: &str, cue: &Regex) -> String {
     let start = cue.find(masked).map_or(0, |m| m.end());
+    let rest = masked[start..].trim().trim_end_matches(['?', '.', '!']).trim();
+    if !rest.split_whitespace().any(|w| w == "ID") && super::focus::refers_back(rest) {
+        return rest.to_string();
+    }
     masked[start..]
         .split(|c: char| !c.is_alphanumeric() && c != '-')
         .filter(|w| !w.is_empty() && w != &"ID" && !STOPWORDS.contains(&w.to_ascii_lowercase().as_str()))
