@@ -37,12 +37,19 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
+/// `nerd context ARGS --json`, recalling by words only (no embedding model).
 fn context(root: &Path, args: &[&str]) -> Value {
+    context_with(root, &root.join("no-model"), args)
+}
+
+/// `nerd context ARGS --json` with the embedding model at `model`.
+fn context_with(root: &Path, model: &Path, args: &[&str]) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_nerd"))
         .arg("context")
         .args(args)
         .arg("--json")
         .current_dir(root)
+        .env("NERD_EMBEDDING_MODEL", model)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
@@ -108,13 +115,40 @@ fn a_named_target_seeds_the_context_and_its_callers_follow_and_nothing_seeds_not
     let out = Command::new(env!("CARGO_BIN_EXE_nerd"))
         .args(["context", "what is the weather like"])
         .current_dir(dir.path())
+        .env("NERD_EMBEDDING_MODEL", dir.path().join("no-model"))
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to start from"));
     let bad = Command::new(env!("CARGO_BIN_EXE_nerd"))
         .args(["context", "fix it", "--fact", "impacted(\"x\")"])
         .current_dir(dir.path())
+        .env("NERD_EMBEDDING_MODEL", dir.path().join("no-model"))
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(2), "a derived atom is not a fact");
+}
+
+#[test]
+fn a_request_naming_no_code_is_seeded_by_what_recall_finds_by_meaning_and_nonsense_by_nothing() {
+    let dir = project();
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/models/all-MiniLM-L6-v2");
+    assert!(model.join("model.safetensors").is_file(), "run scripts/install-embedder (scripts/test does)");
+    let v = context_with(dir.path(), &model, &["how long do we wait between failed charges"]);
+    assert_eq!(v["context"]["seeds"], serde_json::json!([]), "the request names no code: {v:#}");
+    let atoms: Vec<&str> = v["context"]["atoms"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    assert!(
+        atoms.iter().any(|a| a.starts_with(r#"vector_recall("request", "billing/retry.py#charge", "#)),
+        "{atoms:#?}"
+    );
+    let got = ids(&v);
+    assert_eq!(got.first().map(String::as_str), Some("billing/retry.py#charge"), "{v:#}");
+    // What it calls follows, on the path from the recalled start.
+    assert!(got.contains(&"billing/retry.py#backoff".to_string()), "{got:?}");
+    let first = &v["context"]["items"][0];
+    assert!(first["why"][0].as_str().unwrap().contains("recalled for the request, score 0."), "{first}");
+    // The long unrelated function is not recalled.
+    assert!(!got.contains(&"billing/reports.py#report".to_string()), "{got:?}");
+    // A request about nothing in the code recalls nothing, by meaning or by words.
+    let none = context_with(dir.path(), &model, &["what is the weather like"]);
+    assert_eq!(none["context"]["items"], serde_json::json!([]), "{none:#}");
 }

@@ -303,3 +303,64 @@ fn sigkill_during_memory_writes_damages_nothing_and_loses_no_committed_memory() 
     // A memory and its vectors are written together: none is left half-stored.
     assert_eq!(stats["vectors"], stats["memories"], "{stats}");
 }
+
+#[test]
+fn a_said_link_is_grounded_walked_over_calls_names_its_test_later_and_leaves_with_its_memory() {
+    let w = World::new();
+    let absent = w.home.join("no-model");
+    std::fs::write(
+        w.ws.join("src/lib.rs"),
+        "pub fn charge() -> u32 {\n    retry()\n}\n\nfn retry() -> u32 {\n    3\n}\n\npub fn load_settings() -> u32 {\n    1\n}\n\n#[test]\nfn test_timeout() {\n    assert_eq!(charge(), 3);\n}\n",
+    )
+    .unwrap();
+    let out = nerd(&w, &absent, &["run", "remember that retry is configured by load_settings"]);
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("Remembered (fact"), "{said}");
+    assert!(
+        said.contains(r#"knowledge_link("src/lib.rs#retry", "configured_by", "src/lib.rs#load_settings")"#),
+        "both ends grounded on the workspace: {said}"
+    );
+    let flaky = json(&nerd(&w, &absent, &["memory", "add", "the flaky test is test_timeout", "--json"]));
+    assert_eq!(flaky["kind"], "fact", "{flaky}");
+    assert_eq!(flaky["link"]["a"], "src/lib.rs#test_timeout", "{flaky}");
+    assert_eq!(flaky["link"]["b"], "flaky test", "{flaky}");
+    // Words that state no link stay a note, with no link.
+    let note = json(&nerd(&w, &absent, &["memory", "add", "we release on Fridays", "--json"]));
+    assert_eq!(note["kind"], "note");
+    assert!(note.get("link").is_none(), "{note}");
+
+    // A multi-hop query: from charge, a call reaches retry, whose link is learned.
+    let reached = json(&nerd(&w, &absent, &["memory", "links", "charge", "--json"]));
+    let items = reached["items"].as_array().unwrap();
+    let configured = items.iter().find(|i| i["relation"] == "configured_by").expect("the retry link is reached");
+    assert_eq!(configured["cost"], 1, "{reached:#}");
+    assert_eq!(configured["path"], serde_json::json!(["src/lib.rs#charge", "calls src/lib.rs#retry"]));
+    // From an unrelated function nothing learned is reached... except through its file.
+    let far = json(&nerd(&w, &absent, &["memory", "links", "load_settings", "--json"]));
+    let nearest = &far["items"][0];
+    assert_eq!(nearest["relation"], "configured_by", "load_settings is the link's own end: {far:#}");
+    assert_eq!(nearest["cost"], 0);
+
+    // "The flaky test" is grounded on what graph memory names, confidently.
+    let later = nerd(&w, &absent, &["run", "--json", "explain the flaky test"]);
+    let events: Vec<Value> =
+        String::from_utf8_lossy(&later.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let focus = events.iter().find(|e| e["event"] == "focus").expect("a focus event");
+    assert_eq!(focus["candidates"][0]["symbol"], "src/lib.rs#test_timeout", "{focus}");
+    assert_eq!(focus["candidates"][0]["confidence"], 0.9);
+    // The kernel shows the link to the model when its end is activated.
+    let context = json(&nerd(&w, &absent, &["context", "fix the flaky test", "--json"]));
+    let atoms: Vec<&str> =
+        context["context"]["atoms"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    assert!(atoms.contains(&r#"context_link("src/lib.rs#test_timeout", "is", "flaky test")"#), "{atoms:#?}");
+    assert!(atoms.contains(&r#"context_seed("src/lib.rs#test_timeout", "target")"#), "{atoms:#?}");
+
+    // Forgetting the memory that taught a link removes the link.
+    let id = flaky["id"].as_i64().unwrap().to_string();
+    json(&nerd(&w, &absent, &["memory", "forget", &id, "--json"]));
+    let left = json(&nerd(&w, &absent, &["memory", "links", "--json"]));
+    let relations: Vec<&str> =
+        left["items"].as_array().unwrap().iter().map(|i| i["relation"].as_str().unwrap()).collect();
+    assert_eq!(relations, vec!["configured_by"], "{left:#}");
+}

@@ -13,7 +13,9 @@ use nerd_logic::vocab::{Severity, TestOutcome};
 use nerd_logic::{atoms, Facts, Fixpoint, Line, PathId, Sym};
 use serde::Serialize;
 
+use crate::agent::recall::Recollection;
 use crate::kernel::Loaded;
+use crate::memory::Memory;
 use crate::perceive::focus::Candidate;
 use crate::world::project::ProjectedSymbol;
 
@@ -59,10 +61,12 @@ pub struct Context {
 
 /// Asserts `context_seed` facts for the request: confident groundings of
 /// its target, failing or erroring tests, and symbols holding error
-/// diagnostics; and `remembered` facts for what earlier requests touched
-/// (`(subject, age)`, from memory) that still exists and is no seed.
+/// diagnostics; `remembered` facts for what earlier requests touched that
+/// still exists and is no seed; graph memory's `knowledge_link` facts (a
+/// recalled memory linked to its subject by `about`); and `vector_recall`
+/// facts for the symbols that still exist and the memories recall found.
 /// Returns how many seeds there are.
-pub fn seed(f: &mut Facts, index: &SymbolIndex<'_>, candidates: &[Candidate], remembered: &[(String, u32)]) -> usize {
+pub fn seed(f: &mut Facts, index: &SymbolIndex<'_>, candidates: &[Candidate], memory: &Recollection) -> usize {
     let best = candidates.iter().map(|c| c.confidence).fold(0.0f64, f64::max);
     let mut seeds: BTreeSet<(String, &'static str)> = BTreeSet::new();
     for c in candidates.iter().filter(|c| c.confidence >= best - 1e-9 && best > 0.0) {
@@ -84,11 +88,28 @@ pub fn seed(f: &mut Facts, index: &SymbolIndex<'_>, candidates: &[Candidate], re
         let row = (f.sym(item), f.sym(why));
         f.context_seed.push(row);
     }
-    for (subject, age) in remembered {
-        let known = index.symbol(subject).is_some() || index.by_path.contains_key(subject.as_str());
-        if known && !seeds.iter().any(|(item, _)| item == subject) {
+    let known = |item: &str| index.symbol(item).is_some() || index.by_path.contains_key(item);
+    for (subject, age) in &memory.touched {
+        if known(subject) && !seeds.iter().any(|(item, _)| item == subject) {
             let item = f.sym(subject);
             f.remembered.push((item, *age));
+        }
+    }
+    for link in &memory.links {
+        let row = (f.sym(&link.a), f.sym(&link.relation), f.sym(&link.b));
+        f.knowledge_link.push(row);
+    }
+    for m in &memory.memories {
+        if let Some(subject) = m.subject.as_deref().filter(|s| known(s)) {
+            let row = (f.sym(&format!("memory:{}", m.id)), f.sym("about"), f.sym(subject));
+            f.knowledge_link.push(row);
+        }
+    }
+    let query = f.sym("request");
+    for (item, score) in &memory.recalled {
+        if item.starts_with("memory:") || known(item) {
+            let row = (query, f.sym(item), (score.clamp(0.0, 1.0) * 1000.0).round() as u32);
+            f.vector_recall.push(row);
         }
     }
     seeds.len()
@@ -108,6 +129,7 @@ fn errors(f: &Facts) -> impl Iterator<Item = &(Severity, PathId, Line, Sym, Sym)
 pub fn select_context(
     fixpoint: &Fixpoint,
     index: &SymbolIndex<'_>,
+    recalled: &[Memory],
     budget: usize,
     read: &mut dyn FnMut(&str) -> Option<String>,
 ) -> Context {
@@ -128,6 +150,10 @@ pub fn select_context(
     wanted.extend(errors(facts).map(|r| atoms::diagnostic(s, *r).to_string()));
     wanted.extend(facts.context_seed.iter().map(|r| atoms::context_seed(s, *r).to_string()));
     wanted.extend(facts.remembered.iter().map(|r| atoms::remembered(s, *r).to_string()));
+    wanted.extend(facts.vector_recall.iter().map(|r| atoms::vector_recall(s, *r).to_string()));
+    // What graph memory knows about what activation reached, and what recall found.
+    wanted.extend(program.links().into_iter().map(|r| atoms::context_link(s, r).to_string()));
+    wanted.extend(recalled.iter().map(|m| format!("memory({}, {:?}, {:?})", m.id, m.kind.as_str(), m.text)));
     let mut atoms = Vec::new();
     let mut atom_tokens = 0;
     let mut atoms_left_out = 0;
@@ -177,7 +203,10 @@ pub fn select_context(
                 let reason = match (program.seed_reason(seed), program.remembered_age(seed)) {
                     (Some(why), _) => s.resolve(why).to_string(),
                     (None, Some(age)) => format!("remembered, {} request(s) ago", age + 1),
-                    (None, None) => "seed".to_string(),
+                    (None, None) => match program.recalled_score(seed) {
+                        Some(score) => format!("recalled for the request, score {:.2}", f64::from(score) / 1000.0),
+                        None => "seed".to_string(),
+                    },
                 };
                 describe(s, seed, &reason, &program.path(seed, item))
             }

@@ -32,13 +32,29 @@ pub fn candidates(intent: &Intent, loaded: &Loaded) -> Vec<Candidate> {
     if !needs_focus(intent) {
         return Vec::new();
     }
+    resolve(&intent.target, loaded)
+}
+
+/// Candidates for a reference among the loaded symbols and files, best first.
+pub fn resolve(reference: &str, loaded: &Loaded) -> Vec<Candidate> {
     let known: Vec<Known> = loaded
         .projections
         .iter()
         .flat_map(|(path, (_, p))| p.symbols.iter().map(move |s| Known { id: &s.id, name: &s.name, path }))
         .collect();
     let files: Vec<&str> = loaded.files.iter().map(|f| f.path.as_str()).collect();
-    focus::resolve(&intent.target, &known, &files)
+    focus::resolve(reference, &known, &files)
+}
+
+/// The one symbol or file a reference names with confidence (at least
+/// 0.85, and no other as confident), as its id or path.
+pub fn confidently(reference: &str, loaded: &Loaded) -> Option<String> {
+    let found = resolve(reference, loaded);
+    let mut sure = found.iter().filter(|c| c.confidence >= 0.85);
+    match (sure.next(), sure.next()) {
+        (Some(one), None) => Some(label(one).to_string()),
+        _ => None,
+    }
 }
 
 /// The new name a rename asks for, from its constraints.

@@ -279,6 +279,13 @@ impl<'a> Agent<'a> {
         Ok(self.memories.insert(memories))
     }
 
+    /// What memory brings to a request's context (`recall::recollect`).
+    fn recollect(&mut self, loaded: &Loaded, query: &str) -> Result<recall::Recollection, AgentError> {
+        self.memories()?;
+        let Some(memories) = &self.memories else { return Ok(recall::Recollection::default()) };
+        Ok(recall::recollect(memories, &mut self.store, loaded, query)?)
+    }
+
     /// Handles one request to its end.
     pub fn handle(&mut self, text: &str) -> Result<Report, AgentError> {
         let text = text.trim();
@@ -366,14 +373,10 @@ impl<'a> Agent<'a> {
     ) -> Result<Report, AgentError> {
         self.memory_request =
             matches!(intent.verb, nerd_logic::vocab::Verb::Remember | nerd_logic::vocab::Verb::Forget);
-        let mut focus = match forced {
+        let focus = match forced {
             Some(c) => vec![c],
-            None => ground::candidates(intent, loaded),
+            None => recall::focus(self.memories()?, intent, loaded)?,
         };
-        // "The function we changed yesterday", "that test again": what earlier requests touched.
-        if focus.is_empty() && ground::needs_focus(intent) {
-            focus = recall::remembered(self.memories()?, &intent.target, loaded)?;
-        }
         let best = focus.iter().map(|c| c.confidence).fold(0.0f64, f64::max);
         self.target = focus.iter().find(|c| c.confidence >= best && best > 0.0).cloned();
         if !focus.is_empty() {

@@ -7,7 +7,10 @@
 //! asks when more than one would fit. "Remember that …" and "forget …"
 //! requests land here too, and so do the checked memory operations of a
 //! model's reply (notes, `knowledge_link` facts, forgetting what a model
-//! noted). Knows nothing about how recall scores.
+//! noted). Before a model call, `recollect` gathers what memory brings to
+//! the kernel: what the last requests touched, graph memory's links, and the
+//! symbols and memories recall finds for the request's words (asserted as
+//! `vector_recall` before the fixpoint). Knows nothing about how recall scores.
 
 use std::sync::OnceLock;
 
@@ -24,8 +27,63 @@ use nerd_logic::vocab::Verb;
 /// The confidence of the one most recent subject; below it when several fit.
 const RECENT: f64 = 0.9;
 const ONE_OF_SEVERAL: f64 = 0.6;
+/// The confidence of the one workspace item a learned link names.
+const NAMED: f64 = 0.9;
 /// How many recent memories a reference looks back through.
 const LOOK_BACK: usize = 50;
+
+/// How many symbols, and how many memories, recall may add to a request's context.
+const SYMBOLS_RECALLED: usize = 5;
+const MEMORIES_RECALLED: usize = 5;
+/// The least likeness (cosine) a symbol needs to be recalled without a word in common.
+const SYMBOL_LIKENESS: f64 = 0.35;
+/// The least fused score a memory needs to be recalled for a request.
+const MEMORY_SCORE: f64 = 0.4;
+
+/// What memory brings to one request's context.
+#[derive(Clone, Debug, Default)]
+pub struct Recollection {
+    /// What the last three requests targeted or changed, with their age.
+    pub touched: Vec<(String, u32)>,
+    /// Graph memory: every `knowledge_link` kept.
+    pub links: Vec<crate::store::LinkRow>,
+    /// Symbols and memories (`memory:ID`) recalled for the request, with fused scores in [0, 1].
+    pub recalled: Vec<(String, f64)>,
+    /// The memories recalled, for their text.
+    pub memories: Vec<Memory>,
+}
+
+/// Gathers what memory holds for a request: what recent requests touched,
+/// the links, and what recall finds for `query` among the workspace's
+/// symbols (embedding new ones into `store`) and the memories.
+pub fn recollect(
+    memories: &Memories,
+    store: &mut crate::store::Store,
+    loaded: &Loaded,
+    query: &str,
+) -> Result<Recollection, MemoryError> {
+    use crate::memory::symbols::{self, SymbolText};
+    let texts: Vec<SymbolText> = loaded
+        .projections
+        .iter()
+        .flat_map(|(path, (_, p))| {
+            p.symbols.iter().map(move |s| SymbolText::new(&s.id, s.kind.as_str(), &s.name, path, &s.signature))
+        })
+        .collect();
+    let mut recalled: Vec<(String, f64)> = symbols::recall(store, &texts, query, SYMBOLS_RECALLED, SYMBOL_LIKENESS)?
+        .into_iter()
+        .map(|hit| (hit.id, hit.score))
+        .collect();
+    let mut found = Vec::new();
+    for hit in memories.search(query, MEMORIES_RECALLED)? {
+        if hit.score >= MEMORY_SCORE && matches!(hit.memory.kind, Kind::Note | Kind::Fact | Kind::Answer | Kind::Change)
+        {
+            recalled.push((format!("memory:{}", hit.memory.id), hit.score));
+            found.push(hit.memory);
+        }
+    }
+    Ok(Recollection { touched: recent_subjects(memories, 3)?, links: memories.links()?, recalled, memories: found })
+}
 
 /// Stores what one request did: the request with its target and status, and
 /// each changed file. Returns the memories written.
@@ -90,23 +148,20 @@ const FORGET_AT_LEAST: f64 = 0.5;
 /// Carries out "remember that …" (a note, or a preference when it says how
 /// work should be done) and "forget …" (the one memory that clearly matches;
 /// several close matches are listed and nothing is forgotten).
-pub fn update(memories: &Memories, intent: &Intent, session: &str) -> Result<(Status, String), MemoryError> {
+pub fn update(
+    memories: &Memories,
+    intent: &Intent,
+    session: &str,
+    loaded: Option<&Loaded>,
+) -> Result<(Status, String), MemoryError> {
     let text = intent.target.trim();
     if intent.verb == Verb::Remember {
-        static PREFERENCE: OnceLock<Regex> = OnceLock::new();
-        let preference = PREFERENCE
-            .get_or_init(|| {
-                Regex::new(
-                    r"(?i)\b(i|we) (prefer|like|want|would rather)\b|\b(always|never|do not|don't) (use|add|write)\b",
-                )
-                .unwrap_or_else(|e| panic!("built-in regex: {e}"))
-            })
-            .is_match(text);
-        let kind = if preference { Kind::Preference } else { Kind::Note };
-        let memory = memories.add(kind, text, None, &format!("user, session {session}"))?;
+        let (memory, link) = remember(memories, text, &format!("user, session {session}"), loaded)?;
+        let linked =
+            link.map_or(String::new(), |l| format!("\nLinked: knowledge_link({:?}, {:?}, {:?})", l.a, l.relation, l.b));
         return Ok((
             Status::Succeeded,
-            format!("Remembered ({} {}): {}", memory.kind.as_str(), memory.id, memory.text),
+            format!("Remembered ({} {}): {}{linked}", memory.kind.as_str(), memory.id, memory.text),
         ));
     }
     let hits = memories.search(text, 3)?;
@@ -132,23 +187,112 @@ pub fn update(memories: &Memories, intent: &Intent, session: &str) -> Result<(St
     }
 }
 
-/// Whether a target refers back to earlier work rather than naming code.
-pub fn refers_back(target: &str) -> bool {
-    static BACK: OnceLock<Regex> = OnceLock::new();
-    let re = BACK.get_or_init(|| {
-        Regex::new(
-            r"(?i)\b(we|you|i)\s+(just\s+)?(changed|edited|fixed|touched|renamed|modified|worked on|looked at|added)\b|\b(last|previous|same|again|earlier|yesterday|before)\b|^(that|it|this)(\s+(one|function|method|file|test|class))?$",
-        )
-        .unwrap_or_else(|e| panic!("built-in regex: {e}"))
-    });
-    re.is_match(target.trim())
+/// Remembers what the user said (a note, or a preference when it says how
+/// work should be done); when it states a link ("the retry delay is
+/// configured in settings.py"), graph memory keeps it too, each end
+/// grounded on the workspace where it names one symbol or file with
+/// confidence, else kept as words. Forgetting the memory removes the link.
+pub fn remember(
+    memories: &Memories,
+    text: &str,
+    source: &str,
+    loaded: Option<&Loaded>,
+) -> Result<(Memory, Option<crate::store::LinkRow>), MemoryError> {
+    static PREFERENCE: OnceLock<Regex> = OnceLock::new();
+    let preference = PREFERENCE
+        .get_or_init(|| {
+            Regex::new(
+                r"(?i)\b(i|we) (prefer|like|want|would rather)\b|\b(always|never|do not|don't) (use|add|write)\b",
+            )
+            .unwrap_or_else(|e| panic!("built-in regex: {e}"))
+        })
+        .is_match(text);
+    let said = if preference { None } else { crate::perceive::link::said_link(text) };
+    let Some(said) = said else {
+        let kind = if preference { Kind::Preference } else { Kind::Note };
+        return Ok((memories.add(kind, text, None, source)?, None));
+    };
+    // Each end as the one symbol or file it names, when it names one.
+    let ground = |words: &str| loaded.and_then(|l| crate::agent::ground::confidently(words, l));
+    let (a, b) = (ground(&said.a), ground(&said.b));
+    let subject = a.clone().or(b.clone());
+    let memory = memories.add(Kind::Fact, text, subject.as_deref(), source)?;
+    let link = crate::store::LinkRow {
+        a: a.unwrap_or(said.a),
+        relation: said.relation,
+        b: b.unwrap_or(said.b),
+        memory: Some(memory.id),
+    };
+    memories.link(&link.a, &link.relation, &link.b, Some(memory.id))?;
+    Ok((memory, Some(link)))
+}
+
+/// Candidates for a target that graph memory names: a learned link whose
+/// words end (two words or more) appears in the target ("the flaky test", once "the flaky test is
+/// test_timeout" was said) and a symbol or file of the workspace at the
+/// other. One such link is confident; several ask.
+pub fn linked(memories: &Memories, target: &str, loaded: &Loaded) -> Result<Vec<Candidate>, MemoryError> {
+    let words = format!(" {} ", crate::perceive::link::phrase(target).to_lowercase());
+    if words.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    // The link's words appear in the target as whole words ("the flaky test again").
+    let names = |end: &str| end.contains(' ') && words.contains(&format!(" {} ", end.to_lowercase()));
+    let exists = |item: &str| -> Option<Candidate> {
+        let path = item.split('#').next().unwrap_or(item);
+        let (_, projection) = loaded.projections.get(path)?;
+        let symbol = if item.contains('#') {
+            projection.symbols.iter().find(|s| s.id == item)?.id.clone()
+        } else {
+            String::new()
+        };
+        Some(Candidate { path: path.to_string(), symbol, confidence: 0.0 })
+    };
+    let mut found: Vec<Candidate> = Vec::new();
+    for link in memories.links()? {
+        let other = if names(&link.b) {
+            &link.a
+        } else if names(&link.a) {
+            &link.b
+        } else {
+            continue;
+        };
+        if let Some(c) = exists(other) {
+            if !found.iter().any(|f| f.path == c.path && f.symbol == c.symbol) {
+                found.push(c);
+            }
+        }
+    }
+    let confidence = if found.len() == 1 { NAMED } else { ONE_OF_SEVERAL };
+    found.iter_mut().for_each(|c| c.confidence = confidence);
+    Ok(found)
+}
+
+/// The focus of a request's target: what graph memory names first ("the
+/// flaky test"), then, for a reference to earlier work ("the function we
+/// changed", "that function again"), what recent requests touched, else
+/// what its words resemble in the workspace.
+pub fn focus(memories: &Memories, intent: &Intent, loaded: &Loaded) -> Result<Vec<Candidate>, MemoryError> {
+    if !crate::agent::ground::needs_focus(intent) {
+        return Ok(Vec::new());
+    }
+    let named = linked(memories, &intent.target, loaded)?;
+    if !named.is_empty() {
+        return Ok(named);
+    }
+    // "That function again" means earlier work, not a symbol named `function`.
+    let back = remembered(memories, &intent.target, loaded)?;
+    if !back.is_empty() {
+        return Ok(back);
+    }
+    Ok(crate::agent::ground::candidates(intent, loaded))
 }
 
 /// Candidates for a target that refers back: the subjects of the most recent
 /// changes and requests that still exist, newest first. The newest is
 /// confident only when nothing else was touched by the same request.
 pub fn remembered(memories: &Memories, target: &str, loaded: &Loaded) -> Result<Vec<Candidate>, MemoryError> {
-    if !refers_back(target) {
+    if !crate::perceive::focus::refers_back(target) {
         return Ok(Vec::new());
     }
     let wants_test = target.to_lowercase().contains("test");
@@ -215,26 +359,4 @@ pub fn model_operations(
         });
     }
     Ok(done)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::refers_back;
-
-    #[test]
-    fn references_to_earlier_work_are_told_from_names() {
-        for yes in [
-            "the function we changed yesterday",
-            "that test again",
-            "the file you just edited",
-            "it",
-            "that one",
-            "the last change",
-        ] {
-            assert!(refers_back(yes), "{yes}");
-        }
-        for no in ["parse_version", "src/lib.rs", "the retry logic", "Version::parse", "test_timeout"] {
-            assert!(!refers_back(no), "{no}");
-        }
-    }
 }

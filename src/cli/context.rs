@@ -42,17 +42,17 @@ pub fn run(root: &Path, args: ContextArgs<'_>) -> Result<i32, NerdError> {
     let mut store = Store::open(root)?;
     crate::index::index(root, &mut store, &|_, _| {})?;
     let loaded = kernel::load(root, &store, LoadFor::Evaluation)?;
-    let candidates = ground::candidates(&intent, &loaded);
+    let memories = crate::memory::Memories::open(root)?;
+    let candidates = crate::agent::recall::focus(&memories, &intent, &loaded)?;
     let mut facts = loaded.facts();
     ground::assert_intent(&mut facts, &intent, &candidates, true);
     for text in args.facts {
         let atom = parse_atom(text).map_err(|source| NerdError::AtomSyntax { text: text.clone(), source })?;
         facts.assert_atom(&atom).map_err(|e| NerdError::Usage(format!("--fact {text}: {e}")))?;
     }
-    let memories = crate::memory::Memories::open(root)?;
-    let remembered = crate::agent::recall::recent_subjects(&memories, 3)?;
+    let memory = crate::agent::recall::recollect(&memories, &mut store, &loaded, args.request)?;
     let index = context::SymbolIndex::new(&loaded);
-    context::seed(&mut facts, &index, &candidates, &remembered);
+    context::seed(&mut facts, &index, &candidates, &memory);
     let fixpoint = evaluate(facts);
     // Indexed source files only, symlinks refused on the way, at most 2 MiB each.
     let refused = crate::files::Refused::files(&[]);
@@ -60,7 +60,7 @@ pub fn run(root: &Path, args: ContextArgs<'_>) -> Result<i32, NerdError> {
         let (bytes, _) = crate::files::read_capped(&root.join(path), 2 << 20, &refused).ok()?;
         Some(String::from_utf8_lossy(&bytes).into_owned())
     };
-    let selected = context::select_context(&fixpoint, &index, budget, &mut read);
+    let selected = context::select_context(&fixpoint, &index, &memory.memories, budget, &mut read);
     // The rules the user set go with every change the model is asked for.
     let rules = memories.rules_in_force()?;
     let mut out = std::io::stdout().lock();

@@ -57,6 +57,14 @@ pub enum MemoryAction {
         #[arg(long)]
         json: bool,
     },
+    /// Graph memory's links; with ITEM, the learned links reachable from it
+    /// over calls, tests, files and other links, nearest first, with the path.
+    Links {
+        /// A symbol id, a file, or the words at one end of a link ("flaky test").
+        item: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// The rules nerd learned from you, with where each came from; accept, decline or add one.
     Rules {
         #[command(subcommand)]
@@ -109,11 +117,27 @@ pub fn run(root: &Path, action: MemoryAction) -> Result<i32, NerdError> {
                     kind.as_str()
                 )));
             }
-            let memory = memories.add(kind, &text, about.as_deref(), "user")?;
+            // A note that states a link ("X is configured in Y") keeps the link too, grounded on the index.
+            let (memory, link) = if kind == Kind::Note && about.is_none() {
+                let loaded = match crate::perceive::link::said_link(&text) {
+                    Some(_) => Some(world(root)?),
+                    None => None,
+                };
+                crate::agent::recall::remember(&memories, &text, "user", loaded.as_ref())?
+            } else {
+                (memories.add(kind, &text, about.as_deref(), "user")?, None)
+            };
             if json {
-                writeln!(out, "{}", json!(memory))?;
+                let mut value = json!(memory);
+                if let Some(l) = &link {
+                    value["link"] = json!({"a": l.a, "relation": l.relation, "b": l.b});
+                }
+                writeln!(out, "{value}")?;
             } else {
                 writeln!(out, "remembered {} ({})", memory.id, memory.kind.as_str())?;
+                if let Some(l) = &link {
+                    writeln!(out, "linked: knowledge_link({:?}, {:?}, {:?})", l.a, l.relation, l.b)?;
+                }
                 words_only_once(&memories);
             }
         }
@@ -167,6 +191,37 @@ pub fn run(root: &Path, action: MemoryAction) -> Result<i32, NerdError> {
             }
         }
         MemoryAction::Rules { .. } => {}
+        MemoryAction::Links { item, json } => {
+            let listed = match item {
+                None => {
+                    memories.links()?.into_iter().map(|l| Reached { link: l, cost: None, path: Vec::new() }).collect()
+                }
+                Some(item) => reachable(root, &memories, &item)?,
+            };
+            if json {
+                let items: Vec<serde_json::Value> = listed
+                    .iter()
+                    .map(|r| {
+                        json!({
+                            "id": r.link.memory, "kind": "link", "text": r.atom(), "a": r.link.a,
+                            "relation": r.link.relation, "b": r.link.b, "cost": r.cost, "path": r.path,
+                        })
+                    })
+                    .collect();
+                writeln!(out, "{}", json!({"items": items}))?;
+            } else {
+                if listed.is_empty() {
+                    writeln!(out, "no links (say \"remember that the retry delay is configured in settings.py\")")?;
+                }
+                for r in &listed {
+                    let taught = r.link.memory.map_or(String::new(), |m| format!("  (memory {m})"));
+                    writeln!(out, "{}{taught}", r.atom())?;
+                    if !r.path.is_empty() {
+                        writeln!(out, "    cost {}: {}", r.cost.unwrap_or_default(), r.path.join(" → "))?;
+                    }
+                }
+            }
+        }
         MemoryAction::Stats { json } => {
             let stats = memories.stats()?;
             if json {
@@ -186,6 +241,60 @@ pub fn run(root: &Path, action: MemoryAction) -> Result<i32, NerdError> {
         }
     }
     Ok(crate::error::exit::SUCCESS)
+}
+
+/// A link, and how it was reached from an item.
+struct Reached {
+    link: crate::store::LinkRow,
+    /// The activation cost of its nearer end from the item.
+    cost: Option<u32>,
+    /// The activation path from the item to that end.
+    path: Vec<String>,
+}
+
+impl Reached {
+    fn atom(&self) -> String {
+        format!("knowledge_link({:?}, {:?}, {:?})", self.link.a, self.link.relation, self.link.b)
+    }
+}
+
+/// The workspace's world from its index, brought up to date.
+fn world(root: &Path) -> Result<crate::kernel::Loaded, NerdError> {
+    let mut store = crate::store::Store::open(root)?;
+    crate::index::index(root, &mut store, &|_, _| {})?;
+    Ok(crate::kernel::load(root, &store, crate::kernel::LoadFor::Evaluation)?)
+}
+
+/// The learned links the kernel's activation reaches from `item` (the one
+/// symbol or file it names, else its words), nearest first: a multi-hop
+/// query over calls, tests, files and links alike.
+fn reachable(root: &Path, memories: &Memories, item: &str) -> Result<Vec<Reached>, NerdError> {
+    let loaded = world(root)?;
+    let start = crate::agent::ground::confidently(item, &loaded).unwrap_or_else(|| crate::perceive::link::phrase(item));
+    let links = memories.links()?;
+    let mut facts = loaded.facts();
+    let (seed, why) = (facts.sym(&start), facts.sym("query"));
+    facts.context_seed.push((seed, why));
+    for l in &links {
+        let row = (facts.sym(&l.a), facts.sym(&l.relation), facts.sym(&l.b));
+        facts.knowledge_link.push(row);
+    }
+    let fixpoint = nerd_logic::evaluate(facts);
+    let (program, s) = (fixpoint.context(), &fixpoint.facts().symbols);
+    let mut out = Vec::new();
+    for (a, r, b) in program.links() {
+        let (a, r, b) = (s.resolve(a), s.resolve(r), s.resolve(b));
+        let Some(link) = links.iter().find(|l| l.a == a && l.relation == r && l.b == b) else { continue };
+        // The nearer end, and the cheapest path to it.
+        let ends = [fixpoint.facts().symbols.get(a), fixpoint.facts().symbols.get(b)];
+        let best = ends.into_iter().flatten().filter_map(|end| Some((program.cost(seed, end)?, end))).min();
+        let Some((cost, end)) = best else { continue };
+        let mut path = vec![start.clone()];
+        path.extend(program.path(seed, end).iter().map(|step| format!("{} {}", step.via.as_str(), s.resolve(step.to))));
+        out.push(Reached { link: link.clone(), cost: Some(cost), path });
+    }
+    out.sort_by(|x, y| x.cost.cmp(&y.cost).then_with(|| x.atom().cmp(&y.atom())));
+    Ok(out)
 }
 
 /// `nerd memory rules`: list, accept, decline, add.
@@ -257,10 +366,11 @@ fn rules(
 }
 
 /// `/memory` in the interactive session: `list` (the default), `search QUERY`,
-/// `add TEXT`, `forget ID`, `stats`.
+/// `add TEXT`, `forget ID`, `stats`, `links [ITEM]`, `rules`.
 pub fn slash(root: &Path, rest: &str) -> Result<i32, NerdError> {
     let (word, arg) = rest.split_once(' ').map_or((rest, ""), |(w, a)| (w, a.trim()));
-    let usage = || NerdError::Usage("usage: /memory [list|search QUERY|add TEXT|forget ID|stats|rules]".into());
+    let usage =
+        || NerdError::Usage("usage: /memory [list|search QUERY|add TEXT|forget ID|stats|links [ITEM]|rules]".into());
     let action = match word {
         "" | "list" => MemoryAction::List { kind: None, limit: 20, json: false },
         "search" if !arg.is_empty() => MemoryAction::Search { query: arg.to_string(), k: 10, json: false },
@@ -269,6 +379,7 @@ pub fn slash(root: &Path, rest: &str) -> Result<i32, NerdError> {
         }
         "forget" => MemoryAction::Forget { id: arg.parse().map_err(|_| usage())?, json: false },
         "stats" => MemoryAction::Stats { json: false },
+        "links" => MemoryAction::Links { item: (!arg.is_empty()).then(|| arg.to_string()), json: false },
         "rules" if arg.is_empty() => MemoryAction::Rules { action: None, all: false, json: false },
         "rules" => {
             let (verb, id) = arg.split_once(' ').map_or((arg, ""), |(v, i)| (v, i.trim()));

@@ -23,6 +23,7 @@ pub mod boundary;
 pub mod focus;
 pub mod grammar;
 pub mod instruction;
+pub mod link;
 pub mod offline;
 
 pub use crate::model::{Transcript, Transducer};

@@ -139,7 +139,7 @@ impl Agent<'_> {
             Step::RecordRule => self.learn_rule(t)?,
             Step::UpdateMemory => {
                 let session = self.session.id.clone();
-                let (status, text) = super::recall::update(self.memories()?, intent, &session)?;
+                let (status, text) = super::recall::update(self.memories()?, intent, &session, Some(&*t.world))?;
                 Flow::Stop(status, text)
             }
             Step::RunChecks => match crate::check::check(&self.root, crate::check::Mode::Staged, None, true) {

@@ -182,9 +182,9 @@ impl Agent<'_> {
         let mut facts = loaded.facts();
         crate::check::assert_findings(&mut facts, &st.findings);
         // What the last three requests touched starts activation too, further away.
-        let remembered = crate::agent::recall::recent_subjects(self.memories()?, 3)?;
+        let memory = self.recollect(loaded, task)?;
         let index = context::SymbolIndex::new(loaded);
-        context::seed(&mut facts, &index, focus, &remembered);
+        context::seed(&mut facts, &index, focus, &memory);
         let fixpoint = nerd_logic::evaluate(facts);
         let budget = self.options.context_budget;
         let mut contents = BTreeMap::new();
@@ -201,7 +201,7 @@ impl Agent<'_> {
                 None
             }
         };
-        let selected = context::select_context(&fixpoint, &index, budget, &mut read);
+        let selected = context::select_context(&fixpoint, &index, &memory.memories, budget, &mut read);
         // The changeable files not read yet, whole, to validate the patch against.
         let shown = selected.paths();
         for path in paths.iter().filter(|p| !shown.contains(*p)) {
