@@ -34,6 +34,10 @@ impl SymbolText {
     }
 }
 
+/// How many symbol texts one recall may embed (about 8 s on two cores); the
+/// rest wait for later calls and are scored by words meanwhile.
+const EMBED_PER_CALL: usize = 1024;
+
 /// An identifier's words, lowercase: `parseRetryAfter`, `parse_retry_after`
 /// and `ParseRetryAfter` all give `parse retry after`.
 pub fn identifier_words(name: &str) -> Vec<String> {
@@ -82,8 +86,9 @@ pub struct SymbolHit {
 
 /// The `k` symbols that best answer `query`, best first; symbols sharing no
 /// rare word and (with the model) less alike than `least` are no answer.
-/// New symbols' texts are embedded and kept in `store`; a text no symbol
-/// has any longer is dropped from it.
+/// Up to `EMBED_PER_CALL` new symbols' texts are embedded and kept in
+/// `store` (those sharing a query word first); a text no symbol has any
+/// longer is dropped from it.
 pub fn recall(
     store: &mut Store,
     symbols: &[SymbolText],
@@ -93,11 +98,17 @@ pub fn recall(
 ) -> Result<Vec<SymbolHit>, MemoryError> {
     let words = word_scores(symbols, query);
     let mut meaning: Vec<Option<f64>> = vec![None; symbols.len()];
+    let model = embedder().is_ok();
     if let Ok(model) = embedder() {
         let mut stored = store.symbol_vectors()?;
         let hashes: Vec<i64> = symbols.iter().map(SymbolText::hash).collect();
         let mut missing: Vec<usize> = (0..symbols.len()).filter(|&i| !stored.contains_key(&hashes[i])).collect();
-        missing.dedup_by_key(|i| hashes[*i]);
+        // A bounded batch per call, those sharing a word with the query first:
+        // a large workspace is embedded over several calls, never all at once.
+        missing.sort_by(|&x, &y| words[y].total_cmp(&words[x]).then(x.cmp(&y)));
+        let mut seen = HashSet::new();
+        missing.retain(|i| seen.insert(hashes[*i]));
+        missing.truncate(EMBED_PER_CALL);
         if !missing.is_empty() {
             let texts: Vec<&str> = missing.iter().map(|&i| symbols[i].text.as_str()).collect();
             let new: Vec<(i64, Vec<f32>)> = missing.iter().map(|&i| hashes[i]).zip(model.embed_all(&texts)).collect();
@@ -114,11 +125,13 @@ pub fn recall(
         .enumerate()
         .filter_map(|(i, symbol)| {
             let w = words[i];
-            let score = match meaning[i] {
-                Some(m) if m >= least || w > 0.0 => MEANING * m.clamp(0.0, 1.0) + (1.0 - MEANING) * w,
-                Some(_) => return None,
-                None if w > 0.0 => w,
-                None => return None,
+            let score = match (model, meaning[i]) {
+                (_, Some(m)) if m >= least || w > 0.0 => MEANING * m.clamp(0.0, 1.0) + (1.0 - MEANING) * w,
+                (_, Some(_)) => return None,
+                // Not embedded yet: its words count as they would beside a meaning.
+                (true, None) if w > 0.0 => (1.0 - MEANING) * w,
+                (false, None) if w > 0.0 => w,
+                (_, None) => return None,
             };
             Some(SymbolHit { id: symbol.id.clone(), score })
         })
