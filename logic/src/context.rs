@@ -91,6 +91,7 @@ ascent! {
     relation context_atom(Sym, u32);
     relation executed_by(Sym, usize);
     relation context_link(Sym, Sym, Sym);
+    relation edge(Sym, Sym, Via);
     relation seeded(bool);
 
     // Witnesses: the seed, a remembered start, and each step `(seed, from, to, via, cost)`.
@@ -109,28 +110,16 @@ ascent! {
     seeded(true) <-- context_seed(_, _);
     activation(x, x, c), w_recalled(x, q, score, c) <--
         vector_recall(q, x, score), !seeded(true), let c = recall_cost(*score);
-    activation(s, b, c + 1), w_step(s, a, b, Via::Calls, c + 1) <--
-        activation(s, a, c), calls(a, b, true), if c + 1 <= MAX_COST;
-    activation(s, a, c + 2), w_step(s, b, a, Via::CalledBy, c + 2) <--
-        activation(s, b, c), calls(a, b, true), if c + 2 <= MAX_COST;
-    activation(s, b, c + 3), w_step(s, a, b, Via::MayCall, c + 3) <--
-        activation(s, a, c), uncertain_call(a, b), if c + 3 <= MAX_COST;
-    activation(s, x, c + 1), w_step(s, t, x, Via::TestOf, c + 1) <--
-        activation(s, t, c), test_of(t, x), if c + 1 <= MAX_COST;
-    activation(s, t, c + 1), w_step(s, x, t, Via::TestedBy, c + 1) <--
-        activation(s, x, c), test_of(t, x), if c + 1 <= MAX_COST;
-    activation(s, x, c + 1), w_step(s, t, x, Via::Covers, c + 1) <--
-        activation(s, t, c), covers(t, x), if c + 1 <= MAX_COST;
-    activation(s, t, c + 2), w_step(s, x, t, Via::CoveredBy, c + 2) <--
-        activation(s, x, c), covers(t, x), if c + 2 <= MAX_COST;
-    activation(s, p, c + 1), w_step(s, x, p, Via::DefinedIn, c + 1) <--
-        activation(s, x, c), defines(p, x), if c + 1 <= MAX_COST;
-    activation(s, x, c + 2), w_step(s, p, x, Via::Defines, c + 2) <--
-        activation(s, p, c), defines(p, x), if c + 2 <= MAX_COST;
-    activation(s, b, c + 1), w_step(s, a, b, Via::Knows, c + 1) <--
-        activation(s, a, c), knowledge_link(a, _, b), if a != b && c + 1 <= MAX_COST;
-    activation(s, a, c + 2), w_step(s, b, a, Via::KnownBy, c + 2) <--
-        activation(s, b, c), knowledge_link(a, _, b), if a != b && c + 2 <= MAX_COST;
+    // Each edge of the world and of graph memory, with the way it goes;
+    // `Via::cost` says what a step through it costs.
+    edge(a, b, Via::Calls), edge(b, a, Via::CalledBy) <-- calls(a, b, true);
+    edge(a, b, Via::MayCall) <-- uncertain_call(a, b);
+    edge(t, x, Via::TestOf), edge(x, t, Via::TestedBy) <-- test_of(t, x);
+    edge(t, x, Via::Covers), edge(x, t, Via::CoveredBy) <-- covers(t, x);
+    edge(x, p, Via::DefinedIn), edge(p, x, Via::Defines) <-- defines(p, x);
+    edge(a, b, Via::Knows), edge(b, a, Via::KnownBy) <-- knowledge_link(a, _, b), if a != b;
+    activation(s, b, k), w_step(s, a, b, *via, k) <--
+        activation(s, a, c), edge(a, b, via), let k = c + via.cost(), if k <= MAX_COST;
     // A learned link with an activated end is shown to the model.
     context_link(a, r, b) <-- knowledge_link(a, r, b), activation(_, a, _);
     context_link(a, r, b) <-- knowledge_link(a, r, b), activation(_, b, _);

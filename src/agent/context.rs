@@ -95,10 +95,7 @@ pub fn seed(f: &mut Facts, index: &SymbolIndex<'_>, candidates: &[Candidate], me
             f.remembered.push((item, *age));
         }
     }
-    for link in &memory.links {
-        let row = (f.sym(&link.a), f.sym(&link.relation), f.sym(&link.b));
-        f.knowledge_link.push(row);
-    }
+    assert_links(f, &memory.links);
     for m in &memory.memories {
         if let Some(subject) = m.subject.as_deref().filter(|s| known(s)) {
             let row = (f.sym(&format!("memory:{}", m.id)), f.sym("about"), f.sym(subject));
@@ -113,6 +110,14 @@ pub fn seed(f: &mut Facts, index: &SymbolIndex<'_>, candidates: &[Candidate], me
         }
     }
     seeds.len()
+}
+
+/// Asserts graph memory's links as `knowledge_link` facts.
+pub fn assert_links(f: &mut Facts, links: &[crate::store::LinkRow]) {
+    for link in links {
+        let row = (f.sym(&link.a), f.sym(&link.relation), f.sym(&link.b));
+        f.knowledge_link.push(row);
+    }
 }
 
 /// Failing and erroring test outcomes.

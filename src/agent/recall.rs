@@ -22,6 +22,7 @@ use crate::kernel::Loaded;
 use crate::memory::{Kind, Memories, Memory, MemoryError};
 use crate::perceive::focus::Candidate;
 use crate::perceive::Intent;
+use crate::world::project::ProjectedSymbol;
 use nerd_logic::vocab::Verb;
 
 /// The confidence of the one most recent subject; below it when several fit.
@@ -227,6 +228,20 @@ pub fn remember(
     Ok((memory, Some(link)))
 }
 
+/// An item (a symbol id or a file) in the workspace: its file, when
+/// indexed, with its symbol when that still exists.
+fn locate<'a>(item: &str, loaded: &'a Loaded) -> Option<(&'a str, Option<&'a ProjectedSymbol>)> {
+    let path = item.split('#').next().unwrap_or(item);
+    let (path, (_, projection)) = loaded.projections.get_key_value(path)?;
+    Some((path.as_str(), projection.symbols.iter().find(|s| s.id == item)))
+}
+
+/// A candidate (confidence set by the caller) for a file and maybe one of its symbols.
+fn candidate(path: &str, symbol: Option<&ProjectedSymbol>) -> Candidate {
+    let symbol = symbol.map_or(String::new(), |s| s.id.clone());
+    Candidate { path: path.to_string(), symbol, confidence: 0.0 }
+}
+
 /// Candidates for a target that graph memory names: a learned link whose
 /// words end (two words or more) appears in the target ("the flaky test", once "the flaky test is
 /// test_timeout" was said) and a symbol or file of the workspace at the
@@ -238,15 +253,10 @@ pub fn linked(memories: &Memories, target: &str, loaded: &Loaded) -> Result<Vec<
     }
     // The link's words appear in the target as whole words ("the flaky test again").
     let names = |end: &str| end.contains(' ') && words.contains(&format!(" {} ", end.to_lowercase()));
-    let exists = |item: &str| -> Option<Candidate> {
-        let path = item.split('#').next().unwrap_or(item);
-        let (_, projection) = loaded.projections.get(path)?;
-        let symbol = if item.contains('#') {
-            projection.symbols.iter().find(|s| s.id == item)?.id.clone()
-        } else {
-            String::new()
-        };
-        Some(Candidate { path: path.to_string(), symbol, confidence: 0.0 })
+    // The other end must still be in the workspace: a file, or a symbol that still exists.
+    let exists = |item: &str| match locate(item, loaded)? {
+        (_, None) if item.contains('#') => None,
+        (path, symbol) => Some(candidate(path, symbol)),
     };
     let mut found: Vec<Candidate> = Vec::new();
     for link in memories.links()? {
@@ -296,16 +306,10 @@ pub fn remembered(memories: &Memories, target: &str, loaded: &Loaded) -> Result<
         return Ok(Vec::new());
     }
     let wants_test = target.to_lowercase().contains("test");
-    let exists = |subject: &str| -> Option<Candidate> {
-        let path = subject.split('#').next().unwrap_or(subject);
-        let (_, projection) = loaded.projections.get(path)?;
-        // A symbol since renamed or removed leaves its file.
-        let symbol = match projection.symbols.iter().find(|s| s.id == subject) {
-            Some(s) if wants_test && s.kind != nerd_logic::vocab::SymbolKind::Test => return None,
-            Some(s) => s.id.clone(),
-            None => String::new(),
-        };
-        Some(Candidate { path: path.to_string(), symbol, confidence: 0.0 })
+    // A symbol since renamed or removed leaves its file.
+    let exists = |subject: &str| match locate(subject, loaded)? {
+        (_, Some(s)) if wants_test && s.kind != nerd_logic::vocab::SymbolKind::Test => None,
+        (path, symbol) => Some(candidate(path, symbol)),
     };
     // Each subject with how many requests ago it was touched; a request's subjects share an age.
     let mut recent: Vec<(u32, Candidate)> = Vec::new();

@@ -275,19 +275,15 @@ fn reachable(root: &Path, memories: &Memories, item: &str) -> Result<Vec<Reached
     let mut facts = loaded.facts();
     let (seed, why) = (facts.sym(&start), facts.sym("query"));
     facts.context_seed.push((seed, why));
-    for l in &links {
-        let row = (facts.sym(&l.a), facts.sym(&l.relation), facts.sym(&l.b));
-        facts.knowledge_link.push(row);
-    }
+    crate::agent::context::assert_links(&mut facts, &links);
     let fixpoint = nerd_logic::evaluate(facts);
     let (program, s) = (fixpoint.context(), &fixpoint.facts().symbols);
     let mut out = Vec::new();
     for (a, r, b) in program.links() {
-        let (a, r, b) = (s.resolve(a), s.resolve(r), s.resolve(b));
-        let Some(link) = links.iter().find(|l| l.a == a && l.relation == r && l.b == b) else { continue };
+        let (wa, wr, wb) = (s.resolve(a), s.resolve(r), s.resolve(b));
+        let Some(link) = links.iter().find(|l| l.a == wa && l.relation == wr && l.b == wb) else { continue };
         // The nearer end, and the cheapest path to it.
-        let ends = [fixpoint.facts().symbols.get(a), fixpoint.facts().symbols.get(b)];
-        let best = ends.into_iter().flatten().filter_map(|end| Some((program.cost(seed, end)?, end))).min();
+        let best = [a, b].into_iter().filter_map(|end| Some((program.cost(seed, end)?, end))).min();
         let Some((cost, end)) = best else { continue };
         let mut path = vec![start.clone()];
         path.extend(program.path(seed, end).iter().map(|step| format!("{} {}", step.via.as_str(), s.resolve(step.to))));

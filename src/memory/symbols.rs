@@ -98,8 +98,8 @@ pub fn recall(
 ) -> Result<Vec<SymbolHit>, MemoryError> {
     let words = word_scores(symbols, query);
     let mut meaning: Vec<Option<f64>> = vec![None; symbols.len()];
-    let model = embedder().is_ok();
-    if let Ok(model) = embedder() {
+    let model = embedder().ok();
+    if let Some(model) = model {
         let mut stored = store.symbol_vectors()?;
         let hashes: Vec<i64> = symbols.iter().map(SymbolText::hash).collect();
         let mut missing: Vec<usize> = (0..symbols.len()).filter(|&i| !stored.contains_key(&hashes[i])).collect();
@@ -112,7 +112,10 @@ pub fn recall(
         if !missing.is_empty() {
             let texts: Vec<&str> = missing.iter().map(|&i| symbols[i].text.as_str()).collect();
             let new: Vec<(i64, Vec<f32>)> = missing.iter().map(|&i| hashes[i]).zip(model.embed_all(&texts)).collect();
-            store.keep_symbol_vectors(&hashes.iter().copied().collect::<HashSet<i64>>(), &new)?;
+            // Texts no symbol has any longer leave the index with this batch.
+            let current: HashSet<i64> = hashes.iter().copied().collect();
+            let stale: Vec<i64> = stored.keys().filter(|h| !current.contains(h)).copied().collect();
+            store.keep_symbol_vectors(&stale, &new)?;
             stored.extend(new);
         }
         let q = model.embed(query);
@@ -125,7 +128,7 @@ pub fn recall(
         .enumerate()
         .filter_map(|(i, symbol)| {
             let w = words[i];
-            let score = match (model, meaning[i]) {
+            let score = match (model.is_some(), meaning[i]) {
                 (_, Some(m)) if m >= least || w > 0.0 => MEANING * m.clamp(0.0, 1.0) + (1.0 - MEANING) * w,
                 (_, Some(_)) => return None,
                 // Not embedded yet: its words count as they would beside a meaning.

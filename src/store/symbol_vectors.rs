@@ -1,8 +1,8 @@
 //! Storage of symbol embeddings in the index, keyed by a hash of the text
-//! embedded; the set kept is exactly the current symbols' texts. Knows
+//! embedded; the caller drops the texts no symbol has any longer. Knows
 //! nothing about how texts are made or embedded.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use rusqlite::params;
 
@@ -17,16 +17,12 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Stores `new` embeddings and drops those whose hash is not in `current`; all or nothing.
-    pub fn keep_symbol_vectors(&mut self, current: &HashSet<i64>, new: &[(i64, Vec<f32>)]) -> Result<(), StoreError> {
+    /// Stores `new` embeddings and drops the `stale` ones; all or nothing.
+    pub fn keep_symbol_vectors(&mut self, stale: &[i64], new: &[(i64, Vec<f32>)]) -> Result<(), StoreError> {
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         {
-            let stored: Vec<i64> = tx
-                .prepare("SELECT text_hash FROM symbol_vector")?
-                .query_map([], |r| r.get(0))?
-                .collect::<Result<_, _>>()?;
             let mut delete = tx.prepare("DELETE FROM symbol_vector WHERE text_hash = ?1")?;
-            for hash in stored.iter().filter(|h| !current.contains(h)) {
+            for hash in stale {
                 delete.execute([hash])?;
             }
             let mut insert = tx.prepare("INSERT OR REPLACE INTO symbol_vector(text_hash, vector) VALUES (?1, ?2)")?;
