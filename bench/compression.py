@@ -14,9 +14,9 @@ call"), who calls, and "explain that function again".
     history  every request and everything nerd printed for it (the answer and the
              progress lines): the text a transcript-keeping agent carries into its next turn
     kept     what nerd's durable state holds for later requests: the memories written
-             (text and subject), the knowledge links, and the session's request list;
-             the session's event log (the trail `nerd` replays for people, read by no
-             model call) is reported beside it
+             (text and subject), the knowledge links, and the session's state; the audit
+             trail of the decisions and actions (kept for `nerd why` and `nerd audit`,
+             read by no model call) is reported beside it
 
 The needs are written down when the script is built, before anything runs:
     back     a reference back needs the target of the query before it: met when nerd's
@@ -155,13 +155,13 @@ def main():
     memories = db.execute("SELECT kind, text, coalesce(subject, '') FROM memory").fetchall()
     links = db.execute("SELECT a, relation, b FROM knowledge_link").fetchall()
     state = db.execute("SELECT coalesce(group_concat(state, ''), '') FROM session").fetchone()[0]
-    events = db.execute("SELECT coalesce(sum(length(event)), 0) FROM session_event").fetchone()[0]
+    audit = db.execute("SELECT coalesce(sum(length(body)), 0) FROM audit_record").fetchone()[0]
     kept = sum(tokens(t) + tokens(s) for _, t, s in memories) + sum(tokens(f"{x} {r} {y}") for x, r, y in links)
     kept_with_session = kept + tokens(state)
     checks = len(facts) + len(targets)
     result = {
         "project": a.project, "seed": a.seed, "turns": len(turns), "history_tokens": history,
-        "kept_tokens": kept, "session_state_tokens": tokens(state), "event_log_tokens": (events + 3) // 4,
+        "kept_tokens": kept, "session_state_tokens": tokens(state), "audit_tokens": (audit + 3) // 4,
         "memories": len(memories), "links": len(links),
         "ratio": round(history / max(kept_with_session, 1), 1),
         "needs_met": met, "needs": needs, "recalled": recalled, "recall_checks": checks,
@@ -169,7 +169,7 @@ def main():
     }
     print(f"history {history} tokens : kept {kept_with_session} tokens "
           f"(memories {kept} in {len(memories)} rows and {len(links)} links, session state {tokens(state)}) "
-          f"= {result['ratio']}:1; event log {result['event_log_tokens']} tokens")
+          f"= {result['ratio']}:1; audit trail {result['audit_tokens']} tokens")
     print(f"needs met in later turns {met}/{needs}; recalled at the end {recalled}/{checks}; "
           f"recall {100 * result['recall']:.1f}%")
     if a.json:

@@ -185,6 +185,16 @@ fn a_later_process_grounds_the_function_we_looked_at_before_on_what_an_earlier_r
     assert_eq!(focus["candidates"].as_array().unwrap().len(), 1, "{focus}");
     let done = events.iter().find(|e| e["event"] == "done").unwrap();
     assert_eq!(done["status"], "answered", "{done}");
+
+    // Its memory does not repeat the target in its text, and recall by the target's name finds it.
+    let listed = json(&nerd(&w, &absent, &["memory", "list", "--kind", "request", "--json"]));
+    let newest = &listed["items"][0];
+    assert_eq!(newest["text"], "explain the function we looked at before: answered", "{newest}");
+    assert_eq!(newest["subject"], "src/lib.rs#backoff", "{newest}");
+    let found = search(&w, &absent, "backoff");
+    assert!(ids(&found).contains(&newest["id"].as_i64().unwrap()), "{found:#}");
+    let found = search(&w, &absent, "canary");
+    assert!(!ids(&found).contains(&newest["id"].as_i64().unwrap()), "{found:#}");
 }
 
 #[test]

@@ -131,7 +131,6 @@ fn legacy_database(state: &Path, legacy: &Path) {
          INSERT INTO file_checkpoint(id, audit, path, existed, content, undone, turn)
              SELECT id, audit, path, existed, content, undone, turn FROM s.file_checkpoint;
          INSERT INTO session SELECT * FROM s.session;
-         INSERT INTO session_event SELECT * FROM s.session_event;
          INSERT INTO commit_override SELECT * FROM s.commit_override;
          INSERT INTO meta(key, value) VALUES ('legacy-marker', 'kept');",
     )

@@ -265,8 +265,6 @@ impl<'a> Agent<'a> {
     }
 
     fn emit(&mut self, event: Event) {
-        // The session log is a record, not a gate: a failed append must not stop the loop.
-        let _ = self.session.record(&self.state, &event);
         self.sink.emit(&event);
     }
 
@@ -299,12 +297,12 @@ impl<'a> Agent<'a> {
                 request = p.request;
             }
         }
-        self.session.state.requests.push(request.clone());
+        self.session.state.begin(&request);
         self.target = None;
         self.memory_request = false;
         let report = self.run_request(&request, forced)?;
         if report.status != Status::Planned && !self.memory_request {
-            let source = format!("session {} request {}", self.session.id, self.session.state.requests.len());
+            let source = format!("session {} request {}", self.session.id, self.session.state.requests);
             let target = self.target.clone();
             recall::promote(self.memories()?, &source, &request, target.as_ref(), report.status, &report.changes)
                 .map_err(AgentError::from)?;
@@ -385,7 +383,7 @@ impl<'a> Agent<'a> {
         let mut router = Router::open(&self.root, intent.category, self.options.autonomy)?
             .with_timeout(self.options.timeout)
             .with_cancel(self.options.interrupted.clone());
-        router.set_turn(Some(format!("{}:{}", self.session.id, self.session.state.requests.len())));
+        router.set_turn(Some(format!("{}:{}", self.session.id, self.session.state.requests)));
         let mut t = Turn { request, intent, focus: &focus, world: loaded, router, state: LoopState::default() };
         for turn in 1..=self.options.max_turns {
             if self.options.interrupted.load(Ordering::SeqCst) {

@@ -98,8 +98,8 @@ pub fn promote(
 ) -> Result<Vec<Memory>, MemoryError> {
     let subject = target.map(|c| if c.symbol.is_empty() { c.path.as_str() } else { c.symbol.as_str() });
     let mut out = Vec::new();
-    let about = subject.map_or(String::new(), |s| format!(" (target {s})"));
-    out.push(memories.add(Kind::Request, &format!("{request}{about}: {}", status.as_str()), subject, source)?);
+    // The target is the memory's subject, which recall reads beside its text.
+    out.push(memories.add(Kind::Request, &format!("{request}: {}", status.as_str()), subject, source)?);
     for change in changes {
         // The target when the change is in its file, else the file itself.
         let subject = match target {

@@ -1,12 +1,14 @@
 //! Sessions: a conversation with the agent that survives the process. The
-//! resumable state (requests so far, a clarification awaiting its answer)
-//! and every event live in `.nerd/state.db`, so `nerd --resume` and
-//! `nerd run --resume ID` pick up where a session stopped.
-//! Knows nothing about how requests are handled.
+//! resumable state (how many requests so far, the last one, a clarification
+//! awaiting its answer) lives in `.nerd/state.db`, so `nerd --resume` and
+//! `nerd run --resume ID` pick up where a session stopped. The history itself
+//! is kept as facts elsewhere: each request's memory (its target, outcome and
+//! changes) and the audit trail of every decision and action; no surface text
+//! of a reply is kept. Knows nothing about how requests are handled.
 
 use serde::{Deserialize, Serialize};
 
-use super::event::{Event, Status};
+use super::event::Status;
 use crate::perceive::focus::Candidate;
 use crate::store::{StateDb, StoreError};
 
@@ -22,9 +24,36 @@ pub struct Pending {
 /// What a session carries from one request to the next.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct State {
-    pub requests: Vec<String>,
+    /// How many requests the session has handled.
+    #[serde(default, deserialize_with = "count_or_list")]
+    pub requests: u32,
+    /// The latest of them, as said (after a clarification: the request it completed).
+    #[serde(default)]
+    pub last_request: Option<String>,
     pub pending: Option<Pending>,
     pub last_status: Option<Status>,
+}
+
+impl State {
+    /// Counts a request the session is about to handle.
+    pub fn begin(&mut self, request: &str) {
+        self.requests += 1;
+        self.last_request = Some(request.to_string());
+    }
+}
+
+/// Sessions saved before the count kept every request's text: their number is read.
+fn count_or_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Requests {
+        Count(u32),
+        List(Vec<String>),
+    }
+    Ok(match Requests::deserialize(d)? {
+        Requests::Count(n) => n,
+        Requests::List(list) => u32::try_from(list.len()).unwrap_or(u32::MAX),
+    })
 }
 
 /// One session and its state.
@@ -72,9 +101,24 @@ impl Session {
         let text = serde_json::to_string(&self.state).unwrap_or_else(|_| "{}".into());
         store.save_session(&self.id, crate::timing::now_ns(), &text)
     }
+}
 
-    pub fn record(&self, store: &StateDb, event: &Event) -> Result<(), StoreError> {
-        let text = serde_json::to_string(event).unwrap_or_else(|_| "{}".into());
-        store.append_session_event(&self.id, crate::timing::now_ns(), &text)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_saved_with_every_request_text_resumes_with_its_count() {
+        let old = r#"{"requests":["explain parse","who calls parse"],"pending":null,"last_status":"answered"}"#;
+        let state: State = serde_json::from_str(old).unwrap();
+        assert_eq!((state.requests, state.last_request.as_deref()), (2, None));
+        let mut state = state;
+        state.begin("explain that function again");
+        let saved = serde_json::to_string(&state).unwrap();
+        assert!(!saved.contains("who calls"), "{saved}");
+        let back: State = serde_json::from_str(&saved).unwrap();
+        assert_eq!((back.requests, back.last_request.as_deref()), (3, Some("explain that function again")));
+        let empty: State = serde_json::from_str(r#"{"pending":null,"last_status":null}"#).unwrap();
+        assert_eq!(empty.requests, 0);
     }
 }

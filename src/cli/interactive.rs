@@ -56,8 +56,8 @@ pub fn run(root: &Path, args: &AgentArgs, resume: Option<Option<String>>) -> Res
             setup.choice.provider,
             setup.choice.source
         )?;
-        if !agent.session.state.requests.is_empty() {
-            writeln!(out, "Resumed after {} request(s).", agent.session.state.requests.len())?;
+        if agent.session.state.requests > 0 {
+            writeln!(out, "Resumed after {} request(s).", agent.session.state.requests)?;
         }
         if let Some(p) = &agent.session.state.pending {
             let options: Vec<String> = p

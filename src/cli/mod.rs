@@ -370,10 +370,10 @@ fn sessions(root: &Path) -> Result<i32, NerdError> {
     let mut out = std::io::stdout().lock();
     for (id, updated_ns, state) in store.sessions()? {
         let state: crate::agent::session::State = serde_json::from_str(&state).unwrap_or_default();
-        let last = state.requests.last().map(String::as_str).unwrap_or("");
+        let last = state.last_request.as_deref().unwrap_or("");
         let status = state.last_status.map_or("-", |s| s.as_str());
         let when = run::utc_stamp(updated_ns);
-        writeln!(out, "{id}  {when}  {} request(s)  {status}  {last}", state.requests.len())?;
+        writeln!(out, "{id}  {when}  {} request(s)  {status}  {last}", state.requests)?;
     }
     Ok(crate::error::exit::SUCCESS)
 }

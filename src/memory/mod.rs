@@ -157,7 +157,7 @@ impl Memories {
         if text.is_empty() {
             return Err(MemoryError::Empty);
         }
-        let vector = self.model().map(|m| m.embed(text));
+        let vector = self.model().map(|m| m.embed(&meant(text, subject)));
         let at_ns = now_ns();
         let new = NewMemory { kind: kind.as_str(), text, subject, source, at_ns, vector: vector.as_deref() };
         let id = self.db.memory_insert(&new)?;
@@ -219,9 +219,18 @@ impl Memories {
         if missing.is_empty() {
             return Ok(());
         }
-        let texts: Vec<&str> = missing.iter().map(|(_, t)| t.as_str()).collect();
-        let vectors = model.embed_all(&texts);
-        let pairs: Vec<(i64, Vec<f32>)> = missing.iter().map(|(id, _)| *id).zip(vectors).collect();
+        let meant: Vec<String> = missing.iter().map(|(_, text, subject)| meant(text, subject.as_deref())).collect();
+        let vectors = model.embed_all(&meant.iter().map(String::as_str).collect::<Vec<_>>());
+        let pairs: Vec<(i64, Vec<f32>)> = missing.iter().map(|(id, ..)| *id).zip(vectors).collect();
         Ok(self.db.memory_set_vectors(&pairs)?)
+    }
+}
+
+/// What a memory means, as embedded: its text and what it is about, which
+/// the text need not repeat (words recall reads the subject column too).
+fn meant(text: &str, subject: Option<&str>) -> String {
+    match subject {
+        Some(subject) if !text.contains(subject) => format!("{text} ({subject})"),
+        _ => text.to_string(),
     }
 }

@@ -19,7 +19,6 @@ const DURABLE: &[(&str, &str)] = &[
     ("audit_record", "seq, at_ns, body, prev, hash"),
     ("file_checkpoint", "id, audit, turn, path, existed, content, undone"),
     ("session", "id, created_ns, updated_ns, state"),
-    ("session_event", "session, seq, at_ns, event"),
     ("commit_override", "id, at_ns, tree, reason, blockers"),
 ];
 

@@ -144,9 +144,10 @@ impl StateDb {
     }
 
     /// Up to `limit` memories that have no vector yet, oldest first.
-    pub fn memory_without_vectors(&self, limit: usize) -> Result<Vec<(i64, String)>, StoreError> {
-        let mut stmt = self.conn.prepare("SELECT id, text FROM memory WHERE embedded = 0 ORDER BY id LIMIT ?1")?;
-        let rows = stmt.query_map([limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    pub fn memory_without_vectors(&self, limit: usize) -> Result<Vec<(i64, String, Option<String>)>, StoreError> {
+        let mut stmt =
+            self.conn.prepare("SELECT id, text, subject FROM memory WHERE embedded = 0 ORDER BY id LIMIT ?1")?;
+        let rows = stmt.query_map([limit as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

@@ -32,6 +32,8 @@ pub const STATE: Migrations = &[
     ("0001_state", include_str!("../../memory/state/0001_state.sql")),
     ("0002_memory", include_str!("../../memory/state/0002_memory.sql")),
     ("0003_rules", include_str!("../../memory/state/0003_rules.sql")),
+    ("0004_history_as_facts", include_str!("../../memory/state/0004_history_as_facts.sql")),
+    ("0005_memory_words_subject", include_str!("../../memory/state/0005_memory_words_subject.sql")),
 ];
 
 /// The durable state's schema version: the number of its migrations.

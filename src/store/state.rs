@@ -225,23 +225,6 @@ impl StateDb {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Appends one event to a session's log.
-    pub fn append_session_event(&self, id: &str, at_ns: i64, event: &str) -> Result<(), StoreError> {
-        self.conn.execute(
-            "INSERT INTO session_event(session, seq, at_ns, event)
-             VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM session_event WHERE session = ?1), ?2, ?3)",
-            params![id, at_ns, event],
-        )?;
-        Ok(())
-    }
-
-    /// A session's events, oldest first.
-    pub fn session_events(&self, id: &str) -> Result<Vec<String>, StoreError> {
-        let mut stmt = self.conn.prepare("SELECT event FROM session_event WHERE session = ?1 ORDER BY seq")?;
-        let rows = stmt.query_map([id], |r| r.get(0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
     pub fn mark_undone(&self, id: i64) -> Result<(), StoreError> {
         self.conn.execute("UPDATE file_checkpoint SET undone = 1 WHERE id = ?1", [id])?;
         Ok(())
