@@ -272,18 +272,23 @@ fn an_ambiguous_rename_asks_and_a_resumed_session_takes_the_answer() {
 fn query_only_requests_never_write_anything() {
     let repo = Repo::new("python-calc");
     let before = repo.snapshot();
+    // (question, in the answer, not in the answer)
     let questions = [
-        ("where is mul defined", "calc/ops.py:5"),
-        ("what calls add", "calc/ops.py#mul"),
-        ("what breaks if I change add", "tests/test_ops.py#test_mul"),
-        ("are the tests passing", "No: 2 failing"),
-        ("explain the architecture", "Areas"),
+        ("where is mul defined", "calc/ops.py:5", "Nothing in this workspace"),
+        ("what calls add", "calc/ops.py#mul", "It calls"),
+        ("what does mul call", "It calls 1 symbol(s):\n  calc/ops.py#add", "Called from"),
+        ("what breaks if I change add", "tests/test_ops.py#test_mul", "Removed"),
+        ("Is it safe to remove add?", "tests/test_ops.py#test_mul", "Removed"),
+        ("How would I delete mul?", "calc/ops.py:5", "Removed"),
+        ("are the tests passing", "No: 2 failing", "Yes"),
+        ("run the tests", "No: 2 failing", "Yes"),
+        ("explain the architecture", "Areas", "Removed"),
     ];
-    for (question, expected) in questions {
+    for (question, expected, absent) in questions {
         let out = repo.nerd(&["run", question]);
         let answer = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(0), "{question}: {}", String::from_utf8_lossy(&out.stderr));
-        assert!(answer.contains(expected), "{question} → {answer}");
+        assert!(answer.contains(expected) && !answer.contains(absent), "{question} → {answer}");
     }
     assert_eq!(repo.snapshot(), before, "queries leave every file as it was");
 }

@@ -11,6 +11,7 @@ use nerd_logic::vocab::SymbolKind;
 use nerd_logic::{evaluate, Fixpoint, Sym, SymbolId};
 
 use crate::kernel::Loaded;
+use crate::perceive::direction::Calls;
 use crate::perceive::focus::Candidate;
 use crate::world::project::ProjectedSymbol;
 
@@ -94,10 +95,7 @@ fn symbols_of<'a>(loaded: &'a Loaded, focus: &[Candidate]) -> Vec<Found<'a>> {
 
 /// "Where is X defined", "what calls X", "what is X": definition, callers, callees, tests.
 pub fn locate(question: &str, focus: &[Candidate], loaded: &Loaded) -> String {
-    let asks_callers = {
-        let q = question.to_lowercase();
-        ["call", "use", "usage", "reference", "who "].iter().any(|w| q.contains(w))
-    };
+    let asked = crate::perceive::direction::asked(question);
     let found = symbols_of(loaded, focus);
     if found.is_empty() {
         return match focus.first() {
@@ -108,19 +106,26 @@ pub fn locate(question: &str, focus: &[Candidate], loaded: &Loaded) -> String {
     let tests = test_links(loaded);
     let mut out = Vec::new();
     for f in &found {
-        let calls = callers(loaded, &f.symbol.id);
         out.push(format!("{} is the {}", f.symbol.name, describe(f)));
-        if calls.is_empty() {
-            out.push("No resolved call sites call it.".to_string());
-        } else {
-            out.push(format!("Called from {} site(s):", calls.len()));
-            out.extend(list(&calls, |(caller, path, line)| format!("{caller}  ({path}:{line})")));
+        if asked != Calls::Callees {
+            let calls = callers(loaded, &f.symbol.id);
+            if calls.is_empty() {
+                out.push("No resolved call sites call it.".to_string());
+            } else {
+                out.push(format!("Called from {} site(s):", calls.len()));
+                out.extend(list(&calls, |(caller, path, line)| format!("{caller}  ({path}:{line})")));
+            }
         }
-        if !asks_callers {
+        if asked != Calls::Callers {
             let made = callees(loaded, &f.symbol.id);
             if !made.is_empty() {
                 out.push(format!("It calls {} symbol(s):", made.len()));
                 out.extend(list(&made, |(callee, line)| format!("{callee}  (line {line})")));
+            } else if asked == Calls::Callees {
+                out.push(
+                    "It calls no symbol of this workspace (calls into libraries and unresolved calls are not listed)."
+                        .to_string(),
+                );
             }
         }
         let covering: Vec<&str> =

@@ -37,26 +37,45 @@ pattern!(
 pattern!(forget, r"(?i)^(please\s+)?(forget|stop remembering)\b(\s+(that|about)\b)?\s*:?\s*");
 
 // Queries, in precedence order.
-pattern!(q_impact, r"\b(what (would )?breaks?|would break|impact of|affected|depends on|blast radius)\b");
+pattern!(
+    q_impact,
+    r"\b(what (would )?breaks?|would break|impact of|affected|depends on|blast radius|(is it|is that|is this|would it be|it'?s) (safe|ok|okay) to( (remove|delete|drop|change|rename|refactor|move|modify|upgrade|touch|edit))?|safe to (remove|delete|drop|change|rename|refactor|move|modify|upgrade)|what (happens|would happen) if|which tests (cover|exercise|hit|test|touch|reach)|what tests (cover|exercise|hit|test|touch|reach)|tests? (that|which) (cover|exercise|hit|reach)|tests? covers?)\b"
+);
 pattern!(
     q_status,
-    r"\b(tests? (are |is )?(passing|failing|green|red)|are the tests|which tests are failing|does (it|the project|the code) (still )?(build|compile)|ci (is )?green|status of|build status|is the build)\b"
+    r"\b(tests? (are |is )?(passing|failing|green|red)|are the tests|which tests are failing|does (it|the project|the code) (still )?(build|compile|pass)|ci (is )?green|status of|build status|is the build|diagnostics|(compiler|lint|linter|type|build) (errors|warnings)|git status|uncommitted changes)\b|^(please\s+)?(re-?run|run) (again )?(the |that |this |those |these |all (the )?|my |our |every )?(\S+ )?(tests?|suite|specs?|checks?|linters?|build|test suite)\b"
 );
-pattern!(q_review, r"\b(review|critique|look over|check my changes)\b");
+pattern!(
+    q_review,
+    r"\b(review|critique|look over|check my changes|audit|security (problems|issues|holes|flaws|vulnerabilities)|vulnerabilit(y|ies))\b"
+);
 pattern!(
     q_search,
-    r"^(search|find|where|grep|list|show me where|look for|any references)\b|\b(uses of|usages of|references to|callers of|who calls|what calls|where is|where are)\b"
+    r"^(search|find|where|grep|list|show me where|look for|any references)\b|\b(uses of|usages of|references to|callers of|who calls|what calls|where is|where are|what (\w+ )?(does|do) (ID|\w+) (call|invoke|use)|(functions|methods|what) (ID|\w+) calls)\b"
 );
 pattern!(
     q_explain,
     r"^(explain|how does|how do|how is|what does|what is|what's|why does|why is|why do|describe|walk me through|give me an overview|tell me about)\b|\b(overview|architecture)\b"
 );
+pattern!(sentence_break, r"[?.!;]\s+");
+pattern!(run_verb, r"^(please\s+)?(re-?run|run)\b");
+pattern!(callees, r"\bwhat (?:\w+ )?(?:does|do) (\S+(?: \S+)?) (?:call|invoke|use)\b");
 pattern!(question_start, r"^(what|where|which|who|why|how|is|are|does|do|can|could|show|list|any)\b");
+// A question asks; it changes nothing, whatever verb it mentions ("how would I delete a user?").
+pattern!(
+    interrogative,
+    r"^(what|where|which|who|whom|whose|why|how|when|is|are|was|were|does|do|did|has|have|am i|can (i|we|one)|could (i|we|one)|should|shall (i|we)|would (it|that|this|there|i|we)|will (it|that|this|there)|isn'?t|aren'?t|doesn'?t|won'?t it)\b|^(if|once|suppose|supposing|assuming|say) .*\b(what|which|who|how)\b"
+);
+// A request put politely as a question is still a request ("can you fix the test?").
+pattern!(
+    polite,
+    r"^(please|pls|kindly|(can|could|would|will|won'?t) (you|u|ya)|(i'?d|i would) like( you)? to|i (want|need) you to|let'?s|lets|help me|go ahead and)\b"
+);
 
 // Mutations, in precedence order.
 pattern!(
     m_test,
-    r"\b(write|add|create)\b.*\b(tests?|test cases?)\b|\btest coverage\b|\bunit tests?\b|\bregression tests?\b"
+    r"\b(write|add|create|generate|cover \S+( \S+)? with)\b.*\b(tests?|test cases?|specs?)\b|\btest coverage\b|\bunit tests?\b|\bregression tests?\b"
 );
 pattern!(m_document, r"\b(document|docstrings?|doc comments?|documentation|readme|docs)\b");
 pattern!(m_rename, r"\brename\b|\bchange the name\b|\bcall (the )?\S+( \S+)? \S+ instead\b");
@@ -157,6 +176,9 @@ const STOPWORDS: &[&str] = &[
     "were",
     "any",
     "there",
+    "covering",
+    "cover",
+    "covers",
 ];
 
 /// Masks identifiers, returning the masked text and the identifiers in order.
@@ -227,13 +249,67 @@ fn recase(original: &str, lowered: &str) -> String {
     }
 }
 
+const QUERIES: [VerbCue; 5] =
+    [("impact", q_impact), ("status", q_status), ("review", q_review), ("search", q_search), ("explain", q_explain)];
+const MUTATIONS: [VerbCue; 9] = [
+    ("test", m_test),
+    ("document", m_document),
+    ("rename", m_rename),
+    ("commit", m_commit),
+    ("scaffold", m_scaffold),
+    ("delete", m_delete),
+    ("fix", m_fix),
+    ("refactor", m_refactor),
+    ("implement", m_implement),
+];
+
+/// The last sentence of a request: "why does parse fail? fix it" asks for a fix.
+fn last_sentence(lower: &str) -> &str {
+    sentence_break().split(lower).map(str::trim).filter(|s| !s.is_empty()).last().unwrap_or(lower)
+}
+
+/// The earliest place any of `cues` matches `text`, and the first cue (in precedence order) that matches.
+fn earliest(cues: &[VerbCue], text: &str) -> Option<(usize, VerbCue)> {
+    let at = cues.iter().filter_map(|(_, re)| re().find(text).map(|m| m.start())).min()?;
+    let cue = cues.iter().find(|(_, re)| re().is_match(text))?;
+    Some((at, *cue))
+}
+
+/// Category and verb of a task (not a standing instruction), the cue that
+/// decided it, and how many mutation cues agreed. A question is a query
+/// whatever it mentions: "how would I delete a user?" asks how. A request put
+/// as a question ("can you fix the test?") is a request, and an imperative is
+/// read by its first verb: "fix what breaks" is a fix, "explain how to fix
+/// it" an explanation.
+fn read_task(lower: &str, question_mark: bool) -> (&'static str, &'static str, &'static Regex, usize) {
+    let last = last_sentence(lower);
+    let body = polite().replace(last, "");
+    let body = body.trim();
+    let asks = !polite().is_match(last) && (interrogative().is_match(last) || question_mark);
+    let has_cue = |text: &str| earliest(&QUERIES, text).is_some() || earliest(&MUTATIONS, text).is_some();
+    let text = if has_cue(body) { body } else { lower };
+    let query = earliest(&QUERIES, text);
+    let mutation = earliest(&MUTATIONS, text);
+    let agreeing = MUTATIONS.iter().filter(|(_, re)| re().is_match(text)).count();
+    match (query, mutation) {
+        (Some((_, (verb, re))), _) if asks => ("query", verb, re(), 1),
+        // A question about a change: how to make it, whether to.
+        (None, Some((_, (_, re)))) if asks => ("query", "explain", re(), 1),
+        (Some((q, (verb, re))), Some((m, _))) if q <= m => ("query", verb, re(), 1),
+        (Some((_, (verb, re))), None) => ("query", verb, re(), 1),
+        (_, Some((_, (verb, re)))) => ("mutation", verb, re(), agreeing),
+        (None, None) if asks || question_start().is_match(body) => ("query", "explain", q_explain(), 0),
+        (None, None) => ("mutation", "implement", m_implement(), 0),
+    }
+}
+
 /// Reads one request into intent JSON.
 pub fn transduce(text: &str) -> String {
     let original = text.trim();
     let (masked_raw, ids) = mask(original);
     let masked = masked_raw.to_lowercase().trim_end_matches(['?', '.', '!', ' ']).to_string();
-    let lower = masked.trim().to_string();
-    let is_question = original.ends_with('?') || question_start().is_match(&lower);
+    // Masking leaves runs of spaces; patterns count words by single spaces.
+    let lower = masked.split_whitespace().collect::<Vec<_>>().join(" ");
 
     // "Remember that …" / "forget …": the rest of the request, as written, is the memory.
     for (verb, cue) in [("remember", remember()), ("forget", forget())] {
@@ -264,33 +340,12 @@ pub fn transduce(text: &str) -> String {
         let cue = if instruction().is_match(&lower) { instruction() } else { negated_imperative() };
         ("instruction", verb, cue, 1)
     } else {
-        let queries: [VerbCue; 5] = [
-            ("impact", q_impact),
-            ("status", q_status),
-            ("review", q_review),
-            ("search", q_search),
-            ("explain", q_explain),
-        ];
-        let mutations: [VerbCue; 9] = [
-            ("test", m_test),
-            ("document", m_document),
-            ("rename", m_rename),
-            ("commit", m_commit),
-            ("scaffold", m_scaffold),
-            ("delete", m_delete),
-            ("fix", m_fix),
-            ("refactor", m_refactor),
-            ("implement", m_implement),
-        ];
-        let query = queries.iter().find(|(_, re)| re().is_match(&lower));
-        let matched: Vec<&VerbCue> = mutations.iter().filter(|(_, re)| re().is_match(&lower)).collect();
-        match (query, matched.first()) {
-            (Some((verb, re)), _) => ("query", *verb, re(), 1),
-            (None, Some((verb, re))) => ("mutation", *verb, re(), matched.len()),
-            (None, None) if is_question => ("query", "explain", q_explain(), 0),
-            (None, None) => ("mutation", "implement", m_implement(), 0),
-        }
+        read_task(&lower, original.ends_with('?'))
     };
+    // "Run that test again": the target is what follows "run", not what the cue swallowed.
+    let cue = if verb == "status" && run_verb().is_match(&lower) { run_verb() } else { cue };
+    // "What does parse call": the target sits inside the cue.
+    let inside = if verb == "search" { callees().captures(&lower).map(|c| c[1].to_string()) } else { None };
 
     let mut constraints: Vec<String> =
         constraint().find_iter(&original.to_lowercase()).map(|m| m.as_str().trim().to_string()).collect();
@@ -301,7 +356,10 @@ pub fn transduce(text: &str) -> String {
             let before_to = lower.split(" to ").next().unwrap_or(&lower);
             words_after(before_to, cue)
         }),
-        None => ids.first().cloned().unwrap_or_else(|| recase(original, &words_after(&lower, cue))),
+        None => ids.first().cloned().unwrap_or_else(|| match &inside {
+            Some(name) => recase(original, name),
+            None => recase(original, &words_after(&lower, cue)),
+        }),
     };
     let generic = !target.is_empty()
         && ids.is_empty()
