@@ -233,7 +233,16 @@ fn rename_across_a_rust_crate_asks_approval_for_untested_callers_and_builds() {
     assert_eq!(of_kind(&events, "approval")[0]["granted"], false);
     assert_eq!(repo.snapshot(), before, "nothing written without approval");
 
+    // The approval mode alone does not approve it: a person does, or the mode when told to.
     let (code, events) = repo.run_json(&["rename compute_area to area_of", "--approval", "auto"]);
+    assert_eq!((code, done(&events)["status"].as_str()), (2, Some("refused")), "{events:#?}");
+    let approval = of_kind(&events, "approval")[0];
+    assert_eq!((approval["granted"].as_bool(), approval["source"].as_str()), (Some(false), Some("approval-mode:auto")));
+    assert!(events.iter().any(|e| e.to_string().contains("--allow-unsafe-refactor")), "{events:#?}");
+    assert_eq!(repo.snapshot(), before, "nothing written without a person's approval");
+
+    let (code, events) =
+        repo.run_json(&["rename compute_area to area_of", "--approval", "auto", "--allow-unsafe-refactor"]);
     assert_eq!(code, 0, "{events:#?}");
     assert_eq!(next_actions(&events), ["ask_approval", "apply_refactor"]);
     let changed: Vec<&str> =
@@ -581,7 +590,8 @@ fn approvals_say_who_gave_them_in_the_trail_and_to_the_constitution() {
 #[test]
 fn rename_across_go_packages_follows_qualified_calls_and_the_doc_comment() {
     let repo = Repo::new("go-shop");
-    let (code, events) = repo.run_json(&["rename ComputeArea to AreaOf", "--approval", "auto"]);
+    let (code, events) =
+        repo.run_json(&["rename ComputeArea to AreaOf", "--approval", "auto", "--allow-unsafe-refactor"]);
     assert_eq!(code, 0, "{events:#?}");
     assert_eq!(repo.read("main.go").matches("geo.AreaOf(2, 3)").count(), 1);
     let area = repo.read("geo/area.go");
@@ -776,7 +786,8 @@ fn a_rust_rename_carries_its_doctests_and_cargo_test_runs_them() {
          pub fn compute_area(w: f64, h: f64) -> f64 {\n    w * h\n}\n",
     );
     git(repo.path(), &["commit", "-q", "-am", "a doctest"]);
-    let (code, events) = repo.run_json(&["rename compute_area to area_of", "--approval", "auto"]);
+    let (code, events) =
+        repo.run_json(&["rename compute_area to area_of", "--approval", "auto", "--allow-unsafe-refactor"]);
     assert_eq!((code, done(&events)["status"].as_str()), (0, Some("succeeded")), "{events:#?}");
     let util = repo.read("src/util.rs");
     assert!(util.contains("/// assert_eq!(geometry::area_of(2.0, 3.0), 6.0);"), "{util}");

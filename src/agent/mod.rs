@@ -90,16 +90,27 @@ pub trait Approver {
     fn may_approve_critical(&self) -> bool {
         true
     }
+    /// Whether this approver may approve refactoring a target some of whose
+    /// callers no test reaches (a person may; the approval mode only when told).
+    fn may_approve_unsafe_refactor(&self) -> bool {
+        true
+    }
 }
 
-/// `--approval auto`: approves what is routed to ask, except critical-risk actions.
-pub struct AutoApprove;
+/// `--approval auto`: approves what is routed to ask, except critical-risk
+/// actions, and unsafe refactors unless `--allow-unsafe-refactor` was given.
+pub struct AutoApprove {
+    pub unsafe_refactor: bool,
+}
 impl Approver for AutoApprove {
     fn approve(&mut self, _subject: &str, _detail: &str) -> bool {
         true
     }
     fn source(&self) -> &str {
         "approval-mode:auto"
+    }
+    fn may_approve_unsafe_refactor(&self) -> bool {
+        self.unsafe_refactor
     }
     fn may_approve_critical(&self) -> bool {
         false

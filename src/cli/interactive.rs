@@ -35,7 +35,7 @@ pub fn run(root: &Path, args: &AgentArgs, resume: Option<Option<String>>) -> Res
     };
     drop(store);
     let interrupted = setup.options.interrupted.clone();
-    let mut approver = session::approver(args.approval);
+    let mut approver = session::approver(args);
     let mut sink = Text { out: std::io::stdout(), verbose: false, answers: true };
     let mut agent =
         Agent::new(root, setup.perceiver, setup.patcher, approver.as_mut(), &mut sink, setup.options, session)?;

@@ -145,7 +145,7 @@ pub fn run(root: &Path, args: RunArgs) -> Result<i32, NerdError> {
         None => Session::new(args.agent.seed),
     };
     drop(store);
-    let mut approver = session::approver(args.agent.approval);
+    let mut approver = session::approver(&args.agent);
     let mut json_sink = JsonLines(std::io::stdout());
     let mut text_sink = Text { out: std::io::stderr(), verbose: false, answers: false };
     let sink: &mut dyn crate::agent::Sink = if args.json { &mut json_sink } else { &mut text_sink };
@@ -231,12 +231,13 @@ fn run_task(default_root: &Path, file: &Path, base: &AgentArgs) -> (serde_json::
         seed: task.seed.or(base.seed),
         transcript: task.transcript.as_ref().map(|t| here.join(t)).or_else(|| base.transcript.clone()),
         include_docs: task.include_docs || base.include_docs,
+        allow_unsafe_refactor: base.allow_unsafe_refactor,
     };
     let setup = match session::setup(&root, &args, task.dry_run) {
         Ok(s) => s,
         Err(e) => return fail(&id, "configuration_error", e.to_string(), code::CONFIG),
     };
-    let mut approver = session::approver(args.approval);
+    let mut approver = session::approver(&args);
     let mut events = Collect::default();
     let session = Session::new(args.seed);
     let session_id = session.id.clone();

@@ -53,6 +53,10 @@ pub struct AgentArgs {
     /// Renames also rename the name's mentions in docs (.md, .rst, .txt, .adoc) and in code comments.
     #[arg(long)]
     pub include_docs: bool,
+    /// With `--approval auto`, also approve refactors of `unsafe_to_refactor` targets (callers no test
+    /// reaches); without it only a person approves them.
+    #[arg(long)]
+    pub allow_unsafe_refactor: bool,
 }
 
 impl AgentArgs {
@@ -215,11 +219,11 @@ impl Approver for Prompt {
     }
 }
 
-/// The approver an approval mode stands for; `ask` without a terminal answers no.
-pub fn approver(mode: ApprovalMode) -> Box<dyn Approver> {
-    match mode {
+/// The approver the options stand for; `ask` without a terminal answers no.
+pub fn approver(args: &AgentArgs) -> Box<dyn Approver> {
+    match args.approval {
         ApprovalMode::Ask if std::io::stdin().is_terminal() => Box::new(Prompt),
         ApprovalMode::Ask | ApprovalMode::Never => Box::new(NeverApprove),
-        ApprovalMode::Auto => Box::new(AutoApprove),
+        ApprovalMode::Auto => Box::new(AutoApprove { unsafe_refactor: args.allow_unsafe_refactor }),
     }
 }

@@ -125,6 +125,24 @@ impl Agent<'_> {
                     "refactor {target}: some of its callers are reached by no test (unsafe_to_refactor), so a mistake would go unnoticed"
                 );
                 let detail = format!("nerd why 'unsafe_to_refactor(\"{target}\")'");
+                if !self.approver.may_approve_unsafe_refactor() {
+                    let source = self.approver.source().to_string();
+                    self.emit(Event::Approval { subject: subject.clone(), granted: false, source: source.clone() });
+                    t.router.record(Record::Approval {
+                        action: None,
+                        subject: Some(subject.clone()),
+                        granted: false,
+                        by: Some(self.approver.by()),
+                        source,
+                    })?;
+                    return Ok(Flow::Stop(
+                        Status::Refused,
+                        format!(
+                            "Not changed: {subject}. A person approves that (`--approval ask` on a terminal), \
+                             or `--approval auto --allow-unsafe-refactor` approves it for them."
+                        ),
+                    ));
+                }
                 let granted = self.ask_approver(&mut t.router, &subject, &detail)?;
                 if granted {
                     t.state.approved = true;
