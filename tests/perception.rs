@@ -50,6 +50,76 @@ fn offline_accuracy_on_the_held_out_split() {
     assert!(acc >= 0.9, "{:.1}% of {n}; misses:\n{}", acc * 100.0, misses.join("\n"));
 }
 
+/// (split, category, verb, utterance) rows of a set collected from public sources
+/// (`split`, `category`, `verb`, `how`, `source`, `utterance` columns).
+fn public(file: &str) -> Vec<(String, String, String, String)> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/perception").join(file);
+    std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.splitn(6, '\t').collect();
+            (f[0].to_string(), f[1].to_string(), f[2].to_string(), f[5].to_string())
+        })
+        .collect()
+}
+
+/// How the transducer reads `rows`: category right, verb right, both right, questions read as
+/// mutations, and the misses.
+struct Scored {
+    n: usize,
+    category: usize,
+    verb: usize,
+    both: usize,
+    questions_as_mutations: Vec<String>,
+    misses: Vec<String>,
+}
+
+fn scored(rows: &[(String, String, String, String)]) -> Scored {
+    let mut s = Scored { n: rows.len(), category: 0, verb: 0, both: 0, questions_as_mutations: vec![], misses: vec![] };
+    for (_, category, verb, text) in rows {
+        let (got_category, got_verb) = match perceive(&mut Offline, text) {
+            Perceived::Intent { intent, .. } => (intent.category.as_str(), intent.verb.as_str()),
+            Perceived::Unparsed { .. } => ("unparsed", "unparsed"),
+        };
+        s.category += usize::from(got_category == category);
+        s.verb += usize::from(got_verb == verb);
+        if got_category == category && got_verb == verb {
+            s.both += 1;
+        } else {
+            s.misses.push(format!("{text:?}: want {category}/{verb}, got {got_category}/{got_verb}"));
+        }
+        if category == "query" && got_category == "mutation" {
+            s.questions_as_mutations.push(text.clone());
+        }
+    }
+    s
+}
+
+impl Scored {
+    fn line(&self) -> String {
+        let pct = |k: usize| 100.0 * k as f64 / self.n.max(1) as f64;
+        format!(
+            "{} rows: category {:.1}%, verb {:.1}%, both {:.1}%, questions read as mutations {}",
+            self.n,
+            pct(self.category),
+            pct(self.verb),
+            pct(self.both),
+            self.questions_as_mutations.len()
+        )
+    }
+}
+
+#[test]
+fn offline_reads_the_public_tuning_rows_and_never_takes_a_question_for_a_mutation() {
+    let rows = public("public.tsv");
+    assert!(rows.len() >= 300, "{}", rows.len());
+    let s = scored(&rows);
+    assert!(s.questions_as_mutations.is_empty(), "{}\n{:#?}", s.line(), s.questions_as_mutations);
+    assert!(s.both * 100 >= s.n * 97, "{}; misses:\n{}", s.line(), s.misses.join("\n"));
+}
+
 /// Prints both splits' figures (`cargo test --test perception -- --nocapture report`).
 #[test]
 fn report() {
@@ -58,6 +128,16 @@ fn report() {
         println!("{split}: {:.1}% of {n}", acc * 100.0);
         for m in misses {
             println!("  miss {m}");
+        }
+    }
+    for file in ["public.tsv", "public2.tsv"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/perception").join(file);
+        if path.exists() {
+            let s = scored(&public(file));
+            println!("{file}: {}", s.line());
+            for m in s.misses {
+                println!("  miss {m}");
+            }
         }
     }
     let texts: Vec<String> = rows().into_iter().map(|r| r.3).collect();

@@ -11,55 +11,65 @@ use serde_json::json;
 // Instructions: standing rules for the project, not one-off requests.
 pattern!(
     instruction,
-    r"^(from now on,?\s*)?(never|always|don'?t ever|do not ever|stop using|avoid|prefer|favou?r|we'?d rather|make sure (all|every|to always)|every \S.* must|all \S.* must)\b|\bfrom now on\b|^(i|we) (prefer|'d rather|would rather|like to keep|always want)\b|^(please\s+)?(use|indent with) (tabs|spaces|\d+ spaces)\b|^(please\s+)?keep (answers|replies|responses|functions|methods|commits|lines|diffs|patches|changes) \w+|^(it'?s (ok|okay|fine|alright) to|you (may|can always|are allowed to)|feel free to|no need to (ask|confirm))\b"
+    r"[,;]\s*(never|always)\b|\b(we|you) should always\b|\b(should|must) always\b|\bunless (explicitly |specifically )?(asked|told|requested|instructed)\b|^(every|each|all) \S[^,;]* (must|should|ships?|has to|have to|needs? to|gets?|requires?)\b|^(please\s+)?(preserve|respect|follow|adhere to|stick to|honou?r) (all |the |our |existing |any )|^(please\s+)?include [^,;]* (for|in|on|with) (all|every|each|any)\b|^(from now on,?\s*)?(never|always|don'?t ever|do not ever|stop using|avoid|prefer|favou?r|we'?d rather|make sure (all|every|to always)|every \S.* must|all \S.* must)\b|\bfrom now on\b|^(i|we) (prefer|'d rather|would rather|like to keep|always want)\b|^(please\s+)?(use|indent with) (tabs|spaces|\d+ spaces)\b|^(please\s+)?keep (answers|replies|responses|functions|methods|commits|lines|diffs|patches|changes) \w+|^(it'?s (ok|okay|fine|alright) to|you (may|can always|are allowed to)|feel free to|no need to (ask|confirm))\b|^(please\s+)?use [^,;]*\b(for (all|every|any|each|different|new|git|commit|our)|over|instead of|rather than|everywhere|throughout|whenever|when (writing|naming|creating|adding|amending|committing))\b|^(please\s+)?use \S+( \S+)? (case|style|indentation|mood|quotes|naming|conventions?)\b|^(please\s+)?(include|add|put|mention) [^,;]* in (all |every |each |the |your )?(commit messages?|commits|pr (titles|descriptions)|pull requests)\b"
 );
 // "Do not add dependencies" is a standing instruction; "don't touch the tests, fix the parser" is a
 // mutation with a constraint, so a negated imperative counts only when it is the whole request.
 pattern!(
     negated_imperative,
-    r"^(please\s+)?(do not|don'?t|no more) (add|use|call|touch|modify|change|edit|introduce|import|write|commit|create|bump|upgrade|pull in)\b[^,;]*$"
+    r"^(please\s+)?(do not|don'?t|no more) (add|use|call|touch|modify|change|edit|introduce|import|write|commit|create|bump|upgrade|pull in|explain|comment|mock|log|print|hard-?code|repeat|guess|assume|apologi[sz]e|ask|push|force|rewrite|install|generate|output|reformat|format|return|catch|swallow|ignore|suppress|disable|skip|nest|leave|expose|duplicate|copy|export|invent|remove|delete|make|refactor|rename|reorder|move|mix|put|store|run|depend)\b([^,;]*$|[^,;]*[,;] \w+[^,;]* instead$|[^,;]*[,;] \w+ (it|them|those|these)\b[^,;]*$)"
 );
 pattern!(
     clause_break,
     r"\b(and|but|then) (fix|rename|refactor|implement|add|write|update|change|make|run|delete|remove)\b"
 );
 pattern!(forbid, r"\b(never|don'?t|do not|stop using|avoid|must not|must never|no more)\b");
-pattern!(
-    prefer,
-    r"\b(prefer|favou?r|rather|like to keep|indent with)\b|^(please\s+)?(keep|use (tabs|spaces|\d+ spaces))\b"
-);
+pattern!(prefer, r"\b(prefer|favou?r|rather|like to keep|indent with|over|instead of)\b|^(please\s+)?(keep|use)\b");
 
 // Memory: what to keep across sessions, or let go of (the memory text is what follows).
 pattern!(
     remember,
-    r"(?i)^(please\s+)?(remember|note|keep in mind|bear in mind|don'?t forget|do not forget|memori[sz]e)\b(\s+that\b)?\s*:?\s*"
+    r"(?i)^(please\s+|(can|could|would|will) you (please\s+)?)?(remember|note|keep in mind|bear in mind|don'?t forget|do not forget|memori[sz]e)\b(\s+that\b)?\s*:?\s*"
 );
-pattern!(forget, r"(?i)^(please\s+)?(forget|stop remembering)\b(\s+(that|about)\b)?\s*:?\s*");
+pattern!(
+    forget,
+    r"(?i)^(please\s+|(can|could|would|will) you (please\s+)?)?(forget|stop remembering|disregard what i said)\b(\s+(that|about)\b)?\s*:?\s*"
+);
+// "Save it to memory", "my database port is 5432": a fact to keep, said without "remember".
+pattern!(
+    keep_fact,
+    r"(?i)^(please\s+)?(save|store|record|keep) the fact that\b|^(please\s+)?(save|store|add|put|keep) (it|this|that)( \w+)? (to|in|into) (your |the )?memory\b|^(my|our) [\w\s-]{1,30} (is|are|lives|runs) (at|on|in)?\s*\S+$"
+);
 
 // Queries, in precedence order.
 pattern!(
     q_impact,
-    r"\b(what (would )?breaks?|would break|impact of|affected|depends on|blast radius|(is it|is that|is this|would it be|it'?s) (safe|ok|okay) to( (remove|delete|drop|change|rename|refactor|move|modify|upgrade|touch|edit))?|safe to (remove|delete|drop|change|rename|refactor|move|modify|upgrade)|what (happens|would happen) if|which tests (cover|exercise|hit|test|touch|reach)|what tests (cover|exercise|hit|test|touch|reach)|tests? (that|which) (cover|exercise|hit|reach)|tests? covers?)\b"
+    r"\b(what (would )?breaks?|would break|impact of|affected|depends on|blast radius|(is it|is that|is this|would it be|it'?s) (safe|ok|okay) to( (remove|delete|drop|change|rename|refactor|move|modify|upgrade|touch|edit))?|safe to (remove|delete|drop|change|rename|refactor|move|modify|upgrade)|what (happens|would happen) if|which tests (cover|exercise|hit|test|touch|reach)|what tests (cover|exercise|hit|test|touch|reach)|tests? (that|which) (cover|exercise|hit|reach)|tests? covers?|tests? (already )?exercis\w*|what (could|might|would|will|does) (this|it|that|the change|my change|this change) break|(will|would|could|does|might) (this|it|that|my changes?|the changes?|this change|anything) break|break (anything|backwards?[- ]compat\w*|compat\w*|existing|callers|the api|clients)|still used|used anywhere|safely (remove|delete|drop|change|rename)\w*|(can|could) (it|we|i|this|that) (be )?safely)\b"
 );
 pattern!(
     q_status,
-    r"\b(tests? (are |is )?(passing|failing|green|red)|are the tests|which tests are failing|does (it|the project|the code) (still )?(build|compile|pass)|ci (is )?green|status of|build status|is the build|diagnostics|(compiler|lint|linter|type|build) (errors|warnings)|git status|uncommitted changes)\b|^(please\s+)?(re-?run|run) (again )?(the |that |this |those |these |all (the )?|my |our |every )?(\S+ )?(tests?|suite|specs?|checks?|linters?|build|test suite)\b"
+    r"\b(tests? (are |is )?(passing|failing|green|red)|(latest|most recent|last) (release|version|tag|commit|merged pr)|the status)\b|^are the tests\b|\b(which tests are failing|does (it|the project|the code) (still )?(build|compile|pass)|ci (is )?green|status of|build status|is the build|diagnostics|git status|uncommitted changes|current branch|which branch|what branch)\b|^(show|list|what|which|how many|who|are there|any)\b.*\b((compiler|lint|linter|type|build) (errors|warnings)|commits|changes made|changed|(my|open|recent|merged) (prs|pull requests)|alerts|git log|history|blame)\b|^summari[sz]e (the |my |these |this )?(changes|diff|commits|pr)\b|^(please\s+)?(re-?run|run) (pytest|cargo|go test|npm|yarn|pnpm|make|tox|jest|vitest|mocha|rspec|git)\b|^(please\s+)?(re-?run|run) (again )?(the |that |this |those |these |all (the )?|my |our |every )?(\S+ )?(tests?|suite|specs?|checks?|linters?|build|test suite)\b"
 );
 pattern!(
     q_review,
-    r"\b(review|critique|look over|check my changes|audit|security (problems|issues|holes|flaws|vulnerabilities)|vulnerabilit(y|ies))\b"
+    r"\b(review|critique|look over|check my changes|audit|security (problems|issues|holes|flaws|vulnerabilities)|vulnerabilit(y|ies)|check (if|whether)|report (any|all)|any (problems|issues|bugs|mistakes|errors)|how (would|could|can|should) (you|i|we) improve|(suggest|propose) (improvements|changes)|look at (the |my |these |this )?(changes|diff|pr|code)|check (the|my|this|these) (\w+ )?(module|code|file|changes|diff|pr|function|class)|race conditions?|deadlocks?|memory leaks?|thread[- ]safe|analy[sz]e [^,;]* for (bugs|issues|problems|errors|vulnerabilities))\b|^(validate|verify) (my|the|this|our)\b|^check (the |my |this |these |before |for |that )"
 );
 pattern!(
     q_search,
-    r"^(search|find|where|grep|list|show me where|look for|any references)\b|\b(uses of|usages of|references to|callers of|who calls|what calls|where is|where are|what (\w+ )?(does|do) (ID|\w+) (call|invoke|use)|(functions|methods|what) (ID|\w+) calls)\b"
+    r"^(search|find|where (is|are|does|do|did)|where's|grep|list|show me where|look for|any references|show me (all )?(the )?(code|files|functions|places|usages|uses|classes))\b|^(what|which) (\w+ )?(components|files|functions|classes|modules|methods|places|lines?|endpoints|routes)\b|^is there (a|an|any) (\w+ )?(method|function|class|file|test|module|endpoint|helper)\b|\b(uses of|usages of|references to|callers of|who calls|what calls|where is|where are|what (\w+ )?(does|do) (ID|\w+)( \w+){0,2} (call|invoke|use)|(functions|methods|what) (ID|\w+) calls)\b"
 );
 pattern!(
     q_explain,
-    r"^(explain|how does|how do|how is|what does|what is|what's|why does|why is|why do|describe|walk me through|give me an overview|tell me about)\b|\b(overview|architecture)\b"
+    r"^(how does|how do|how is|how are|how to|what does|what is|what's|why does|why is|why do|describe|walk me through|give me an overview|tell me about|tell me (how|why|what)|trace|analy[sz]e)\b|\b(explain|overview|architecture|suggest(ions?)?|advice|recommend\w*)\b"
 );
 pattern!(sentence_break, r"[?.!;]\s+");
+pattern!(then_change, r"\b(and|then)\b");
+pattern!(conjunct, r",? (and|then|and then) ");
+// Chat front ends' prefixes: "@workspace how …", "#file:auth.js explain …", "/fix …".
+pattern!(mention, r"^((@[\w/.-]+|#\w+:\S+)[\s:,]+)+");
+pattern!(slash_command, r"^/(\w+)\b\s*");
 pattern!(run_verb, r"^(please\s+)?(re-?run|run)\b");
-pattern!(callees, r"\bwhat (?:\w+ )?(?:does|do) (\S+(?: \S+)?) (?:call|invoke|use)\b");
+pattern!(callees, r"\bwhat (?:\w+ )?(?:does|do) (\S+(?: \S+){0,2}) (?:call|invoke|use)\b");
 pattern!(question_start, r"^(what|where|which|who|why|how|is|are|does|do|can|could|show|list|any)\b");
 // A question asks; it changes nothing, whatever verb it mentions ("how would I delete a user?").
 pattern!(
@@ -69,28 +79,48 @@ pattern!(
 // A request put politely as a question is still a request ("can you fix the test?").
 pattern!(
     polite,
-    r"^(please|pls|kindly|(can|could|would|will|won'?t) (you|u|ya)|(i'?d|i would) like( you)? to|i (want|need) you to|let'?s|lets|help me|go ahead and)\b"
+    r"(^|[,;:]\s*)(please|pls|kindly|(can|could|would|will|won'?t) (you|u|ya)|(i'?d|i would) like( you)? to|i (want|need) you to|let'?s|lets|help me|go ahead and)\b"
 );
 
 // Mutations, in precedence order.
 pattern!(
     m_test,
-    r"\b(write|add|create|generate|cover \S+( \S+)? with)\b.*\b(tests?|test cases?|specs?)\b|\btest coverage\b|\bunit tests?\b|\bregression tests?\b"
+    r"\b(write|add|create|generate|cover \S+( \S+)? with)( [\w-]+){0,3} (unit |integration |regression |e2e |end-to-end |property |snapshot )?(tests?|test cases?|specs?)\b|\btest coverage\b|\bunit tests?\b|\bregression tests?\b|^cover\b|\buntested\b"
 );
-pattern!(m_document, r"\b(document|docstrings?|doc comments?|documentation|readme|docs)\b");
-pattern!(m_rename, r"\brename\b|\bchange the name\b|\bcall (the )?\S+( \S+)? \S+ instead\b");
-pattern!(m_commit, r"\b(commit|check in)\b");
+pattern!(
+    m_document,
+    r"\b(document|docstrings?|doc comments?|documentation|readme|docs?|jsdoc|javadoc|rustdoc|godoc|tsdoc|changelog|tutorial|guide|wiki|faq|\w+ section)\b|\b(markdown|md) (file|doc|document|page)\b"
+);
+// "Add the ability to delete users" adds a feature, whatever the feature does.
+pattern!(
+    m_feature,
+    r"^(please\s+)?(add|implement|introduce|provide|expose)( an?| the| new)? (ability|option|way|possibility) to\b|^(please\s+)?(add|implement|introduce)( an?| the| new)? [\w-]+ (command|subcommand|flag|option|endpoint|button|setting|hook)\b|^allow (users? |people |me )?to\b"
+);
+pattern!(
+    m_rename,
+    r"\brename\b|\bchange (the )?(\w+ )?name\b|\bcall (the )?\S+( \S+)? \S+ instead\b|\b(standardi[sz]e|normali[sz]e|unify) [\w\s]*names?\b"
+);
+pattern!(
+    m_commit,
+    r"\b(commit|check in|push (the |my |these |this |all )?(changes|commits?|branch|to (origin|main|master|remote))|open (a |the )?(pr|pull request)|tag (a |the |this )?(release|version)|releases? with tags|create (a |the )?(pr|pull request|tag)|merge\b[^,;]*\b(prs?|pull requests?|branch(es)?))\b"
+);
 pattern!(
     m_scaffold,
-    r"\b(scaffold|bootstrap|set up a new|create a new \w+( \w+)? (project|package|library|crate|app))\b|\bnew \w+ project\b"
+    r"\b(scaffold|bootstrap|set up a new|create a new ([\w-]+ ){0,3}(project|package|library|crate|app|application|service|website|site)|skeleton)\b|\bnew \w+ project\b|^(init|initiali[sz]e) (a |an |the |new )*(\w+ )?(project|workspace|repo|repository|package|app)\b|^(create|make|build) (a |an |the )?([\w-]+ ){0,3}(app|application|website|game)\b|^(set ?up|setup) (a |an |the |new )?([\w-]+ )?(workspace|project|repo|monorepo|package)\b"
 );
 pattern!(m_delete, r"\b(delete|remove|drop|get rid of|eliminate)\b");
-pattern!(m_fix, r"\b(fix|repair|debug|resolve|make the tests pass|broken|crash(es)?|throws|bug)\b");
+pattern!(
+    m_fix,
+    r"\b(fix|repair|debug|resolve|make the tests pass|broken|crash(es)?|throws|bug|(get|make) (ci|the build|the tests?|tests|build|it) (to )?(pass|passing|green|work|working|compile|compiling)|(type|compile|compilation|build|lint|syntax) errors?|(is|are) (failing|broken|red|erroring|crashing|hanging|flaky)|restore (green|passing|the build|ci|the tests)|(getting|got|seeing|see|get) (this |an |the |a )?(error|exception|traceback|failure|warning)|error:|\w+error:|traceback)\b|^(please\s+)?(do not|don'?t|never) (crash|fail|panic|error|hang|break|throw|exit|freeze|leak)\b"
+);
 pattern!(
     m_refactor,
-    r"\b(refactor|clean up|cleanup|simplify|extract|restructure|reorgani[sz]e|split|deduplicate|dedupe|inline|tidy)\b"
+    r"\b(refactor|clean up|cleanup|simplify|extract|restructure|reorgani[sz]e|split|deduplicate|dedupe|inline|tidy|signatures?|rework|move|rewrite|convert|unify|moderni[sz]e|consolidate|decouple)\b|\breplace (all |every |the )?[^,;]*\bwith\b"
 );
-pattern!(m_implement, r"\b(add|implement|create|build|support|introduce|write|make)\b");
+pattern!(
+    m_implement,
+    r"\b(add|implement|create|build|support|introduce|write|make|port|migrate|upgrade|bump|optimi[sz]e|speed up)\b"
+);
 
 pattern!(
     broad,
@@ -100,7 +130,8 @@ pattern!(
     constraint,
     r"\b(without [^,.;]+|but (don'?t|do not) [^,.;]+|don'?t touch [^,.;]+|only (in|for) [^,.;]+|keep(ing)? [^,.;]+ (unchanged|intact|as is)|everywhere)"
 );
-pattern!(code_span, r#"`([^`]+)`|"([^"]+)"|'([^']{2,})'"#);
+// A single-quoted name is quoted only where no letter touches either quote: "don't … what's" quotes nothing.
+pattern!(code_span, r#"`([^`]+)`|"([^"]+)"|(^|[^\w])'([^'\s][^']*[^'\s])'([^\w]|$)"#);
 pattern!(
     identifier,
     r"[A-Za-z_][\w]*(?:(?:::|\.|/)[\w\-]+)+(?:\(\))?|[A-Za-z]*_[\w]+(?:\(\))?|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\b\w+\(\)"
@@ -185,9 +216,10 @@ const STOPWORDS: &[&str] = &[
 fn mask(text: &str) -> (String, Vec<String>) {
     let mut ids = Vec::new();
     let after_spans = code_span().replace_all(text, |c: &regex::Captures| {
-        let inner = c.get(1).or(c.get(2)).or(c.get(3)).map_or("", |m| m.as_str());
+        let inner = c.get(1).or(c.get(2)).or(c.get(4)).map_or("", |m| m.as_str());
         ids.push(inner.to_string());
-        " ID ".to_string()
+        let around = |i| c.get(i).map_or("", |m| m.as_str());
+        format!("{} ID {}", around(3), around(5))
     });
     let masked = identifier().replace_all(&after_spans, |c: &regex::Captures| {
         ids.push(c[0].trim_end_matches("()").to_string());
@@ -252,6 +284,7 @@ fn recase(original: &str, lowered: &str) -> String {
 const QUERIES: [VerbCue; 5] =
     [("impact", q_impact), ("status", q_status), ("review", q_review), ("search", q_search), ("explain", q_explain)];
 const MUTATIONS: [VerbCue; 9] = [
+    ("implement", m_feature),
     ("test", m_test),
     ("document", m_document),
     ("rename", m_rename),
@@ -260,12 +293,27 @@ const MUTATIONS: [VerbCue; 9] = [
     ("delete", m_delete),
     ("fix", m_fix),
     ("refactor", m_refactor),
-    ("implement", m_implement),
 ];
+/// A change named by a generic verb ("add", "make"): read only when no specific cue is there.
+const GENERIC_CHANGE: VerbCue = ("implement", m_implement);
 
-/// The last sentence of a request: "why does parse fail? fix it" asks for a fix.
-fn last_sentence(lower: &str) -> &str {
-    sentence_break().split(lower).map(str::trim).filter(|s| !s.is_empty()).last().unwrap_or(lower)
+/// The sentences of a request, each with whether it was asked (it ends with a
+/// question mark or opens like a question).
+fn sentences(lower: &str, question_mark: bool) -> Vec<(&str, bool)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for m in sentence_break().find_iter(lower) {
+        let piece = lower[start..m.start()].trim();
+        if !piece.is_empty() {
+            out.push((piece, m.as_str().starts_with('?') || interrogative().is_match(piece)));
+        }
+        start = m.end();
+    }
+    let piece = lower[start..].trim();
+    if !piece.is_empty() {
+        out.push((piece, question_mark || interrogative().is_match(piece)));
+    }
+    out
 }
 
 /// The earliest place any of `cues` matches `text`, and the first cue (in precedence order) that matches.
@@ -275,37 +323,127 @@ fn earliest(cues: &[VerbCue], text: &str) -> Option<(usize, VerbCue)> {
     Some((at, *cue))
 }
 
+/// The change a text asks for: the earliest specific cue ("add docstrings" is
+/// documentation, "rename the document class" a rename; on a tie the first in
+/// precedence), else a generic one ("add", "make": implement).
+fn change(text: &str) -> Option<(usize, VerbCue, bool)> {
+    // "Add the Delete User API doc", "add a fix-it button": after a generic verb, only what
+    // names the thing made (tests, docs, an app, a pull request) says more than "implement".
+    let generic_first = m_implement().find(text).is_some_and(|m| m.start() == 0);
+    let specific = MUTATIONS
+        .iter()
+        .enumerate()
+        .filter_map(|(rank, cue)| cue.1().find(text).map(|m| (m.start(), rank, *cue)))
+        .filter(|(at, _, (verb, _))| {
+            *at == 0 || !generic_first || matches!(*verb, "test" | "document" | "scaffold" | "commit")
+        })
+        .min_by_key(|(at, rank, _)| (*at, *rank));
+    // Documents are what "fix the docs" and "rewrite the readme" change.
+    let specific = match specific {
+        Some((at, rank, (verb, _))) if matches!(verb, "fix" | "refactor") && m_document().is_match(text) => {
+            Some((at, rank, ("document", m_document as fn() -> &'static Regex)))
+        }
+        other => other,
+    };
+    match specific {
+        Some((at, _, cue)) => Some((at, cue, true)),
+        None => m_implement().find(text).map(|m| (m.start(), GENERIC_CHANGE, false)),
+    }
+}
+
 /// Category and verb of a task (not a standing instruction), the cue that
 /// decided it, and how many mutation cues agreed. A question is a query
 /// whatever it mentions: "how would I delete a user?" asks how. A request put
 /// as a question ("can you fix the test?") is a request, and an imperative is
 /// read by its first verb: "fix what breaks" is a fix, "explain how to fix
-/// it" an explanation.
+/// it" an explanation, "add rate limiting and add tests" an implementation;
+/// but "run the tests and fix what fails" is a fix: the change is the goal.
+/// Of several sentences the first that is not a question speaks ("why does
+/// parse fail? fix it").
 fn read_task(lower: &str, question_mark: bool) -> (&'static str, &'static str, &'static Regex, usize) {
-    let last = last_sentence(lower);
-    let body = polite().replace(last, "");
-    let body = body.trim();
-    let asks = !polite().is_match(last) && (interrogative().is_match(last) || question_mark);
-    let has_cue = |text: &str| earliest(&QUERIES, text).is_some() || earliest(&MUTATIONS, text).is_some();
-    let text = if has_cue(body) { body } else { lower };
+    let all = sentences(lower, question_mark);
+    let has_cue = |text: &str| earliest(&QUERIES, text).is_some() || change(text).is_some();
+    let politely = polite().is_match(lower);
+    let order = all
+        .iter()
+        .filter(|(text, _)| polite().is_match(text))
+        .chain(all.iter().filter(|(text, asked)| !asked && !polite().is_match(text)))
+        .chain(all.iter().rev().filter(|(text, asked)| *asked && !polite().is_match(text)));
+    let (sentence, asked) = order
+        .clone()
+        .find(|(text, _)| has_cue(&polite().replace_all(text, "$1")))
+        .copied()
+        .or_else(|| all.last().copied())
+        .unwrap_or((lower, question_mark));
+    let body = polite().replace_all(sentence, "$1");
+    let text = body.trim();
+    let asks = asked && !politely;
     let query = earliest(&QUERIES, text);
-    let mutation = earliest(&MUTATIONS, text);
-    let agreeing = MUTATIONS.iter().filter(|(_, re)| re().is_match(text)).count();
+    let mutation = change(text);
+    let agreeing = MUTATIONS.iter().filter(|(_, re)| re().is_match(text)).count().max(1);
+    // "Add rate limiting to this endpoint and add tests": the first conjunct's change is the task.
+    let first = conjunct().split(text).next().unwrap_or(text);
+    let first_change =
+        if first.len() < text.len() && earliest(&QUERIES, first).is_none() { change(first) } else { None };
+    if let (false, Some((_, (verb, re), _))) = (asks, first_change) {
+        return ("mutation", verb, re(), agreeing);
+    }
     match (query, mutation) {
-        (Some((_, (verb, re))), _) if asks => ("query", verb, re(), 1),
+        // "Why is this test failing?" asks for a reason, not for the status.
+        (Some((_, (verb, re))), _) if asks => {
+            if verb != "impact" && text.starts_with("why ") {
+                ("query", "explain", q_explain(), 1)
+            } else {
+                ("query", verb, re(), 1)
+            }
+        }
         // A question about a change: how to make it, whether to.
-        (None, Some((_, (_, re)))) if asks => ("query", "explain", re(), 1),
-        (Some((q, (verb, re))), Some((m, _))) if q <= m => ("query", verb, re(), 1),
+        (None, Some((_, (_, re), _))) if asks => ("query", "explain", re(), 1),
+        (Some((q, (verb, re))), Some((m, _, specific)))
+            if q <= m && !(specific && then_change().is_match(&text[q..m])) =>
+        {
+            ("query", verb, re(), 1)
+        }
         (Some((_, (verb, re))), None) => ("query", verb, re(), 1),
-        (_, Some((_, (verb, re)))) => ("mutation", verb, re(), agreeing),
-        (None, None) if asks || question_start().is_match(body) => ("query", "explain", q_explain(), 0),
+        (_, Some((_, (verb, re), _))) => ("mutation", verb, re(), agreeing),
+        (None, None) if asks || question_start().is_match(text) => ("query", "explain", q_explain(), 0),
         (None, None) => ("mutation", "implement", m_implement(), 0),
     }
 }
 
+/// A request without what chat front ends put before it: mentions
+/// ("@terminal", "#file:x.js", whose file stays as the name it is) and slash
+/// commands, read as the words they stand for ("/ask" marks a question).
+fn without_front_end(text: &str) -> (bool, String) {
+    let files = |m: &str| {
+        m.split_whitespace().filter_map(|w| w.split_once(':').map(|(_, f)| f.to_string())).collect::<Vec<_>>().join(" ")
+    };
+    let text = match mention().find(text) {
+        Some(m) => format!("{} {}", &text[m.end()..], files(m.as_str())).trim().to_string(),
+        None => text.to_string(),
+    };
+    let Some(c) = slash_command().captures(&text) else { return (false, text) };
+    let rest = &text[c[0].len()..];
+    let command = c[1].to_ascii_lowercase();
+    let words = match command.as_str() {
+        "ask" => return (true, rest.to_string()),
+        "remember" | "memory" => "remember",
+        "forget" => "forget",
+        "explain" => "explain",
+        "fix" => "fix",
+        "tests" | "test" => "write tests for",
+        "doc" | "docs" => "document",
+        "review" => "review",
+        "new" => "create a new",
+        other => other,
+    };
+    (false, format!("{words} {rest}").trim().to_string())
+}
+
 /// Reads one request into intent JSON.
 pub fn transduce(text: &str) -> String {
-    let original = text.trim();
+    let (asked, text) = without_front_end(text.trim());
+    let original = text.as_str();
     let (masked_raw, ids) = mask(original);
     let masked = masked_raw.to_lowercase().trim_end_matches(['?', '.', '!', ' ']).to_string();
     // Masking leaves runs of spaces; patterns count words by single spaces.
@@ -327,6 +465,13 @@ pub fn transduce(text: &str) -> String {
         }
     }
 
+    if keep_fact().is_match(original) {
+        return json!({
+            "category": "instruction", "verb": "remember", "target": original.trim_end_matches('.'), "constraints": [],
+            "context": "narrow", "confidence": 0.8, "missing": [],
+        })
+        .to_string();
+    }
     let standing = instruction().is_match(&lower)
         || (!original.ends_with('?') && negated_imperative().is_match(&lower) && !clause_break().is_match(&lower));
     let (category, verb, cue, cues): (&str, &str, &Regex, usize) = if standing {
@@ -340,7 +485,7 @@ pub fn transduce(text: &str) -> String {
         let cue = if instruction().is_match(&lower) { instruction() } else { negated_imperative() };
         ("instruction", verb, cue, 1)
     } else {
-        read_task(&lower, original.ends_with('?'))
+        read_task(&lower, asked || original.ends_with('?'))
     };
     // "Run that test again": the target is what follows "run", not what the cue swallowed.
     let cue = if verb == "status" && run_verb().is_match(&lower) { run_verb() } else { cue };
