@@ -303,6 +303,46 @@ fn query_only_requests_never_write_anything() {
 }
 
 #[test]
+fn constraints_said_in_a_request_refuse_the_writes_that_break_them_and_name_them() {
+    let repo = Repo::new("python-calc");
+    let before = repo.snapshot();
+    // The rename would change the test file's import: the constraint refuses it, by its words.
+    let (code, events) = repo.run_json(&[
+        "rename add to plus but don't touch the tests",
+        "--approval",
+        "auto",
+        "--allow-unsafe-refactor",
+    ]);
+    assert_eq!((code, done(&events)["status"].as_str()), (2, Some("refused")), "{events:#?}");
+    let said = events.iter().map(|e| e.to_string()).collect::<String>();
+    assert!(said.contains("constraint c1") && said.contains("but don't touch the tests"), "{said}");
+    assert!(said.contains("tests/test_ops.py"), "{said}");
+    // The kernel denies the write too, and says why.
+    let denied = of_kind(&events, "action");
+    let denied: Vec<&&Value> = denied.iter().filter(|a| a["decision"] == "refused").collect();
+    assert_eq!(denied.len(), 1, "{events:#?}");
+    assert!(denied[0]["reasons"].to_string().contains("breaks the request's constraint c1"), "{:#}", denied[0]);
+    // What a constraint names is not the target: "mul" is renamed, not calc/ops.py, and the
+    // package's __init__ lies outside the scope the request allowed.
+    let (code, events) =
+        repo.run_json(&["rename mul to times, only in calc/ops.py", "--approval", "auto", "--allow-unsafe-refactor"]);
+    assert_eq!(code, 2, "{events:#?}");
+    let perceived = of_kind(&events, "perceived")[0];
+    assert_eq!(perceived["target"], "mul", "{perceived}");
+    let said = events.iter().map(|e| e.to_string()).collect::<String>();
+    assert!(said.contains("outside `calc/ops.py`"), "{said}");
+    assert_eq!(repo.snapshot(), before, "nothing written");
+    // A constraint the change keeps does not stand in its way.
+    let (code, events) = repo.run_json(&[
+        "rename mul to times but don't touch README.md",
+        "--approval",
+        "auto",
+        "--allow-unsafe-refactor",
+    ]);
+    assert!(repo.read("calc/ops.py").contains("def times"), "{code}: {events:#?}");
+}
+
+#[test]
 fn dry_run_derives_the_plan_and_acts_on_nothing() {
     let repo = Repo::new("python-calc");
     let before = repo.snapshot();

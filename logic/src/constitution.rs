@@ -185,6 +185,8 @@ ascent! {
     relation approval(Sym, Sym);
     relation user_intent_category(Category);
     relation session_stopped();
+    relation request_constraint(Sym, Sym);
+    relation constraint_forbids(Sym, PathId);
 
     relation action(Sym, ActionKind);
     relation exec_program(Sym, Sym);
@@ -274,6 +276,9 @@ ascent! {
     mutating(a), w_mutating(a, MutatingRule::Touch, path.0) <-- touches(a, path, how), if *how != Access::Read;
     mutating(a), w_mutating(a, MutatingRule::Script, p) <-- exec_script(a, p), script_runner(p);
     denied(a, Why::NoMutationIntent) <-- mutating(a), !mutation_intent();
+    // The request's own constraints: a write that breaks one is denied, whoever approves.
+    denied(a, Why::Constraint(*c, *said, *path, *how)) <--
+        touches(a, path, how), if *how != Access::Read, constraint_forbids(c, path), request_constraint(c, said);
     denied(a, Why::Stopped) <-- action(a, _), session_stopped();
     any_denied(a) <-- denied(a, _);
 
@@ -431,6 +436,8 @@ pub fn run(f: &Facts, session_stopped: bool) -> ConstitutionProgram {
         session_stopped: if session_stopped { vec![()] } else { vec![] },
         approval: relation::approval(f),
         user_intent_category: f.user_intent.iter().map(|t| (t.1,)).collect(),
+        request_constraint: relation::request_constraint(f),
+        constraint_forbids: relation::constraint_forbids(f),
         ..Default::default()
     };
     p.run();
@@ -466,6 +473,11 @@ impl ConstitutionProgram {
             Why::Metadata => vec![h(atoms::net_class(s, (a, NetClass::Metadata)))],
             Why::Domain(host) => vec![h(atoms::net_host(s, (a, host))), Premise::Absent(atoms::net_allowed(s, a))],
             Why::Exfiltration(r) => vec![h(atoms::exfiltration(s, (a, r)))],
+            Why::Constraint(c, said, path, how) => vec![
+                h(atoms::touches(s, (a, path, how))),
+                h(atoms::constraint_forbids(s, (c, path))),
+                h(atoms::request_constraint(s, (c, said))),
+            ],
             Why::NoMutationIntent => {
                 vec![h(atoms::mutating(s, a)), Premise::Check("no user_intent of category mutation".to_string())]
             }

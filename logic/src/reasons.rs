@@ -33,6 +33,8 @@ pub enum Why {
     Exfiltration(Sym),
     NoMutationIntent,
     Stopped,
+    /// A request constraint the write breaks: its id, its words, the path, the access.
+    Constraint(Sym, Sym, PathId, Access),
 }
 
 impl Why {
@@ -65,6 +67,9 @@ impl Why {
             Why::Exfiltration(why) => format!("looks like exfiltration: {}", r(why)),
             Why::NoMutationIntent => "no mutation was asked for: a query never changes anything".to_string(),
             Why::Stopped => "the watchdog stopped this session".to_string(),
+            Why::Constraint(c, said, path, _) => {
+                format!("writing {} breaks the request's constraint {} (\"{}\")", r(path.0), r(c), r(said))
+            }
         }
     }
 }

@@ -61,6 +61,8 @@ macro_rules! tables {
                 World rows changed_file(Path: PathId, Added: u32, Removed: u32) "what this turn changed";
                 World rows secret(Path: PathId, Line: Line, Kind: Sym) "a secret in added, staged content";
                 World rows rule_violation(RuleId: Sym, Path: PathId, Line: Line) "a project rule's pattern matched";
+                World rows constraint_forbids(Constraint: Sym, Path: PathId)
+                    "writing this path breaks a request's constraint (a path it protects, a scope it leaves, a dependency or public API it changes)";
                 World one test_state(State: TestState) "the state of the last test run";
                 World one retry_count(N: u32) "repair attempts made so far";
                 World flag workspace_empty() "the workspace holds no source file";
@@ -72,6 +74,8 @@ macro_rules! tables {
                 Perception rows user_intent(Id: Sym, Category: Category, Verb: Verb, Target: Sym, Constraint: Sym)
                     where verb_in_category "what the user asked for";
                 Perception rows context_hint(IntentId: Sym, Hint: ContextHint) "broad or narrow context for an intent";
+                Perception rows request_constraint(Id: Sym, Said: Sym)
+                    "a constraint the request set ('don't touch the tests', 'only in src/api'), with its words";
                 Perception rows focus_resolution(RawRef: Sym, Path: PathId, Symbol: SymbolId, Confidence: Confidence)
                     "a candidate grounding of a fuzzy reference";
                 Perception rows ambiguity_flag(MissingParam: Sym, Clue: Sym, Hypothesis: Sym) "a parameter the request left open";

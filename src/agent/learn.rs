@@ -13,6 +13,7 @@ use crate::check::learned::{self, Change, Violation};
 use crate::config::restriction::Restriction;
 use crate::memory::rules::{LearnedRule, Proposed};
 use crate::memory::{Memories, MemoryError};
+use crate::perceive::constraint::RequestConstraint;
 use crate::perceive::instruction::restriction_for;
 use crate::perceive::Intent;
 use crate::world::lang::Lang;
@@ -106,6 +107,35 @@ pub fn refusal(rules: &[LearnedRule], found: &[Violation]) -> String {
         })
         .collect();
     parts.join("; ")
+}
+
+/// Why `edits` are refused under the request's `constraints`, naming each
+/// broken constraint once with its words, and the first path that breaks
+/// one; `None` when they break none.
+pub fn constraint_refusal(constraints: &[RequestConstraint], edits: &[Edit]) -> Option<(String, String)> {
+    let rules: Vec<(String, Restriction)> = constraints.iter().map(|c| (c.id.clone(), c.restriction.clone())).collect();
+    let found = learned::violations(&rules, &changes(edits));
+    let mut seen = BTreeSet::new();
+    let parts: Vec<String> = found
+        .iter()
+        .filter(|v| seen.insert(v.rule.clone()))
+        .map(|v| {
+            let said = constraints.iter().find(|c| c.id == v.rule).map_or("", |c| c.said.as_str());
+            format!("it breaks the request's constraint {} (\"{said}\"): it {} ({}:{})", v.rule, v.what, v.path, v.line)
+        })
+        .collect();
+    let first = found.first()?.path.clone();
+    Some((parts.join("; "), first))
+}
+
+/// The request's constraints, as the model is told them.
+pub fn constraint_block(constraints: &[RequestConstraint]) -> String {
+    if constraints.is_empty() {
+        return String::new();
+    }
+    let lines: Vec<String> =
+        constraints.iter().map(|c| format!("- {}: {} (from: {})", c.id, c.restriction.describe(), c.said)).collect();
+    format!("Constraints of this request (a patch that breaks one is refused):\n{}\n\n", lines.join("\n"))
 }
 
 /// The rules the model is given with every change it is asked for.

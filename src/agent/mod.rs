@@ -395,6 +395,7 @@ impl<'a> Agent<'a> {
             .with_timeout(self.options.timeout)
             .with_cancel(self.options.interrupted.clone());
         router.set_turn(Some(format!("{}:{}", self.session.id, self.session.state.requests)));
+        router.set_constraints(crate::perceive::constraint::restrictions(&intent.constraints));
         let mut t = Turn { request, intent, focus: &focus, world: loaded, router, state: LoopState::default() };
         for turn in 1..=self.options.max_turns {
             if self.options.interrupted.load(Ordering::SeqCst) {

@@ -92,6 +92,20 @@ pub fn violations(rules: &[(String, Restriction)], changes: &[Change<'_>]) -> Ve
                         ));
                     }
                 }
+                Restriction::OnlyPaths { glob } => {
+                    let inside = Glob::new(glob).map(|g| g.compile_matcher().is_match(change.path)).unwrap_or(false);
+                    if !inside {
+                        out.push(v(
+                            first_changed_line(change, &added),
+                            format!("changes {}, outside `{glob}`", change.path),
+                        ));
+                    }
+                }
+                Restriction::KeepPublicApi => {
+                    if let Some((line, what)) = public_api_change(change) {
+                        out.push(v(line, what));
+                    }
+                }
                 Restriction::IndentWith { lang, indent } => {
                     if Lang::of_path(change.path).is_some_and(|l| l.family() == lang.family()) {
                         if let Some((line, _)) =
@@ -108,6 +122,37 @@ pub fn violations(rules: &[(String, Restriction)], changes: &[Change<'_>]) -> Ve
     out.sort_by(|a, b| (&a.path, a.line, &a.rule).cmp(&(&b.path, b.line, &b.rule)));
     out.dedup();
     out
+}
+
+/// The first public symbol of the old text whose signature the new text no
+/// longer has (changed or removed), with the line it was on. A file nerd cannot
+/// project, or whose new text does not parse, changes it (fail closed).
+fn public_api_change(change: &Change<'_>) -> Option<(u32, String)> {
+    let lang = Lang::of_path(change.path)?;
+    let project = |text: &str| crate::world::project::project_file(lang, change.path, text.as_bytes()).ok();
+    let old = project(change.old)?;
+    let public = |p: &crate::world::project::FileProjection| -> Vec<(String, String, u32)> {
+        p.symbols
+            .iter()
+            .filter(|s| s.visibility == nerd_logic::vocab::Visibility::Public)
+            .map(|s| (s.id.clone(), s.signature.split_whitespace().collect::<Vec<_>>().join(" "), s.line))
+            .collect()
+    };
+    let before = public(&old);
+    if before.is_empty() {
+        return None;
+    }
+    let Some(new) = project(change.new).filter(|p| p.parse_error.is_none()) else {
+        return Some((1, format!("leaves {} unparsable, so its public API cannot be kept", change.path)));
+    };
+    let after = public(&new);
+    before.into_iter().find_map(|(id, signature, line)| match after.iter().find(|(other, ..)| *other == id) {
+        None => Some((line, format!("removes the public `{}`", id.rsplit('#').next().unwrap_or(&id)))),
+        Some((_, now, _)) if *now != signature => {
+            Some((line, format!("changes the signature of the public `{}`", id.rsplit('#').next().unwrap_or(&id))))
+        }
+        Some(_) => None,
+    })
 }
 
 /// The checked restrictions `changes` break: what a declined patch is made of.
@@ -330,6 +375,38 @@ mod tests {
 
     fn judge(rule: Restriction, path: &str, old: &str, new: &str) -> Vec<(u32, String)> {
         violations(&[("L1".into(), rule)], &[Change { path, old, new }]).into_iter().map(|v| (v.line, v.what)).collect()
+    }
+
+    #[test]
+    fn the_public_api_is_kept_when_only_bodies_and_private_code_change() {
+        let old = "def parse(text):\n    return text\n\n\ndef _helper(x):\n    return x\n";
+        let body = "def parse(text):\n    return text.strip()\n\n\ndef _helper(x):\n    return x\n";
+        let private = "def parse(text):\n    return text\n\n\ndef _helper(x, y=0):\n    return x\n";
+        let signature = "def parse(text, strict=False):\n    return text\n\n\ndef _helper(x):\n    return x\n";
+        let removed = "def _helper(x):\n    return x\n";
+        let broken = "def parse(text:\n";
+        assert_eq!(judge(Restriction::KeepPublicApi, "lib/p.py", old, body), vec![]);
+        assert_eq!(judge(Restriction::KeepPublicApi, "lib/p.py", old, private), vec![]);
+        assert_eq!(
+            judge(Restriction::KeepPublicApi, "lib/p.py", old, signature),
+            vec![(1, "changes the signature of the public `parse`".to_string())]
+        );
+        assert_eq!(
+            judge(Restriction::KeepPublicApi, "lib/p.py", old, removed),
+            vec![(1, "removes the public `parse`".to_string())]
+        );
+        assert_eq!(judge(Restriction::KeepPublicApi, "lib/p.py", old, broken).len(), 1);
+        assert_eq!(judge(Restriction::KeepPublicApi, "notes.txt", "a", "b"), vec![]);
+    }
+
+    #[test]
+    fn only_paths_refuses_what_lies_outside_its_glob() {
+        let only = || Restriction::OnlyPaths { glob: "src/api/**".into() };
+        assert_eq!(judge(only(), "src/api/retry.py", "a\n", "b\n"), vec![]);
+        assert_eq!(
+            judge(only(), "src/db.py", "a\n", "b\n"),
+            vec![(1, "changes src/db.py, outside `src/api/**`".to_string())]
+        );
     }
 
     #[test]

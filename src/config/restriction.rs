@@ -27,6 +27,10 @@ pub enum Restriction {
     ProtectPaths { glob: String },
     /// Test files are not changed.
     ProtectTests,
+    /// Only files matching the glob are changed ("only in src/api").
+    OnlyPaths { glob: String },
+    /// No public symbol's signature is changed or removed ("keep the public API").
+    KeepPublicApi,
     /// Added lines of `lang` are indented with this whitespace.
     IndentWith { lang: Lang, indent: Indent },
     /// A way of working that no check can judge ("I prefer early returns"): the model is told.
@@ -48,6 +52,10 @@ enum Wire {
         glob: String,
     },
     ProtectTests {},
+    OnlyPaths {
+        glob: String,
+    },
+    KeepPublicApi {},
     IndentWith {
         lang: String,
         indent: Indent,
@@ -63,6 +71,8 @@ impl Restriction {
             Restriction::NoNewDependency => "no_new_dependency",
             Restriction::ProtectPaths { .. } => "protect_paths",
             Restriction::ProtectTests => "protect_tests",
+            Restriction::OnlyPaths { .. } => "only_paths",
+            Restriction::KeepPublicApi => "keep_public_api",
             Restriction::IndentWith { .. } => "indent_with",
             Restriction::Guidance => "guidance",
         }
@@ -83,6 +93,8 @@ impl Restriction {
             Restriction::NoNewDependency => "no new dependency in a package manifest".into(),
             Restriction::ProtectPaths { glob } => format!("no change to files matching `{glob}`"),
             Restriction::ProtectTests => "no change to test files".into(),
+            Restriction::OnlyPaths { glob } => format!("changes only to files matching `{glob}`"),
+            Restriction::KeepPublicApi => "no public symbol's signature changed or removed".into(),
             Restriction::IndentWith { lang, indent } => {
                 let with = if *indent == Indent::Tabs { "tabs" } else { "spaces" };
                 format!("added {} lines are indented with {with}", lang.name())
@@ -98,6 +110,8 @@ impl Restriction {
             Restriction::NoNewDependency => "add a dependency to a package manifest".into(),
             Restriction::ProtectPaths { glob } => format!("change files matching `{glob}`"),
             Restriction::ProtectTests => "change test files".into(),
+            Restriction::OnlyPaths { glob } => format!("change files outside `{glob}`"),
+            Restriction::KeepPublicApi => "change or remove a public signature".into(),
             Restriction::IndentWith { lang, indent } => {
                 let with = if *indent == Indent::Tabs { "spaces" } else { "tabs" };
                 format!("indent {} with {with}", lang.name())
@@ -115,6 +129,8 @@ impl Restriction {
             Restriction::NoNewDependency => Wire::NoNewDependency {},
             Restriction::ProtectPaths { glob } => Wire::ProtectPaths { glob },
             Restriction::ProtectTests => Wire::ProtectTests {},
+            Restriction::OnlyPaths { glob } => Wire::OnlyPaths { glob },
+            Restriction::KeepPublicApi => Wire::KeepPublicApi {},
             Restriction::IndentWith { lang, indent } => Wire::IndentWith { lang: lang.name().into(), indent },
             Restriction::Guidance => Wire::Guidance {},
         };
@@ -139,6 +155,11 @@ impl Restriction {
                 Restriction::ProtectPaths { glob }
             }
             Wire::ProtectTests {} => Restriction::ProtectTests,
+            Wire::OnlyPaths { glob } => {
+                globset::Glob::new(&glob).map_err(|e| format!("`{glob}` is not a glob: {e}"))?;
+                Restriction::OnlyPaths { glob }
+            }
+            Wire::KeepPublicApi {} => Restriction::KeepPublicApi,
             Wire::IndentWith { lang: l, indent } => Restriction::IndentWith { lang: lang(&l)?, indent },
             Wire::Guidance {} => Restriction::Guidance,
         })
@@ -156,6 +177,8 @@ mod tests {
             Restriction::NoNewDependency,
             Restriction::ProtectPaths { glob: "migrations/**".into() },
             Restriction::ProtectTests,
+            Restriction::OnlyPaths { glob: "src/api/**".into() },
+            Restriction::KeepPublicApi,
             Restriction::IndentWith { lang: Lang::Go, indent: Indent::Tabs },
             Restriction::Guidance,
         ];

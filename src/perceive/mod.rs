@@ -20,6 +20,7 @@ macro_rules! pattern {
 }
 
 pub mod boundary;
+pub mod constraint;
 pub mod direction;
 pub mod focus;
 pub mod grammar;

@@ -128,9 +128,13 @@ pattern!(
 );
 pattern!(
     constraint,
-    r"\b(without [^,.;]+|but (don'?t|do not) [^,.;]+|don'?t touch [^,.;]+|only (in|for) [^,.;]+|keep(ing)? [^,.;]+ (unchanged|intact|as is)|everywhere)"
+    r"\b(without (?:[^,.;]|\.\w)+|but (don'?t|do not) (?:[^,.;]|\.\w)+|don'?t touch (?:[^,.;]|\.\w)+|only (in|for|inside|within|under|touch|change|edit|modify) (?:[^,.;]|\.\w)+|keep(ing)? (?:[^,.;]|\.\w)+ (unchanged|intact|as is)|keep(ing)? the public (api|interface)|everywhere)"
 );
 // A single-quoted name is quoted only where no letter touches either quote: "don't … what's" quotes nothing.
+pattern!(
+    constraint_start,
+    r"\b(without|but (don'?t|do not)|don'?t touch|only (in|for|inside|within|under|touch|change|edit|modify)|keep(ing)? )"
+);
 pattern!(code_span, r#"`([^`]+)`|"([^"]+)"|(^|[^\w])'([^'\s][^']*[^'\s])'([^\w]|$)"#);
 pattern!(
     identifier,
@@ -494,6 +498,13 @@ pub fn transduce(text: &str) -> String {
 
     let mut constraints: Vec<String> =
         constraint().find_iter(&original.to_lowercase()).map(|m| m.as_str().trim().to_string()).collect();
+    // What a constraint names ("only in calc/ops.py") is not the target; the target is said before it.
+    let ids: Vec<String> =
+        ids.into_iter().filter(|i| !constraints.iter().any(|c| c.contains(&i.to_lowercase()))).collect();
+    let lower = match constraint_start().find(&lower) {
+        Some(m) if m.start() > 0 => lower[..m.start()].trim_end_matches([',', ' ']).to_string(),
+        _ => lower,
+    };
     // A rename names the new name after "to"; the target is the other name.
     let new_name = if verb == "rename" { rename_to().captures(original).map(|c| c[1].to_string()) } else { None };
     let target = match &new_name {

@@ -110,6 +110,8 @@ pub struct Router {
     turn: Option<String>,
     /// Ctrl-C: a running program is killed when it turns true.
     cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// The request's own constraints ("but don't touch the tests"): a write that breaks one is denied.
+    constraints: Vec<crate::perceive::constraint::RequestConstraint>,
 }
 
 fn digest(action: &Action) -> String {
@@ -168,6 +170,7 @@ impl Router {
             timeout: Duration::from_secs(600),
             turn: None,
             cancel: None,
+            constraints: Vec::new(),
         })
     }
 
@@ -194,6 +197,16 @@ impl Router {
     /// Groups the writes that follow under one agent turn (`None`: each action on its own).
     pub fn set_turn(&mut self, turn: Option<String>) {
         self.turn = turn;
+    }
+
+    /// The constraints of the request this router acts for.
+    pub fn constraints(&self) -> &[crate::perceive::constraint::RequestConstraint] {
+        &self.constraints
+    }
+
+    /// Sets the constraints of the request this router acts for.
+    pub fn set_constraints(&mut self, constraints: Vec<crate::perceive::constraint::RequestConstraint>) {
+        self.constraints = constraints;
     }
 
     /// Appends a record to the audit trail, under this router's session.
@@ -230,6 +243,40 @@ impl Router {
         evaluate(self.facts_for(None)).watchdog_paused()
     }
 
+    /// `request_constraint` for each constraint of the request, and
+    /// `constraint_forbids(C, Path)` for each path the action writes or deletes
+    /// that breaks one: judged on the path, and on the text a file write
+    /// leaves (a program's writes are judged on the path alone).
+    fn constraint_facts(&self, f: &mut Facts, action: &Action) {
+        if self.constraints.is_empty() {
+            return;
+        }
+        for c in &self.constraints {
+            let (id, said) = (f.sym(&c.id), f.sym(&c.said));
+            f.request_constraint.push((id, said));
+        }
+        let rules: Vec<(String, crate::config::restriction::Restriction)> =
+            self.constraints.iter().map(|c| (c.id.clone(), c.restriction.clone())).collect();
+        let written: Vec<nerd_logic::PathId> =
+            f.touches.iter().filter(|t| t.2 != nerd_logic::vocab::Access::Read).map(|t| t.1).collect();
+        for path in written {
+            let shown = f.symbols.resolve(path.0).to_string();
+            let relative =
+                Path::new(&shown).strip_prefix(&self.root).map_or(shown.clone(), |p| p.display().to_string());
+            let old = std::fs::read_to_string(self.root.join(&relative)).unwrap_or_default();
+            let new = match action {
+                Action::WriteFile { content: Some(content), .. } => content.clone(),
+                // A deletion, or a write whose text nerd does not see: the file as if emptied.
+                _ => String::new(),
+            };
+            let change = crate::check::learned::Change { path: &relative, old: &old, new: &new };
+            for v in crate::check::learned::violations(&rules, &[change]) {
+                let c = f.sym(&v.rule);
+                f.constraint_forbids.push((c, path));
+            }
+        }
+    }
+
     fn facts_for(&self, action: Option<&Action>) -> Facts {
         let mut f = match action {
             Some(a) => policy::decision_facts(&self.root, &self.project, a, self.intent, self.autonomy),
@@ -238,6 +285,9 @@ impl Router {
         for (i, (kind, program, outcome)) in self.events.iter().enumerate() {
             let p = f.sym(program);
             f.audit_event.push((i as u32 + 1, *kind, p, *outcome));
+        }
+        if let Some(action) = action {
+            self.constraint_facts(&mut f, action);
         }
         if let Some(by) = action.and_then(|a| self.approvals.get(&digest(a))) {
             let (id, src) = (f.sym(ACTION_ID), f.sym(by.as_str()));

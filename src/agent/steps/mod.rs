@@ -225,6 +225,19 @@ impl Agent<'_> {
             let why = learn::refusal(&rules, &broken);
             return Ok(Err(Flow::Stop(Status::Refused, format!("Not changed: {why}."))));
         }
+        // The request's own constraints, named before anything is written. The kernel denies such
+        // a write too: the first one is put to the router, so the trail keeps the denial and its reason.
+        if let Some((why, path)) = learn::constraint_refusal(router.constraints(), edits) {
+            if let Some(edit) = edits.iter().find(|e| e.path == path) {
+                let action = Action::WriteFile { path: path.clone(), content: Some(edit.new.clone()) };
+                let shown = diff::change(&path, &edit.old, &edit.new).diff;
+                if self.act(router, &action, &shown)?.is_some() {
+                    // Never expected (the kernel denies it); should it happen, the file goes back.
+                    self.restore(router, std::slice::from_ref(edit))?;
+                }
+            }
+            return Ok(Err(Flow::Stop(Status::Refused, format!("Not changed: {why}."))));
+        }
         for (n, Edit { path, old, new }) in edits.iter().enumerate() {
             let action = Action::WriteFile { path: path.clone(), content: Some(new.clone()) };
             let shown = diff::change(path, old, new).diff;

@@ -150,7 +150,7 @@ impl Agent<'_> {
     /// ranks best within the budget, with the atoms that connect them),
     /// never whole files. Also returns the contents of the files the patch
     /// may change, read through the router, to validate the patch against.
-    /// The learned `rules` in force come first.
+    /// The learned `rules` in force and the request's constraints come first.
     pub(super) fn prompt(
         &mut self,
         router: &mut Router,
@@ -160,6 +160,7 @@ impl Agent<'_> {
     ) -> Result<(String, BTreeMap<String, String>), AgentError> {
         let mut text = format!("Task: {task}\n\n");
         text.push_str(&learn::context_block(rules));
+        text.push_str(&learn::constraint_block(router.constraints()));
         let failures: Vec<String> = st
             .findings
             .iter()
