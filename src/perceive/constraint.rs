@@ -43,7 +43,7 @@ fn glob_of(what: &str) -> Option<String> {
 }
 
 /// The restriction one constraint asks for, if a check can judge it.
-fn restriction(said: &str) -> Option<Restriction> {
+pub(crate) fn restriction(said: &str) -> Option<Restriction> {
     let lower = said.to_lowercase();
     if public_api().is_match(said) {
         return Some(Restriction::KeepPublicApi);

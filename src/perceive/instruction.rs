@@ -165,6 +165,12 @@ pub fn restriction_for(text: &str, intent: &Intent, workspace_lang: Option<Lang>
             return Ok(Restriction::ForbidCall { lang: lang.family(), name, include_tests });
         }
     }
+    // "Only edit files in src/api", "always keep the public API": what a request's constraint can say.
+    if intent.verb != Verb::Prefer {
+        if let Some(r) = super::constraint::restriction(text) {
+            return Ok(r);
+        }
+    }
     Ok(Restriction::Guidance)
 }
 
@@ -226,6 +232,11 @@ mod tests {
             (
                 "don't ever call print in the core package, in python",
                 Restriction::ForbidCall { lang: Lang::Python, name: "print".into(), include_tests: false },
+            ),
+            ("always keep the public API stable", Restriction::KeepPublicApi),
+            (
+                "never change files outside src/api, only edit src/api",
+                Restriction::OnlyPaths { glob: "src/api/**".into() },
             ),
             ("I prefer early returns", Restriction::Guidance),
             ("keep answers short", Restriction::Guidance),
