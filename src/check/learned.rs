@@ -42,7 +42,7 @@ pub fn violations(rules: &[(String, Restriction)], changes: &[Change<'_>]) -> Ve
     let call_rules: Vec<Rule> = rules
         .iter()
         .filter_map(|(id, r)| match r {
-            Restriction::ForbidCall { lang, name, include_tests } => Some(Rule {
+            Restriction::ForbidCall { lang, name, include_tests, .. } => Some(Rule {
                 id: id.clone(),
                 lang: *lang,
                 pattern: Pattern::Call(name.clone()),
@@ -57,6 +57,17 @@ pub fn violations(rules: &[(String, Restriction)], changes: &[Change<'_>]) -> Ve
     let mut out = Vec::new();
     for change in changes.iter().filter(|c| c.old != c.new) {
         let added = crate::diff::added_lines(change.old, change.new);
+        // A rule for library code does not judge a program, an example, a bench or a script.
+        let call_rules: Vec<Rule> = call_rules
+            .iter()
+            .filter(|rule| {
+                let library_only = rules
+                    .iter()
+                    .any(|(id, r)| *id == rule.id && matches!(r, Restriction::ForbidCall { library_only: true, .. }));
+                !library_only || is_library_path(change.path)
+            })
+            .cloned()
+            .collect();
         if !call_rules.is_empty() {
             let lines: HashSet<u32> = added.iter().map(|(l, _)| *l).collect();
             for f in rules::check_source(&call_rules, change.path, change.new.as_bytes(), &lines) {
@@ -124,6 +135,27 @@ pub fn violations(rules: &[(String, Restriction)], changes: &[Change<'_>]) -> Ve
     out
 }
 
+/// Whether `path` is library code: not a program's entry point (`main.rs`,
+/// `src/bin/`, `main.go`, `cmd/`, `__main__.py`), an example, a bench, a
+/// build or set-up script, or a folder of scripts or tools.
+pub fn is_library_path(path: &str) -> bool {
+    let parts: Vec<&str> = path.split('/').collect();
+    let file = parts.last().copied().unwrap_or_default();
+    let folders = &parts[..parts.len().saturating_sub(1)];
+    let program_file = matches!(
+        file,
+        "main.rs" | "build.rs" | "main.go" | "__main__.py" | "setup.py" | "conftest.py" | "manage.py" | "noxfile.py"
+    ) || file.ends_with(".config.ts")
+        || file.ends_with(".config.js");
+    let program_folder = folders.iter().any(|f| {
+        matches!(
+            *f,
+            "bin" | "cmd" | "examples" | "example" | "benches" | "bench" | "scripts" | "script" | "tools" | "xtask"
+        )
+    });
+    !program_file && !program_folder
+}
+
 /// The first public symbol of the old text whose signature the new text no
 /// longer has (changed or removed), with the line it was on. A file nerd cannot
 /// project, or whose new text does not parse, changes it (fail closed).
@@ -183,7 +215,7 @@ pub fn candidates(changes: &[Change<'_>]) -> BTreeSet<Restriction> {
         let before = rules::added_calls(change.path, change.old.as_bytes(), &everything);
         for name in rules::added_calls(change.path, change.new.as_bytes(), &lines) {
             if !before.contains(&name) {
-                out.insert(Restriction::ForbidCall { lang, name, include_tests: false });
+                out.insert(Restriction::ForbidCall { lang, name, include_tests: false, library_only: false });
             }
         }
     }
@@ -400,6 +432,22 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_for_library_code_leaves_programs_examples_and_scripts_alone() {
+        let rule = |library_only| Restriction::ForbidCall {
+            lang: Lang::Rust,
+            name: "unwrap".into(),
+            include_tests: false,
+            library_only,
+        };
+        let (old, new) = ("fn f() {}\n", "fn f() {\n    x().unwrap();\n}\n");
+        assert_eq!(judge(rule(true), "src/parse.rs", old, new), vec![(2, "calls `unwrap`".to_string())]);
+        for program in ["src/main.rs", "src/bin/tool.rs", "examples/demo.rs", "benches/speed.rs", "build.rs"] {
+            assert_eq!(judge(rule(true), program, old, new), vec![], "{program}");
+            assert_eq!(judge(rule(false), program, old, new).len(), 1, "{program}");
+        }
+    }
+
+    #[test]
     fn only_paths_refuses_what_lies_outside_its_glob() {
         let only = || Restriction::OnlyPaths { glob: "src/api/**".into() };
         assert_eq!(judge(only(), "src/api/retry.py", "a\n", "b\n"), vec![]);
@@ -464,7 +512,12 @@ mod tests {
 
     #[test]
     fn calls_paths_tests_and_indentation() {
-        let unwrap = Restriction::ForbidCall { lang: Lang::Rust, name: "unwrap".into(), include_tests: false };
+        let unwrap = Restriction::ForbidCall {
+            lang: Lang::Rust,
+            name: "unwrap".into(),
+            include_tests: false,
+            library_only: false,
+        };
         let old = "fn a() -> u8 {\n    1\n}\n";
         let new = "fn a() -> u8 {\n    f().unwrap()\n}\n";
         assert_eq!(judge(unwrap.clone(), "src/lib.rs", old, new), vec![(2, "calls `unwrap`".to_string())]);
@@ -511,10 +564,16 @@ mod tests {
         assert!(found.contains(&Restriction::ForbidCall {
             lang: Lang::Rust,
             name: "expect".into(),
-            include_tests: false
+            include_tests: false,
+            library_only: false
         }));
         assert!(
-            !found.contains(&Restriction::ForbidCall { lang: Lang::Rust, name: "b".into(), include_tests: false }),
+            !found.contains(&Restriction::ForbidCall {
+                lang: Lang::Rust,
+                name: "b".into(),
+                include_tests: false,
+                library_only: false
+            }),
             "b was called before"
         );
         for r in &found {

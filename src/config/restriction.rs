@@ -19,8 +19,9 @@ pub enum Indent {
 /// One restriction; what it applies to is named in its fields.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Restriction {
-    /// No call to `name` in added code of `lang`; test code is exempt unless `include_tests`.
-    ForbidCall { lang: Lang, name: String, include_tests: bool },
+    /// No call to `name` in added code of `lang`; test code is exempt unless `include_tests`, and
+    /// with `library_only` so are programs, examples, benches and scripts ("in library code").
+    ForbidCall { lang: Lang, name: String, include_tests: bool, library_only: bool },
     /// No dependency added to a package manifest (Cargo.toml, package.json, go.mod, pyproject.toml, requirements).
     NoNewDependency,
     /// Files matching the glob are not changed.
@@ -46,6 +47,8 @@ enum Wire {
         name: String,
         #[serde(default)]
         include_tests: bool,
+        #[serde(default)]
+        library_only: bool,
     },
     NoNewDependency {},
     ProtectPaths {
@@ -86,9 +89,10 @@ impl Restriction {
     /// What it forbids, in a sentence fragment.
     pub fn describe(&self) -> String {
         match self {
-            Restriction::ForbidCall { lang, name, include_tests } => {
+            Restriction::ForbidCall { lang, name, include_tests, library_only } => {
                 let tests = if *include_tests { ", tests included" } else { ", tests exempt" };
-                format!("no call to `{name}` in added {} code{tests}", lang.name())
+                let code = if *library_only { "library code" } else { "code" };
+                format!("no call to `{name}` in added {} {code}{tests}", lang.name())
             }
             Restriction::NoNewDependency => "no new dependency in a package manifest".into(),
             Restriction::ProtectPaths { glob } => format!("no change to files matching `{glob}`"),
@@ -123,8 +127,8 @@ impl Restriction {
     /// The stored JSON.
     pub fn to_json(&self) -> String {
         let wire = match self.clone() {
-            Restriction::ForbidCall { lang, name, include_tests } => {
-                Wire::ForbidCall { lang: lang.name().into(), name, include_tests }
+            Restriction::ForbidCall { lang, name, include_tests, library_only } => {
+                Wire::ForbidCall { lang: lang.name().into(), name, include_tests, library_only }
             }
             Restriction::NoNewDependency => Wire::NoNewDependency {},
             Restriction::ProtectPaths { glob } => Wire::ProtectPaths { glob },
@@ -143,11 +147,11 @@ impl Restriction {
         let lang =
             |name: &str| Lang::from_name(name).ok_or_else(|| format!("`{name}` is not a language nerd projects"));
         Ok(match wire {
-            Wire::ForbidCall { lang: l, name, include_tests } => {
+            Wire::ForbidCall { lang: l, name, include_tests, library_only } => {
                 if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
                     return Err(format!("`{name}` is not the name of a call"));
                 }
-                Restriction::ForbidCall { lang: lang(&l)?, name, include_tests }
+                Restriction::ForbidCall { lang: lang(&l)?, name, include_tests, library_only }
             }
             Wire::NoNewDependency {} => Restriction::NoNewDependency,
             Wire::ProtectPaths { glob } => {
@@ -173,7 +177,12 @@ mod tests {
     #[test]
     fn every_restriction_survives_its_stored_form() {
         let all = [
-            Restriction::ForbidCall { lang: Lang::Rust, name: "unwrap".into(), include_tests: false },
+            Restriction::ForbidCall {
+                lang: Lang::Rust,
+                name: "unwrap".into(),
+                include_tests: false,
+                library_only: false,
+            },
             Restriction::NoNewDependency,
             Restriction::ProtectPaths { glob: "migrations/**".into() },
             Restriction::ProtectTests,

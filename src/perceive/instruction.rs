@@ -110,6 +110,12 @@ pattern!(
 
 pattern!(indentation, r"(?i)\b(tabs|spaces)\b");
 
+// "In library code": the rule leaves programs, examples, benches and scripts alone.
+pattern!(
+    library_code,
+    r"(?i)\b(in|inside|within|across) (the |our |any )?(librar(y|ies)|library code|lib code|library crates?|non-test library code)\b"
+);
+
 pattern!(
     protected,
     r"(?i)\b(touch|modify|change|edit|alter|rewrite|delete|remove|write to|commit to)\s+(the\s+|any\s+|our\s+)?(?P<what>`[^`]+`|[\w./*-]+)(\s+(files?|folder|directory|dir))?"
@@ -162,7 +168,8 @@ pub fn restriction_for(text: &str, intent: &Intent, workspace_lang: Option<Lang>
         if let Some(name) = forbidden_call(text) {
             let lang = lang.ok_or("say which language the rule is for (rust, python, go, typescript)")?;
             let include_tests = text.to_lowercase().contains("even in tests");
-            return Ok(Restriction::ForbidCall { lang: lang.family(), name, include_tests });
+            let library_only = library_code().is_match(text);
+            return Ok(Restriction::ForbidCall { lang: lang.family(), name, include_tests, library_only });
         }
     }
     // "Only edit files in src/api", "always keep the public API": what a request's constraint can say.
@@ -227,11 +234,30 @@ mod tests {
             ("do not modify src/generated.rs", Restriction::ProtectPaths { glob: "src/generated.rs".into() }),
             (
                 "never use unwrap in library code",
-                Restriction::ForbidCall { lang: Lang::Rust, name: "unwrap".into(), include_tests: false },
+                Restriction::ForbidCall {
+                    lang: Lang::Rust,
+                    name: "unwrap".into(),
+                    include_tests: false,
+                    library_only: true,
+                },
+            ),
+            (
+                "never use unwrap",
+                Restriction::ForbidCall {
+                    lang: Lang::Rust,
+                    name: "unwrap".into(),
+                    include_tests: false,
+                    library_only: false,
+                },
             ),
             (
                 "don't ever call print in the core package, in python",
-                Restriction::ForbidCall { lang: Lang::Python, name: "print".into(), include_tests: false },
+                Restriction::ForbidCall {
+                    lang: Lang::Python,
+                    name: "print".into(),
+                    include_tests: false,
+                    library_only: false,
+                },
             ),
             ("always keep the public API stable", Restriction::KeepPublicApi),
             (
