@@ -343,6 +343,23 @@ fn constraints_said_in_a_request_refuse_the_writes_that_break_them_and_name_them
 }
 
 #[test]
+fn a_test_named_or_referred_back_to_runs_alone_and_the_suite_runs_whole_otherwise() {
+    let repo = Repo::new("python-calc");
+    let out = repo.nerd(&["run", "run test_mul"]);
+    let answer = String::from_utf8_lossy(&out.stdout);
+    assert!(answer.starts_with("Ran tests/test_ops.py#test_mul only."), "{answer}");
+    assert!(answer.contains("1 of 1 test(s) failed") && !answer.contains("test_add"), "{answer}");
+    // A later process: "that test again" is grounded on what the last request touched.
+    let (_, events) = repo.run_json(&["run that test again"]);
+    let actions: Vec<String> = of_kind(&events, "action").iter().map(|a| a["action"].to_string()).collect();
+    assert!(actions.iter().any(|a| a.contains("tests/test_ops.py::test_mul")), "{actions:#?}");
+    // Nothing named: the whole suite.
+    let out = repo.nerd(&["run", "run the tests"]);
+    let answer = String::from_utf8_lossy(&out.stdout);
+    assert!(answer.contains("2 of 2 test(s) failed") && !answer.contains("only."), "{answer}");
+}
+
+#[test]
 fn dry_run_derives_the_plan_and_acts_on_nothing() {
     let repo = Repo::new("python-calc");
     let before = repo.snapshot();

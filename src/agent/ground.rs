@@ -10,19 +10,13 @@ use crate::kernel::Loaded;
 use crate::perceive::focus::{self, Candidate, Known};
 use crate::perceive::Intent;
 
-/// Whether the verb's target names code to ground (a status question or a commit does not).
+/// Whether the verb's target names code to ground (a commit does not; a
+/// status question only when it names something: "run that test again").
 pub fn needs_focus(intent: &Intent) -> bool {
     let broad_explanation = intent.verb == Verb::Explain && intent.context == nerd_logic::vocab::ContextHint::Broad;
     let situational = matches!(
         intent.verb,
-        Verb::Status
-            | Verb::Commit
-            | Verb::Scaffold
-            | Verb::Forbid
-            | Verb::Require
-            | Verb::Prefer
-            | Verb::Remember
-            | Verb::Forget
+        Verb::Commit | Verb::Scaffold | Verb::Forbid | Verb::Require | Verb::Prefer | Verb::Remember | Verb::Forget
     );
     !(intent.target.is_empty() || situational || broad_explanation)
 }
@@ -46,11 +40,14 @@ pub fn resolve(reference: &str, loaded: &Loaded) -> Vec<Candidate> {
     focus::resolve(reference, &known, &files)
 }
 
+/// The confidence at which a grounding is taken without asking.
+pub const CONFIDENT: f64 = 0.85;
+
 /// The one symbol or file a reference names with confidence (at least
-/// 0.85, and no other as confident), as its id or path.
+/// `CONFIDENT`, and no other as confident), as its id or path.
 pub fn confidently(reference: &str, loaded: &Loaded) -> Option<String> {
     let found = resolve(reference, loaded);
-    let mut sure = found.iter().filter(|c| c.confidence >= 0.85);
+    let mut sure = found.iter().filter(|c| c.confidence >= CONFIDENT);
     match (sure.next(), sure.next()) {
         (Some(one), None) => Some(label(one).to_string()),
         _ => None,

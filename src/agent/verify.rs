@@ -79,10 +79,61 @@ fn tail(text: &str, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join("\n")
 }
 
-/// The exec action that runs `tool` in the workspace; `Err(hint)` when it is not installed.
-pub fn action(tool: Tool, root: &Path) -> Result<Action, String> {
+/// One test a run is narrowed to: the file that defines it and its name
+/// inside the file (`TestSuite.test_case` or `test_case`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OneTest {
+    pub path: String,
+    pub name: String,
+}
+
+impl OneTest {
+    /// The test a symbol id (`path#Qualified.name`) names.
+    pub fn of_symbol(id: &str) -> Option<OneTest> {
+        let (path, name) = id.split_once('#')?;
+        (!path.is_empty() && !name.is_empty()).then(|| OneTest { path: path.into(), name: name.into() })
+    }
+
+    fn leaf(&self) -> &str {
+        self.name.rsplit('.').next().unwrap_or(&self.name)
+    }
+
+    /// The runner's way of saying "only this test", added to its argv; `None`
+    /// when the runner cannot narrow (it then runs whole).
+    fn narrow(&self, tool: Tool, argv: &mut Vec<String>) -> Option<()> {
+        match tool {
+            Tool::Pytest => argv.push(format!("{}::{}", self.path, self.name.replace('.', "::"))),
+            // A name filter: every test whose path contains it runs (the count says how many).
+            Tool::CargoTest => argv.push(self.leaf().to_string()),
+            Tool::GoTest => {
+                let dir = self.path.rsplit_once('/').map_or(".".to_string(), |(d, _)| format!("./{d}"));
+                let at = argv.iter().position(|a| a == "./...")?;
+                argv[at] = dir;
+                argv.splice(at..at, ["-run".to_string(), format!("^{}$", self.leaf())]);
+            }
+            Tool::NodeTest => {
+                argv.extend(["--test-name-pattern".to_string(), format!("^{}$", self.leaf()), self.path.clone()])
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+}
+
+/// The exec action that runs `tool` in the workspace, narrowed to `only`
+/// where the runner can be; `Err(hint)` when it is not installed.
+pub fn action(tool: Tool, root: &Path, only: Option<&OneTest>) -> Result<Action, String> {
     match tools::argv(tool, root) {
-        Some(argv) => Ok(Action::Exec { argv: argv.iter().map(|a| a.to_string_lossy().into_owned()).collect() }),
+        Some(argv) => {
+            let mut argv: Vec<String> = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+            if let Some(one) = only {
+                let mut narrowed = argv.clone();
+                if one.narrow(tool, &mut narrowed).is_some() {
+                    argv = narrowed;
+                }
+            }
+            Ok(Action::Exec { argv })
+        }
         None => Err(tools::hint(tool).to_string()),
     }
 }
@@ -446,6 +497,28 @@ mod tests {
     use super::*;
     use crate::check::parse::{Finding, Found};
     use nerd_logic::vocab::Severity;
+
+    #[test]
+    fn each_runner_is_narrowed_to_one_test_its_own_way() {
+        let narrowed = |tool, id: &str, argv: &[&str]| {
+            let mut v: Vec<String> = argv.iter().map(|a| a.to_string()).collect();
+            OneTest::of_symbol(id).and_then(|t| t.narrow(tool, &mut v)).map(|()| v)
+        };
+        assert_eq!(
+            narrowed(Tool::Pytest, "tests/test_x.py#TestApi.test_get", &["python3", "-m", "pytest"]),
+            Some(vec!["python3".into(), "-m".into(), "pytest".into(), "tests/test_x.py::TestApi::test_get".into()])
+        );
+        assert_eq!(
+            narrowed(Tool::CargoTest, "tests/shapes.rs#rect_area", &["cargo", "test"]),
+            Some(vec!["cargo".into(), "test".into(), "rect_area".into()])
+        );
+        assert_eq!(
+            narrowed(Tool::GoTest, "geo/area_test.go#TestComputeArea", &["go", "test", "-json", "./..."]),
+            Some(["go", "test", "-json", "-run", "^TestComputeArea$", "./geo"].map(String::from).to_vec())
+        );
+        assert_eq!(narrowed(Tool::Ruff, "a.py#test_x", &["ruff"]), None);
+        assert_eq!(OneTest::of_symbol("no-symbol"), None);
+    }
 
     fn failed_run(tail: &str) -> ToolRun {
         ToolRun {

@@ -69,6 +69,12 @@ pattern!(conjunct, r",? (and|then|and then) ");
 pattern!(mention, r"^((@[\w/.-]+|#\w+:\S+)[\s:,]+)+");
 pattern!(slash_command, r"^/(\w+)\b\s*");
 pattern!(run_verb, r"^(please\s+)?(re-?run|run)\b");
+// "Run test_parse", "rerun TestParse again", "run rect_area": a test named by its name (a
+// word with "test" in it, or an identifier) is run, not implemented.
+pattern!(
+    run_named_test,
+    r"(?i)^(please\s+)?(re-?run|run) (the )?(`[^`]+`|[\w.:/#-]*(test|spec)[\w.:/#-]*|[a-z]\w*_\w+|[a-z]+[A-Z]\w*|\w+(::|#|\.)\w+)( test)?( again)?$"
+);
 pattern!(callees, r"\bwhat (?:\w+ )?(?:does|do) (\S+(?: \S+){0,2}) (?:call|invoke|use)\b");
 pattern!(question_start, r"^(what|where|which|who|why|how|is|are|does|do|can|could|show|list|any)\b");
 // A question asks; it changes nothing, whatever verb it mentions ("how would I delete a user?").
@@ -488,6 +494,8 @@ pub fn transduce(text: &str) -> String {
         };
         let cue = if instruction().is_match(&lower) { instruction() } else { negated_imperative() };
         ("instruction", verb, cue, 1)
+    } else if run_named_test().is_match(original.trim_end_matches(['.', '!'])) {
+        ("query", "status", run_verb(), 1)
     } else {
         read_task(&lower, asked || original.ends_with('?'))
     };

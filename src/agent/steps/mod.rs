@@ -64,7 +64,7 @@ impl Agent<'_> {
                 Flow::Stop(Status::NeedsClarification, text)
             }
             Step::AnswerQuery => match intent.verb {
-                Verb::Status => self.test_status(&mut t.router, t.world)?,
+                Verb::Status => self.test_status(&mut t.router, t.world, focus)?,
                 Verb::Impact => Flow::Stop(Status::Answered, answer::impact(focus, t.world)),
                 _ => Flow::Stop(Status::Answered, answer::locate(request, focus, t.world)),
             },
@@ -176,8 +176,13 @@ impl Agent<'_> {
     }
 
     /// Runs one build or test tool through the router (approval, events and all).
-    fn run_tool(&mut self, router: &mut Router, tool: crate::config::Tool) -> Result<verify::ToolRun, AgentError> {
-        let action = match verify::action(tool, &self.root) {
+    fn run_tool(
+        &mut self,
+        router: &mut Router,
+        tool: crate::config::Tool,
+        only: Option<&verify::OneTest>,
+    ) -> Result<verify::ToolRun, AgentError> {
+        let action = match verify::action(tool, &self.root, only) {
             Ok(a) => a,
             Err(hint) => return Ok(verify::missing(tool, hint)),
         };
@@ -341,7 +346,7 @@ impl Agent<'_> {
         let mut runs = Vec::new();
         for kind in kinds {
             for tool in verify::tools_for(&self.root, &self.config.check, *kind, has_python(loaded)) {
-                let run = self.run_tool(router, tool)?;
+                let run = self.run_tool(router, tool, None)?;
                 if run.missing.is_none() && run.refused.is_none() {
                     self.checked(&run);
                 }

@@ -20,6 +20,34 @@ use crate::perceive::focus::Candidate;
 use crate::router::Router;
 use crate::world::lang::Lang;
 
+/// The one test a status request is about: its best candidate, confidently
+/// and alone at the top, is a test symbol.
+fn one_test(loaded: &Loaded, focus: &[Candidate]) -> Option<verify::OneTest> {
+    let top = focus.iter().map(|c| c.confidence).fold(0.0, f64::max);
+    let [best] = focus.iter().filter(|c| c.confidence >= top).collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    if best.confidence < crate::agent::ground::CONFIDENT {
+        return None;
+    }
+    let (_, projection) = loaded.projections.get(&best.path)?;
+    let symbol = projection.symbols.iter().find(|s| s.id == best.symbol)?;
+    (symbol.kind == nerd_logic::vocab::SymbolKind::Test).then(|| verify::OneTest::of_symbol(&symbol.id)).flatten()
+}
+
+/// Whether `tool` runs the tests of the language `path` is written in.
+fn runs_language_of(tool: crate::config::Tool, path: &str) -> bool {
+    use crate::config::Tool;
+    match (tool, Lang::of_path(path).map(Lang::family)) {
+        (Tool::Pytest, Some(Lang::Python)) | (Tool::CargoTest, Some(Lang::Rust)) | (Tool::GoTest, Some(Lang::Go)) => {
+            true
+        }
+        (Tool::NodeTest, Some(Lang::TypeScript)) => true,
+        (Tool::NodeTest, None) => path.ends_with(".js") || path.ends_with(".mjs") || path.ends_with(".cjs"),
+        _ => false,
+    }
+}
+
 /// What the test tools found.
 struct TestRun {
     findings: Vec<crate::check::parse::Finding>,
@@ -32,7 +60,12 @@ struct TestRun {
 impl Agent<'_> {
     /// Runs the test tools through the router. `Err(flow)`: nothing could run
     /// (no runner applies, every runner is missing) or a run was refused.
-    fn tests(&mut self, router: &mut Router, loaded: &Loaded) -> Result<Result<TestRun, Flow>, AgentError> {
+    fn tests(
+        &mut self,
+        router: &mut Router,
+        loaded: &Loaded,
+        only: Option<&verify::OneTest>,
+    ) -> Result<Result<TestRun, Flow>, AgentError> {
         let tools = verify::tools_for(&self.root, &self.config.check, Kind::Tests, has_python(loaded));
         if tools.is_empty() {
             let text =
@@ -43,7 +76,11 @@ impl Agent<'_> {
         }
         let (mut findings, mut tails, mut runs) = (Vec::new(), Vec::new(), Vec::new());
         for tool in tools {
-            let run = self.run_tool(router, tool)?;
+            // Only the runner of the test's language runs when one test is asked for.
+            if only.is_some_and(|one| !runs_language_of(tool, &one.path)) {
+                continue;
+            }
+            let run = self.run_tool(router, tool, only)?;
             if self.options.interrupted.load(std::sync::atomic::Ordering::SeqCst) {
                 return Ok(Err(Flow::Stop(Status::Interrupted, format!("Interrupted while {} ran.", tool.name()))));
             }
@@ -68,8 +105,31 @@ impl Agent<'_> {
         Ok(Ok(TestRun { findings, output: tails.join("\n"), verification }))
     }
 
-    pub(super) fn test_status(&mut self, router: &mut Router, loaded: &Loaded) -> Result<Flow, AgentError> {
-        let TestRun { findings, verification: v, .. } = match self.tests(router, loaded)? {
+    /// "Are the tests passing?", "run the tests", and "run that test again":
+    /// a request whose focus is one test, confidently, runs that test alone.
+    pub(super) fn test_status(
+        &mut self,
+        router: &mut Router,
+        loaded: &Loaded,
+        focus: &[Candidate],
+    ) -> Result<Flow, AgentError> {
+        let only = one_test(loaded, focus);
+        let flow = self.status_of(router, loaded, only.as_ref())?;
+        Ok(match (flow, &only) {
+            (Flow::Stop(status, text), Some(one)) => {
+                Flow::Stop(status, format!("Ran {}#{} only.\n{text}", one.path, one.name))
+            }
+            (flow, _) => flow,
+        })
+    }
+
+    fn status_of(
+        &mut self,
+        router: &mut Router,
+        loaded: &Loaded,
+        only: Option<&verify::OneTest>,
+    ) -> Result<Flow, AgentError> {
+        let TestRun { findings, verification: v, .. } = match self.tests(router, loaded, only)? {
             Ok(done) => done,
             Err(flow) => return Ok(flow),
         };
@@ -99,7 +159,7 @@ impl Agent<'_> {
 
     pub(super) fn run_tests(&mut self, t: &mut Turn<'_>) -> Result<Flow, AgentError> {
         let (loaded, router, st) = (&*t.world, &mut t.router, &mut t.state);
-        let TestRun { findings, output, verification } = match self.tests(router, loaded)? {
+        let TestRun { findings, output, verification } = match self.tests(router, loaded, None)? {
             Ok(done) => done,
             Err(flow) => return Ok(flow),
         };
