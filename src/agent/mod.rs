@@ -292,7 +292,7 @@ impl<'a> Agent<'a> {
     fn recollect(&mut self, loaded: &Loaded, query: &str) -> Result<recall::Recollection, AgentError> {
         self.memories()?;
         let Some(memories) = &self.memories else { return Ok(recall::Recollection::default()) };
-        Ok(recall::recollect(memories, &mut self.store, loaded, query)?)
+        Ok(recall::recollect(memories, &mut self.store, (&self.root, loaded), query)?)
     }
 
     /// Handles one request to its end.

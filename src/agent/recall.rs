@@ -60,17 +60,20 @@ pub struct Recollection {
 pub fn recollect(
     memories: &Memories,
     store: &mut crate::store::Store,
-    loaded: &Loaded,
+    (root, loaded): (&std::path::Path, &Loaded),
     query: &str,
 ) -> Result<Recollection, MemoryError> {
     use crate::memory::symbols::{self, SymbolText};
-    let texts: Vec<SymbolText> = loaded
-        .projections
-        .iter()
-        .flat_map(|(path, (_, p))| {
-            p.symbols.iter().map(move |s| SymbolText::new(&s.id, s.kind.as_str(), &s.name, path, &s.signature))
-        })
-        .collect();
+    // Each symbol in words, with the first sentence of its doc comment (each file read once).
+    let mut texts: Vec<SymbolText> = Vec::new();
+    for (path, (lang, p)) in &loaded.projections {
+        let source = std::fs::read_to_string(root.join(path)).unwrap_or_default();
+        let lines: Vec<&str> = source.lines().collect();
+        texts.extend(p.symbols.iter().map(|s| {
+            let doc = crate::world::doc::first_sentence(*lang, &lines, s.line);
+            SymbolText::new(&s.id, s.kind.as_str(), &s.name, path, &s.signature, doc.as_deref())
+        }));
+    }
     let mut recalled: Vec<(String, f64)> = symbols::recall(store, &texts, query, SYMBOLS_RECALLED, SYMBOL_LIKENESS)?
         .into_iter()
         .map(|hit| (hit.id, hit.score))

@@ -50,7 +50,7 @@ pub fn run(root: &Path, args: ContextArgs<'_>) -> Result<i32, NerdError> {
         let atom = parse_atom(text).map_err(|source| NerdError::AtomSyntax { text: text.clone(), source })?;
         facts.assert_atom(&atom).map_err(|e| NerdError::Usage(format!("--fact {text}: {e}")))?;
     }
-    let memory = crate::agent::recall::recollect(&memories, &mut store, &loaded, args.request)?;
+    let memory = crate::agent::recall::recollect(&memories, &mut store, (root, &loaded), args.request)?;
     let index = context::SymbolIndex::new(&loaded);
     context::seed(&mut facts, &index, &candidates, &memory);
     let fixpoint = evaluate(facts);

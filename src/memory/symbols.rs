@@ -22,10 +22,11 @@ pub struct SymbolText {
 
 impl SymbolText {
     /// Describes a symbol: `function parse retry after (src/http.py): def parse_retry_after(value)`.
-    pub fn new(id: &str, kind: &str, name: &str, path: &str, signature: &str) -> SymbolText {
+    pub fn new(id: &str, kind: &str, name: &str, path: &str, signature: &str, doc: Option<&str>) -> SymbolText {
         let words = identifier_words(name).join(" ");
         let signature: String = signature.chars().take(200).collect();
-        SymbolText { id: id.to_string(), text: format!("{kind} {words} ({path}): {signature}") }
+        let doc = doc.map_or(String::new(), |d| format!(" - {d}"));
+        SymbolText { id: id.to_string(), text: format!("{kind} {words} ({path}): {signature}{doc}") }
     }
 
     fn hash(&self) -> i64 {
@@ -191,9 +192,9 @@ mod tests {
     #[test]
     fn rare_shared_words_score_and_common_ones_barely_do() {
         let symbols = [
-            SymbolText::new("a.py#retry_after", "function", "retry_after", "a.py", "def retry_after(r)"),
-            SymbolText::new("a.py#get", "function", "get", "a.py", "def get(url)"),
-            SymbolText::new("a.py#post", "function", "post", "a.py", "def post(url)"),
+            SymbolText::new("a.py#retry_after", "function", "retry_after", "a.py", "def retry_after(r)", None),
+            SymbolText::new("a.py#get", "function", "get", "a.py", "def get(url)", None),
+            SymbolText::new("a.py#post", "function", "post", "a.py", "def post(url)", None),
         ];
         let scores = word_scores(&symbols, "when is the retry after header read");
         assert!(scores[0] > 0.99, "{scores:?}");
