@@ -230,7 +230,10 @@ fn a_reply_keeps_notes_and_links_and_one_that_promotes_a_permission_is_refused()
     let sneaky = fix(serde_json::json!([{"op": "promote", "fact": "permitted(\"exec:rm -rf /\")"}]));
     let honest = fix(serde_json::json!([
         {"op": "note", "text": "mul is built on add, so a bug in add breaks both", "subject": "calc/ops.py"},
-        {"op": "promote", "fact": "knowledge_link(\"calc/ops.py#mul\", \"built_on\", \"calc/ops.py#add\")"},
+        // A model's link is grounded like one a person says: "mul" is the one symbol it names.
+        {"op": "promote", "fact": "knowledge_link(\"mul\", \"built_on\", \"calc/ops.py#add\")"},
+        // Words that name nothing in the workspace stay words.
+        {"op": "promote", "fact": "knowledge_link(\"the billing service\", \"uses\", \"add\")"},
     ]));
     let transcript = repo.transcript(&[sneaky, honest]);
     let (code, events) = repo.run_json(&["fix the failing tests", "--transcript", &transcript]);
@@ -239,13 +242,14 @@ fn a_reply_keeps_notes_and_links_and_one_that_promotes_a_permission_is_refused()
     assert_eq!(patches[0]["accepted"], false);
     assert!(patches[0]["reason"].as_str().unwrap().contains("memory operation refused"), "{patches:#?}");
     let kept: Vec<&str> = of_kind(&events, "memory").iter().map(|e| e["text"].as_str().unwrap()).collect();
-    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert_eq!(kept.len(), 3, "{kept:?}");
     assert!(kept[1].contains("calc/ops.py#mul -built_on-> calc/ops.py#add"), "{kept:?}");
+    assert!(kept[2].contains("the billing service -uses-> calc/ops.py#add"), "{kept:?}");
 
     let facts = repo.json(&["memory", "list", "--kind", "fact", "--json"]);
     let items = facts["items"].as_array().unwrap();
     assert_eq!(items.len(), 1);
     assert!(items[0]["source"].as_str().unwrap().starts_with("model:"), "{items:?}");
     let stats = repo.json(&["memory", "stats", "--json"]);
-    assert_eq!(stats["links"], 1);
+    assert_eq!(stats["links"], 2);
 }

@@ -337,11 +337,23 @@ pub fn remembered(memories: &Memories, target: &str, loaded: &Loaded) -> Result<
 /// Carries out a model's checked memory operations under `source`
 /// (`model:SESSION`); returns what each did, in words. A model forgets only
 /// what a model noted.
+/// Carries out a model's memory operations. A promoted link's ends are
+/// grounded like a link the user said: an end that is already a symbol or
+/// file of the workspace stays, one that names a single symbol or file with
+/// confidence becomes it, the rest are kept as words.
 pub fn model_operations(
     memories: &Memories,
     ops: &[crate::agent::patch::MemoryOp],
     source: &str,
+    loaded: Option<&Loaded>,
 ) -> Result<Vec<String>, MemoryError> {
+    let ground = |end: &str| -> String {
+        let Some(loaded) = loaded else { return end.to_string() };
+        if locate(end, loaded).is_some() {
+            return end.to_string();
+        }
+        crate::agent::ground::confidently(end, loaded).unwrap_or_else(|| end.to_string())
+    };
     use crate::agent::patch::MemoryOp;
     let mut done = Vec::new();
     for op in ops {
@@ -351,7 +363,8 @@ pub fn model_operations(
                 format!("noted {}: {}", m.id, m.text)
             }
             MemoryOp::Link { a, relation, b } => {
-                memories.link(a, relation, b, None)?;
+                let (a, b) = (ground(a), ground(b));
+                memories.link(&a, relation, &b, None)?;
                 format!("linked {a} -{relation}-> {b}")
             }
             MemoryOp::Forget { id } => match memories.get(*id) {

@@ -321,7 +321,12 @@ impl Agent<'_> {
 
     /// Carries out the memory operations of an accepted reply, and keeps its
     /// self-correction for the next attempt's prompt.
-    fn keep_model_memory(&mut self, proposal: &patch::Proposal, st: &mut LoopState) -> Result<(), AgentError> {
+    fn keep_model_memory(
+        &mut self,
+        proposal: &patch::Proposal,
+        st: &mut LoopState,
+        loaded: &Loaded,
+    ) -> Result<(), AgentError> {
         if let Some(correction) = &proposal.self_correction {
             st.tried.push(format!("the model corrected itself: {correction}"));
         }
@@ -329,7 +334,7 @@ impl Agent<'_> {
             return Ok(());
         }
         let source = format!("model:{}", self.session.id);
-        let done = crate::agent::recall::model_operations(self.memories()?, &proposal.memory, &source)?;
+        let done = crate::agent::recall::model_operations(self.memories()?, &proposal.memory, &source, Some(loaded))?;
         for line in done {
             self.emit(Event::Memory { text: line });
         }
@@ -353,7 +358,7 @@ impl Agent<'_> {
         match Self::validate(raw, &contents, &paths, &rules) {
             Ok((proposal, edits)) => {
                 let explanation = proposal.explanation.clone();
-                self.keep_model_memory(&proposal, st)?;
+                self.keep_model_memory(&proposal, st, loaded)?;
                 let files = edits.iter().map(|e| e.path.clone()).collect();
                 self.emit(Event::Patch { attempt, files, accepted: true, reason: explanation.clone() });
                 st.explanation = explanation;
@@ -430,7 +435,7 @@ impl Agent<'_> {
         };
         let (explanation, edits) = match Self::validate(raw, &contents, &paths, &rules) {
             Ok((proposal, edits)) => {
-                self.keep_model_memory(&proposal, st)?;
+                self.keep_model_memory(&proposal, st, loaded)?;
                 (proposal.explanation, edits)
             }
             Err(reason) => {
