@@ -96,16 +96,17 @@ fn changes(edits: &[Edit]) -> Vec<Change<'_>> {
 
 /// Why a change is refused, naming each broken rule once.
 pub fn refusal(rules: &[LearnedRule], found: &[Violation]) -> String {
+    each_rule_once(found, |v| {
+        let rule = rules.iter().find(|r| r.id == v.rule);
+        let (what, said) = rule.map_or_else(Default::default, |r| (r.rule.clone(), format!(", {}", r.source())));
+        format!("it breaks rule {} ({what}{said}): {} at {}:{}", v.rule, v.what, v.path, v.line)
+    })
+}
+
+/// The first violation of each rule, said by `say`, joined.
+fn each_rule_once(found: &[Violation], say: impl Fn(&Violation) -> String) -> String {
     let mut seen = BTreeSet::new();
-    let parts: Vec<String> = found
-        .iter()
-        .filter(|v| seen.insert(v.rule.clone()))
-        .map(|v| {
-            let rule = rules.iter().find(|r| r.id == v.rule);
-            let (what, said) = rule.map_or_else(Default::default, |r| (r.rule.clone(), format!(", {}", r.source())));
-            format!("it breaks rule {} ({what}{said}): {} at {}:{}", v.rule, v.what, v.path, v.line)
-        })
-        .collect();
+    let parts: Vec<String> = found.iter().filter(|v| seen.insert(v.rule.clone())).map(say).collect();
     parts.join("; ")
 }
 
@@ -115,17 +116,12 @@ pub fn refusal(rules: &[LearnedRule], found: &[Violation]) -> String {
 pub fn constraint_refusal(constraints: &[RequestConstraint], edits: &[Edit]) -> Option<(String, String)> {
     let rules: Vec<(String, Restriction)> = constraints.iter().map(|c| (c.id.clone(), c.restriction.clone())).collect();
     let found = learned::violations(&rules, &changes(edits));
-    let mut seen = BTreeSet::new();
-    let parts: Vec<String> = found
-        .iter()
-        .filter(|v| seen.insert(v.rule.clone()))
-        .map(|v| {
-            let said = constraints.iter().find(|c| c.id == v.rule).map_or("", |c| c.said.as_str());
-            format!("it breaks the request's constraint {} (\"{said}\"): it {} ({}:{})", v.rule, v.what, v.path, v.line)
-        })
-        .collect();
     let first = found.first()?.path.clone();
-    Some((parts.join("; "), first))
+    let why = each_rule_once(&found, |v| {
+        let said = constraints.iter().find(|c| c.id == v.rule).map_or("", |c| c.said.as_str());
+        format!("it breaks the request's constraint {} (\"{said}\"): it {} ({}:{})", v.rule, v.what, v.path, v.line)
+    });
+    Some((why, first))
 }
 
 /// The request's constraints, as the model is told them.

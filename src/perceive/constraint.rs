@@ -42,6 +42,16 @@ fn glob_of(what: &str) -> Option<String> {
     globset::Glob::new(&glob).is_ok().then_some(glob)
 }
 
+/// What keeping `what` unchanged protects: the test files, or the files a
+/// path-like word names; `None` for a word that names neither.
+pub(crate) fn protecting(what: &str) -> Option<Restriction> {
+    let word = what.trim_matches('`').trim_end_matches(['.', ',']).to_lowercase();
+    if matches!(word.as_str(), "tests" | "test" | "specs" | "test_files") {
+        return Some(Restriction::ProtectTests);
+    }
+    glob_of(what).map(|glob| Restriction::ProtectPaths { glob })
+}
+
 /// The restriction one constraint asks for, if a check can judge it.
 pub(crate) fn restriction(said: &str) -> Option<Restriction> {
     let lower = said.to_lowercase();
@@ -55,14 +65,7 @@ pub(crate) fn restriction(said: &str) -> Option<Restriction> {
     if let Some(c) = only().captures(said) {
         return glob_of(&c["what"]).map(|glob| Restriction::OnlyPaths { glob });
     }
-    if let Some(c) = protected().captures(said) {
-        let what = c["what"].trim_matches('`').to_lowercase();
-        if matches!(what.as_str(), "tests" | "test" | "specs" | "test_files") {
-            return Some(Restriction::ProtectTests);
-        }
-        return glob_of(&c["what"]).map(|glob| Restriction::ProtectPaths { glob });
-    }
-    None
+    protected().captures(said).and_then(|c| protecting(&c["what"]))
 }
 
 /// The checked constraints among a request's `constraints`, numbered in order.

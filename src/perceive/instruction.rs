@@ -148,22 +148,8 @@ pub fn restriction_for(text: &str, intent: &Intent, workspace_lang: Option<Lang>
         return Ok(Restriction::IndentWith { lang: lang.family(), indent });
     }
     if forbids {
-        if let Some(c) = protected().captures(text) {
-            let what = c["what"].trim_matches('`').trim_end_matches(['.', ',']).to_string();
-            let lowered = what.to_lowercase();
-            if matches!(lowered.as_str(), "tests" | "test" | "test_files" | "specs") {
-                return Ok(Restriction::ProtectTests);
-            }
-            if what.contains('/') || what.contains('*') || what.contains('.') {
-                let glob = if what.contains('*') || what.rsplit('/').next().is_some_and(|f| f.contains('.')) {
-                    what.trim_start_matches("./").to_string()
-                } else {
-                    format!("{}/**", what.trim_start_matches("./").trim_end_matches('/'))
-                };
-                if globset::Glob::new(&glob).is_ok() {
-                    return Ok(Restriction::ProtectPaths { glob });
-                }
-            }
+        if let Some(r) = protected().captures(text).and_then(|c| super::constraint::protecting(&c["what"])) {
+            return Ok(r);
         }
         if let Some(name) = forbidden_call(text) {
             let lang = lang.ok_or("say which language the rule is for (rust, python, go, typescript)")?;
