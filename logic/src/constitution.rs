@@ -187,6 +187,14 @@ ascent! {
     relation session_stopped();
     relation request_constraint(Sym, Sym);
     relation constraint_forbids(Sym, PathId);
+    relation spawn_target(Sym, Sym);
+    relation shard_ready(Sym);
+    relation delegated(Sym);
+    relation delegation_kind(Sym, ActionKind);
+    relation delegation_program(Sym, Sym);
+    relation delegation_host(Sym, Sym);
+    relation delegation_covers(Sym, PathId);
+    relation delegation_void(Sym, Sym);
 
     relation action(Sym, ActionKind);
     relation exec_program(Sym, Sym);
@@ -280,6 +288,14 @@ ascent! {
     denied(a, Why::Constraint(*c, *said, *path, *how)) <--
         touches(a, path, how), if *how != Access::Read, constraint_forbids(c, path), request_constraint(c, said);
     denied(a, Why::Stopped) <-- action(a, _), session_stopped();
+    // Specialists: only one whose viva voce passed on its current knowledge is spawned.
+    denied(a, Why::NotReady(*n)) <-- spawn_target(a, n), !shard_ready(n);
+    // Delegation: a spawned child acts only inside its token's scope, and only while the token holds.
+    denied(a, Why::DelegationKind(*t, *k)) <-- action(a, k), delegated(t), !delegation_kind(t, k);
+    denied(a, Why::DelegationPath(*t, *path)) <-- touches(a, path, _), delegated(t), !delegation_covers(t, path);
+    denied(a, Why::DelegationProgram(*t, *p)) <-- exec_program(a, p), delegated(t), !delegation_program(t, p);
+    denied(a, Why::DelegationHost(*t, *h)) <-- net_host(a, h), delegated(t), !delegation_host(t, h);
+    denied(a, Why::DelegationVoid(*t, *why)) <-- action(a, _), delegated(t), delegation_void(t, why);
     any_denied(a) <-- denied(a, _);
 
     // Risk: the highest level any rule gives.
@@ -393,7 +409,7 @@ pub fn source() -> impl Iterator<Item = &'static str> {
 }
 
 /// Runs the constitution on a fresh instance.
-pub fn run(f: &Facts, session_stopped: bool) -> ConstitutionProgram {
+pub fn run(f: &Facts, session_stopped: bool, shard_ready: &[(Sym,)]) -> ConstitutionProgram {
     let mut p = ConstitutionProgram {
         allowed_binary: relation::allowed_binary(f),
         code_runner: relation::code_runner(f),
@@ -438,6 +454,14 @@ pub fn run(f: &Facts, session_stopped: bool) -> ConstitutionProgram {
         user_intent_category: f.user_intent.iter().map(|t| (t.1,)).collect(),
         request_constraint: relation::request_constraint(f),
         constraint_forbids: relation::constraint_forbids(f),
+        spawn_target: relation::spawn_target(f),
+        shard_ready: shard_ready.to_vec(),
+        delegated: relation::delegated(f),
+        delegation_kind: relation::delegation_kind(f),
+        delegation_program: relation::delegation_program(f),
+        delegation_host: relation::delegation_host(f),
+        delegation_covers: relation::delegation_covers(f),
+        delegation_void: relation::delegation_void(f),
         ..Default::default()
     };
     p.run();
@@ -481,6 +505,31 @@ impl ConstitutionProgram {
             Why::NoMutationIntent => {
                 vec![h(atoms::mutating(s, a)), Premise::Check("no user_intent of category mutation".to_string())]
             }
+            Why::NotReady(n) => vec![h(atoms::spawn_target(s, (a, n))), Premise::Absent(atoms::shard_ready(s, n))],
+            Why::DelegationKind(t, k) => vec![
+                h(atoms::action(s, (a, k))),
+                h(atoms::delegated(s, t)),
+                Premise::Absent(atoms::delegation_kind(s, (t, k))),
+            ],
+            Why::DelegationPath(t, path) => {
+                let how = self.touches.iter().find(|r| r.0 == a && r.1 == path).map_or(Access::Read, |r| r.2);
+                vec![
+                    h(atoms::touches(s, (a, path, how))),
+                    h(atoms::delegated(s, t)),
+                    Premise::Absent(atoms::delegation_covers(s, (t, path))),
+                ]
+            }
+            Why::DelegationProgram(t, p) => vec![
+                program(p),
+                h(atoms::delegated(s, t)),
+                Premise::Absent(atoms::delegation_program(s, (t, p))),
+            ],
+            Why::DelegationHost(t, host) => vec![
+                h(atoms::net_host(s, (a, host))),
+                h(atoms::delegated(s, t)),
+                Premise::Absent(atoms::delegation_host(s, (t, host))),
+            ],
+            Why::DelegationVoid(t, why) => vec![h(atoms::delegated(s, t)), h(atoms::delegation_void(s, (t, why)))],
             Why::Stopped => vec![
                 h(atoms::action(s, (a, self.kind(a)))),
                 Premise::Check("watchdog_stop holds for this session".to_string()),

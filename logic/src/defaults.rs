@@ -1,6 +1,6 @@
 //! The default policy as facts: what every evaluation starts from unless the
 //! runtime says otherwise. Errors block commits, three repair attempts, the
-//! balanced autonomy profile, and the constitution's compiled-in tables.
+//! balanced autonomy profile, an 80% viva voce pass mark, and the constitution's compiled-in tables.
 //! Project configuration may only add restrictions on top.
 //! Knows nothing about where the rest of the facts come from.
 
@@ -9,7 +9,12 @@ use crate::vocab::Severity;
 
 /// An empty fact base holding the default policy.
 pub fn policy() -> Facts {
-    let mut f = Facts { retry_budget: 3, blocking_severity: vec![Severity::Error], ..Facts::default() };
+    let mut f = Facts {
+        retry_budget: 3,
+        blocking_severity: vec![Severity::Error],
+        viva_threshold: crate::shards::DEFAULT_VIVA_THRESHOLD,
+        ..Facts::default()
+    };
     crate::constitution::seed(&mut f);
     f
 }

@@ -22,6 +22,7 @@ use crate::impact::{self, CallSites, ClosureProgram, ImpactProgram};
 use crate::proof::{self, Explanation, Proof};
 use crate::reasons::{Reason, Why};
 use crate::schema::{self, tables, Facts, PREDICATES};
+use crate::shards::{self, ShardsProgram};
 use crate::strategy::{self, StrategyProgram};
 use crate::symbols::{Line, PathId, Sym, SymbolId};
 use crate::vocab::{Action, Confidence, Effect, Risk, Route, Strategy, SurfaceMode};
@@ -90,6 +91,7 @@ programs!(
     gate: CommitGateProgram,
     constitution: ConstitutionProgram,
     watchdog: WatchdogProgram,
+    shards: ShardsProgram,
     articulation: ArticulationProgram
 );
 
@@ -108,7 +110,8 @@ pub fn evaluate(facts: Facts) -> Fixpoint {
     let gate = commit_gate::run(&facts);
     let articulation = articulation::run(&facts, !clarification.clarification_needed.is_empty());
     let watchdog = watchdog::run(&facts);
-    let constitution = constitution::run(&facts, !watchdog.watchdog_stop.is_empty());
+    let shards = shards::run(&facts);
+    let constitution = constitution::run(&facts, !watchdog.watchdog_stop.is_empty(), &shards.shard_ready);
     let programs = Programs {
         impact,
         clarification,
@@ -116,6 +119,7 @@ pub fn evaluate(facts: Facts) -> Fixpoint {
         gate,
         constitution,
         watchdog,
+        shards,
         articulation,
         closure: OnceCell::new(),
         context: OnceCell::new(),
@@ -294,6 +298,7 @@ impl Fixpoint {
         p.gate.proofs(s, &mut all);
         p.constitution.proofs(s, &mut all);
         p.watchdog.proofs(s, &mut all);
+        p.shards.proofs(s, &mut all);
         p.articulation.proofs(s, &mut all);
         if with_closure {
             p.closure(&self.facts).proofs(&sites, &mut all);
@@ -332,6 +337,7 @@ impl Fixpoint {
             CommitGateProgram::summary(),
             ConstitutionProgram::summary(),
             WatchdogProgram::summary(),
+            ShardsProgram::summary(),
             ArticulationProgram::summary(),
         ]
     }

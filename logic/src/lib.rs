@@ -26,6 +26,7 @@ pub mod impact;
 pub mod proof;
 pub mod reasons;
 pub mod schema;
+pub mod shards;
 pub mod specs;
 pub mod strategy;
 pub mod symbols;

@@ -6,7 +6,7 @@
 use crate::atom::Term;
 use crate::column::Render;
 use crate::symbols::{PathId, Sym, Symbols};
-use crate::vocab::{Access, PathClass, Severity, TestOutcome};
+use crate::vocab::{Access, ActionKind, PathClass, Severity, TestOutcome};
 
 /// Why an action is denied, holding what its rule matched.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -35,6 +35,18 @@ pub enum Why {
     Stopped,
     /// A request constraint the write breaks: its id, its words, the path, the access.
     Constraint(Sym, Sym, PathId, Access),
+    /// A spawn of a specialist that is not ready (no knowledge, or no passed viva voce).
+    NotReady(Sym),
+    /// The delegation token does not allow this kind of action: token, kind.
+    DelegationKind(Sym, ActionKind),
+    /// The delegation token's path scope does not hold this path: token, path.
+    DelegationPath(Sym, PathId),
+    /// The delegation token does not allow this program: token, program.
+    DelegationProgram(Sym, Sym),
+    /// The delegation token does not allow this host: token, host.
+    DelegationHost(Sym, Sym),
+    /// The delegation token no longer holds: token, why.
+    DelegationVoid(Sym, Sym),
 }
 
 impl Why {
@@ -70,6 +82,16 @@ impl Why {
             Why::Constraint(c, said, path, _) => {
                 format!("writing {} breaks the request's constraint {} (\"{}\")", r(path.0), r(c), r(said))
             }
+            Why::NotReady(n) => format!(
+                "specialist {} is not ready: research its sources and pass its viva voce first (`nerd viva {}`)",
+                r(n),
+                r(n)
+            ),
+            Why::DelegationKind(t, k) => format!("delegation {} does not allow {k} actions", r(t)),
+            Why::DelegationPath(t, path) => format!("{} is outside the paths delegation {} allows", r(path.0), r(t)),
+            Why::DelegationProgram(t, p) => format!("delegation {} does not allow running `{}`", r(t), r(p)),
+            Why::DelegationHost(t, h) => format!("delegation {} does not allow reaching {}", r(t), r(h)),
+            Why::DelegationVoid(t, why) => format!("delegation {} no longer holds: {}", r(t), r(why)),
         }
     }
 }

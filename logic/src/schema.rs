@@ -69,6 +69,14 @@ macro_rules! tables {
                 World rows audit_event(Seq: u32, Kind: ActionKind, Program: Sym, Outcome: ActionOutcome)
                     "what the router did earlier this session";
                 World rows path_class(Path: PathId, Class: PathClass) "a normalised, symlink-resolved path's place";
+                World rows specialist(Name: Sym, Atoms: u32)
+                    "a defined specialist and how many knowledge atoms its shard holds";
+                World rows viva_result(Name: Sym, Asked: u32, Passed: u32)
+                    "the specialist's last viva voce, taken on the knowledge its shard holds now";
+                World rows delegation_covers(Token: Sym, Path: PathId)
+                    "a path an action touches lies inside the delegation token's path scope";
+                World rows delegation_void(Token: Sym, Reason: Sym)
+                    "the delegation token no longer holds: revoked (itself or an ancestor), expired";
 
                 // Perception, asserted from the transducer after validation.
                 Perception rows user_intent(Id: Sym, Category: Category, Verb: Verb, Target: Sym, Constraint: Sym)
@@ -117,6 +125,11 @@ macro_rules! tables {
                 Policy set env_allowed(Variable: Sym) "an environment variable a wrapper may set: it does not change what runs";
                 Policy set network_allow(Domain: Sym) "a domain the network allowlist holds";
                 Policy set policy_ask(ActionKind: ActionKind) "project policy: always ask for this kind of action";
+                Policy one viva_threshold(Percent: u32) "the share of viva voce questions a specialist must pass to be ready";
+                Policy set delegated(Token: Sym) "this kernel acts under a delegation token (a spawned child)";
+                Policy rows delegation_kind(Token: Sym, Kind: ActionKind) "an action kind the delegation token allows";
+                Policy rows delegation_program(Token: Sym, Program: Sym) "a program the delegation token allows";
+                Policy rows delegation_host(Token: Sym, Host: Sym) "a host the delegation token allows";
 
                 // The actions of a turn, as the runtime extracted them.
                 Perception rows action(ActionId: Sym, Kind: ActionKind) "an action proposed for this turn";
@@ -146,6 +159,7 @@ macro_rules! tables {
                 Perception rows net_domain(ActionId: Sym, Domain: Sym) "each dot-suffix of that host";
                 Perception rows net_class(ActionId: Sym, Class: NetClass) "what the network target is";
                 Perception rows exfiltration(ActionId: Sym, Reason: Sym) "a network action that looks like exfiltration";
+                Perception rows spawn_target(ActionId: Sym, Name: Sym) "the specialist a spawn action starts";
             }
             views {
                 World test_symbol(Id: SymbolId) = test_symbol_rows "a symbol that is a test (a symbol of kind test)";
@@ -188,6 +202,8 @@ macro_rules! tables {
                 watchdog watchdog_stop(Program: Sym, RefusedSeq: u32, ExecutedSeq: u32)
                     "a refused program ran later anyway: stop";
                 watchdog watchdog_pause(Failed: usize, Recent: usize) "most recent actions failed: pause and ask";
+                shards needs_research(Name: Sym) "a defined specialist whose shard holds no knowledge yet";
+                shards shard_ready(Name: Sym) "a specialist whose viva voce on its current knowledge passed the threshold";
                 constitution denied(ActionId: Sym, Reason: Why) "a rule of the constitution refuses the action";
                 constitution any_denied(ActionId: Sym) "some rule of the constitution refuses the action";
                 constitution net_allowed(ActionId: Sym) "the network target's domain is on the allowlist";

@@ -111,3 +111,8 @@ fn context_cases() {
 fn articulation_cases() {
     run_file("articulation.case", include_str!("cases/articulation.case"));
 }
+
+#[test]
+fn shards_cases() {
+    run_file("shards.case", include_str!("cases/shards.case"));
+}
