@@ -87,6 +87,38 @@ struct RawConfig {
     index: IndexConfig,
     #[serde(default)]
     context: ContextConfig,
+    #[serde(default)]
+    shards: ShardsConfig,
+}
+
+/// `[shards]`: specialists and spawned children.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ShardsConfig {
+    /// The share of viva voce questions (percent) a specialist must pass to be
+    /// spawned; a project may only raise it above the default 80.
+    #[serde(default = "default_viva_threshold")]
+    pub viva_threshold: u32,
+    /// Children that run at once (default: the machine's cores).
+    #[serde(default)]
+    pub max_parallel: Option<usize>,
+}
+
+impl Default for ShardsConfig {
+    fn default() -> ShardsConfig {
+        ShardsConfig { viva_threshold: default_viva_threshold(), max_parallel: None }
+    }
+}
+
+fn default_viva_threshold() -> u32 {
+    nerd_logic::shards::DEFAULT_VIVA_THRESHOLD
+}
+
+impl ShardsConfig {
+    /// How many children run at once.
+    pub fn parallel(&self) -> usize {
+        self.max_parallel.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+    }
 }
 
 /// `[index]`: how the precise tier (the languages' own indexers) is run.
@@ -462,6 +494,7 @@ pub struct Config {
     pub model: ModelConfig,
     pub index: IndexConfig,
     pub context: ContextConfig,
+    pub shards: ShardsConfig,
     /// The file's bytes, hashed into cache keys.
     pub source: String,
 }
@@ -512,6 +545,15 @@ impl Config {
         if raw.context.budget_tokens < 256 {
             return Err("context.budget_tokens must be at least 256".into());
         }
+        if raw.shards.viva_threshold < nerd_logic::shards::DEFAULT_VIVA_THRESHOLD || raw.shards.viva_threshold > 100 {
+            return Err(format!(
+                "shards.viva_threshold must be between {} and 100: a project may raise the pass mark, never lower it",
+                nerd_logic::shards::DEFAULT_VIVA_THRESHOLD
+            ));
+        }
+        if raw.shards.max_parallel == Some(0) {
+            return Err("shards.max_parallel must be at least 1".into());
+        }
         if raw.index.precise_timeout_secs == 0 {
             return Err("index.precise_timeout_secs must be at least 1".into());
         }
@@ -543,6 +585,7 @@ impl Config {
             model: raw.model,
             index: raw.index,
             context: raw.context,
+            shards: raw.shards,
             source: text.to_string(),
         })
     }

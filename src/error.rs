@@ -17,6 +17,9 @@ use crate::index::IndexError;
 use crate::memory::MemoryError;
 use crate::model::ProviderError;
 use crate::router::RouterError;
+use crate::specialist::delegation::DelegationError;
+use crate::specialist::profile::ProfileError;
+use crate::specialist::research::ResearchError;
 use crate::store::StoreError;
 use crate::watch::WatchError;
 
@@ -81,6 +84,12 @@ pub enum NerdError {
     Check(#[from] CheckError),
     #[error(transparent)]
     Hook(#[from] HookError),
+    #[error(transparent)]
+    Profile(#[from] crate::specialist::profile::ProfileError),
+    #[error(transparent)]
+    Research(#[from] crate::specialist::research::ResearchError),
+    #[error(transparent)]
+    Delegation(#[from] crate::specialist::delegation::DelegationError),
     #[error("the terminal failed: {0}")]
     Terminal(String),
     #[error("cannot write output: {0}")]
@@ -132,6 +141,13 @@ impl NerdError {
             NerdError::Check(_) => exit::USAGE,
             NerdError::Hook(HookError::Io { .. }) => exit::RUNTIME,
             NerdError::Hook(_) => exit::USAGE,
+            NerdError::Profile(ProfileError::Read { .. } | ProfileError::Write { .. }) => exit::RUNTIME,
+            NerdError::Profile(_) => exit::USAGE,
+            NerdError::Research(ResearchError::Store(s)) => store_code(s),
+            NerdError::Research(_) => exit::USAGE,
+            NerdError::Delegation(DelegationError::Store(s)) => store_code(s),
+            NerdError::Delegation(DelegationError::Key { .. }) => exit::RUNTIME,
+            NerdError::Delegation(_) => exit::LOGIC_SAID_NO,
         }
     }
 
@@ -184,6 +200,10 @@ impl NerdError {
             NerdError::Check(CheckError::Snapshot(SnapshotError::Conflict(_))) => {
                 Some("resolve the merge conflict and `git add` the result first")
             }
+            NerdError::Profile(ProfileError::Read { .. }) => {
+                Some("fix or remove the file; `nerd define-agent NAME --topic ...` writes a valid profile")
+            }
+            NerdError::Research(ResearchError::Store(s)) | NerdError::Delegation(DelegationError::Store(s)) => store(s),
             NerdError::Hook(HookError::Exists(_)) => {
                 Some("`nerd hook install --force` keeps it as pre-commit.local and runs it before nerd")
             }

@@ -28,6 +28,7 @@ pub mod precise;
 pub mod router;
 pub mod sandbox;
 pub mod secrets;
+pub mod specialist;
 pub mod store;
 pub mod timing;
 pub mod watch;

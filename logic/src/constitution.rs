@@ -519,11 +519,9 @@ impl ConstitutionProgram {
                     Premise::Absent(atoms::delegation_covers(s, (t, path))),
                 ]
             }
-            Why::DelegationProgram(t, p) => vec![
-                program(p),
-                h(atoms::delegated(s, t)),
-                Premise::Absent(atoms::delegation_program(s, (t, p))),
-            ],
+            Why::DelegationProgram(t, p) => {
+                vec![program(p), h(atoms::delegated(s, t)), Premise::Absent(atoms::delegation_program(s, (t, p)))]
+            }
             Why::DelegationHost(t, host) => vec![
                 h(atoms::net_host(s, (a, host))),
                 h(atoms::delegated(s, t)),

@@ -149,6 +149,8 @@ pub struct Options {
     pub interrupted: Arc<AtomicBool>,
     /// Tokens of kernel-selected context a patch prompt may carry (`[context] budget_tokens`).
     pub context_budget: usize,
+    /// The delegation a spawned child acts under: its router judges every action against it too.
+    pub delegation: Option<crate::specialist::delegation::Chain>,
 }
 
 impl Default for Options {
@@ -162,6 +164,7 @@ impl Default for Options {
             timeout: Duration::from_secs(600),
             interrupted: Arc::new(AtomicBool::new(false)),
             context_budget: context::DEFAULT_BUDGET,
+            delegation: None,
         }
     }
 }
@@ -396,6 +399,9 @@ impl<'a> Agent<'a> {
             .with_cancel(self.options.interrupted.clone());
         router.set_turn(Some(format!("{}:{}", self.session.id, self.session.state.requests)));
         router.set_constraints(crate::perceive::constraint::restrictions(&intent.constraints));
+        if let Some(chain) = &self.options.delegation {
+            router.set_delegation(chain.clone());
+        }
         let mut t = Turn { request, intent, focus: &focus, world: loaded, router, state: LoopState::default() };
         for turn in 1..=self.options.max_turns {
             if self.options.interrupted.load(Ordering::SeqCst) {
@@ -586,5 +592,9 @@ fn output_summary(output: &crate::router::Output) -> String {
         Output::Written { bytes } => format!("wrote {bytes} bytes"),
         Output::Deleted => "deleted".into(),
         Output::Search { matches } => format!("{} matches", matches.len()),
+        Output::Spawned { token, report, .. } => match report {
+            Some(r) => format!("child {token} {}", r.status),
+            None => format!("child {token} gave no report"),
+        },
     }
 }

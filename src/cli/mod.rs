@@ -15,6 +15,7 @@ mod policy;
 mod query;
 pub mod run;
 pub mod session;
+mod specialist;
 mod watch;
 mod why;
 
@@ -138,6 +139,72 @@ pub enum Command {
     },
     /// Print nerd's version and its constitution's integrity hash.
     Version,
+    /// Define a specialist: its topic, the sources it learns from and the tools it may use. Runs nothing
+    /// (unless --research); a Claude Code subagent of the same name (.claude/agents/NAME.md) lends its
+    /// description and tools.
+    DefineAgent {
+        name: String,
+        /// What the specialist knows about.
+        #[arg(long)]
+        topic: Option<String>,
+        /// A documentation file or folder, or dep:NAME for a dependency as its package manager unpacked it.
+        #[arg(long = "source", value_name = "PATH|dep:NAME")]
+        sources: Vec<String>,
+        /// Tools it may use: read_file, search, exec, write_file, browse, net_request (default: read_file,search).
+        #[arg(long, value_delimiter = ',')]
+        tools: Vec<String>,
+        #[arg(long, value_delimiter = ',')]
+        keywords: Vec<String>,
+        /// Research its sources at once.
+        #[arg(long)]
+        research: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the workspace's specialists (nerd's and Claude Code's) and whether each is ready.
+    Agents {
+        /// One JSON object per specialist.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Read a specialist's sources into its knowledge shard (.nerd/agents/NAME.db).
+    Research {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Examine a specialist on knowledge held out from its answers (exit 1 if it is not ready).
+    Viva {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a ready specialist as a separate, delegated process on TASK (exit 1 if refused).
+    Spawn {
+        name: String,
+        task: String,
+        /// Workspace globs the child may touch (default: the whole workspace, within its tools).
+        #[arg(long = "path", value_name = "GLOB")]
+        paths: Vec<String>,
+        /// Seconds the child may run.
+        #[arg(long, default_value_t = 600)]
+        timeout: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the delegation tokens given to spawned children.
+    Delegations {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke a delegation token and its whole subtree; running children stop.
+    Revoke { id: String },
+    /// The spawned side of `nerd spawn` (started by nerd, with its token).
+    #[command(hide = true)]
+    ShardChild {
+        #[arg(long)]
+        token_id: String,
+    },
     /// Run one action through the router: judged, audited, sandboxed (exit 1 if refused).
     Act {
         #[command(flatten)]
@@ -324,6 +391,34 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
             policy::check(&root, &request, json)
         }
         Command::Version => policy::version(),
+        Command::DefineAgent { name, topic, sources, tools, keywords, research, json } => specialist::define(
+            &discover_root(cli.repo.as_deref())?,
+            specialist::Define {
+                name: &name,
+                topic: topic.as_deref(),
+                sources: &sources,
+                tools: &tools,
+                keywords: &keywords,
+                research,
+                json,
+            },
+        ),
+        Command::Agents { json } => specialist::list(&discover_root(cli.repo.as_deref())?, json),
+        Command::Research { name, json } => specialist::run_research(&discover_root(cli.repo.as_deref())?, &name, json),
+        Command::Viva { name, json } => specialist::run_viva(&discover_root(cli.repo.as_deref())?, &name, json),
+        Command::Spawn { name, task, paths, timeout, json } => specialist::spawn(
+            &discover_root(cli.repo.as_deref())?,
+            specialist::SpawnArgs {
+                name: &name,
+                task: &task,
+                paths: &paths,
+                timeout: std::time::Duration::from_secs(timeout),
+                json,
+            },
+        ),
+        Command::Delegations { json } => specialist::delegations(&discover_root(cli.repo.as_deref())?, json),
+        Command::Revoke { id } => specialist::revoke(&discover_root(cli.repo.as_deref())?, &id),
+        Command::ShardChild { token_id } => specialist::shard_child(&discover_root(cli.repo.as_deref())?, &token_id),
         Command::Instruct { text } => instruct::run(&discover_root(cli.repo.as_deref())?, &text),
         Command::Hrf { action: HrfAction::Validate { file } } => hrf_validate(&file),
         Command::Perceive { text, provider, json } => {

@@ -4,7 +4,7 @@
 //! nothing about the agent's loop or the kernel's rules: callers say what to
 //! remember and what to recall.
 
-mod recall;
+pub mod recall;
 pub mod rules;
 pub mod symbols;
 
@@ -120,7 +120,7 @@ pub struct Stats {
 }
 
 /// The embedding model, loaded once per process on first use.
-fn embedder() -> Result<&'static Embedder, &'static EmbedError> {
+pub fn embedder() -> Result<&'static Embedder, &'static EmbedError> {
     static MODEL: OnceLock<Result<Embedder, EmbedError>> = OnceLock::new();
     MODEL.get_or_init(Embedder::load_default).as_ref()
 }

@@ -46,9 +46,14 @@ pub enum Action {
     Browse {
         url: String,
     },
-    /// Start a shard kernel with a profile.
+    /// Start a specialist's shard kernel as a child process, for `task`,
+    /// confined to `paths` (workspace globs; none: what its tools allow anywhere).
     Spawn {
         profile: String,
+        #[serde(default)]
+        task: String,
+        #[serde(default)]
+        paths: Vec<String>,
     },
     /// A memory operation.
     Memory {
@@ -81,7 +86,8 @@ impl Action {
             Action::ReadFile { path } | Action::WriteFile { path, .. } | Action::DeleteFile { path } => path.clone(),
             Action::NetRequest { url, .. } | Action::Browse { url } => url.clone(),
             Action::Search { pattern, path } => format!("/{pattern}/ in {}", path.as_deref().unwrap_or(".")),
-            Action::Spawn { profile } => profile.clone(),
+            Action::Spawn { profile, task, .. } if task.is_empty() => profile.clone(),
+            Action::Spawn { profile, task, .. } => format!("{profile}: {task}"),
             Action::Memory { op } => op.clone(),
         }
     }
@@ -113,7 +119,9 @@ impl Action {
             Action::NetRequest { url, body } => vec![url.as_str(), body.as_deref().unwrap_or("")],
             Action::Search { pattern, path } => vec![pattern.as_str(), path.as_deref().unwrap_or("")],
             Action::Browse { url } => vec![url],
-            Action::Spawn { profile } => vec![profile],
+            Action::Spawn { profile, task, paths } => {
+                [profile.as_str(), task.as_str()].into_iter().chain(paths.iter().map(String::as_str)).collect()
+            }
             Action::Memory { op } => vec![op],
         };
         if strings.iter().any(|s| s.contains('\0')) {
@@ -125,7 +133,7 @@ impl Action {
             }
             Action::NetRequest { url, .. } | Action::Browse { url } => Some(("url", url)),
             Action::Search { pattern, .. } => Some(("pattern", pattern)),
-            Action::Spawn { profile } => Some(("profile", profile)),
+            Action::Spawn { profile, .. } => Some(("profile", profile)),
             Action::Memory { op } => Some(("op", op)),
             Action::Exec { .. } => None,
         };

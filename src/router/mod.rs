@@ -25,6 +25,7 @@ use crate::exec::{self, Job};
 use crate::files;
 use crate::policy::{self, paths, Action, Verdict, ACTION_ID};
 use crate::sandbox::{self, Confinement, Layers};
+use crate::specialist::delegation::{self, Chain, Scope};
 use crate::store::{After, StateDb, StoreError};
 pub use record::{ApprovedBy, Leaves, OutcomeStatus, OutcomeSummary, Record, Stored, UndoFile};
 pub use undo::{undo, Conflict, Undone};
@@ -53,7 +54,7 @@ pub enum RouterError {
 }
 
 /// What an executed action produced.
-#[derive(Debug, Serialize, PartialEq, Eq)]
+#[derive(Debug, Serialize, PartialEq)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Output {
     Exec {
@@ -79,10 +80,20 @@ pub enum Output {
     Search {
         matches: Vec<(String, u32, String)>,
     },
+    /// A spawned child ran: its token, the scope it had, and what it reported.
+    Spawned {
+        token: String,
+        scope: Scope,
+        code: Option<i32>,
+        timed_out: bool,
+        wall_ms: u64,
+        report: Option<crate::specialist::launch::ChildReport>,
+        stderr: String,
+    },
 }
 
 /// What became of an action.
-#[derive(Debug, Serialize, PartialEq, Eq)]
+#[derive(Debug, Serialize, PartialEq)]
 #[serde(rename_all = "snake_case", tag = "status")]
 pub enum Outcome {
     Refused { reasons: Vec<String> },
@@ -112,6 +123,8 @@ pub struct Router {
     cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
     /// The request's own constraints ("but don't touch the tests"): a write that breaks one is denied.
     constraints: Vec<crate::perceive::constraint::RequestConstraint>,
+    /// The delegation this router's session acts under (a spawned child), verified.
+    delegation: Option<Chain>,
 }
 
 fn digest(action: &Action) -> String {
@@ -171,7 +184,18 @@ impl Router {
             turn: None,
             cancel: None,
             constraints: Vec::new(),
+            delegation: None,
         })
+    }
+
+    /// Acts under a verified delegation from now on: every action is judged against its scope too.
+    pub fn set_delegation(&mut self, chain: Chain) {
+        self.delegation = Some(chain);
+    }
+
+    /// The delegation this router acts under, if any.
+    pub fn delegation(&self) -> Option<&Chain> {
+        self.delegation.as_ref()
     }
 
     /// Kills running programs when `flag` turns true.
@@ -277,6 +301,48 @@ impl Router {
         }
     }
 
+    /// Under a delegation: `delegated(T)`, the kinds its chain allows, and for
+    /// the action's programs, hosts and touched paths those the chain allows;
+    /// `delegation_void` when the token or an ancestor was revoked or expired,
+    /// read fresh from the state before every action.
+    fn delegation_facts(&self, f: &mut Facts) {
+        let Some(chain) = &self.delegation else { return };
+        let t = f.sym(chain.id());
+        f.delegated.push(t);
+        for k in ActionKind::ALL.iter().copied().filter(|k| chain.allows_kind(*k)) {
+            f.delegation_kind.push((t, k));
+        }
+        let programs: Vec<nerd_logic::Sym> = f.exec_program.iter().map(|r| r.1).collect();
+        for p in programs {
+            if chain.allows_program(f.symbols.resolve(p)) {
+                f.delegation_program.push((t, p));
+            }
+        }
+        let hosts: Vec<nerd_logic::Sym> = f.net_host.iter().map(|r| r.1).collect();
+        for h in hosts {
+            if chain.allows_host(f.symbols.resolve(h)) {
+                f.delegation_host.push((t, h));
+            }
+        }
+        let touched: Vec<nerd_logic::PathId> = f.touches.iter().map(|r| r.1).collect();
+        for path in touched {
+            let shown = f.symbols.resolve(path.0).to_string();
+            if let Ok(rel) = Path::new(&shown).strip_prefix(&self.root) {
+                if chain.allows_path(&rel.display().to_string()) {
+                    f.delegation_covers.push((t, path));
+                }
+            }
+        }
+        let void = match chain.void(&self.state, crate::timing::now_ns() as i64) {
+            Ok(v) => v,
+            Err(e) => Some(format!("its record cannot be read ({e})")),
+        };
+        if let Some(why) = void {
+            let why = f.sym(&why);
+            f.delegation_void.push((t, why));
+        }
+    }
+
     fn facts_for(&self, action: Option<&Action>) -> Facts {
         let mut f = match action {
             Some(a) => policy::decision_facts(&self.root, &self.project, a, self.intent, self.autonomy),
@@ -289,6 +355,12 @@ impl Router {
         if let Some(action) = action {
             self.constraint_facts(&mut f, action);
         }
+        if let Some(Action::Spawn { profile, .. }) = action {
+            let (id, n) = (f.sym(ACTION_ID), f.sym(profile));
+            f.spawn_target.push((id, n));
+            crate::specialist::readiness_facts(&self.root, &mut f, Some(profile));
+        }
+        self.delegation_facts(&mut f);
         if let Some(by) = action.and_then(|a| self.approvals.get(&digest(a))) {
             let (id, src) = (f.sym(ACTION_ID), f.sym(by.as_str()));
             f.approval.push((id, src));
@@ -357,6 +429,15 @@ impl Router {
                 json!({"read_bytes": content.len(), "truncated": truncated})
             }
             Outcome::Executed { output: Output::Search { matches } } => json!({"matches": matches.len()}),
+            // The child's result, audited as this spawn's: its status, answer and every action its router judged.
+            Outcome::Executed {
+                output: Output::Spawned { token, scope, code, timed_out, wall_ms, report, stderr },
+            } => {
+                json!({
+                    "token": token, "scope": scope, "code": code, "timed_out": timed_out, "wall_ms": wall_ms,
+                    "child": report, "stderr": clip(stderr),
+                })
+            }
             Outcome::Executed { output } => json!({ "output": output }),
             Outcome::Refused { reasons } => json!({ "reasons": reasons }),
             Outcome::Failed { error } => json!({ "error": error }),
@@ -417,10 +498,44 @@ impl Router {
                 Ok(Output::Deleted)
             }
             Action::Search { pattern, path } => self.search(pattern, path.as_deref()),
-            Action::NetRequest { .. } | Action::Browse { .. } | Action::Spawn { .. } | Action::Memory { .. } => {
+            Action::Spawn { profile, task, paths } => self.spawn(profile, task, paths),
+            Action::NetRequest { .. } | Action::Browse { .. } | Action::Memory { .. } => {
                 Err(format!("{} actions are not available in this build of nerd", action.kind()))
             }
         }
+    }
+
+    /// Issues the child a token (its profile's tools, `paths`, within this
+    /// router's own delegation if it has one), starts it, waits, and returns its report.
+    fn spawn(&self, name: &str, task: &str, paths: &[String]) -> Result<Output, String> {
+        let profile = crate::specialist::profile::Profile::find(&self.root, name).map_err(|e| e.to_string())?;
+        let wanted = Scope {
+            kinds: profile.kinds().iter().map(|k| k.to_string()).collect(),
+            paths: if paths.is_empty() { ["**".to_string()].into() } else { paths.iter().cloned().collect() },
+            programs: None,
+            hosts: None,
+        };
+        let lifetime = (self.timeout.as_nanos() as i64).saturating_add(60_000_000_000);
+        let token =
+            delegation::issue(&self.root, &self.state, self.delegation.as_ref(), Some(name), task, &wanted, lifetime)
+                .map_err(|e| e.to_string())?;
+        let ended = crate::specialist::launch::run(&self.root, &token, self.timeout, self.cancel.clone())?;
+        let status = match (&ended.report, ended.timed_out) {
+            (_, true) => "failed",
+            (Some(r), _) if matches!(r.status.as_str(), "answered" | "succeeded") => "done",
+            _ => "failed",
+        };
+        let result = ended.report.as_ref().map(|r| serde_json::to_string(r).unwrap_or_default()).unwrap_or_default();
+        self.state.delegation_finished(&token.claims.id, status, &result).map_err(|e| e.to_string())?;
+        Ok(Output::Spawned {
+            token: token.claims.id.clone(),
+            scope: token.claims.scope.clone(),
+            code: ended.code,
+            timed_out: ended.timed_out,
+            wall_ms: ended.wall.as_millis() as u64,
+            report: ended.report,
+            stderr: ended.stderr,
+        })
     }
 
     /// Saves what the file holds and what the action will leave there, in the

@@ -34,7 +34,11 @@ pub const STATE: Migrations = &[
     ("0003_rules", include_str!("../../memory/state/0003_rules.sql")),
     ("0004_history_as_facts", include_str!("../../memory/state/0004_history_as_facts.sql")),
     ("0005_memory_words_subject", include_str!("../../memory/state/0005_memory_words_subject.sql")),
+    ("0006_delegation", include_str!("../../memory/state/0006_delegation.sql")),
 ];
+
+/// A specialist's knowledge shard (`.nerd/agents/NAME.db`).
+pub const KNOWLEDGE: Migrations = &[("0001_knowledge", include_str!("../../memory/knowledge/0001_knowledge.sql"))];
 
 /// The durable state's schema version: the number of its migrations.
 pub const STATE_SCHEMA: usize = STATE.len();

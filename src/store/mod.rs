@@ -6,7 +6,9 @@
 //! Knows nothing about tree-sitter or the programs that read the facts.
 
 mod coverage;
+mod delegation;
 pub mod health;
+mod knowledge;
 mod legacy;
 mod memory;
 mod migrations;
@@ -15,6 +17,8 @@ mod rules;
 mod state;
 mod symbol_vectors;
 
+pub use delegation::DelegationRow;
+pub use knowledge::{KnowledgeDb, KnowledgeRow, NewKnowledge, ResearchRow, VivaRow};
 pub use memory::{LinkRow, MemoryCounts, MemoryRow, NewMemory};
 pub use migrations::STATE_SCHEMA;
 pub use rules::{origin_in_words, NewRule, RuleRow};

@@ -1,22 +1,30 @@
 //! A symbol's doc comment, read off its file's text by its language's
 //! convention: a Python docstring after the signature, `///` or `//` lines
-//! (Rust, Go) and `/** … */` blocks (TypeScript) above the definition. Only
-//! its first sentence is kept. Knows nothing about what symbols mean.
+//! (Rust, Go) and `/** … */` blocks (TypeScript) above the definition.
+//! Recall keeps its first sentence; a specialist's research keeps it whole.
+//! Knows nothing about what symbols mean.
 
 use super::lang::Lang;
 
 /// Characters of a doc comment kept at most.
 const MAX_DOC: usize = 200;
 
-/// The first sentence of the doc comment of the symbol defined at `line`
-/// (1-based) of `lines`, if it has one.
-pub fn first_sentence(lang: Lang, lines: &[&str], line: u32) -> Option<String> {
+/// The doc comment of the symbol defined at `line` (1-based) of `lines`,
+/// its whitespace collapsed, if it has one.
+pub fn comment(lang: Lang, lines: &[&str], line: u32) -> Option<String> {
     let at = (line as usize).checked_sub(1)?;
     let text = match lang.family() {
         Lang::Python => docstring(lines, at)?,
         _ => comment_above(lines, at)?,
     };
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!text.is_empty()).then_some(text)
+}
+
+/// The first sentence of the doc comment of the symbol defined at `line`
+/// (1-based) of `lines`, if it has one.
+pub fn first_sentence(lang: Lang, lines: &[&str], line: u32) -> Option<String> {
+    let text = comment(lang, lines, line)?;
     let end = text.find(". ").map_or(text.len(), |i| i + 1);
     let sentence: String = text[..end].chars().take(MAX_DOC).collect();
     (!sentence.is_empty()).then_some(sentence)
