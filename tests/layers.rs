@@ -15,6 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &["config", "store", "hook"],
     &["model", "audit", "index", "kernel", "check", "memory"],
     &["perceive", "policy", "watch"],
+    &["specialist"],
     &["router", "precise"],
     &["agent"],
     &["error"],

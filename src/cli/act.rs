@@ -324,7 +324,7 @@ fn storage(root: &Path, out: &mut impl Write) -> Result<bool, NerdError> {
         writeln!(out, "state:      none yet")?;
         return Ok(true);
     }
-    let tables = ["audit_record", "file_checkpoint", "session", "commit_override", "memory"];
+    let tables = ["audit_record", "file_checkpoint", "session", "commit_override", "memory", "delegation"];
     let found = health::inspect(&state, &tables);
     let counts: Vec<String> = found
         .tables

@@ -335,7 +335,7 @@ fn is_child(pid: i64, id: &str) -> bool {
     std::fs::read(format!("/proc/{pid}/cmdline"))
         .map(|bytes| {
             let args: Vec<&[u8]> = bytes.split(|b| *b == 0).collect();
-            args.iter().any(|a| *a == b"shard-child") && args.iter().any(|a| *a == id.as_bytes())
+            args.contains(&b"shard-child".as_slice()) && args.contains(&id.as_bytes())
         })
         .unwrap_or(false)
 }
@@ -346,7 +346,7 @@ pub fn revoke(root: &Path, id: &str) -> Result<i32, NerdError> {
     if state.delegation(id)?.is_none() {
         return Err(NerdError::Usage(format!("no delegation {id}: `nerd delegations` lists them")));
     }
-    let revoked = state.delegation_revoke(id, crate::timing::now_ns() as i64)?;
+    let revoked = state.delegation_revoke(id, crate::timing::now_ns())?;
     let mut out = std::io::stdout().lock();
     for d in &revoked {
         let mut stopped = "";
@@ -399,7 +399,7 @@ pub fn shard_child(root: &Path, token_id: &str) -> Result<i32, NerdError> {
     crate::specialist::readiness_facts(root, &mut f, claims.specialist.as_deref());
     let fx = evaluate(f);
     report.first_decision_ms = Some(started.elapsed().as_millis() as u64);
-    let void = chain.void(&state, crate::timing::now_ns() as i64)?;
+    let void = chain.void(&state, crate::timing::now_ns())?;
     let unready = claims.specialist.as_deref().filter(|n| state_word(&fx, n) != "ready");
     drop(state);
     if let Some(why) = void {

@@ -199,6 +199,8 @@ pub fn secret_locations(workspace: &Path, secret_paths: &[String]) -> Vec<PathBu
             .extend([".cargo/credentials", ".cargo/credentials.toml", ".config/git/credentials"].map(|n| home.join(n)));
     }
     masked.extend(secret_paths.iter().map(|p| normalise(workspace, p)));
+    // The key that signs delegation tokens: no confined program or agent read may see it.
+    masked.push(workspace.join(".nerd").join("delegation.key"));
     masked
 }
 

@@ -87,7 +87,7 @@ pub enum Output {
         code: Option<i32>,
         timed_out: bool,
         wall_ms: u64,
-        report: Option<crate::specialist::launch::ChildReport>,
+        report: Option<Box<crate::specialist::launch::ChildReport>>,
         stderr: String,
     },
 }
@@ -327,13 +327,16 @@ impl Router {
         let touched: Vec<nerd_logic::PathId> = f.touches.iter().map(|r| r.1).collect();
         for path in touched {
             let shown = f.symbols.resolve(path.0).to_string();
-            if let Ok(rel) = Path::new(&shown).strip_prefix(&self.root) {
-                if chain.allows_path(&rel.display().to_string()) {
-                    f.delegation_covers.push((t, path));
-                }
+            let rel = match Path::new(&shown).strip_prefix(&self.root) {
+                Ok(rel) => Some(rel.display().to_string()),
+                Err(_) if Path::new(&shown).is_relative() => Some(shown.trim_start_matches("./").to_string()),
+                Err(_) => None,
+            };
+            if rel.is_some_and(|rel| chain.allows_path(if rel.is_empty() { "." } else { &rel })) {
+                f.delegation_covers.push((t, path));
             }
         }
-        let void = match chain.void(&self.state, crate::timing::now_ns() as i64) {
+        let void = match chain.void(&self.state, crate::timing::now_ns()) {
             Ok(v) => v,
             Err(e) => Some(format!("its record cannot be read ({e})")),
         };
@@ -533,7 +536,7 @@ impl Router {
             code: ended.code,
             timed_out: ended.timed_out,
             wall_ms: ended.wall.as_millis() as u64,
-            report: ended.report,
+            report: ended.report.map(Box::new),
             stderr: ended.stderr,
         })
     }

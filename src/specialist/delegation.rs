@@ -303,7 +303,7 @@ pub fn issue(
         None => Scope::whole().narrow(wanted),
     };
     scope.check()?;
-    let now = crate::timing::now_ns() as i64;
+    let now = crate::timing::now_ns();
     let expires = parent.map_or(i64::MAX, |c| c.tokens.iter().map(|t| t.claims.expires_ns).min().unwrap_or(i64::MAX));
     let id = new_id().map_err(|source| DelegationError::Key { path: PathBuf::from("/dev/urandom"), source })?;
     let token = key.sign(Claims {
@@ -388,7 +388,7 @@ mod tests {
             (seed % n as u64) as usize
         };
         for _ in 0..2000 {
-            let mut random_scope = |next: &mut dyn FnMut(usize) -> usize| Scope {
+            let random_scope = |next: &mut dyn FnMut(usize) -> usize| Scope {
                 kinds: (0..next(4) + 1).map(|_| kinds[next(kinds.len())].to_string()).collect(),
                 paths: (0..next(3) + 1).map(|_| globs[next(globs.len())].to_string()).collect(),
                 programs: (next(3) > 0)

@@ -146,7 +146,7 @@ pub fn research(
         *by_kind.entry(a.kind.as_str().to_string()).or_default() += 1;
     }
     let run = ResearchRow {
-        at_ns: crate::timing::now_ns() as i64,
+        at_ns: crate::timing::now_ns(),
         sources: profile.sources.len() as u32,
         files,
         atoms: kept.len() as u32,
@@ -218,7 +218,10 @@ fn walk(dir: &Path, base: &Path, dependency: Option<&str>) -> Vec<Input> {
         }
         let path = entry.path().to_path_buf();
         let rel = path.strip_prefix(base).unwrap_or(&path).display().to_string();
-        let readable = extract::is_document(&rel) || Lang::of_path(&rel).is_some();
+        let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_uppercase()).unwrap_or_default();
+        // Licences teach nothing about the topic.
+        let licence = ["LICENSE", "LICENCE", "COPYING", "NOTICE"].iter().any(|l| name.starts_with(l));
+        let readable = !licence && (extract::is_document(&rel) || Lang::of_path(&rel).is_some());
         if readable && !crate::policy::paths::secret_by_name(&rel) {
             out.push(Input { path, label: rel });
         }

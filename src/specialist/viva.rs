@@ -233,7 +233,7 @@ pub fn examine(name: &str, db: &KnowledgeDb, model: Option<&Embedder>, threshold
     let passed = questions.iter().filter(|q| q.passed).count() as u32;
     let failures: Vec<&Question> = questions.iter().filter(|q| !q.passed).collect();
     db.record_viva(&VivaRow {
-        at_ns: crate::timing::now_ns() as i64,
+        at_ns: crate::timing::now_ns(),
         asked,
         passed,
         threshold,
