@@ -218,10 +218,16 @@ impl Profile {
         };
         let text = toml::to_string(&file)
             .map_err(|e| ProfileError::Write { path: path.clone(), source: std::io::Error::other(e.to_string()) })?;
-        crate::store::nerd_dir(root)
-            .map_err(|e| ProfileError::Write { path: path.clone(), source: std::io::Error::other(e.to_string()) })?;
-        crate::router::write_atomic(&path, text.as_bytes())
-            .map_err(|source| ProfileError::Write { path: path.clone(), source })?;
+        let write = |source| ProfileError::Write { path: path.clone(), source };
+        crate::store::nerd_dir(root).map_err(|e| write(std::io::Error::other(e.to_string())))?;
+        let dir = agents_dir(root);
+        std::fs::create_dir_all(&dir).map_err(write)?;
+        // Whole or not at all: a temp file in the same folder, renamed over the profile.
+        crate::files::write_atomic(
+            &dir.canonicalize().map_err(write)?.join(format!("{}.toml", self.name)),
+            text.as_bytes(),
+        )
+        .map_err(write)?;
         Ok(path)
     }
 
