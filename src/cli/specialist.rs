@@ -23,7 +23,7 @@ use crate::router::{ApprovedBy, Outcome, Output, Router};
 use crate::specialist::delegation::{self, Token};
 use crate::specialist::launch::{ChildAction, ChildReport, TOKEN_VAR};
 use crate::specialist::profile::{shard_path, Origin, Profile, Source};
-use crate::specialist::{ask, research, shard_state, viva};
+use crate::specialist::{ask, research, shard_state, viva, ShardState};
 use crate::store::{KnowledgeDb, StateDb};
 
 /// The kernel's view of the workspace's specialists.
@@ -95,10 +95,14 @@ pub fn define(root: &Path, d: Define) -> Result<i32, NerdError> {
 /// `nerd agents`.
 pub fn list(root: &Path, json_out: bool) -> Result<i32, NerdError> {
     let (profiles, errors) = Profile::all(root);
-    let fx = readiness(root);
+    // Each shard is read once: for the kernel's facts and for the listing.
+    let shards: Vec<(String, ShardState)> =
+        profiles.iter().map(|p| (p.name.clone(), shard_state(root, &p.name))).collect();
+    let mut f = nerd_logic::defaults::policy();
+    crate::specialist::readiness_facts_of(root, &mut f, &shards);
+    let fx = evaluate(f);
     let mut out = std::io::stdout().lock();
-    for p in &profiles {
-        let shard = shard_state(root, &p.name);
+    for (p, (_, shard)) in profiles.iter().zip(&shards) {
         let state = state_word(&fx, &p.name);
         let (origin, path) = match &p.origin {
             Origin::Nerd(path) => ("nerd", path),
@@ -296,11 +300,7 @@ pub fn spawn(root: &Path, a: SpawnArgs) -> Result<i32, NerdError> {
                 }
                 eprintln!("child {token} ({}) {}", a.name, report.status);
             }
-            Ok(if matches!(report.status.as_str(), "answered" | "succeeded") {
-                exit::SUCCESS
-            } else {
-                exit::LOGIC_SAID_NO
-            })
+            Ok(if report.succeeded() { exit::SUCCESS } else { exit::LOGIC_SAID_NO })
         }
         Outcome::Executed { .. } => Ok(exit::RUNTIME),
     }
@@ -412,7 +412,7 @@ pub fn shard_child(root: &Path, token_id: &str) -> Result<i32, NerdError> {
         child_task(root, &chain, &mut report)?;
     }
     println!("{}", serde_json::to_string(&report).unwrap_or_default());
-    Ok(if matches!(report.status.as_str(), "answered" | "succeeded") { exit::SUCCESS } else { exit::LOGIC_SAID_NO })
+    Ok(if report.succeeded() { exit::SUCCESS } else { exit::LOGIC_SAID_NO })
 }
 
 fn child_task(root: &Path, chain: &delegation::Chain, report: &mut ChildReport) -> Result<(), NerdError> {

@@ -13,7 +13,7 @@ use crate::store::StateDb;
 /// How many candidates the words side proposes before fusion.
 const CANDIDATES: usize = 64;
 /// The weight of meaning against words when both are known.
-pub(super) const MEANING: f64 = 0.7;
+const MEANING: f64 = 0.7;
 
 /// One recalled memory and why it scored as it did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -27,6 +27,25 @@ pub struct Hit {
     /// Cosine similarity of the embeddings; absent without the model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub meaning: Option<f64>,
+}
+
+/// One candidate's fused score: `MEANING · meaning + (1 − MEANING) · words`;
+/// a candidate without a meaning scores its words as they would count beside
+/// one when recall is `by_meaning`, and its words alone when it is not.
+pub fn fused(words: f64, meaning: Option<f64>, by_meaning: bool) -> f64 {
+    match (meaning, by_meaning) {
+        (Some(m), _) => MEANING * m.clamp(0.0, 1.0) + (1.0 - MEANING) * words,
+        (None, true) => (1.0 - MEANING) * words,
+        (None, false) => words,
+    }
+}
+
+/// BM25 relevances made relative to the best of them, in [0, 1].
+pub fn relative_to_best(words: &mut BTreeMap<i64, f64>) {
+    let best = words.values().copied().fold(0.0f64, f64::max);
+    if best > 0.0 {
+        words.values_mut().for_each(|w| *w /= best);
+    }
 }
 
 /// The FTS5 query for free text: every word of two or more characters that
@@ -81,10 +100,7 @@ pub fn hybrid(db: &StateDb, model: Option<&Embedder>, query: &str, k: usize) -> 
         Some(q) => db.memory_by_words(&q, CANDIDATES)?.into_iter().collect(),
         None => BTreeMap::new(),
     };
-    let best_words = words.values().copied().fold(0.0f64, f64::max);
-    if best_words > 0.0 {
-        words.values_mut().for_each(|w| *w /= best_words);
-    }
+    relative_to_best(&mut words);
     let mut meaning: BTreeMap<i64, f64> = BTreeMap::new();
     if let Some(model) = model {
         let vector = model.embed(query);
@@ -106,11 +122,7 @@ pub fn hybrid(db: &StateDb, model: Option<&Embedder>, query: &str, k: usize) -> 
         .map(|id| {
             let w = words.get(&id).copied().unwrap_or(0.0);
             let m = meaning.get(&id).copied();
-            let score = match (model, m) {
-                (Some(_), Some(m)) => MEANING * m.clamp(0.0, 1.0) + (1.0 - MEANING) * w,
-                (Some(_), None) => (1.0 - MEANING) * w,
-                (None, _) => w,
-            };
+            let score = fused(w, m, model.is_some());
             (id, score, w, m)
         })
         .collect();

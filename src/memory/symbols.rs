@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::recall::{query_words, MEANING};
+use super::recall::{fused, query_words};
 use super::{embedder, MemoryError};
 use crate::embed::similarity;
 use crate::store::Store;
@@ -129,13 +129,12 @@ pub fn recall(
         .enumerate()
         .filter_map(|(i, symbol)| {
             let w = words[i];
-            let score = match (model.is_some(), meaning[i]) {
-                (_, Some(m)) if m >= least || w > 0.0 => MEANING * m.clamp(0.0, 1.0) + (1.0 - MEANING) * w,
-                (_, Some(_)) => return None,
+            let score = match meaning[i] {
+                Some(m) if m >= least || w > 0.0 => fused(w, Some(m), true),
+                Some(_) => return None,
                 // Not embedded yet: its words count as they would beside a meaning.
-                (true, None) if w > 0.0 => (1.0 - MEANING) * w,
-                (false, None) if w > 0.0 => w,
-                (_, None) => return None,
+                None if w > 0.0 => fused(w, None, model.is_some()),
+                None => return None,
             };
             Some(SymbolHit { id: symbol.id.clone(), score })
         })

@@ -525,7 +525,7 @@ impl Router {
         let ended = crate::specialist::launch::run(&self.root, &token, self.timeout, self.cancel.clone())?;
         let status = match (&ended.report, ended.timed_out) {
             (_, true) => "failed",
-            (Some(r), _) if matches!(r.status.as_str(), "answered" | "succeeded") => "done",
+            (Some(r), _) if r.succeeded() => "done",
             _ => "failed",
         };
         let result = ended.report.as_ref().map(|r| serde_json::to_string(r).unwrap_or_default()).unwrap_or_default();

@@ -1,6 +1,6 @@
 //! A specialist answers from its knowledge shard: the atoms nearest the
-//! question by meaning (cosine of embeddings) and by words (BM25), fused as
-//! memory recall fuses them, become an answer that cites each atom's source.
+//! question by meaning (cosine of embeddings) and by words (BM25), fused by
+//! memory recall's own score (`recall::fused`), become an answer that cites each atom's source.
 //! Knows nothing about who asks or why.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -8,12 +8,11 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use serde::Serialize;
 
 use crate::embed::Embedder;
+use crate::memory::recall;
 use crate::store::{KnowledgeDb, KnowledgeRow, StoreError};
 
 /// Candidates each side proposes before fusion.
 const CANDIDATES: usize = 40;
-/// The weight of meaning against words when both are known.
-const MEANING: f64 = 0.7;
 /// Atoms an answer is built from at most.
 pub const ANSWER_ATOMS: usize = 3;
 
@@ -47,14 +46,11 @@ pub fn recall(
     k: usize,
     skip: &HashSet<i64>,
 ) -> Result<Vec<Hit>, StoreError> {
-    let mut words: BTreeMap<i64, f64> = match crate::memory::recall::words_query(question) {
+    let mut words: BTreeMap<i64, f64> = match recall::words_query(question) {
         Some(q) => db.by_words(&q, CANDIDATES + skip.len())?.into_iter().filter(|(id, _)| !skip.contains(id)).collect(),
         None => BTreeMap::new(),
     };
-    let best = words.values().copied().fold(0.0f64, f64::max);
-    if best > 0.0 {
-        words.values_mut().for_each(|w| *w /= best);
-    }
+    recall::relative_to_best(&mut words);
     let meaning: BTreeMap<i64, f64> = match model {
         Some(m) if db.embedded()? > 0 => {
             db.by_vector(&m.embed(question), usize::MAX)?.into_iter().filter(|(id, _)| !skip.contains(id)).collect()
@@ -70,12 +66,7 @@ pub fn recall(
         .into_iter()
         .map(|id| {
             let w = words.get(&id).copied().unwrap_or(0.0);
-            let score = match meaning.get(&id) {
-                Some(m) => MEANING * m.clamp(0.0, 1.0) + (1.0 - MEANING) * w,
-                None if meaning.is_empty() => w,
-                None => (1.0 - MEANING) * w,
-            };
-            (id, score)
+            (id, recall::fused(w, meaning.get(&id).copied(), !meaning.is_empty()))
         })
         .filter(|(_, s)| *s > 0.0)
         .collect();

@@ -171,8 +171,7 @@ impl Key {
             Err(_) => {}
         }
         crate::store::nerd_dir(root).map_err(|e| fail(std::io::Error::other(e.to_string())))?;
-        let mut bytes = vec![0u8; 32];
-        std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes)).map_err(fail)?;
+        let bytes = random_bytes(32).map_err(fail)?;
         // create_new: two processes racing both end up with the one key written first.
         match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
             Ok(mut f) => {
@@ -213,11 +212,16 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
     (0..text.len()).step_by(2).map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok()).collect()
 }
 
-/// A fresh token id: 16 random bytes, hex.
-fn new_id() -> Result<String, std::io::Error> {
-    let mut bytes = [0u8; 16];
+/// `n` bytes from the kernel's random source.
+fn random_bytes(n: usize) -> Result<Vec<u8>, std::io::Error> {
+    let mut bytes = vec![0u8; n];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    Ok(hex(&bytes[..8]))
+    Ok(bytes)
+}
+
+/// A fresh token id: 8 random bytes, hex.
+fn new_id() -> Result<String, std::io::Error> {
+    Ok(hex(&random_bytes(8)?))
 }
 
 impl Token {

@@ -50,6 +50,13 @@ pub struct ChildReport {
     pub first_decision_ms: Option<u64>,
 }
 
+impl ChildReport {
+    /// Whether the child did its task: answered from knowledge, or the agent loop succeeded.
+    pub fn succeeded(&self) -> bool {
+        matches!(self.status.as_str(), "answered" | "succeeded")
+    }
+}
+
 /// How a child ended, seen from the parent.
 #[derive(Debug)]
 pub struct Ended {

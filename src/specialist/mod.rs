@@ -60,13 +60,25 @@ pub fn shard_state(root: &Path, name: &str) -> ShardState {
 /// workspace's specialists (only `only`, when given), and the project's
 /// `viva_threshold`.
 pub fn readiness_facts(root: &Path, f: &mut Facts, only: Option<&str>) {
+    let (profiles, _) = Profile::all(root);
+    let states: Vec<(String, ShardState)> = profiles
+        .into_iter()
+        .filter(|p| only.is_none_or(|n| n == p.name))
+        .map(|p| {
+            let state = shard_state(root, &p.name);
+            (p.name, state)
+        })
+        .collect();
+    readiness_facts_of(root, f, &states);
+}
+
+/// The same facts from shard states already read.
+pub fn readiness_facts_of(root: &Path, f: &mut Facts, states: &[(String, ShardState)]) {
     if let Ok(config) = crate::config::Config::load(root) {
         f.viva_threshold = config.shards.viva_threshold;
     }
-    let (profiles, _) = Profile::all(root);
-    for p in profiles.iter().filter(|p| only.is_none_or(|n| n == p.name)) {
-        let state = shard_state(root, &p.name);
-        let n = f.sym(&p.name);
+    for (name, state) in states {
+        let n = f.sym(name);
         f.specialist.push((n, state.atoms));
         if let Some((asked, passed)) = state.viva {
             f.viva_result.push((n, asked, passed));

@@ -216,18 +216,14 @@ impl Profile {
             tools: self.tools.iter().map(|t| t.as_str().to_string()).collect(),
             keywords: self.keywords.clone(),
         };
-        let text = toml::to_string(&file)
-            .map_err(|e| ProfileError::Write { path: path.clone(), source: std::io::Error::other(e.to_string()) })?;
         let write = |source| ProfileError::Write { path: path.clone(), source };
+        let text = toml::to_string(&file).map_err(|e| write(std::io::Error::other(e.to_string())))?;
         crate::store::nerd_dir(root).map_err(|e| write(std::io::Error::other(e.to_string())))?;
         let dir = agents_dir(root);
         std::fs::create_dir_all(&dir).map_err(write)?;
+        let name = path.file_name().ok_or_else(|| write(std::io::Error::other("no file name")))?;
         // Whole or not at all: a temp file in the same folder, renamed over the profile.
-        crate::files::write_atomic(
-            &dir.canonicalize().map_err(write)?.join(format!("{}.toml", self.name)),
-            text.as_bytes(),
-        )
-        .map_err(write)?;
+        crate::files::write_atomic(&dir.canonicalize().map_err(write)?.join(name), text.as_bytes()).map_err(write)?;
         Ok(path)
     }
 

@@ -201,11 +201,11 @@ pub fn examine(name: &str, db: &KnowledgeDb, model: Option<&Embedder>, threshold
         vectors: HashMap::new(),
         words: atoms.iter().map(|a| (a.id, content_words(&a.text).into_iter().collect())).collect(),
     };
-    let mut examined: Vec<&KnowledgeRow> = atoms.iter().filter(|a| held_out(a)).collect();
+    let (mut examined, usable): (Vec<&KnowledgeRow>, Vec<&KnowledgeRow>) = atoms.iter().partition(|a| held_out(a));
+    let skip: HashSet<i64> = examined.iter().map(|a| a.id).collect();
+    let usable: Vec<i64> = usable.iter().map(|a| a.id).collect();
     examined.sort_by(|a, b| a.digest.cmp(&b.digest));
     examined.truncate(MAX_QUESTIONS);
-    let skip: HashSet<i64> = atoms.iter().filter(|a| held_out(a)).map(|a| a.id).collect();
-    let usable: Vec<i64> = atoms.iter().map(|a| a.id).filter(|id| !skip.contains(id)).collect();
     let mut questions = Vec::new();
     let mut chance = 0.0;
     for atom in examined {
