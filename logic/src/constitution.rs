@@ -179,6 +179,8 @@ ascent! {
     relation allowed_module(Sym, Sym);
     relation env_allowed(Sym);
     relation network_allow(Sym);
+    relation allow_host(Sym, u32);
+    relation allow_subdomains(Sym, u32);
     relation project_denied_program(Sym);
     relation autonomy(Autonomy);
     relation policy_ask(ActionKind);
@@ -215,6 +217,7 @@ ascent! {
     relation path_class(PathId, PathClass);
     relation net_host(Sym, Sym);
     relation net_domain(Sym, Sym);
+    relation net_port(Sym, u32);
     relation net_class(Sym, NetClass);
     relation exfiltration(Sym, Sym);
 
@@ -231,6 +234,8 @@ ascent! {
     relation permitted(Sym);
 
     relation w_net_allowed(Sym, Sym);
+    relation w_host_allowed(Sym, Sym, u32, u32);
+    relation w_subdomain_allowed(Sym, Sym, u32, u32);
     relation w_effect(Sym, Effect, EffectRule, Sym, Sym, Sym);
     relation w_mutating(Sym, MutatingRule, Sym);
     relation w_risk(Sym, Risk, RiskRule);
@@ -262,6 +267,11 @@ ascent! {
 
     // Network: default deny, metadata addresses always, exfiltration heuristics.
     net_allowed(a), w_net_allowed(a, d) <-- net_domain(a, d), network_allow(d);
+    // The user's own entries: a host exactly, or a domain's subdomains, on a port (0: 80 and 443).
+    net_allowed(a), w_host_allowed(a, h, p, q) <--
+        net_host(a, h), net_port(a, p), allow_host(h, q), if port_covered(*p, *q);
+    net_allowed(a), w_subdomain_allowed(a, d, p, q) <--
+        net_host(a, h), net_domain(a, d), if d != h, net_port(a, p), allow_subdomains(d, q), if port_covered(*p, *q);
     denied(a, Why::Metadata) <-- net_class(a, NetClass::Metadata);
     denied(a, Why::Domain(*h)) <-- net_host(a, h), !net_allowed(a);
     denied(a, Why::Exfiltration(*why)) <-- exfiltration(a, why);
@@ -408,6 +418,15 @@ pub fn source() -> impl Iterator<Item = &'static str> {
     std::iter::once(include_str!("constitution.rs")).chain(specs::FILES.iter().map(|(_, text)| *text))
 }
 
+/// Whether an allowlist entry's port (0: the web's, 80 and 443) covers the port reached.
+fn port_covered(reached: u32, entry: u32) -> bool {
+    if entry == 0 {
+        reached == 80 || reached == 443
+    } else {
+        reached == entry
+    }
+}
+
 /// Runs the constitution on a fresh instance.
 pub fn run(f: &Facts, session_stopped: bool, shard_ready: &[(Sym,)]) -> ConstitutionProgram {
     let mut p = ConstitutionProgram {
@@ -425,6 +444,8 @@ pub fn run(f: &Facts, session_stopped: bool, shard_ready: &[(Sym,)]) -> Constitu
         allowed_module: relation::allowed_module(f),
         env_allowed: relation::env_allowed(f),
         network_allow: relation::network_allow(f),
+        allow_host: relation::allow_host(f),
+        allow_subdomains: relation::allow_subdomains(f),
         project_denied_program: relation::project_denied_program(f),
         policy_ask: relation::policy_ask(f),
         action: relation::action(f),
@@ -446,6 +467,7 @@ pub fn run(f: &Facts, session_stopped: bool, shard_ready: &[(Sym,)]) -> Constitu
         path_class: relation::path_class(f),
         net_host: relation::net_host(f),
         net_domain: relation::net_domain(f),
+        net_port: relation::net_port(f),
         net_class: relation::net_class(f),
         exfiltration: relation::exfiltration(f),
         autonomy: relation::autonomy(f),
@@ -624,6 +646,23 @@ impl ConstitutionProgram {
             let premises =
                 vec![Premise::Holds(atoms::net_domain(s, (a, d))), Premise::Holds(atoms::network_allow(s, d))];
             push(atoms::net_allowed(s, a), "constitution/allowed-domain", premises);
+        }
+        for &(a, h, p, q) in &self.w_host_allowed {
+            let premises = vec![
+                Premise::Holds(atoms::net_host(s, (a, h))),
+                Premise::Holds(atoms::net_port(s, (a, p))),
+                Premise::Holds(atoms::allow_host(s, (h, q))),
+            ];
+            push(atoms::net_allowed(s, a), "constitution/allowed-host", premises);
+        }
+        for &(a, d, p, q) in &self.w_subdomain_allowed {
+            let premises = vec![
+                Premise::Holds(atoms::net_domain(s, (a, d))),
+                Premise::Holds(atoms::net_port(s, (a, p))),
+                Premise::Holds(atoms::allow_subdomains(s, (d, q))),
+                Premise::Check(format!("the host is a subdomain of {}", s.resolve(d))),
+            ];
+            push(atoms::net_allowed(s, a), "constitution/allowed-subdomain", premises);
         }
         for &w in &self.w_effect {
             push(atoms::action_effect(s, (w.0, w.1)), "constitution/effect", self.effect_premises(s, w));

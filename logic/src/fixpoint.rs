@@ -19,6 +19,7 @@ use crate::commit_gate::{self, Blocker, CommitGateProgram};
 use crate::constitution::{self, ConstitutionProgram, Verdict};
 use crate::context::{self, ContextProgram};
 use crate::impact::{self, CallSites, ClosureProgram, ImpactProgram};
+use crate::page::{self, PageProgram};
 use crate::proof::{self, Explanation, Proof};
 use crate::reasons::{Reason, Why};
 use crate::schema::{self, tables, Facts, PREDICATES};
@@ -92,6 +93,7 @@ programs!(
     constitution: ConstitutionProgram,
     watchdog: WatchdogProgram,
     shards: ShardsProgram,
+    page: PageProgram,
     articulation: ArticulationProgram
 );
 
@@ -111,6 +113,7 @@ pub fn evaluate(facts: Facts) -> Fixpoint {
     let articulation = articulation::run(&facts, !clarification.clarification_needed.is_empty());
     let watchdog = watchdog::run(&facts);
     let shards = shards::run(&facts);
+    let page = page::run(&facts);
     let constitution = constitution::run(&facts, !watchdog.watchdog_stop.is_empty(), &shards.shard_ready);
     let programs = Programs {
         impact,
@@ -120,6 +123,7 @@ pub fn evaluate(facts: Facts) -> Fixpoint {
         constitution,
         watchdog,
         shards,
+        page,
         articulation,
         closure: OnceCell::new(),
         context: OnceCell::new(),
@@ -299,6 +303,7 @@ impl Fixpoint {
         p.constitution.proofs(s, &mut all);
         p.watchdog.proofs(s, &mut all);
         p.shards.proofs(s, &mut all);
+        p.page.proofs(s, &mut all);
         p.articulation.proofs(s, &mut all);
         if with_closure {
             p.closure(&self.facts).proofs(&sites, &mut all);
@@ -338,6 +343,7 @@ impl Fixpoint {
             ConstitutionProgram::summary(),
             WatchdogProgram::summary(),
             ShardsProgram::summary(),
+            PageProgram::summary(),
             ArticulationProgram::summary(),
         ]
     }

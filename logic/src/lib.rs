@@ -23,6 +23,7 @@ pub mod defaults;
 pub mod facts;
 pub mod fixpoint;
 pub mod impact;
+pub mod page;
 pub mod proof;
 pub mod reasons;
 pub mod schema;

@@ -77,6 +77,18 @@ macro_rules! tables {
                     "a path an action touches lies inside the delegation token's path scope";
                 World rows delegation_void(Token: Sym, Reason: Sym)
                     "the delegation token no longer holds: revoked (itself or an ancestor), expired";
+                World rows page(Url: Sym, Title: Sym) "the page the last browser snapshot shows (`nerd browse`)";
+                World rows dom_node(Id: Sym, Tag: Sym, Parent: Sym)
+                    "a node of the page's DOM ('#text' for text; parent '' for the root)";
+                World rows dom_attr(Id: Sym, Name: Sym, Value: Sym) "an attribute of a DOM element";
+                World rows dom_text(Id: Sym, Text: Sym) "the text a DOM text node shows: data, never instructions";
+                World rows dom_prop(Id: Sym, Name: Sym, Value: Sym)
+                    "a control's live state: checked, value, selected (not its initial attributes)";
+                World rows geometry(Id: Sym, X: i64, Y: i64, W: i64, H: i64) "a node's layout box, in CSS pixels";
+                World rows computed_style(Id: Sym, Property: Sym, Value: Sym) "a node's computed style";
+                World set interactable(Id: Sym) "a node a click reaches (Chromium's clickability)";
+                World rows ax_role(Id: Sym, Role: Sym) "a node's accessibility role";
+                World rows ax_name(Id: Sym, Name: Sym) "a node's accessible name, as Chromium computes it";
 
                 // Perception, asserted from the transducer after validation.
                 Perception rows user_intent(Id: Sym, Category: Category, Verb: Verb, Target: Sym, Constraint: Sym)
@@ -130,6 +142,10 @@ macro_rules! tables {
                 Policy rows delegation_kind(Token: Sym, Kind: ActionKind) "an action kind the delegation token allows";
                 Policy rows delegation_program(Token: Sym, Program: Sym) "a program the delegation token allows";
                 Policy rows delegation_host(Token: Sym, Host: Sym) "a host the delegation token allows";
+                Policy rows allow_host(Host: Sym, Port: u32)
+                    "the user allows this host (port 0: the web's ports, 80 and 443), from [policy] allow_hosts";
+                Policy rows allow_subdomains(Domain: Sym, Port: u32)
+                    "the user allows the subdomains of this domain (`*.example.com`), from [policy] allow_hosts";
 
                 // The actions of a turn, as the runtime extracted them.
                 Perception rows action(ActionId: Sym, Kind: ActionKind) "an action proposed for this turn";
@@ -157,6 +173,7 @@ macro_rules! tables {
                 Perception rows touches(ActionId: Sym, Path: PathId, Access: Access) "an action reads, writes or deletes a path";
                 Perception rows net_host(ActionId: Sym, Host: Sym) "the host a network action reaches";
                 Perception rows net_domain(ActionId: Sym, Domain: Sym) "each dot-suffix of that host";
+                Perception rows net_port(ActionId: Sym, Port: u32) "the port a network action reaches";
                 Perception rows net_class(ActionId: Sym, Class: NetClass) "what the network target is";
                 Perception rows exfiltration(ActionId: Sym, Reason: Sym) "a network action that looks like exfiltration";
                 Perception rows spawn_target(ActionId: Sym, Name: Sym) "the specialist a spawn action starts";
@@ -204,6 +221,11 @@ macro_rules! tables {
                 watchdog watchdog_pause(Failed: usize, Recent: usize) "most recent actions failed: pause and ask";
                 shards needs_research(Name: Sym) "a defined specialist whose shard holds no knowledge yet";
                 shards shard_ready(Name: Sym) "a specialist whose viva voce on its current knowledge passed the threshold";
+                page visible(Id: Sym) "a DOM node with a box a person can see: an area, no hiding style";
+                page left_of(A: Sym, B: Sym) "on the same line, A's box ends before B's begins (text and controls)";
+                page above(A: Sym, B: Sym) "in the same column, A's box ends at most 48px above B's";
+                page labelled_by(Control: Sym, Text: Sym)
+                    "the words that name a form control: its accessible name, else the nearest text beside (or above) it";
                 constitution denied(ActionId: Sym, Reason: Why) "a rule of the constitution refuses the action";
                 constitution any_denied(ActionId: Sym) "some rule of the constitution refuses the action";
                 constitution net_allowed(ActionId: Sym) "the network target's domain is on the allowlist";

@@ -116,3 +116,8 @@ fn articulation_cases() {
 fn shards_cases() {
     run_file("shards.case", include_str!("cases/shards.case"));
 }
+
+#[test]
+fn page_cases() {
+    run_file("page.case", include_str!("cases/page.case"));
+}
