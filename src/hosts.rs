@@ -62,6 +62,11 @@ impl HostPattern {
         port_ok && host_ok
     }
 
+    /// The host (or domain, for a `*.` entry), whether it names subdomains, and its port if it names one.
+    pub fn parts(&self) -> (&str, bool, Option<u16>) {
+        (&self.host, self.subdomains, self.port)
+    }
+
     fn is_address(&self) -> bool {
         self.host.parse::<IpAddr>().is_ok()
     }

@@ -6,6 +6,7 @@
 pub mod agent;
 pub mod articulate;
 pub mod audit;
+pub mod browser;
 pub mod check;
 pub mod cli;
 pub mod config;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     &["digest", "embed", "timing", "words", "hosts", "secrets", "hrf", "articulate", "files"],
     &["sandbox", "diff"],
-    &["exec", "world"],
+    &["exec", "world", "browser"],
     &["config", "store", "hook"],
     &["model", "audit", "index", "kernel", "check", "memory"],
     &["perceive", "policy", "watch"],

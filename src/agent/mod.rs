@@ -592,6 +592,13 @@ fn output_summary(output: &crate::router::Output) -> String {
         Output::Written { bytes } => format!("wrote {bytes} bytes"),
         Output::Deleted => "deleted".into(),
         Output::Search { matches } => format!("{} matches", matches.len()),
+        Output::Page { url, nodes, traffic, .. } if traffic.blocked.is_empty() => {
+            format!("showed {url} ({nodes} nodes)")
+        }
+        Output::Page { url, nodes, traffic, .. } => {
+            format!("showed {url} ({nodes} nodes; {} requests refused)", traffic.blocked.len())
+        }
+        Output::Fetched { url, status, body, .. } => format!("GET {url}: {status}, {} bytes", body.len()),
         Output::Spawned { token, report, .. } => match report {
             Some(r) => format!("child {token} {}", r.status),
             None => format!("child {token} gave no report"),

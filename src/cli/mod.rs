@@ -3,6 +3,7 @@
 //! beyond the calls each command makes.
 
 mod act;
+mod browse;
 mod check;
 mod context;
 mod index;
@@ -189,6 +190,21 @@ pub enum Command {
         /// Seconds the child may run.
         #[arg(long, default_value_t = 600)]
         timeout: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Load a page in headless Chromium (judged by the constitution; every request the page
+    /// makes too), carry out steps, and keep its snapshot as facts for `nerd query` and `nerd why`.
+    Browse {
+        url: String,
+        /// A step, in order: `click TARGET`, `type TARGET TEXT`, `navigate URL`; a target is a node id
+        /// (n12), label:TEXT, text:TEXT, name:NAME or #ID.
+        #[arg(long = "do", value_name = "STEP")]
+        steps: Vec<String>,
+        /// Seconds a page may take to load.
+        #[arg(long, default_value_t = 30)]
+        timeout: u64,
+        /// Print the snapshot's facts (and the spatial atoms derived from them) as one JSON object.
         #[arg(long)]
         json: bool,
     },
@@ -415,6 +431,10 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
                 timeout: std::time::Duration::from_secs(timeout),
                 json,
             },
+        ),
+        Command::Browse { url, steps, timeout, json } => browse::run(
+            &discover_root(cli.repo.as_deref())?,
+            browse::BrowseArgs { url: &url, steps: &steps, timeout: std::time::Duration::from_secs(timeout), json },
         ),
         Command::Delegations { json } => specialist::delegations(&discover_root(cli.repo.as_deref())?, json),
         Command::Revoke { id } => specialist::revoke(&discover_root(cli.repo.as_deref())?, &id),

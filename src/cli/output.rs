@@ -45,5 +45,8 @@ pub fn fixpoint(root: &Path, refresh: bool) -> Result<Fixpoint, NerdError> {
     if refresh {
         index(root, &mut store, &|_, _| {})?;
     }
-    Ok(kernel::load(root, &store, LoadFor::Evaluation)?.evaluate())
+    let mut facts = kernel::load(root, &store, LoadFor::Evaluation)?.facts();
+    // The last page the browser showed: its facts outlive the browser.
+    super::browse::page_facts(root, &mut facts)?;
+    Ok(nerd_logic::evaluate(facts))
 }

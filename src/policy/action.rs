@@ -42,9 +42,19 @@ pub enum Action {
         #[serde(default)]
         path: Option<String>,
     },
-    /// Load a page in the headless browser.
+    /// Load a page in the session's headless browser (`navigate` names it too).
+    #[serde(alias = "navigate")]
     Browse {
         url: String,
+    },
+    /// Click a node of the page the browser shows (an id of its last snapshot: `n42`).
+    Click {
+        node: String,
+    },
+    /// Type `text` into a node of the page the browser shows.
+    Type {
+        node: String,
+        text: String,
     },
     /// Start a specialist's shard kernel as a child process, for `task`,
     /// confined to `paths` (workspace globs; none: what its tools allow anywhere).
@@ -88,6 +98,8 @@ impl Action {
             Action::Search { pattern, path } => format!("/{pattern}/ in {}", path.as_deref().unwrap_or(".")),
             Action::Spawn { profile, task, .. } if task.is_empty() => profile.clone(),
             Action::Spawn { profile, task, .. } => format!("{profile}: {task}"),
+            Action::Click { node } => node.clone(),
+            Action::Type { node, text } => format!("{node} ← {} characters", text.chars().count()),
             Action::Memory { op } => op.clone(),
         }
     }
@@ -119,6 +131,8 @@ impl Action {
             Action::NetRequest { url, body } => vec![url.as_str(), body.as_deref().unwrap_or("")],
             Action::Search { pattern, path } => vec![pattern.as_str(), path.as_deref().unwrap_or("")],
             Action::Browse { url } => vec![url],
+            Action::Click { node } => vec![node],
+            Action::Type { node, text } => vec![node.as_str(), text.as_str()],
             Action::Spawn { profile, task, paths } => {
                 [profile.as_str(), task.as_str()].into_iter().chain(paths.iter().map(String::as_str)).collect()
             }
@@ -135,6 +149,7 @@ impl Action {
             Action::Search { pattern, .. } => Some(("pattern", pattern)),
             Action::Spawn { profile, .. } => Some(("profile", profile)),
             Action::Memory { op } => Some(("op", op)),
+            Action::Click { node } | Action::Type { node, .. } => Some(("node", node)),
             Action::Exec { .. } => None,
         };
         if let Some((field, value)) = required {
@@ -153,7 +168,7 @@ impl Action {
             Action::DeleteFile { .. } => ActionKind::DeleteFile,
             Action::NetRequest { .. } => ActionKind::NetRequest,
             Action::Search { .. } => ActionKind::Search,
-            Action::Browse { .. } => ActionKind::Browse,
+            Action::Browse { .. } | Action::Click { .. } | Action::Type { .. } => ActionKind::Browse,
             Action::Spawn { .. } => ActionKind::Spawn,
             Action::Memory { .. } => ActionKind::Memory,
         }
@@ -171,6 +186,10 @@ mod tests {
             Ok(Action::Exec { argv: vec!["cargo".into(), "test".into()] })
         );
         assert_eq!(Action::parse(r#"{"kind":"read_file","path":"src/lib.rs"}"#).unwrap().kind(), ActionKind::ReadFile);
+        let navigate = Action::parse(r#"{"kind":"navigate","url":"http://127.0.0.1:8000/"}"#).unwrap();
+        assert_eq!(navigate, Action::Browse { url: "http://127.0.0.1:8000/".into() });
+        let click = Action::parse(r#"{"kind":"click","node":"n12"}"#).unwrap();
+        assert_eq!(click.kind(), ActionKind::Browse);
         let bad = [
             (r#"{"kind":"exec","argv":[]}"#, "non-empty argv"),
             (r#"{"kind":"exec","argv":"rm -rf /"}"#, "not an action"),
@@ -180,6 +199,8 @@ mod tests {
             (r#"{"kind":"exec","argv":["ls","a\u0000b"]}"#, "NUL"),
             ("not json", "not an action"),
             (r#"{"kind":"exec","argv":[""]}"#, "is empty"),
+            (r#"{"kind":"click","node":""}"#, "non-empty `node`"),
+            (r#"{"kind":"type","node":"n3"}"#, "not an action"),
         ];
         for (text, want) in bad {
             let err = Action::parse(text).expect_err(text).to_string();

@@ -25,6 +25,9 @@ pub fn facts(f: &mut Facts, workspace: &Path, id: &str, action: &Action) {
         Action::Search { path, .. } => r.touch(path.as_deref().unwrap_or("."), Access::Read),
         Action::NetRequest { url, body } => r.request(url, body.as_deref()),
         Action::Browse { url } => r.request(url, None),
+        Action::Type { text, .. } => r.typed(text),
+        // A click's consequences (a navigation, a form sent) are requests, each judged as it leaves.
+        Action::Click { .. } => {}
         Action::Spawn { .. } | Action::Memory { .. } => {}
     }
 }

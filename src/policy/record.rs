@@ -176,6 +176,14 @@ impl<'f> Recorder<'f> {
     }
 
     /// Records the network target of a request and what its body carries.
+    /// Text typed into a page leaves with the page's next request: a secret in it is exfiltration.
+    pub(super) fn typed(&mut self, text: &str) {
+        if url::holds_secret(text) {
+            let row = self.pair("a secret typed into a page");
+            self.f.exfiltration.push(row);
+        }
+    }
+
     pub(super) fn request(&mut self, url_text: &str, body: Option<&str>) {
         match url::target(url_text, body) {
             Ok(t) => {
@@ -186,6 +194,7 @@ impl<'f> Recorder<'f> {
                     self.f.net_domain.push(row);
                 }
                 self.f.net_class.push((self.id, t.class));
+                self.f.net_port.push((self.id, u32::from(t.port)));
                 for why in &t.exfiltration {
                     let row = self.pair(why);
                     self.f.exfiltration.push(row);

@@ -14,6 +14,8 @@ use crate::secrets;
 #[derive(Debug, PartialEq, Eq)]
 pub struct Target {
     pub host: String,
+    /// The port reached: the URL's own, else its scheme's (0 when the scheme has none).
+    pub port: u16,
     pub class: NetClass,
     /// `api.github.com`, `github.com`, `com`.
     pub domains: Vec<String>,
@@ -116,6 +118,13 @@ fn high_entropy(value: &str) -> bool {
     value.len() >= 24 && (secrets::entropy(value) >= 4.0 || base64ish)
 }
 
+/// Whether text a request would carry (a body, what is typed into a page)
+/// holds a secret: a known credential shape, or a high-entropy value.
+pub fn holds_secret(text: &str) -> bool {
+    let lines: Vec<(u32, String)> = text.lines().enumerate().map(|(i, l)| (i as u32 + 1, l.to_string())).collect();
+    !secrets::scan("request-body", &lines).is_empty() || text.split(['&', '=', '"', ' ', '\n']).any(high_entropy)
+}
+
 /// Parses a URL into its target the way a browser does (WHATWG URL Standard:
 /// for http(s), ws(s), ftp and file a backslash ends the authority like a
 /// slash; the host is percent-decoded and lowercased; numbers spell IPv4
@@ -142,6 +151,20 @@ pub fn target(url: &str, body: Option<&str>) -> Result<Target, String> {
         }
         None => authority,
     };
+    let explicit_port = match host_port.rsplit_once(':') {
+        Some((h, p))
+            if !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()) && (!h.contains(':') || h.ends_with(']')) =>
+        {
+            Some(p.parse::<u16>().map_err(|_| format!("`{url}` has a port out of range"))?)
+        }
+        _ => None,
+    };
+    let port = explicit_port.unwrap_or(match scheme.as_str() {
+        "http" | "ws" => 80,
+        "https" | "wss" => 443,
+        "ftp" => 21,
+        _ => 0,
+    });
     let raw_host = if host_port.starts_with('[') {
         host_port.split_once(']').map_or(host_port, |(h, _)| h).trim_start_matches('[').to_string()
     } else {
@@ -197,12 +220,8 @@ pub fn target(url: &str, body: Option<&str>) -> Result<Target, String> {
     if !secrets::scan("url", &[(1, decoded)]).is_empty() {
         exfiltration.push("a secret in the URL".to_string());
     }
-    if let Some(body) = body {
-        let lines: Vec<(u32, String)> = body.lines().enumerate().map(|(i, l)| (i as u32 + 1, l.to_string())).collect();
-        if !secrets::scan("request-body", &lines).is_empty() || body.split(['&', '=', '"', ' ', '\n']).any(high_entropy)
-        {
-            exfiltration.push("a secret in the request body".to_string());
-        }
+    if body.is_some_and(holds_secret) {
+        exfiltration.push("a secret in the request body".to_string());
     }
     let mut domains = Vec::new();
     let mut rest = host.as_str();
@@ -213,7 +232,7 @@ pub fn target(url: &str, body: Option<&str>) -> Result<Target, String> {
             _ => break,
         }
     }
-    Ok(Target { class: classify_host(&host), host, domains, exfiltration })
+    Ok(Target { class: classify_host(&host), host, port, domains, exfiltration })
 }
 
 #[cfg(test)]
@@ -231,6 +250,13 @@ mod tests {
         assert_eq!(class("http://127.0.0.1:8080/"), NetClass::Loopback);
         assert_eq!(class("http://10.1.2.3/"), NetClass::Private);
         assert_eq!(class("https://pypi.org/simple/"), NetClass::Public);
+        let port = |u: &str| target(u, None).unwrap().port;
+        assert_eq!(
+            (port("http://a.example/"), port("https://a.example:8443/x"), port("http://[::1]:8080/")),
+            (80, 8443, 8080)
+        );
+        assert_eq!(port("https://[::1]/"), 443);
+        assert!(target("http://a.example:99999/", None).is_err());
         assert_eq!(
             target("https://api.github.com/x", None).unwrap().domains,
             vec!["api.github.com", "github.com", "com"]

@@ -17,6 +17,7 @@ use nerd_logic::{base_atoms, evaluate, Atom, Facts, Origin, PREDICATES};
 use serde::Serialize;
 use serde_json::json;
 
+mod browse;
 pub mod record;
 pub mod undo;
 
@@ -90,6 +91,30 @@ pub enum Output {
         report: Option<Box<crate::specialist::launch::ChildReport>>,
         stderr: String,
     },
+    /// The browser shows a page (after a browse, click or type): what it
+    /// loaded, what the gate refused, and the snapshot kept for the kernel.
+    Page {
+        url: String,
+        title: String,
+        nodes: usize,
+        cut: usize,
+        traffic: crate::browser::Traffic,
+        /// Set when this action started the browser.
+        launch_ms: Option<u64>,
+        wall_ms: u64,
+        browser_pid: u32,
+        snapshot: Box<crate::browser::Snapshot>,
+    },
+    /// A GET's response.
+    Fetched {
+        url: String,
+        status: u16,
+        content_type: String,
+        body: String,
+        truncated: bool,
+        /// Each redirect followed, judged before it was.
+        redirects: Vec<String>,
+    },
 }
 
 /// What became of an action.
@@ -125,6 +150,8 @@ pub struct Router {
     constraints: Vec<crate::perceive::constraint::RequestConstraint>,
     /// The delegation this router's session acts under (a spawned child), verified.
     delegation: Option<Chain>,
+    /// The session's one headless browser, started by the first `browse`.
+    browser: std::sync::Mutex<Option<crate::browser::Browser>>,
 }
 
 fn digest(action: &Action) -> String {
@@ -185,6 +212,7 @@ impl Router {
             cancel: None,
             constraints: Vec::new(),
             delegation: None,
+            browser: std::sync::Mutex::new(None),
         })
     }
 
@@ -363,6 +391,9 @@ impl Router {
             f.spawn_target.push((id, n));
             crate::specialist::readiness_facts(&self.root, &mut f, Some(profile));
         }
+        if action.is_some_and(|a| a.kind() == ActionKind::NetRequest || a.kind() == ActionKind::Browse) {
+            self.host_facts(&mut f);
+        }
         self.delegation_facts(&mut f);
         if let Some(by) = action.and_then(|a| self.approvals.get(&digest(a))) {
             let (id, src) = (f.sym(ACTION_ID), f.sym(by.as_str()));
@@ -441,6 +472,23 @@ impl Router {
                     "child": report, "stderr": clip(stderr),
                 })
             }
+            // A page: where it is and what the gate refused; the snapshot itself is in the state, by digest here.
+            Outcome::Executed {
+                output: Output::Page { url, title, nodes, cut, traffic, launch_ms, wall_ms, browser_pid, snapshot },
+            } => {
+                let digest = crate::digest::sha256_hex(serde_json::to_string(snapshot).unwrap_or_default().as_bytes());
+                json!({
+                    "url": url, "title": clip(title), "nodes": nodes, "cut": cut, "allowed": traffic.allowed,
+                    "blocked": traffic.blocked, "launch_ms": launch_ms, "wall_ms": wall_ms,
+                    "browser_pid": browser_pid, "snapshot_sha256": digest,
+                })
+            }
+            Outcome::Executed { output: Output::Fetched { url, status, content_type, body, truncated, redirects } } => {
+                json!({
+                    "url": url, "status": status, "content_type": content_type, "bytes": body.len(),
+                    "body": clip(body), "truncated": truncated, "redirects": redirects,
+                })
+            }
             Outcome::Executed { output } => json!({ "output": output }),
             Outcome::Refused { reasons } => json!({ "reasons": reasons }),
             Outcome::Failed { error } => json!({ "error": error }),
@@ -502,9 +550,9 @@ impl Router {
             }
             Action::Search { pattern, path } => self.search(pattern, path.as_deref()),
             Action::Spawn { profile, task, paths } => self.spawn(profile, task, paths),
-            Action::NetRequest { .. } | Action::Browse { .. } | Action::Memory { .. } => {
-                Err(format!("{} actions are not available in this build of nerd", action.kind()))
-            }
+            Action::Browse { .. } | Action::Click { .. } | Action::Type { .. } => self.browse(action),
+            Action::NetRequest { url, body } => self.net_request(url, body.as_deref()),
+            Action::Memory { .. } => Err(format!("{} actions are not available in this build of nerd", action.kind())),
         }
     }
 

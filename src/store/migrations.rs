@@ -35,6 +35,7 @@ pub const STATE: Migrations = &[
     ("0004_history_as_facts", include_str!("../../memory/state/0004_history_as_facts.sql")),
     ("0005_memory_words_subject", include_str!("../../memory/state/0005_memory_words_subject.sql")),
     ("0006_delegation", include_str!("../../memory/state/0006_delegation.sql")),
+    ("0007_page", include_str!("../../memory/state/0007_page.sql")),
 ];
 
 /// A specialist's knowledge shard (`.nerd/agents/NAME.db`).

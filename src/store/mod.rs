@@ -12,6 +12,7 @@ mod knowledge;
 mod legacy;
 mod memory;
 mod migrations;
+mod page;
 mod precise;
 mod rules;
 mod state;
@@ -21,6 +22,7 @@ pub use delegation::DelegationRow;
 pub use knowledge::{KnowledgeDb, KnowledgeRow, NewKnowledge, ResearchRow, VivaRow};
 pub use memory::{LinkRow, MemoryCounts, MemoryRow, NewMemory};
 pub use migrations::STATE_SCHEMA;
+pub use page::PageRow;
 pub use rules::{origin_in_words, NewRule, RuleRow};
 pub use state::{After, AuditRow, FileCheckpoint, Left, StateDb};
 
