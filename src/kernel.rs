@@ -135,6 +135,19 @@ pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
     f
 }
 
+/// Adds the facts of the last page the workspace's browser showed, if any
+/// (a workspace without a state database has none).
+pub fn page_facts(root: &Path, f: &mut Facts) -> Result<(), StoreError> {
+    if !root.join(".nerd").join(crate::store::STATE_FILE).exists() {
+        return Ok(());
+    }
+    let Some(row) = crate::store::StateDb::open(root)?.last_page()? else { return Ok(()) };
+    let snapshot: crate::browser::Snapshot = serde_json::from_str(&row.snapshot)
+        .map_err(|e| StoreError::Corrupt(format!("the page snapshot of {} ({e}); run nerd browse again", row.url)))?;
+    snapshot.facts(f);
+    Ok(())
+}
+
 /// The stored world of a workspace, loaded once.
 pub struct Loaded {
     pub files: Vec<FileRecord>,

@@ -19,7 +19,6 @@ use crate::browser::Snapshot;
 use crate::error::{exit, NerdError};
 use crate::policy::Action;
 use crate::router::{ApprovedBy, Outcome, Output, Router};
-use crate::store::StateDb;
 
 /// Predicates of a snapshot's facts, in the order `--json` lists them.
 const PAGE_FACTS: &[&str] = &[
@@ -36,19 +35,6 @@ const PAGE_FACTS: &[&str] = &[
 ];
 /// Derived page predicates `--json` adds.
 const PAGE_DERIVED: &[&str] = &["visible", "left_of", "above", "labelled_by"];
-
-/// Adds the facts of the last page the workspace's browser showed, if any.
-pub fn page_facts(root: &Path, f: &mut Facts) -> Result<(), NerdError> {
-    if !root.join(".nerd").join(crate::store::STATE_FILE).exists() {
-        return Ok(());
-    }
-    let Some(row) = StateDb::open(root)?.last_page()? else { return Ok(()) };
-    let snapshot: Snapshot = serde_json::from_str(&row.snapshot).map_err(|e| {
-        NerdError::Usage(format!("the stored page snapshot is unreadable ({e}); run nerd browse again"))
-    })?;
-    snapshot.facts(f);
-    Ok(())
-}
 
 /// One step of `--do`.
 #[derive(Debug, PartialEq, Eq)]

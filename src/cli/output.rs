@@ -47,6 +47,6 @@ pub fn fixpoint(root: &Path, refresh: bool) -> Result<Fixpoint, NerdError> {
     }
     let mut facts = kernel::load(root, &store, LoadFor::Evaluation)?.facts();
     // The last page the browser showed: its facts outlive the browser.
-    super::browse::page_facts(root, &mut facts)?;
+    kernel::page_facts(root, &mut facts)?;
     Ok(nerd_logic::evaluate(facts))
 }
