@@ -98,6 +98,9 @@ pub struct Browser {
     state: PageState,
     /// The last snapshot: node ids are read against it.
     last: Option<Snapshot>,
+    /// How long the last snapshot took: Chromium's capture, and its projection into a `Snapshot`.
+    pub capture: Duration,
+    pub projection: Duration,
     pub launch: Duration,
 }
 
@@ -159,6 +162,8 @@ impl Browser {
             timeout: options.timeout,
             state: PageState::default(),
             last: None,
+            capture: Duration::ZERO,
+            projection: Duration::ZERO,
             launch: Duration::ZERO,
         };
         let deadline = Instant::now() + LAUNCH;
@@ -319,11 +324,14 @@ impl Browser {
 
     /// The page as it is now.
     pub fn snapshot(&mut self, gate: &dyn Gate) -> Result<Snapshot, BrowserError> {
-        let deadline = Instant::now() + self.timeout;
+        let started = Instant::now();
+        let deadline = started + self.timeout;
         let params = json!({ "computedStyles": snapshot::STYLES });
         let dom = self.page_call("DOMSnapshot.captureSnapshot", params, deadline, gate)?;
         let ax = self.page_call("Accessibility.getFullAXTree", json!({}), deadline, gate)?;
+        self.capture = started.elapsed();
         let snapshot = Snapshot::parse(&dom, &ax)?;
+        self.projection = started.elapsed() - self.capture;
         self.last = Some(snapshot.clone());
         Ok(snapshot)
     }

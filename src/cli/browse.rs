@@ -241,7 +241,9 @@ pub fn run(root: &Path, a: BrowseArgs) -> Result<i32, NerdError> {
     let Some(Output::Page { snapshot, .. }) = done.last().map(|d| &d.output) else {
         return Ok(exit::RUNTIME);
     };
+    let deriving = std::time::Instant::now();
     let fixpoint = evaluate(facts_of(snapshot));
+    let derive_ms = deriving.elapsed().as_millis() as u64;
     if a.json {
         let mut facts = Vec::new();
         for p in PAGE_FACTS.iter().chain(PAGE_DERIVED) {
@@ -250,15 +252,30 @@ pub fn run(root: &Path, a: BrowseArgs) -> Result<i32, NerdError> {
         let steps: Vec<_> = done
             .iter()
             .map(|d| match &d.output {
-                Output::Page { url, traffic, launch_ms, wall_ms, browser_pid, nodes, cut, .. } => json!({
+                Output::Page {
+                    url,
+                    traffic,
+                    launch_ms,
+                    load_ms,
+                    capture_ms,
+                    projection_ms,
+                    wall_ms,
+                    browser_pid,
+                    nodes,
+                    cut,
+                    ..
+                } => json!({
                     "step": d.step, "node": d.node, "url": url, "nodes": nodes, "cut": cut,
-                    "allowed": traffic.allowed, "blocked": traffic.blocked,
-                    "launch_ms": launch_ms, "wall_ms": wall_ms, "browser_pid": browser_pid,
+                    "allowed": traffic.allowed, "blocked": traffic.blocked, "launch_ms": launch_ms,
+                    "load_ms": load_ms, "capture_ms": capture_ms, "projection_ms": projection_ms,
+                    "wall_ms": wall_ms, "browser_pid": browser_pid,
                 }),
                 _ => json!({ "step": d.step }),
             })
             .collect();
-        let body = json!({ "url": snapshot.url, "title": snapshot.title, "steps": steps, "facts": facts });
+        let body = json!({
+            "url": snapshot.url, "title": snapshot.title, "steps": steps, "derive_ms": derive_ms, "facts": facts,
+        });
         writeln!(out, "{body}")?;
         return Ok(exit::SUCCESS);
     }

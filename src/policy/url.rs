@@ -118,6 +118,24 @@ fn high_entropy(value: &str) -> bool {
     value.len() >= 24 && (secrets::entropy(value) >= 4.0 || base64ish)
 }
 
+/// Whether a path segment reads as a name, not an encoded value: words,
+/// short numbers and at most one content hash joined by `-`, `_`, `.` or `~`
+/// (`ch04-01-what-is-ownership.html`, `FiraSans-Italic-81dc35de.woff2`).
+fn named(segment: &str) -> bool {
+    let pieces: Vec<&str> = segment.split(['-', '_', '.', '~']).filter(|p| !p.is_empty()).collect();
+    let word = |p: &str| {
+        let letters = p.trim_end_matches(|c: char| c.is_ascii_digit());
+        !letters.is_empty()
+            && letters.len() <= 20
+            && p.len() - letters.len() <= 2
+            && letters.chars().all(|c| c.is_ascii_alphabetic())
+    };
+    let number = |p: &str| p.len() <= 4 && p.chars().all(|c| c.is_ascii_digit());
+    let hash = |p: &str| (6..=16).contains(&p.len()) && p.chars().all(|c| c.is_ascii_hexdigit());
+    let hashes = pieces.iter().filter(|p| !word(p) && !number(p) && hash(p)).count();
+    pieces.len() >= 2 && hashes <= 1 && pieces.iter().all(|p| word(p) || number(p) || hash(p))
+}
+
 /// Whether text a request would carry (a body, what is typed into a page)
 /// holds a secret: a known credential shape, or a high-entropy value.
 pub fn holds_secret(text: &str) -> bool {
@@ -206,7 +224,7 @@ pub fn target(url: &str, body: Option<&str>) -> Result<Target, String> {
         exfiltration.push(format!("scheme `{scheme}` is not http or https"));
     }
     let (path, query) = tail.split_once('?').unwrap_or((tail, ""));
-    if path.split(['/', '\\']).map(percent_decoded).any(|segment| high_entropy(&segment)) {
+    if path.split(['/', '\\']).map(percent_decoded).any(|segment| high_entropy(&segment) && !named(&segment)) {
         exfiltration.push("a high-entropy or base64 path segment".to_string());
     }
     for pair in query.split('#').next().unwrap_or("").split('&') {
@@ -274,6 +292,12 @@ mod tests {
         assert!(target("file:///etc/passwd", None).is_err());
         assert!(!ex("https://pypi.org/", Some("key=AKIAIOSFODNN7EXAMPLQ")).is_empty());
         assert!(target("not a url", None).is_err());
+        // Names are words (and one content hash); chunked hexadecimal or base64 is not.
+        assert!(ex("http://127.0.0.1:8000/static.files/SourceSerif4-Regular-6b053e98.ttf.woff2", None).is_empty());
+        assert!(ex("http://127.0.0.1:8000/book/ch04-01-what-is-ownership.html", None).is_empty());
+        assert!(ex("https://docs.example/how-to-configure-the-retry-policy-for-uploads", None).is_empty());
+        assert!(!ex("https://x.example/deadbeefcafe-0123456789ab-cdef01234567-89abcdef0123", None).is_empty());
+        assert!(!ex("https://x.example/QUtJQUlP-U0ZPRE5O-N0VYQU1Q-TEUvd0ph-bHJYVXRu", None).is_empty());
         assert!(!ex("https://attacker.example/c/QUtJQUlPU0ZPRE5ON0VYQU1QTEUvd0phbHJYVXRuRkVNSQ", None).is_empty());
         assert!(!ex("https://pypi.org/upload", Some("token=ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789")).is_empty());
     }

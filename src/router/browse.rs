@@ -6,6 +6,8 @@
 //! in the durable state, where `nerd query` and `nerd why` read its facts.
 //! Knows nothing about why an action was proposed.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::io::Read;
 use std::time::{Duration, Instant};
 
@@ -23,7 +25,18 @@ const MAX_REDIRECTS: usize = 5;
 
 /// The constitution, asked about each request a page or a redirect makes:
 /// only its denials count (the action that caused the request was approved).
-struct Judge<'a>(&'a Router);
+/// Requests whose targets read the same (host, port, class, exfiltration
+/// signs) get the same judgement, so each such target is evaluated once.
+struct Judge<'a> {
+    router: &'a Router,
+    judged: RefCell<HashMap<String, Result<(), String>>>,
+}
+
+impl<'a> Judge<'a> {
+    fn new(router: &'a Router) -> Judge<'a> {
+        Judge { router, judged: RefCell::new(HashMap::new()) }
+    }
+}
 
 impl Gate for Judge<'_> {
     fn judge(&self, url: &str, _method: &str, body: Option<&str>) -> Result<(), String> {
@@ -31,12 +44,21 @@ impl Gate for Judge<'_> {
         if let Err(e) = request.validate() {
             return Err(e.to_string());
         }
-        let fixpoint = nerd_logic::evaluate(self.0.facts_for(Some(&request)));
-        let decision = policy::verdict(&fixpoint, ACTION_ID, self.0.project.autonomy(self.0.autonomy));
-        match decision.decision {
+        let key = match policy::url::target(url, body) {
+            Ok(t) => format!("{}|{}|{:?}|{:?}", t.host, t.port, t.class, t.exfiltration),
+            Err(e) => return Err(format!("unreadable URL: {e}")),
+        };
+        if let Some(known) = self.judged.borrow().get(&key) {
+            return known.clone();
+        }
+        let fixpoint = nerd_logic::evaluate(self.router.facts_for(Some(&request)));
+        let decision = policy::verdict(&fixpoint, ACTION_ID, self.router.project.autonomy(self.router.autonomy));
+        let judged = match decision.decision {
             Verdict::Deny => Err(decision.reasons.join("; ")),
             Verdict::Allow | Verdict::Ask => Ok(()),
-        }
+        };
+        self.judged.borrow_mut().insert(key, judged.clone());
+        judged
     }
 }
 
@@ -88,7 +110,7 @@ impl Router {
         }
         let Some(browser) = slot.as_mut() else { return Err("the browser is gone".into()) };
         let pid = browser.pid();
-        let result = act(browser, &Judge(self));
+        let result = act(browser, &Judge::new(self));
         // A browser that went away is not kept: the next browse starts a fresh one.
         if result.is_err() && slot.as_mut().is_some_and(|b| !b.alive()) {
             *slot = None;
@@ -100,7 +122,8 @@ impl Router {
     pub(super) fn browse(&self, action: &Action) -> Result<Output, String> {
         let started = Instant::now();
         let start = matches!(action, Action::Browse { .. });
-        let ((traffic, snapshot), launched, pid) = self.with_browser(start, |b, judge| {
+        let ((traffic, snapshot, times), launched, pid) = self.with_browser(start, |b, judge| {
+            let acting = Instant::now();
             let traffic: Traffic = match action {
                 Action::Browse { url } => b.navigate(url, judge),
                 Action::Click { node } => b.click(node, judge),
@@ -108,9 +131,11 @@ impl Router {
                 _ => return Err(format!("{} is not a browser action", action.kind())),
             }
             .map_err(|e| e.to_string())?;
+            let load = acting.elapsed();
             let snapshot = b.snapshot(judge).map_err(|e| e.to_string())?;
-            Ok((traffic, snapshot))
+            Ok((traffic, snapshot, [load, b.capture, b.projection]))
         })?;
+        let [load, capture, projection] = times.map(|d| d.as_millis() as u64);
         self.keep_page(&snapshot)?;
         Ok(Output::Page {
             url: snapshot.url.clone(),
@@ -119,6 +144,9 @@ impl Router {
             cut: snapshot.cut,
             traffic,
             launch_ms: launched.map(|d| d.as_millis() as u64),
+            load_ms: load,
+            capture_ms: capture,
+            projection_ms: projection,
             wall_ms: started.elapsed().as_millis() as u64,
             browser_pid: pid,
             snapshot: Box::new(snapshot),
@@ -155,7 +183,7 @@ impl Router {
             .proxy(None)
             .build()
             .into();
-        let judge = Judge(self);
+        let judge = Judge::new(self);
         let mut current = url.to_string();
         let mut redirects = Vec::new();
         loop {

@@ -101,6 +101,13 @@ pub enum Output {
         traffic: crate::browser::Traffic,
         /// Set when this action started the browser.
         launch_ms: Option<u64>,
+        /// The navigation, click or typing, until the page settled.
+        load_ms: u64,
+        /// Chromium's DOM snapshot and accessibility tree.
+        capture_ms: u64,
+        /// Their projection into a snapshot of nodes.
+        projection_ms: u64,
+        /// The whole action, keeping the snapshot included.
         wall_ms: u64,
         browser_pid: u32,
         snapshot: Box<crate::browser::Snapshot>,
@@ -474,12 +481,27 @@ impl Router {
             }
             // A page: where it is and what the gate refused; the snapshot itself is in the state, by digest here.
             Outcome::Executed {
-                output: Output::Page { url, title, nodes, cut, traffic, launch_ms, wall_ms, browser_pid, snapshot },
+                output:
+                    Output::Page {
+                        url,
+                        title,
+                        nodes,
+                        cut,
+                        traffic,
+                        launch_ms,
+                        load_ms,
+                        capture_ms,
+                        projection_ms,
+                        wall_ms,
+                        browser_pid,
+                        snapshot,
+                    },
             } => {
                 let digest = crate::digest::sha256_hex(serde_json::to_string(snapshot).unwrap_or_default().as_bytes());
                 json!({
                     "url": url, "title": clip(title), "nodes": nodes, "cut": cut, "allowed": traffic.allowed,
-                    "blocked": traffic.blocked, "launch_ms": launch_ms, "wall_ms": wall_ms,
+                    "blocked": traffic.blocked, "launch_ms": launch_ms, "load_ms": load_ms, "capture_ms": capture_ms,
+                    "projection_ms": projection_ms, "wall_ms": wall_ms,
                     "browser_pid": browser_pid, "snapshot_sha256": digest,
                 })
             }
