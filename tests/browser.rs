@@ -415,4 +415,29 @@ fn the_browser_and_its_process_tree_end_with_nerd_and_on_ctrl_c() {
         "browser processes or profile left behind: {:?}",
         processes_naming(&profile)
     );
+
+    // kill -9: the browser dies with nerd (a parent-death signal), and the next browse removes the profile left behind.
+    let mut child = ws
+        .command(&["browse", &site.url("/slow"), "--timeout", "60"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let profile = loop {
+        if let Some(p) = browser_profiles_of(child.id()).into_iter().next() {
+            break p;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "the browser never started");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let start = Instant::now();
+    while !processes_naming(&profile).is_empty() && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(processes_naming(&profile).is_empty(), "browser processes outlived a killed nerd");
+    browse_json(&ws, &[&site.url("/page")]);
+    assert!(!Path::new(&profile).exists(), "the killed browser's profile was left behind");
 }

@@ -59,9 +59,23 @@ fn pipe() -> Result<(OwnedFd, OwnedFd), BrowserError> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
+/// Removes the profile directories of browsers whose nerd was killed
+/// (`nerd-browser-PID-…` where no process PID runs any more).
+fn sweep(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let Some(pid) = name.strip_prefix("nerd-browser-").and_then(|rest| rest.split('-').next()) else { continue };
+        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// A fresh, private profile directory under the temporary directory.
 fn profile_dir() -> Result<PathBuf, BrowserError> {
     let base = std::env::temp_dir();
+    sweep(&base);
     for attempt in 0..16u32 {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
         let dir = base.join(format!("nerd-browser-{}-{nanos:x}-{attempt}", std::process::id()));
@@ -134,6 +148,7 @@ impl Process {
             .stderr(File::create(profile.join("stderr.log")).map_or(Stdio::null(), Stdio::from))
             .process_group(0);
         let (r, w) = (commands_read.as_raw_fd(), events_write.as_raw_fd());
+        let parent = std::process::id() as libc::pid_t;
         // SAFETY: between fork and exec only async-signal-safe calls are made
         // (fcntl, dup2, prctl, getppid), on descriptors this process owns.
         unsafe {
@@ -145,7 +160,7 @@ impl Process {
                     return Err(std::io::Error::last_os_error());
                 }
                 // The browser dies with nerd, however nerd dies.
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::getppid() == 1 {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::getppid() != parent {
                     return Err(std::io::Error::other("the parent is gone"));
                 }
                 Ok(())
@@ -193,6 +208,19 @@ impl Process {
     }
 }
 
+/// Whether a process of group `pgid` still runs (zombies waiting for a reaper do not count).
+fn group_runs(pgid: u32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return false };
+    entries.flatten().any(|e| {
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        // After the command name's closing parenthesis: state, parent, process group.
+        let mut fields = stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace()).into_iter().flatten();
+        let state = fields.next();
+        let group = fields.nth(1).and_then(|g| g.parse::<u32>().ok());
+        group == Some(pgid) && state != Some("Z")
+    })
+}
+
 impl Drop for Process {
     fn drop(&mut self) {
         self.to_browser = None;
@@ -204,8 +232,7 @@ impl Drop for Process {
         // The group's other processes (renderers, the zygote) die with the same signal;
         // give them a moment to be gone before their profile directory is removed.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
-        // SAFETY: signal 0 only asks whether the group still has a member.
-        while unsafe { libc::kill(-(self.child.id() as i32), 0) } == 0 && std::time::Instant::now() < deadline {
+        while group_runs(self.child.id()) && std::time::Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         let _ = std::fs::remove_dir_all(&self.profile);
