@@ -104,12 +104,7 @@ impl Ws {
         self.command(args).output().unwrap()
     }
     fn audit(&self) -> Vec<Value> {
-        let out = self.nerd(&["audit", "show", "--json"]);
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .map(|v| v["record"].clone())
-            .collect()
+        common::audit_records(&self.nerd(&["audit", "show", "--json"]))
     }
     fn query(&self, predicate: &str) -> BTreeSet<String> {
         let out = self.nerd(&["query", predicate]);

@@ -592,11 +592,11 @@ fn output_summary(output: &crate::router::Output) -> String {
         Output::Written { bytes } => format!("wrote {bytes} bytes"),
         Output::Deleted => "deleted".into(),
         Output::Search { matches } => format!("{} matches", matches.len()),
-        Output::Page { url, nodes, traffic, .. } if traffic.blocked.is_empty() => {
-            format!("showed {url} ({nodes} nodes)")
+        Output::Page { visit, .. } if visit.traffic.blocked.is_empty() => {
+            format!("showed {} ({} nodes)", visit.url, visit.nodes)
         }
-        Output::Page { url, nodes, traffic, .. } => {
-            format!("showed {url} ({nodes} nodes; {} requests refused)", traffic.blocked.len())
+        Output::Page { visit, .. } => {
+            format!("showed {} ({} nodes; {} requests refused)", visit.url, visit.nodes, visit.traffic.blocked.len())
         }
         Output::Fetched { url, status, body, .. } => format!("GET {url}: {status}, {} bytes", body.len()),
         Output::Spawned { token, report, .. } => match report {

@@ -9,7 +9,6 @@ mod cdp;
 mod process;
 pub mod snapshot;
 
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -141,19 +140,11 @@ fn on_event(state: &mut PageState, gate: &dyn Gate, conn: &mut Connection, m: &M
 }
 
 impl Browser {
-    /// The browser binary that `launch` would start.
-    pub fn binary() -> Result<PathBuf, BrowserError> {
-        process::find()
-    }
-
     /// Starts the browser and opens one blank page whose every request is gated.
     pub fn launch(options: Options) -> Result<Browser, BrowserError> {
         let started = Instant::now();
         let binary = process::find()?;
-        let mut process = Process::start(&binary, &options.bypass)?;
-        let (Some(to), Some(from)) = (process.to_browser.take(), process.from_browser.take()) else {
-            return Err(BrowserError::Launch("the pipes were not opened".into()));
-        };
+        let (process, to, from) = Process::start(&binary, &options.bypass)?;
         let conn = Connection::new(to, from, options.cancel);
         let mut browser = Browser {
             process,
@@ -191,11 +182,6 @@ impl Browser {
     /// Whether the browser process still runs.
     pub fn alive(&mut self) -> bool {
         self.process.alive()
-    }
-
-    /// The browser's profile directory (removed with the browser).
-    pub fn profile(&self) -> &std::path::Path {
-        self.process.profile()
     }
 
     fn browser_call(&mut self, method: &str, params: Value, deadline: Instant) -> Result<Value, BrowserError> {

@@ -40,12 +40,10 @@ pub fn find() -> Result<PathBuf, BrowserError> {
     Err(BrowserError::NotInstalled("no chromium on PATH".into()))
 }
 
-/// A running browser and the ends of its pipes.
+/// A running browser.
 pub struct Process {
     child: Child,
     profile: PathBuf,
-    pub to_browser: Option<File>,
-    pub from_browser: Option<File>,
 }
 
 /// A pipe whose ends close on exec.
@@ -109,7 +107,8 @@ fn refusing_proxy() -> Result<u16, BrowserError> {
 impl Process {
     /// Starts `binary` headless; `bypass` lists the proxy bypass entries
     /// (`host`, `host:port`, `*.domain`) of the hosts the allowlist holds.
-    pub fn start(binary: &Path, bypass: &[String]) -> Result<Process, BrowserError> {
+    /// Returns the browser with the pipe it reads commands from and the one it writes to.
+    pub fn start(binary: &Path, bypass: &[String]) -> Result<(Process, File, File), BrowserError> {
         let profile = profile_dir()?;
         let (commands_read, commands_write) = pipe()?;
         let (events_read, events_write) = pipe()?;
@@ -175,12 +174,7 @@ impl Process {
         };
         drop(commands_read);
         drop(events_write);
-        Ok(Process {
-            child,
-            profile,
-            to_browser: Some(File::from(commands_write)),
-            from_browser: Some(File::from(events_read)),
-        })
+        Ok((Process { child, profile }, File::from(commands_write), File::from(events_read)))
     }
 
     pub fn pid(&self) -> u32 {
@@ -190,11 +184,6 @@ impl Process {
     /// Whether the browser process still runs.
     pub fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
-    }
-
-    /// The profile directory, removed when the browser is dropped.
-    pub fn profile(&self) -> &Path {
-        &self.profile
     }
 
     /// The last lines the browser wrote to stderr, for an error message.
@@ -223,7 +212,6 @@ fn group_runs(pgid: u32) -> bool {
 
 impl Drop for Process {
     fn drop(&mut self) {
-        self.to_browser = None;
         // SAFETY: kill(2) on the process group this child leads; no memory is involved.
         unsafe {
             libc::kill(-(self.child.id() as i32), libc::SIGKILL);

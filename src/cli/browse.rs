@@ -251,26 +251,14 @@ pub fn run(root: &Path, a: BrowseArgs) -> Result<i32, NerdError> {
         }
         let steps: Vec<_> = done
             .iter()
-            .map(|d| match &d.output {
-                Output::Page {
-                    url,
-                    traffic,
-                    launch_ms,
-                    load_ms,
-                    capture_ms,
-                    projection_ms,
-                    wall_ms,
-                    browser_pid,
-                    nodes,
-                    cut,
-                    ..
-                } => json!({
-                    "step": d.step, "node": d.node, "url": url, "nodes": nodes, "cut": cut,
-                    "allowed": traffic.allowed, "blocked": traffic.blocked, "launch_ms": launch_ms,
-                    "load_ms": load_ms, "capture_ms": capture_ms, "projection_ms": projection_ms,
-                    "wall_ms": wall_ms, "browser_pid": browser_pid,
-                }),
-                _ => json!({ "step": d.step }),
+            .map(|d| {
+                let mut step = match &d.output {
+                    Output::Page { visit, .. } => serde_json::to_value(visit).unwrap_or_default(),
+                    _ => json!({}),
+                };
+                step["step"] = json!(d.step);
+                step["node"] = json!(d.node);
+                step
             })
             .collect();
         let body = json!({
@@ -280,11 +268,11 @@ pub fn run(root: &Path, a: BrowseArgs) -> Result<i32, NerdError> {
         return Ok(exit::SUCCESS);
     }
     for d in &done {
-        if let Output::Page { url, title, nodes, traffic, launch_ms, wall_ms, .. } = &d.output {
-            let launch = launch_ms.map(|l| format!("browser started in {l} ms, ")).unwrap_or_default();
+        if let Output::Page { visit: v, .. } = &d.output {
+            let launch = v.launch_ms.map(|l| format!("browser started in {l} ms, ")).unwrap_or_default();
             let target = d.node.as_deref().map(|n| format!(" → {n}")).unwrap_or_default();
-            writeln!(out, "{}{target}: {title} — {url} ({nodes} nodes; {launch}{wall_ms} ms)", d.step)?;
-            for b in &traffic.blocked {
+            writeln!(out, "{}{target}: {} — {} ({} nodes; {launch}{} ms)", d.step, v.title, v.url, v.nodes, v.wall_ms)?;
+            for b in &v.traffic.blocked {
                 writeln!(out, "  refused request {}: {}", b.url, b.reason)?;
             }
         }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use nerd_logic::Facts;
 
-use super::{Output, Router};
+use super::{Output, PageVisit, Router};
 use crate::browser::{Browser, Gate, Options, Snapshot, Traffic};
 use crate::policy::{self, Action, Verdict, ACTION_ID};
 use crate::store::PageRow;
@@ -136,8 +136,8 @@ impl Router {
             Ok((traffic, snapshot, [load, b.capture, b.projection]))
         })?;
         let [load, capture, projection] = times.map(|d| d.as_millis() as u64);
-        self.keep_page(&snapshot)?;
-        Ok(Output::Page {
+        let snapshot_sha256 = self.keep_page(&snapshot)?;
+        let visit = PageVisit {
             url: snapshot.url.clone(),
             title: snapshot.title.clone(),
             nodes: snapshot.nodes.len(),
@@ -149,19 +149,24 @@ impl Router {
             projection_ms: projection,
             wall_ms: started.elapsed().as_millis() as u64,
             browser_pid: pid,
-            snapshot: Box::new(snapshot),
-        })
+            snapshot_sha256,
+        };
+        Ok(Output::Page { visit, snapshot: Box::new(snapshot) })
     }
 
-    fn keep_page(&self, snapshot: &Snapshot) -> Result<(), String> {
+    /// Keeps the snapshot in the state; returns the digest of what was kept.
+    fn keep_page(&self, snapshot: &Snapshot) -> Result<String, String> {
+        let json = serde_json::to_string(snapshot).map_err(|e| e.to_string())?;
+        let digest = crate::digest::sha256_hex(json.as_bytes());
         let row = PageRow {
             url: snapshot.url.clone(),
             title: snapshot.title.clone(),
             session: self.session.clone(),
             taken_ns: crate::timing::now_ns(),
-            snapshot: serde_json::to_string(snapshot).map_err(|e| e.to_string())?,
+            snapshot: json,
         };
-        self.state.save_page(&row).map_err(|e| e.to_string())
+        self.state.save_page(&row).map_err(|e| e.to_string())?;
+        Ok(digest)
     }
 
     /// Stops the session's browser and its whole process tree now.

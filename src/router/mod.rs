@@ -91,25 +91,11 @@ pub enum Output {
         report: Option<Box<crate::specialist::launch::ChildReport>>,
         stderr: String,
     },
-    /// The browser shows a page (after a browse, click or type): what it
-    /// loaded, what the gate refused, and the snapshot kept for the kernel.
+    /// The browser shows a page (after a browse, click or type): what the
+    /// visit did, and the snapshot kept for the kernel.
     Page {
-        url: String,
-        title: String,
-        nodes: usize,
-        cut: usize,
-        traffic: crate::browser::Traffic,
-        /// Set when this action started the browser.
-        launch_ms: Option<u64>,
-        /// The navigation, click or typing, until the page settled.
-        load_ms: u64,
-        /// Chromium's DOM snapshot and accessibility tree.
-        capture_ms: u64,
-        /// Their projection into a snapshot of nodes.
-        projection_ms: u64,
-        /// The whole action, keeping the snapshot included.
-        wall_ms: u64,
-        browser_pid: u32,
+        #[serde(flatten)]
+        visit: PageVisit,
         snapshot: Box<crate::browser::Snapshot>,
     },
     /// A GET's response.
@@ -122,6 +108,30 @@ pub enum Output {
         /// Each redirect followed, judged before it was.
         redirects: Vec<String>,
     },
+}
+
+/// What a browser action left: where the page is, what the gate refused,
+/// where the time went, and the digest of the snapshot as kept in the state.
+#[derive(Debug, Serialize, PartialEq)]
+pub struct PageVisit {
+    pub url: String,
+    pub title: String,
+    pub nodes: usize,
+    pub cut: usize,
+    #[serde(flatten)]
+    pub traffic: crate::browser::Traffic,
+    /// Set when this action started the browser.
+    pub launch_ms: Option<u64>,
+    /// The navigation, click or typing, until the page settled.
+    pub load_ms: u64,
+    /// Chromium's DOM snapshot and accessibility tree.
+    pub capture_ms: u64,
+    /// Their projection into a snapshot of nodes.
+    pub projection_ms: u64,
+    /// The whole action, keeping the snapshot included.
+    pub wall_ms: u64,
+    pub browser_pid: u32,
+    pub snapshot_sha256: String,
 }
 
 /// What became of an action.
@@ -480,30 +490,10 @@ impl Router {
                 })
             }
             // A page: where it is and what the gate refused; the snapshot itself is in the state, by digest here.
-            Outcome::Executed {
-                output:
-                    Output::Page {
-                        url,
-                        title,
-                        nodes,
-                        cut,
-                        traffic,
-                        launch_ms,
-                        load_ms,
-                        capture_ms,
-                        projection_ms,
-                        wall_ms,
-                        browser_pid,
-                        snapshot,
-                    },
-            } => {
-                let digest = crate::digest::sha256_hex(serde_json::to_string(snapshot).unwrap_or_default().as_bytes());
-                json!({
-                    "url": url, "title": clip(title), "nodes": nodes, "cut": cut, "allowed": traffic.allowed,
-                    "blocked": traffic.blocked, "launch_ms": launch_ms, "load_ms": load_ms, "capture_ms": capture_ms,
-                    "projection_ms": projection_ms, "wall_ms": wall_ms,
-                    "browser_pid": browser_pid, "snapshot_sha256": digest,
-                })
+            Outcome::Executed { output: Output::Page { visit, .. } } => {
+                let mut detail = serde_json::to_value(visit).unwrap_or_default();
+                detail["title"] = json!(clip(&visit.title));
+                detail
             }
             Outcome::Executed { output: Output::Fetched { url, status, content_type, body, truncated, redirects } } => {
                 json!({

@@ -40,6 +40,15 @@ pub fn query(dir: &Path, predicate: &str) -> Vec<serde_json::Value> {
     String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
+/// The body of each audit record that `nerd audit show --json` printed.
+pub fn audit_records(out: &Output) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|v| v["record"].clone())
+        .collect()
+}
+
 /// Runs git in `dir` with a fixed identity, panicking on failure.
 pub fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
