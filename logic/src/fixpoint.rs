@@ -20,7 +20,7 @@ use crate::constitution::{self, ConstitutionProgram, Verdict};
 use crate::context::{self, ContextProgram};
 use crate::impact::{self, CallSites, ClosureProgram, ImpactProgram};
 use crate::page::{self, PageProgram};
-use crate::proof::{self, Explanation, Proof};
+use crate::proof::{self, Explanation, Premise, Proof};
 use crate::reasons::{Reason, Why};
 use crate::schema::{self, tables, Facts, PREDICATES};
 use crate::shards::{self, ShardsProgram};
@@ -149,6 +149,14 @@ macro_rules! define_fixpoint {
                     &self.0.programs.$program(&self.0.facts).$name
                 }
             )*
+        }
+
+        /// The program that derives a predicate; `None` for base and unknown predicates.
+        fn program_of(name: &str) -> Option<&'static str> {
+            match name {
+                $(stringify!($name) => Some(stringify!($program)),)*
+                _ => None,
+            }
         }
 
         /// The atoms of a derived predicate; `None` for any other name.
@@ -285,10 +293,67 @@ impl Fixpoint {
                 got: atom.args.len(),
             });
         }
-        let proofs = self.proofs(ON_DEMAND.contains(&atom.predicate.as_str()));
+        let proofs = self.proofs_reaching(atom);
         let is_fact = |a: &Atom| self.is_fact(a);
         proof::explain(atom, &proofs, &is_fact).ok_or_else(|| KernelError::NotDerived { atom: atom.clone() })
     }
+
+    /// The proofs of every program a derivation of `target` can reach, and no
+    /// others: a program's proofs are built only once an atom it derives is
+    /// met among the premises (the impact program's proofs over a whole
+    /// workspace are not built to explain a strategy).
+    fn proofs_reaching(&self, target: &Atom) -> HashMap<Atom, Vec<Proof>> {
+        let mut map: HashMap<Atom, Vec<Proof>> = HashMap::new();
+        let mut loaded: HashSet<&'static str> = HashSet::new();
+        let mut seen: HashSet<Atom> = HashSet::new();
+        let mut stack = vec![target.clone()];
+        let mut sites = None;
+        while let Some(atom) = stack.pop() {
+            if !seen.insert(atom.clone()) {
+                continue;
+            }
+            if let Some(program) = program_of(&atom.predicate).filter(|p| !loaded.contains(p)) {
+                loaded.insert(program);
+                let sites = sites.get_or_insert_with(|| CallSites::new(&self.facts));
+                let mut found = Vec::new();
+                self.program_proofs(program, sites, &mut found);
+                for (head, proof) in found {
+                    map.entry(head).or_default().push(proof);
+                }
+            }
+            for proof in map.get(&atom).into_iter().flatten() {
+                for p in &proof.premises {
+                    if let Premise::Holds(b) = p {
+                        if !seen.contains(b) {
+                            stack.push(b.clone());
+                        }
+                    }
+                }
+            }
+        }
+        map
+    }
+
+    /// The proofs of one program, by the name the derived table gives it.
+    fn program_proofs(&self, program: &str, sites: &CallSites, out: &mut Vec<(Atom, Proof)>) {
+        let s = &self.facts.symbols;
+        let p = &self.programs;
+        match program {
+            "impact" => p.impact.proofs(sites, out),
+            "closure" => p.closure(&self.facts).proofs(sites, out),
+            "context" => p.context(&self.facts).proofs(sites, out),
+            "clarification" => p.clarification.proofs(s, out),
+            "strategy" => p.strategy.proofs(s, out),
+            "gate" => p.gate.proofs(s, out),
+            "constitution" => p.constitution.proofs(s, out),
+            "watchdog" => p.watchdog.proofs(s, out),
+            "shards" => p.shards.proofs(s, out),
+            "page" => p.page.proofs(s, out),
+            "articulation" => p.articulation.proofs(s, out),
+            _ => {}
+        }
+    }
+
 
     /// Every recorded proof, by head atom.
     pub fn proofs(&self, with_closure: bool) -> HashMap<Atom, Vec<Proof>> {
