@@ -6,9 +6,9 @@
 use crate::atom::Term;
 use crate::symbols::{Line, PathId, Sym, SymbolId, Symbols};
 use crate::vocab::{
-    Access, Action, ActionKind, ActionOutcome, Autonomy, Category, Confidence, ContextHint, Effect, NetClass,
-    PathClass, Provenance, Risk, Route, Severity, Strategy, SurfaceMode, SymbolKind, TestOutcome, TestState,
-    UnknownWord, Verb, Visibility,
+    Access, Action, ActionKind, ActionOutcome, Autonomy, Category, ChildStatus, Confidence, ContextHint, Effect,
+    NetClass, PathClass, Provenance, Risk, Route, Severity, Strategy, SurfaceMode, SymbolKind, Task, TestOutcome,
+    TestState, UnknownWord, Verb, Visibility,
 };
 
 /// A column that can be shown as a term.
@@ -182,7 +182,9 @@ vocabulary_columns!(
     Autonomy,
     ActionOutcome,
     SurfaceMode,
-    Provenance
+    Provenance,
+    Task,
+    ChildStatus
 );
 
 impl Row for () {

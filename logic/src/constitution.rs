@@ -111,7 +111,7 @@ pub const ENV_ALLOWED: &[&str] = &[
 /// Which rule made an action `mutating`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub enum MutatingRule {
-    /// Writing, deleting or spawning changes the world by kind.
+    /// Writing, deleting or spawning a child that may act changes the world by kind.
     Kind,
     /// The program changes files whatever its arguments.
     Program,
@@ -130,8 +130,10 @@ pub enum RiskRule {
     Any,
     Mutating,
     CodeRunner,
-    /// Deleting, network, browsing and spawning are high by kind.
+    /// Deleting, network, browsing and spawning a child that may act are high by kind.
     Kind,
+    /// A child whose token allows only reading and searching starts a process, nothing more.
+    ReadOnlySpawn,
     HighRiskProgram,
     /// The command line's spec says it is critical.
     Critical,
@@ -190,6 +192,7 @@ ascent! {
     relation request_constraint(Sym, Sym);
     relation constraint_forbids(Sym, PathId);
     relation spawn_target(Sym, Sym);
+    relation spawn_kind(Sym, ActionKind);
     relation shard_ready(Sym);
     relation delegated(Sym);
     relation delegation_kind(Sym, ActionKind);
@@ -222,6 +225,8 @@ ascent! {
     relation exfiltration(Sym, Sym);
 
     relation mutation_intent();
+    relation spawn_acts(Sym);
+    relation spawn_reads_only(Sym);
     relation denied(Sym, Why);
     relation any_denied(Sym);
     relation net_allowed(Sym);
@@ -287,8 +292,13 @@ ascent! {
 
     // Intent: without a mutation intent, nothing that changes the world.
     mutation_intent() <-- user_intent_category(Category::Mutation);
+    // A child that may only read and search (every kind its token allows) changes nothing;
+    // a spawn whose kinds are not stated is taken to act.
+    spawn_acts(a) <-- spawn_kind(a, k), if !matches!(k, ActionKind::ReadFile | ActionKind::Search);
+    spawn_reads_only(a) <-- action(a, ActionKind::Spawn), spawn_kind(a, _), !spawn_acts(a);
     mutating(a), w_mutating(a, MutatingRule::Kind, a) <--
-        action(a, k), if matches!(k, ActionKind::WriteFile | ActionKind::DeleteFile | ActionKind::Spawn);
+        action(a, k), if matches!(k, ActionKind::WriteFile | ActionKind::DeleteFile);
+    mutating(a), w_mutating(a, MutatingRule::Kind, a) <-- action(a, ActionKind::Spawn), !spawn_reads_only(a);
     mutating(a), w_mutating(a, MutatingRule::Program, p) <-- exec_program(a, p), mutating_program(p);
     mutating(a), w_mutating(a, MutatingRule::Effect, a) <-- action_effect(a, e), if *e >= Effect::Mutating;
     mutating(a), w_mutating(a, MutatingRule::Touch, path.0) <-- touches(a, path, how), if *how != Access::Read;
@@ -314,7 +324,10 @@ ascent! {
     risk_at_least(a, Risk::Medium), w_risk(a, Risk::Medium, RiskRule::CodeRunner) <--
         exec_program(a, p), code_runner(p);
     risk_at_least(a, Risk::High), w_risk(a, Risk::High, RiskRule::Kind) <--
-        action(a, k), if matches!(k, ActionKind::DeleteFile | ActionKind::NetRequest | ActionKind::Browse | ActionKind::Spawn);
+        action(a, k), if matches!(k, ActionKind::DeleteFile | ActionKind::NetRequest | ActionKind::Browse);
+    risk_at_least(a, Risk::High), w_risk(a, Risk::High, RiskRule::Kind) <--
+        action(a, ActionKind::Spawn), !spawn_reads_only(a);
+    risk_at_least(a, Risk::Medium), w_risk(a, Risk::Medium, RiskRule::ReadOnlySpawn) <-- spawn_reads_only(a);
     risk_at_least(a, Risk::High), w_risk(a, Risk::High, RiskRule::HighRiskProgram) <--
         exec_program(a, p), high_risk_program(p);
     risk_at_least(a, Risk::Critical), w_risk(a, Risk::Critical, RiskRule::Critical) <--
@@ -477,6 +490,7 @@ pub fn run(f: &Facts, session_stopped: bool, shard_ready: &[(Sym,)]) -> Constitu
         request_constraint: relation::request_constraint(f),
         constraint_forbids: relation::constraint_forbids(f),
         spawn_target: relation::spawn_target(f),
+        spawn_kind: relation::spawn_kind(f),
         shard_ready: shard_ready.to_vec(),
         delegated: relation::delegated(f),
         delegation_kind: relation::delegation_kind(f),
@@ -583,7 +597,7 @@ impl ConstitutionProgram {
     fn mutating_premises(&self, s: &Symbols, a: Sym, rule: MutatingRule, x: Sym) -> Vec<Premise> {
         let h = Premise::Holds;
         match rule {
-            MutatingRule::Kind => vec![h(atoms::action(s, (a, self.kind(a))))],
+            MutatingRule::Kind => self.kind_premises(s, a),
             MutatingRule::Program => vec![h(atoms::exec_program(s, (a, x))), h(atoms::mutating_program(s, x))],
             MutatingRule::Effect => {
                 let e = self.action_effect.iter().find(|&&(b, e)| b == a && e >= Effect::Mutating).map(|&(_, e)| e);
@@ -610,7 +624,8 @@ impl ConstitutionProgram {
             self.exec_program.iter().find(|&&(b, p)| b == a && table.contains(&(p,))).map(|&(_, p)| p)
         };
         match rule {
-            RiskRule::Any | RiskRule::Kind => vec![h(atoms::action(s, (a, self.kind(a))))],
+            RiskRule::Any => vec![h(atoms::action(s, (a, self.kind(a))))],
+            RiskRule::Kind | RiskRule::ReadOnlySpawn => self.kind_premises(s, a),
             RiskRule::Mutating => vec![h(atoms::mutating(s, a))],
             RiskRule::CodeRunner => match program_in(&self.code_runner) {
                 Some(p) => vec![h(atoms::exec_program(s, (a, p))), h(atoms::code_runner(s, p))],
@@ -705,6 +720,24 @@ impl ConstitutionProgram {
             ];
             push(atoms::permitted(s, a), rule, premises);
         }
+    }
+
+    /// The premises of a rule on the action's kind; for a spawn, the kinds its child's token allows.
+    fn kind_premises(&self, s: &Symbols, a: Sym) -> Vec<Premise> {
+        let kind = self.kind(a);
+        let mut premises = vec![Premise::Holds(atoms::action(s, (a, kind)))];
+        if kind == ActionKind::Spawn {
+            let kinds: Vec<ActionKind> = self.spawn_kind.iter().filter(|r| r.0 == a).map(|r| r.1).collect();
+            premises.extend(kinds.iter().map(|&k| Premise::Holds(atoms::spawn_kind(s, (a, k)))));
+            premises.push(Premise::Check(if self.spawn_reads_only.contains(&(a,)) {
+                "the child may only read and search".to_string()
+            } else if kinds.is_empty() {
+                "the kinds the child may use are not stated".to_string()
+            } else {
+                "the child may do more than read and search".to_string()
+            }));
+        }
+        premises
     }
 
     fn kind(&self, a: Sym) -> ActionKind {

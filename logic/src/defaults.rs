@@ -1,6 +1,6 @@
 //! The default policy as facts: what every evaluation starts from unless the
 //! runtime says otherwise. Errors block commits, three repair attempts, the
-//! balanced autonomy profile, an 80% viva voce pass mark, and the constitution's compiled-in tables.
+//! balanced autonomy profile, an 80% viva voce pass mark, one child at a time, and the constitution's compiled-in tables.
 //! Project configuration may only add restrictions on top.
 //! Knows nothing about where the rest of the facts come from.
 
@@ -13,6 +13,8 @@ pub fn policy() -> Facts {
         retry_budget: 3,
         blocking_severity: vec![Severity::Error],
         viva_threshold: crate::shards::DEFAULT_VIVA_THRESHOLD,
+        // One child at a time until the runtime says how many cores it has.
+        max_parallel: 1,
         ..Facts::default()
     };
     crate::constitution::seed(&mut f);

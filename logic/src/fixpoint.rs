@@ -18,6 +18,7 @@ use crate::column::Row;
 use crate::commit_gate::{self, Blocker, CommitGateProgram};
 use crate::constitution::{self, ConstitutionProgram, Verdict};
 use crate::context::{self, ContextProgram};
+use crate::delegation::{self, DelegationProgram};
 use crate::impact::{self, CallSites, ClosureProgram, ImpactProgram};
 use crate::page::{self, PageProgram};
 use crate::proof::{self, Explanation, Premise, Proof};
@@ -26,7 +27,7 @@ use crate::schema::{self, tables, Facts, PREDICATES};
 use crate::shards::{self, ShardsProgram};
 use crate::strategy::{self, StrategyProgram};
 use crate::symbols::{Line, PathId, Sym, SymbolId};
-use crate::vocab::{Action, Confidence, Effect, Risk, Route, Strategy, SurfaceMode};
+use crate::vocab::{Action, Confidence, Effect, Risk, Route, Strategy, SurfaceMode, Task};
 use crate::watchdog::{self, WatchdogProgram};
 
 /// Why a query or explanation could not be answered.
@@ -88,6 +89,7 @@ macro_rules! programs {
 programs!(
     impact: ImpactProgram,
     clarification: ClarificationProgram,
+    delegation: DelegationProgram,
     strategy: StrategyProgram,
     gate: CommitGateProgram,
     constitution: ConstitutionProgram,
@@ -108,7 +110,13 @@ pub struct Fixpoint {
 pub fn evaluate(facts: Facts) -> Fixpoint {
     let impact = impact::run(&facts);
     let clarification = clarification::run(&facts);
-    let strategy = strategy::run(&facts, &clarification.clarification_needed, &impact.unsafe_to_refactor);
+    let delegation = delegation::run(&facts);
+    let strategy = strategy::run(
+        &facts,
+        &clarification.clarification_needed,
+        &impact.unsafe_to_refactor,
+        &delegation.delegation_pending,
+    );
     let gate = commit_gate::run(&facts);
     let articulation = articulation::run(&facts, !clarification.clarification_needed.is_empty());
     let watchdog = watchdog::run(&facts);
@@ -118,6 +126,7 @@ pub fn evaluate(facts: Facts) -> Fixpoint {
     let programs = Programs {
         impact,
         clarification,
+        delegation,
         strategy,
         gate,
         constitution,
@@ -343,6 +352,7 @@ impl Fixpoint {
             "closure" => p.closure(&self.facts).proofs(sites, out),
             "context" => p.context(&self.facts).proofs(sites, out),
             "clarification" => p.clarification.proofs(s, out),
+            "delegation" => p.delegation.proofs(s, out),
             "strategy" => p.strategy.proofs(s, out),
             "gate" => p.gate.proofs(s, out),
             "constitution" => p.constitution.proofs(s, out),
@@ -354,7 +364,6 @@ impl Fixpoint {
         }
     }
 
-
     /// Every recorded proof, by head atom.
     pub fn proofs(&self, with_closure: bool) -> HashMap<Atom, Vec<Proof>> {
         let sites = CallSites::new(&self.facts);
@@ -363,6 +372,7 @@ impl Fixpoint {
         let mut all = Vec::new();
         p.impact.proofs(&sites, &mut all);
         p.clarification.proofs(s, &mut all);
+        p.delegation.proofs(s, &mut all);
         p.strategy.proofs(s, &mut all);
         p.gate.proofs(s, &mut all);
         p.constitution.proofs(s, &mut all);
@@ -403,6 +413,7 @@ impl Fixpoint {
             ClosureProgram::summary(),
             ContextProgram::summary(),
             ClarificationProgram::summary(),
+            DelegationProgram::summary(),
             StrategyProgram::summary(),
             CommitGateProgram::summary(),
             ConstitutionProgram::summary(),

@@ -20,6 +20,7 @@ pub mod commit_gate;
 pub mod constitution;
 pub mod context;
 pub mod defaults;
+pub mod delegation;
 pub mod facts;
 pub mod fixpoint;
 pub mod impact;

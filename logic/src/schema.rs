@@ -25,9 +25,9 @@ use crate::column::{Render, Row};
 use crate::reasons::{Reason, Why};
 use crate::symbols::{Line, PathId, Sym, SymbolId, Symbols};
 use crate::vocab::{
-    Access, Action, ActionKind, ActionOutcome, Autonomy, Category, Confidence, ContextHint, Effect, NetClass,
-    PathClass, Provenance, Risk, Route, Severity, Strategy, SurfaceMode, SymbolKind, TestOutcome, TestState, Verb,
-    Visibility,
+    Access, Action, ActionKind, ActionOutcome, Autonomy, Category, ChildStatus, Confidence, ContextHint, Effect,
+    NetClass, PathClass, Provenance, Risk, Route, Severity, Strategy, SurfaceMode, SymbolKind, Task, TestOutcome,
+    TestState, Verb, Visibility,
 };
 
 /// Hands every table to the macro `$then`: this file expands them into facts,
@@ -77,6 +77,18 @@ macro_rules! tables {
                     "a path an action touches lies inside the delegation token's path scope";
                 World rows delegation_void(Token: Sym, Reason: Sym)
                     "the delegation token no longer holds: revoked (itself or an ancestor), expired";
+                World rows area(Area: Sym, Files: u32, Symbols: u32)
+                    "a top-level area of the workspace's code (a folder under the root, `.` for the root's own files) and what is projected there";
+                World rows delegate_result(Id: Sym, Status: ChildStatus)
+                    "a delegated sub-task's child ended (done, failed, refused), read back from its report";
+                World rows area_summary(Area: Sym, Files: u32, Symbols: u32, Public: u32, Documented: u32)
+                    "what a survey of one area found: files, symbols, public symbols, and how many of those carry a doc comment";
+                World rows area_uses(Area: Sym, Other: Sym, Calls: u32)
+                    "resolved calls (precise, exact or inferred; never a bare-name guess) from code in one area into another";
+                World rows area_hub(Area: Sym, Symbol: SymbolId, Callers: u32)
+                    "one of an area's most-called symbols, by resolved call sites anywhere in the workspace";
+                World rows area_complex(Area: Sym, Symbol: SymbolId, Branches: u32)
+                    "one of an area's functions with the most branch points (if, loop, case, catch, boolean operator): its cyclomatic complexity less one";
                 World rows page(Url: Sym, Title: Sym) "the page the last browser snapshot shows (`nerd browse`)";
                 World rows dom_node(Id: Sym, Tag: Sym, Parent: Sym)
                     "a node of the page's DOM ('#text' for text; parent '' for the root)";
@@ -142,6 +154,7 @@ macro_rules! tables {
                 Policy rows delegation_kind(Token: Sym, Kind: ActionKind) "an action kind the delegation token allows";
                 Policy rows delegation_program(Token: Sym, Program: Sym) "a program the delegation token allows";
                 Policy rows delegation_host(Token: Sym, Host: Sym) "a host the delegation token allows";
+                Policy one max_parallel(N: u32) "children that may run at once (`[shards] max_parallel`, default: the machine's cores)";
                 Policy rows allow_host(Host: Sym, Port: u32)
                     "the user allows this host (port 0: the web's ports, 80 and 443), from [policy] allow_hosts";
                 Policy rows allow_subdomains(Domain: Sym, Port: u32)
@@ -177,6 +190,8 @@ macro_rules! tables {
                 Perception rows net_class(ActionId: Sym, Class: NetClass) "what the network target is";
                 Perception rows exfiltration(ActionId: Sym, Reason: Sym) "a network action that looks like exfiltration";
                 Perception rows spawn_target(ActionId: Sym, Name: Sym) "the specialist a spawn action starts";
+                Perception rows spawn_kind(ActionId: Sym, Kind: ActionKind)
+                    "an action kind the spawned child's token will allow (its tools, narrowed by every token above it)";
             }
             views {
                 World test_symbol(Id: SymbolId) = test_symbol_rows "a symbol that is a test (a symbol of kind test)";
@@ -221,6 +236,11 @@ macro_rules! tables {
                 watchdog watchdog_pause(Failed: usize, Recent: usize) "most recent actions failed: pause and ask";
                 shards needs_research(Name: Sym) "a defined specialist whose shard holds no knowledge yet";
                 shards shard_ready(Name: Sym) "a specialist whose viva voce on its current knowledge passed the threshold";
+                delegation delegate_task(Id: Sym, Task: Task, Scope: Sym)
+                    "an independent sub-task the kernel hands to an ephemeral generalist (one survey per top-level area, when a broad survey finds several and children may run in parallel)";
+                delegation delegation_pending() "a delegated sub-task has no result yet";
+                delegation area_depends(Area: Sym, Other: Sym) "an area reaches another through resolved calls, directly or through other areas";
+                delegation area_cycle(Area: Sym, Other: Sym) "two areas that depend on each other: neither can be changed or understood alone";
                 page visible(Id: Sym) "a DOM node with a box a person can see: an area, no hiding style";
                 page left_of(A: Sym, B: Sym) "on the same line, A's box ends before B's begins (text and controls)";
                 page above(A: Sym, B: Sym) "in the same column, A's box ends at most 48px above B's";

@@ -38,14 +38,13 @@ fn direct_action(strategy: Strategy) -> Option<Action> {
     Some(match strategy {
         Strategy::Clarify => Action::AskClarification,
         Strategy::AnswerFromFacts => Action::AnswerQuery,
-        Strategy::BreadthFirstSurvey => Action::Survey,
         Strategy::Review => Action::ReviewChanges,
         Strategy::Implement => Action::ProposeEdit,
         Strategy::ProjectInit => Action::Scaffold,
         Strategy::RecordInstruction => Action::RecordRule,
         Strategy::UpdateMemory => Action::UpdateMemory,
         Strategy::CommitGate => Action::RunChecks,
-        Strategy::TddRepairLoop | Strategy::Refactor | Strategy::Idle => return None,
+        Strategy::TddRepairLoop | Strategy::Refactor | Strategy::BreadthFirstSurvey | Strategy::Idle => return None,
     })
 }
 
@@ -66,6 +65,7 @@ ascent! {
     relation retry(u32, u32);
     relation pending_patch();
     relation workspace_empty();
+    relation delegation_pending();
 
     relation candidate(Strategy);
     relation candidate_rank(Strategy, u8);
@@ -86,6 +86,7 @@ ascent! {
     relation w_apply_patch(u32, u32);
     relation w_blocked(Sym);
     relation w_refactor(Action);
+    relation w_survey(Action);
     relation w_next(Action, bool);
 
     // Idle is always a candidate, so some strategy is always active.
@@ -125,6 +126,10 @@ ascent! {
     proposed(Action::Escalate), w_tdd(Action::Escalate, st, n, b) <--
         strategy(Strategy::TddRepairLoop), test_state(st), if is_broken(*st), retry(n, b), if n >= b;
 
+    // Survey: sub-tasks the kernel delegated run first; then the survey gathers what they found.
+    proposed(Action::Delegate), w_survey(Action::Delegate) <-- strategy(Strategy::BreadthFirstSurvey), delegation_pending();
+    proposed(Action::Survey), w_survey(Action::Survey) <-- strategy(Strategy::BreadthFirstSurvey), !delegation_pending();
+
     // Refactor: unsafe targets need a recorded human approval first.
     refactor_blocked(), w_blocked(t) <-- unsafe_to_refactor(t), !approval(t, _);
     proposed(Action::AskApproval), w_refactor(Action::AskApproval) <-- strategy(Strategy::Refactor), refactor_blocked();
@@ -137,7 +142,12 @@ ascent! {
 }
 
 /// Runs the strategy program on a fresh instance, with the upstream atoms it reads.
-pub fn run(facts: &Facts, clarification_needed: &[(Sym,)], unsafe_to_refactor: &[(Sym,)]) -> StrategyProgram {
+pub fn run(
+    facts: &Facts,
+    clarification_needed: &[(Sym,)],
+    unsafe_to_refactor: &[(Sym,)],
+    delegation_pending: &[()],
+) -> StrategyProgram {
     let mut p = StrategyProgram {
         user_intent: relation::user_intent(facts),
         context_hint: relation::context_hint(facts),
@@ -148,6 +158,7 @@ pub fn run(facts: &Facts, clarification_needed: &[(Sym,)], unsafe_to_refactor: &
         retry: vec![(facts.retry_count, facts.retry_budget)],
         pending_patch: relation::pending_patch(facts),
         workspace_empty: relation::workspace_empty(facts),
+        delegation_pending: delegation_pending.to_vec(),
         ..Default::default()
     };
     p.run();
@@ -222,6 +233,14 @@ impl StrategyProgram {
                 Premise::Check(format!("no approval recorded for {}", s.resolve(t))),
             ];
             push(atoms::refactor_blocked(s), "refactor/unapproved-unsafe-target", premises);
+        }
+        for &(a,) in &self.w_survey {
+            let pending = if a == Action::Delegate {
+                Premise::Holds(atoms::delegation_pending(s))
+            } else {
+                Premise::Absent(atoms::delegation_pending(s))
+            };
+            push(atoms::proposed(s, a), "survey/delegate-first", vec![strat(Strategy::BreadthFirstSurvey), pending]);
         }
         for &(a,) in &self.w_refactor {
             let blocked = if a == Action::AskApproval {

@@ -94,6 +94,17 @@ vocabulary!(
 );
 
 vocabulary!(
+    /// A kind of sub-task the kernel hands to an ephemeral generalist.
+    Task, "delegated task" { Survey => "survey" }
+);
+
+vocabulary!(
+    /// How a delegated child ended, read back from its report: it did its
+    /// task, it failed (or gave no report), or its own router or kernel refused.
+    ChildStatus, "child status" { Done => "done", Failed => "failed", Refused => "refused" }
+);
+
+vocabulary!(
     /// How a call edge was established, from strongest to weakest evidence:
     /// a language's own indexer (`precise`), name resolution that proved it
     /// (`exact`), an inferred receiver type or interface dispatch (`inferred`),
@@ -188,7 +199,7 @@ vocabulary!(
         RunTests => "run_tests", ProposePatch => "propose_patch", ApplyPatch => "apply_patch",
         Escalate => "escalate", ReportSuccess => "report_success", ReportUnverified => "report_unverified",
         ApplyRefactor => "apply_refactor",
-        AnswerQuery => "answer_query", Survey => "survey", ReviewChanges => "review_changes",
+        AnswerQuery => "answer_query", Delegate => "delegate", Survey => "survey", ReviewChanges => "review_changes",
         ProposeEdit => "propose_edit", Scaffold => "scaffold", RecordRule => "record_rule",
         UpdateMemory => "update_memory",
         RunChecks => "run_checks",

@@ -73,6 +73,11 @@ fn run_file(file: &str, text: &str) {
 }
 
 #[test]
+fn delegation_cases() {
+    run_file("delegation.case", include_str!("cases/delegation.case"));
+}
+
+#[test]
 fn impact_cases() {
     run_file("impact.case", include_str!("cases/impact.case"));
 }
