@@ -179,6 +179,23 @@ pub fn load(root: &Path, store: &Store, purpose: LoadFor) -> Result<Loaded, Stor
     Ok(Loaded { files, projections, resolution, git })
 }
 
+/// Loads the part of the stored world that `covers` admits: its files, their
+/// projections, the calls made from them and the test links between them. A
+/// delegated child sees the world its token covers, and no more.
+pub fn load_scoped(root: &Path, store: &Store, covers: &dyn Fn(&str) -> bool) -> Result<Loaded, StoreError> {
+    let mut files: Vec<FileRecord> = store.files()?.into_values().filter(|f| covers(&f.path)).collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let projections =
+        store.projections(&|p| !covers(p), false)?.into_iter().map(|(p, l, proj)| (p, (l, proj))).collect();
+    let mut resolution = store.resolution()?;
+    resolution.files.retain(|path, _| covers(path));
+    let inside = |id: &str| covers(id.split('#').next().unwrap_or_default());
+    resolution.named_test_links.retain(|(t, s)| inside(t) && inside(s));
+    resolution.observed.retain(|(t, s)| inside(t) && inside(s));
+    let git = git::state(root).unwrap_or_default();
+    Ok(Loaded { files, projections, resolution, git })
+}
+
 impl Loaded {
     pub fn facts(&self) -> Facts {
         let world = World {

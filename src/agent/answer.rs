@@ -227,18 +227,13 @@ pub fn impact(focus: &[Candidate], loaded: &Loaded) -> String {
     out.join("\n")
 }
 
-/// Breadth-first survey: languages, top-level areas, entry points, the most-called symbols, tests.
-pub fn survey(loaded: &Loaded) -> String {
+/// The whole workspace in brief: files, languages, tests, entry points (the areas follow from the survey).
+pub fn overview(loaded: &Loaded) -> String {
     let mut langs: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut areas: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut tests = 0;
     let mut entry_points = Vec::new();
     for (path, (lang, projection)) in &loaded.projections {
         *langs.entry(lang.name()).or_default() += 1;
-        let area = path.split_once('/').map_or(".".to_string(), |(head, _)| head.to_string());
-        let slot = areas.entry(area).or_default();
-        slot.0 += 1;
-        slot.1 += projection.symbols.len();
         tests += projection.symbols.iter().filter(|s| s.kind == SymbolKind::Test).count();
         entry_points.extend(
             projection
@@ -248,33 +243,15 @@ pub fn survey(loaded: &Loaded) -> String {
                 .map(|s| format!("{path}:{}", s.line)),
         );
     }
-    let mut in_degree: BTreeMap<&str, usize> = BTreeMap::new();
-    for r in loaded.resolution.files.values() {
-        // Hubs are counted over certain edges only: a guess is not a caller.
-        for (_, callee, _, _) in r.calls.iter().filter(|c| c.3.is_certain()) {
-            *in_degree.entry(callee.as_str()).or_default() += 1;
-        }
-    }
-    let mut hubs: Vec<(&str, usize)> = in_degree.into_iter().collect();
-    hubs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    let total_files = loaded.files.len();
     let mut out = vec![format!(
-        "{} files, {} with projected code ({}).",
-        total_files,
+        "{} files, {} with projected code ({}); {tests} test(s) projected.",
+        loaded.files.len(),
         loaded.projections.len(),
         langs.iter().map(|(l, n)| format!("{l} {n}")).collect::<Vec<_>>().join(", ")
     )];
-    out.push("Areas (files, symbols):".to_string());
-    let areas: Vec<(String, (usize, usize))> = areas.into_iter().collect();
-    out.extend(list(&areas, |(a, (f, s))| format!("{a}/  {f} files, {s} symbols")));
     if !entry_points.is_empty() {
         out.push(format!("Entry points: {}", entry_points.join(", ")));
     }
-    if !hubs.is_empty() {
-        out.push("Most-called symbols:".to_string());
-        out.extend(hubs.iter().take(10).map(|(s, n)| format!("  {s}  ({n} call sites)")));
-    }
-    out.push(format!("{tests} test(s) projected."));
     out.join("\n")
 }
 

@@ -161,6 +161,18 @@ pub enum Event {
         accepted: bool,
         reason: String,
     },
+    /// A delegated child started or ended (`status`: how it ended).
+    Child {
+        token: String,
+        task: String,
+        state: crate::router::ChildState,
+        status: Option<String>,
+        at_ms: u64,
+    },
+    /// Facts a step established for whoever delegated the request (atoms in the kernel's syntax).
+    Findings {
+        atoms: Vec<String>,
+    },
     Answer {
         text: String,
     },

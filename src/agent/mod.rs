@@ -19,6 +19,7 @@ pub mod rename;
 pub mod session;
 pub mod setup;
 mod steps;
+pub mod survey;
 pub mod verify;
 
 use std::collections::BTreeSet;
@@ -195,6 +196,12 @@ pub(crate) struct LoopState {
     changes: Vec<Change>,
     /// Each changed file's content before the request first changed it.
     originals: std::collections::BTreeMap<String, String>,
+    /// The sub-tasks the last fixpoint delegated and no child has done yet: (id, task, scope).
+    to_delegate: Vec<(String, nerd_logic::vocab::Task, String)>,
+    /// What became of each delegated sub-task, by its id.
+    children: std::collections::BTreeMap<String, steps::Delegated>,
+    /// Survey findings established here, as atoms.
+    surveyed: Vec<nerd_logic::Atom>,
 }
 
 /// One request in progress: what was asked and grounded, and everything the
@@ -315,7 +322,8 @@ impl<'a> Agent<'a> {
         self.target = None;
         self.memory_request = false;
         let report = self.run_request(&request, forced)?;
-        if report.status != Status::Planned && !self.memory_request {
+        // A delegated child starts with an empty working memory and leaves nothing in the workspace's.
+        if report.status != Status::Planned && !self.memory_request && self.options.delegation.is_none() {
             let source = format!("session {} request {}", self.session.id, self.session.state.requests);
             let target = self.target.clone();
             recall::promote(self.memories()?, &source, &request, target.as_ref(), report.status, &report.changes)
@@ -367,12 +375,14 @@ impl<'a> Agent<'a> {
     /// the index changed since this session last loaded it; git state is always fresh.
     fn world(&mut self) -> Result<Loaded, AgentError> {
         let report = crate::index::index(&self.root, &mut self.store, &|_, _| {})?;
-        match self.world.take() {
-            Some(mut world) if !report.changed => {
+        match (self.world.take(), &self.options.delegation) {
+            (Some(mut world), _) if !report.changed => {
                 world.git = crate::world::git::state(&self.root).unwrap_or_default();
                 Ok(world)
             }
-            _ => Ok(kernel::load(&self.root, &self.store, LoadFor::Evaluation)?),
+            // A delegated child's kernel sees only what its token covers.
+            (_, Some(chain)) => Ok(kernel::load_scoped(&self.root, &self.store, &|p| chain.allows_path(p))?),
+            (_, None) => Ok(kernel::load(&self.root, &self.store, LoadFor::Evaluation)?),
         }
     }
 
@@ -420,6 +430,16 @@ impl<'a> Agent<'a> {
                 because: because.clone(),
             })?;
             self.emit(Event::Decided { turn, strategy, next_action: next, because });
+            if next == Some(Step::Delegate) {
+                let s = &fixpoint.facts().symbols;
+                t.state.to_delegate = fixpoint
+                    .relations()
+                    .delegate_task()
+                    .iter()
+                    .map(|&(id, task, scope)| (s.resolve(id).to_string(), task, s.resolve(scope).to_string()))
+                    .filter(|(id, _, _)| !t.state.children.contains_key(id))
+                    .collect();
+            }
             let blockers = block_commit(&fixpoint);
             let Some(next) = next else {
                 let answer = "Nothing to do: the kernel derived no next action.".to_string();
@@ -481,6 +501,20 @@ impl<'a> Agent<'a> {
         f.blocking_severity = self.config.check.block_on.clone();
         ground::assert_intent(&mut f, intent, focus, true);
         crate::check::assert_findings(&mut f, &st.findings);
+        f.max_parallel = u32::try_from(self.config.shards.parallel()).unwrap_or(u32::MAX);
+        if let Some(chain) = &self.options.delegation {
+            let token = f.sym(chain.id());
+            f.delegated.push(token);
+        }
+        survey::assert_areas(&mut f, t.world);
+        for (id, done) in &st.children {
+            let id = f.sym(id);
+            f.delegate_result.push((id, done.status));
+        }
+        // Kept at the boundary already: each of these parses as a base fact.
+        for atom in st.children.values().flat_map(|d| &d.atoms).chain(&st.surveyed) {
+            let _ = f.assert_atom(atom);
+        }
         if matches!(intent.verb, nerd_logic::vocab::Verb::Rename | nerd_logic::vocab::Verb::Refactor) {
             for c in focus.iter().filter(|c| !c.symbol.is_empty()).take(1) {
                 let s = f.symbol_id(&c.symbol);
@@ -497,6 +531,29 @@ impl<'a> Agent<'a> {
     /// Puts one action to the router: asks the approver when the constitution
     /// routes it to ask, emits the verdict and the result. `None`: refused.
     fn act(&mut self, router: &mut Router, action: &Action, detail: &str) -> Result<Option<Outcome>, AgentError> {
+        self.announce(router, action, detail)?;
+        // The router re-derives the verdict itself; its outcome is what counts.
+        let outcome = router.execute(action)?;
+        self.emit_result(action, &outcome);
+        Ok(match outcome {
+            Outcome::Refused { .. } => None,
+            other => Some(other),
+        })
+    }
+
+    /// What an action's outcome was, as an event.
+    fn emit_result(&mut self, action: &Action, outcome: &Outcome) {
+        let (ok, text) = match outcome {
+            Outcome::Refused { reasons } => (false, reasons.join("; ")),
+            Outcome::Failed { error } => (false, error.clone()),
+            Outcome::Executed { output } => (true, output_summary(output)),
+        };
+        self.emit(Event::Result { kind: action.kind().to_string(), ok, summary: text });
+    }
+
+    /// Asks the approver when the constitution routes `action` to ask (recording
+    /// a granted approval with the router), then announces the action with the verdict expected.
+    fn announce(&mut self, router: &mut Router, action: &Action, detail: &str) -> Result<(), AgentError> {
         let judged = router.judge(action);
         let mut granted = false;
         if judged.decision == Verdict::Ask {
@@ -516,18 +573,7 @@ impl<'a> Agent<'a> {
             decision: if expected { Announced::Permitted } else { Announced::Refused },
             reasons: if expected { vec![] } else { judged.reasons },
         });
-        // The router re-derives the verdict itself; its outcome is what counts.
-        let outcome = router.execute(action)?;
-        let (ok, text) = match &outcome {
-            Outcome::Refused { reasons } => (false, reasons.join("; ")),
-            Outcome::Failed { error } => (false, error.clone()),
-            Outcome::Executed { output } => (true, output_summary(output)),
-        };
-        self.emit(Event::Result { kind: action.kind().to_string(), ok, summary: text });
-        Ok(match outcome {
-            Outcome::Refused { .. } => None,
-            other => Some(other),
-        })
+        Ok(())
     }
 }
 

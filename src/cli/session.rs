@@ -15,7 +15,7 @@ pub use crate::agent::setup::{Settings, Setup, SetupError};
 use crate::agent::{Approver, AutoApprove, NeverApprove};
 use crate::config::Provider;
 use crate::policy::Action;
-use crate::router::ApprovedBy;
+use crate::router::{ApprovedBy, ChildState};
 
 /// Who answers approval prompts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Deserialize)]
@@ -171,6 +171,14 @@ impl<W: Write> Sink for Text<W> {
                 format!("· patch {attempt} {verdict} {}: {reason}", files.join(", "))
             }
             Event::Memory { text } => format!("· memory: {text}"),
+            Event::Child { token, task, state: ChildState::Running, at_ms, .. } => {
+                format!("· child {token} running: {task} (at {:.1} s)", *at_ms as f64 / 1000.0)
+            }
+            Event::Child { token, status, at_ms, .. } => {
+                let how = status.as_deref().unwrap_or("ended");
+                format!("· child {token} {how} (at {:.1} s)", *at_ms as f64 / 1000.0)
+            }
+            Event::Findings { .. } => return,
             Event::Answer { text } if self.answers => format!("\n{text}"),
             Event::Answer { .. } => return,
             Event::Question { .. } | Event::Escalated { .. } => return,

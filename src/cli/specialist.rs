@@ -393,6 +393,7 @@ pub fn shard_child(root: &Path, token_id: &str) -> Result<i32, NerdError> {
         actions: vec![],
         session: String::new(),
         first_decision_ms: None,
+        facts: vec![],
     };
     // The child's own kernel: is its specialist ready, and does its token still hold?
     let mut f = nerd_logic::defaults::policy();
@@ -456,13 +457,15 @@ fn child_task(root: &Path, chain: &delegation::Chain, report: &mut ChildReport) 
         agent.handle(&task)
     };
     for event in &sink.0 {
-        if let Event::Action { action, decision, reasons } = event {
-            report.actions.push(ChildAction {
+        match event {
+            Event::Action { action, decision, reasons } => report.actions.push(ChildAction {
                 kind: action.kind().to_string(),
                 target: action.target(),
                 outcome: decision.as_str().to_string(),
                 reasons: reasons.clone(),
-            });
+            }),
+            Event::Findings { atoms } => report.facts.extend(atoms.iter().cloned()),
+            _ => {}
         }
     }
     match outcome {

@@ -65,6 +65,14 @@ pub enum Action {
         #[serde(default)]
         paths: Vec<String>,
     },
+    /// Start an ephemeral generalist: nerd itself as a child process with an
+    /// empty working memory, for `task`, allowed only the action kinds in
+    /// `tools` inside `paths` (workspace globs), each still judged by its own router.
+    Delegate {
+        task: String,
+        paths: Vec<String>,
+        tools: Vec<String>,
+    },
     /// A memory operation.
     Memory {
         op: String,
@@ -86,6 +94,8 @@ pub enum ActionError {
     TooLarge,
     #[error("{0} needs a non-empty `{1}`")]
     Empty(&'static str, &'static str),
+    #[error("unknown tool `{0}`: a child's tools are action kinds (read_file, search, exec...)")]
+    Tool(String),
 }
 
 impl Action {
@@ -98,6 +108,7 @@ impl Action {
             Action::Search { pattern, path } => format!("/{pattern}/ in {}", path.as_deref().unwrap_or(".")),
             Action::Spawn { profile, task, .. } if task.is_empty() => profile.clone(),
             Action::Spawn { profile, task, .. } => format!("{profile}: {task}"),
+            Action::Delegate { task, .. } => format!("generalist: {task}"),
             Action::Click { node } => node.clone(),
             Action::Type { node, text } => format!("{node} ← {} characters", text.chars().count()),
             Action::Memory { op } => op.clone(),
@@ -136,6 +147,12 @@ impl Action {
             Action::Spawn { profile, task, paths } => {
                 [profile.as_str(), task.as_str()].into_iter().chain(paths.iter().map(String::as_str)).collect()
             }
+            Action::Delegate { task, paths, tools } => {
+                for tool in tools {
+                    tool.parse::<ActionKind>().map_err(|_| ActionError::Tool(tool.clone()))?;
+                }
+                std::iter::once(task.as_str()).chain(paths.iter().chain(tools).map(String::as_str)).collect()
+            }
             Action::Memory { op } => vec![op],
         };
         if strings.iter().any(|s| s.contains('\0')) {
@@ -148,6 +165,7 @@ impl Action {
             Action::NetRequest { url, .. } | Action::Browse { url } => Some(("url", url)),
             Action::Search { pattern, .. } => Some(("pattern", pattern)),
             Action::Spawn { profile, .. } => Some(("profile", profile)),
+            Action::Delegate { task, .. } => Some(("task", task)),
             Action::Memory { op } => Some(("op", op)),
             Action::Click { node } | Action::Type { node, .. } => Some(("node", node)),
             Action::Exec { .. } => None,
@@ -169,7 +187,7 @@ impl Action {
             Action::NetRequest { .. } => ActionKind::NetRequest,
             Action::Search { .. } => ActionKind::Search,
             Action::Browse { .. } | Action::Click { .. } | Action::Type { .. } => ActionKind::Browse,
-            Action::Spawn { .. } => ActionKind::Spawn,
+            Action::Spawn { .. } | Action::Delegate { .. } => ActionKind::Spawn,
             Action::Memory { .. } => ActionKind::Memory,
         }
     }
@@ -188,6 +206,10 @@ mod tests {
         assert_eq!(Action::parse(r#"{"kind":"read_file","path":"src/lib.rs"}"#).unwrap().kind(), ActionKind::ReadFile);
         let navigate = Action::parse(r#"{"kind":"navigate","url":"http://127.0.0.1:8000/"}"#).unwrap();
         assert_eq!(navigate, Action::Browse { url: "http://127.0.0.1:8000/".into() });
+        let delegate =
+            Action::parse(r#"{"kind":"delegate","task":"survey src","paths":["src/**"],"tools":["read_file"]}"#)
+                .unwrap();
+        assert_eq!(delegate.kind(), ActionKind::Spawn);
         let click = Action::parse(r#"{"kind":"click","node":"n12"}"#).unwrap();
         assert_eq!(click.kind(), ActionKind::Browse);
         let bad = [
@@ -201,6 +223,8 @@ mod tests {
             (r#"{"kind":"exec","argv":[""]}"#, "is empty"),
             (r#"{"kind":"click","node":""}"#, "non-empty `node`"),
             (r#"{"kind":"type","node":"n3"}"#, "not an action"),
+            (r#"{"kind":"delegate","task":"survey src","paths":["src/**"],"tools":["teleport"]}"#, "unknown tool"),
+            (r#"{"kind":"delegate","task":"","paths":[],"tools":[]}"#, "non-empty `task`"),
         ];
         for (text, want) in bad {
             let err = Action::parse(text).expect_err(text).to_string();

@@ -28,7 +28,7 @@ pub fn facts(f: &mut Facts, workspace: &Path, id: &str, action: &Action) {
         Action::Type { text, .. } => r.typed(text),
         // A click's consequences (a navigation, a form sent) are requests, each judged as it leaves.
         Action::Click { .. } => {}
-        Action::Spawn { .. } | Action::Memory { .. } => {}
+        Action::Spawn { .. } | Action::Delegate { .. } | Action::Memory { .. } => {}
     }
 }
 

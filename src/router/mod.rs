@@ -18,6 +18,7 @@ use serde::Serialize;
 use serde_json::json;
 
 mod browse;
+mod children;
 pub mod record;
 pub mod undo;
 
@@ -28,6 +29,7 @@ use crate::policy::{self, paths, Action, Verdict, ACTION_ID};
 use crate::sandbox::{self, Confinement, Layers};
 use crate::specialist::delegation::{self, Chain, Scope};
 use crate::store::{After, StateDb, StoreError};
+pub use children::{ChildProgress, ChildState};
 pub use record::{ApprovedBy, Leaves, OutcomeStatus, OutcomeSummary, Record, Stored, UndoFile};
 pub use undo::{undo, Conflict, Undone};
 
@@ -408,6 +410,10 @@ impl Router {
             f.spawn_target.push((id, n));
             crate::specialist::readiness_facts(&self.root, &mut f, Some(profile));
         }
+        if let Some(kinds) = action.and_then(|a| self.child_kinds(a)) {
+            let id = f.sym(ACTION_ID);
+            f.spawn_kind.extend(kinds.into_iter().map(|k| (id, k)));
+        }
         if action.is_some_and(|a| a.kind() == ActionKind::NetRequest || a.kind() == ActionKind::Browse) {
             self.host_facts(&mut f);
         }
@@ -432,6 +438,21 @@ impl Router {
             self.record_result(None, action, &outcome, &program)?;
             return Ok(outcome);
         }
+        let (seq, decision) = self.decide(action)?;
+        let outcome = if decision.decision != Verdict::Allow {
+            Outcome::Refused { reasons: decision.reasons }
+        } else {
+            match self.perform(seq, action) {
+                Ok(output) => Outcome::Executed { output },
+                Err(error) => Outcome::Failed { error },
+            }
+        };
+        self.record_result(Some(seq), action, &outcome, &program)?;
+        Ok(outcome)
+    }
+
+    /// Derives the verdict on `action` and records it before anything runs.
+    fn decide(&mut self, action: &Action) -> Result<(i64, policy::Decision), RouterError> {
         let facts = self.facts_for(Some(action));
         let recorded = recorded_facts(&facts);
         let facts_digest = crate::digest::sha256_hex(recorded.join("\n").as_bytes());
@@ -446,16 +467,7 @@ impl Router {
             decision: decision.decision,
             reasons: decision.reasons.clone(),
         })?;
-        let outcome = if decision.decision != Verdict::Allow {
-            Outcome::Refused { reasons: decision.reasons }
-        } else {
-            match self.perform(seq, action) {
-                Ok(output) => Outcome::Executed { output },
-                Err(error) => Outcome::Failed { error },
-            }
-        };
-        self.record_result(Some(seq), action, &outcome, &program)?;
-        Ok(outcome)
+        Ok((seq, decision))
     }
 
     fn record_result(
@@ -561,28 +573,58 @@ impl Router {
                 Ok(Output::Deleted)
             }
             Action::Search { pattern, path } => self.search(pattern, path.as_deref()),
-            Action::Spawn { profile, task, paths } => self.spawn(profile, task, paths),
+            Action::Spawn { .. } | Action::Delegate { .. } => {
+                let token = self.child_token(action)?;
+                let ended = crate::specialist::launch::run(&self.root, &token, self.timeout, self.cancel.clone())?;
+                self.child_output(&token, ended)
+            }
             Action::Browse { .. } | Action::Click { .. } | Action::Type { .. } => self.browse(action),
             Action::NetRequest { url, body } => self.net_request(url, body.as_deref()),
             Action::Memory { .. } => Err(format!("{} actions are not available in this build of nerd", action.kind())),
         }
     }
 
-    /// Issues the child a token (its profile's tools, `paths`, within this
-    /// router's own delegation if it has one), starts it, waits, and returns its report.
-    fn spawn(&self, name: &str, task: &str, paths: &[String]) -> Result<Output, String> {
-        let profile = crate::specialist::profile::Profile::find(&self.root, name).map_err(|e| e.to_string())?;
+    /// The action kinds a spawned child's token will carry: a specialist's
+    /// tools, or a generalist's, narrowed by this router's own delegation.
+    /// `None` when they cannot be known (an unknown profile, a bad tool word).
+    fn child_kinds(&self, action: &Action) -> Option<BTreeSet<ActionKind>> {
+        let kinds: BTreeSet<ActionKind> = match action {
+            Action::Spawn { profile, .. } => {
+                crate::specialist::profile::Profile::find(&self.root, profile).ok()?.kinds()
+            }
+            Action::Delegate { tools, .. } => tools.iter().map(|t| t.parse().ok()).collect::<Option<_>>()?,
+            _ => return None,
+        };
+        Some(kinds.into_iter().filter(|k| self.delegation.as_ref().is_none_or(|c| c.allows_kind(*k))).collect())
+    }
+
+    /// Issues and records the token of the child `action` starts: its kinds
+    /// (`child_kinds`) inside its paths, within this router's own delegation
+    /// if it has one, living as long as the child may run and a minute more.
+    fn child_token(&self, action: &Action) -> Result<delegation::Token, String> {
+        let (specialist, task, paths) = match action {
+            Action::Spawn { profile, task, paths } => (Some(profile.as_str()), task, paths),
+            Action::Delegate { task, paths, .. } => (None, task, paths),
+            other => return Err(format!("{} starts no child", other.kind())),
+        };
+        let kinds = self.child_kinds(action).ok_or("the child's tools cannot be read")?;
         let wanted = Scope {
-            kinds: profile.kinds().iter().map(|k| k.to_string()).collect(),
+            kinds: kinds.iter().map(|k| k.to_string()).collect(),
             paths: if paths.is_empty() { ["**".to_string()].into() } else { paths.iter().cloned().collect() },
             programs: None,
             hosts: None,
         };
         let lifetime = (self.timeout.as_nanos() as i64).saturating_add(60_000_000_000);
-        let token =
-            delegation::issue(&self.root, &self.state, self.delegation.as_ref(), Some(name), task, &wanted, lifetime)
-                .map_err(|e| e.to_string())?;
-        let ended = crate::specialist::launch::run(&self.root, &token, self.timeout, self.cancel.clone())?;
+        delegation::issue(&self.root, &self.state, self.delegation.as_ref(), specialist, task, &wanted, lifetime)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Records how the child of `token` ended and returns it as the spawn's output.
+    fn child_output(
+        &self,
+        token: &delegation::Token,
+        ended: crate::specialist::launch::Ended,
+    ) -> Result<Output, String> {
         let status = match (&ended.report, ended.timed_out) {
             (_, true) => "failed",
             (Some(r), _) if r.succeeded() => "done",

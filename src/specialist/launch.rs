@@ -48,6 +48,10 @@ pub struct ChildReport {
     /// Milliseconds from the child's start to its first decision.
     #[serde(default)]
     pub first_decision_ms: Option<u64>,
+    /// What the child found, as atoms in the kernel's syntax: the parent
+    /// parses them at its boundary and keeps only what the task may report.
+    #[serde(default)]
+    pub facts: Vec<String>,
 }
 
 impl ChildReport {

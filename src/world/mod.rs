@@ -2,6 +2,7 @@
 //! projects source with tree-sitter, reads imports, resolves calls and reads
 //! git state. Knows nothing about storage or the kernel's rules.
 
+pub mod branches;
 pub mod doc;
 pub mod git;
 pub mod imports;

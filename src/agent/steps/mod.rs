@@ -7,9 +7,12 @@
 //! the same step and describes it without acting.
 //! Knows nothing about why the kernel chose the step.
 
+mod delegate;
 mod refactor;
 mod repair;
 mod scaffold;
+
+pub(crate) use delegate::Delegated;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -68,7 +71,8 @@ impl Agent<'_> {
                 Verb::Impact => Flow::Stop(Status::Answered, answer::impact(focus, t.world)),
                 _ => Flow::Stop(Status::Answered, answer::locate(request, focus, t.world)),
             },
-            Step::Survey => Flow::Stop(Status::Answered, answer::survey(t.world)),
+            Step::Delegate => self.delegate(t)?,
+            Step::Survey => self.survey(t)?,
             Step::ReviewChanges => Flow::Stop(Status::Answered, answer::review(t.world)),
             Step::RunTests => self.run_tests(t)?,
             Step::ProposePatch => self.propose_patch(t)?,
@@ -401,7 +405,12 @@ pub(super) fn plan(next: Step, t: &Turn<'_>, root: &Path, config: &Config) -> St
         }
         Step::AnswerQuery if intent.verb == Verb::Impact => answer::impact(focus, loaded),
         Step::AnswerQuery => format!("Would answer from facts about {target}."),
-        Step::Survey => "Would survey the repository from facts (no action).".into(),
+        Step::Delegate => {
+            "Would spawn one read-only child per top-level area (the kernel's delegate_task atoms), side by side \
+             under [shards] max_parallel, then gather their surveys."
+                .into()
+        }
+        Step::Survey => "Would survey each top-level area here, from the index and the files' text (no action).".into(),
         Step::ReviewChanges => "Would review the changes against HEAD from facts (no action).".into(),
         Step::RunTests => format!(
             "Plan: run the tests ({}), then ask the model for a patch for each failure, apply it only if it stays \
