@@ -436,3 +436,78 @@ fn the_browser_and_its_process_tree_end_with_nerd_and_on_ctrl_c() {
     browse_json(&ws, &[&site.url("/page")]);
     assert!(!Path::new(&profile).exists(), "the killed browser's profile was left behind");
 }
+
+/// The documentation pages a specialist is researched from: a guide that links
+/// to a page below its folder, to one outside it, and (in its navigation) to another.
+fn docs_pages() -> Vec<(&'static str, String)> {
+    let index = "<html><head><title>Widgets guide</title></head><body>\
+        <nav><a href=\"/docs/nav-only.html\">Home</a></nav>\
+        <h1>Widgets guide</h1>\
+        <p>A widget is a small declarative description of a control, read from text and rendered on demand.</p>\
+        <p>Read <a href=\"guide/parsing.html\">parsing widgets</a> before anything else, and the \
+        <a href=\"../other/outside.html\">unrelated notes</a> never.</p>\
+        <footer><a href=\"/docs/footer.html\">Legal</a></footer></body></html>";
+    let parsing = "<html><head><title>Parsing widgets</title></head><body>\
+        <h1>Parsing widgets</h1>\
+        <p>Call widget_parse with the description text to read a widget; it returns a tree of controls.</p>\
+        <pre>tree = widget_parse(\"button: Save\")\nprint(tree.controls)</pre>\
+        <ul><li>Never pass untrusted text to widget_parse without a size limit: it reads everything.</li></ul>\
+        </body></html>";
+    vec![
+        ("/docs/index.html", index.to_string()),
+        ("/docs/guide/parsing.html", parsing.to_string()),
+        ("/other/outside.html", "<p>outside the docs folder</p>".to_string()),
+        ("/docs/nav-only.html", "<p>navigation</p>".to_string()),
+        ("/docs/footer.html", "<p>legal</p>".to_string()),
+    ]
+}
+
+#[test]
+fn a_specialist_is_researched_from_pages_read_through_the_router() {
+    require_chromium();
+    let docs = serve(docs_pages(), None);
+    let elsewhere = serve(docs_pages(), None);
+    let ws = workspace(&[format!("127.0.0.1:{}", docs.port)]);
+    let define = |name: &str, url: &str| {
+        let out = ws.nerd(&["define-agent", name, "--topic", "widgets", "--source", url]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    };
+    define("widgets", &docs.url("/docs/index.html"));
+    let out = ws.nerd(&["research", "widgets", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["pages"], 4, "{report:#}");
+
+    // The guide and the pages it links to below its folder were read (its navigation's links
+    // too: a table of contents lives there); nothing outside the folder.
+    let mut hits = docs.hits();
+    // Chromium may open a spare connection and close it with no request: no path, nothing read.
+    hits.retain(|h| !h.is_empty() && h != "/favicon.ico");
+    hits.sort();
+    assert_eq!(hits, vec!["/docs/footer.html", "/docs/guide/parsing.html", "/docs/index.html", "/docs/nav-only.html"]);
+
+    // Knowledge from the pages' structure, each atom citing its page.
+    let shard = ws.root.join(".nerd/agents/widgets.db");
+    let atoms = nerd::store::KnowledgeDb::open_read_only(&shard).unwrap().all().unwrap();
+    let has = |kind: &str, words: &str, page: &str| {
+        atoms.iter().any(|a| a.kind == kind && a.text.contains(words) && a.source.starts_with(&docs.url(page)))
+    };
+    assert!(has("concept", "declarative description of a control", "/docs/index.html"), "{atoms:#?}");
+    assert!(has("example", "print(tree.controls)", "/docs/guide/parsing.html"), "{atoms:#?}");
+    assert!(has("anti_pattern", "without a size limit", "/docs/guide/parsing.html"), "{atoms:#?}");
+    // The navigation's and the footer's own words are not knowledge.
+    assert!(!atoms.iter().any(|a| a.text.contains("outside the docs") || a.text == "Home"), "{atoms:#?}");
+
+    // Each page was a browse the person asked for by naming the source, judged and audited.
+    let browses: Vec<Value> =
+        ws.audit().into_iter().filter(|r| r["record"] == "decision" && r["action"]["kind"] == "browse").collect();
+    assert_eq!(browses.len(), 4);
+    assert!(browses.iter().all(|d| d["decision"] == "allow"), "{browses:#?}");
+
+    // A source on a host the user does not allow is refused before any byte reaches it.
+    define("elsewhere", &elsewhere.url("/docs/index.html"));
+    let out = ws.nerd(&["research", "elsewhere"]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(text(&out).contains("could not be read: refused"), "{}", text(&out));
+    assert!(elsewhere.hits().is_empty(), "{:?}", elsewhere.hits());
+}

@@ -6,6 +6,7 @@
 //! Knows nothing about the kernel's rules, the audit or who asked.
 
 mod cdp;
+pub mod document;
 mod process;
 pub mod snapshot;
 

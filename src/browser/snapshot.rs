@@ -188,6 +188,8 @@ impl Snapshot {
         let mut places: Vec<String> = Vec::with_capacity(names.len());
         let mut ranks: HashMap<(Option<usize>, String), usize> = HashMap::new();
         let mut unread: Vec<bool> = Vec::with_capacity(names.len());
+        // Preformatted text keeps its line breaks: code on a page is read as code.
+        let mut preformatted: Vec<bool> = Vec::with_capacity(names.len());
         for i in 0..names.len() {
             let parent = parents.get(i).and_then(Value::as_i64).and_then(|p| usize::try_from(p).ok());
             let tag = string(&names[i]).unwrap_or_default().to_string();
@@ -198,10 +200,23 @@ impl Snapshot {
             places.push(place);
             let in_unread = parent.is_some_and(|p| unread.get(p).copied().unwrap_or(false));
             unread.push(in_unread || UNREAD.contains(&tag.as_str()));
+            let in_pre = parent.is_some_and(|p| preformatted.get(p).copied().unwrap_or(false));
+            preformatted.push(in_pre || tag == "PRE" || tag == "TEXTAREA");
             let anchor = parent.and_then(|p| kept.get(p).cloned().flatten());
             // Elements (1) and text (3) are projected; the document, comments and doctypes are not.
             let text = match node_type {
-                3 => Some(values.and_then(|v| v.get(i)).and_then(string).map(collapse).unwrap_or_default()),
+                3 => {
+                    let raw = values.and_then(|v| v.get(i)).and_then(string).unwrap_or_default();
+                    Some(if in_pre {
+                        if raw.trim().is_empty() {
+                            String::new()
+                        } else {
+                            raw.to_string()
+                        }
+                    } else {
+                        collapse(raw)
+                    })
+                }
                 1 => None,
                 _ => {
                     kept.push(parent.and_then(|p| kept.get(p).cloned().flatten()));

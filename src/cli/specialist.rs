@@ -158,7 +158,31 @@ pub fn run_research(root: &Path, name: &str, json_out: bool) -> Result<i32, Nerd
         bar.set_message(format!("researching {name}: {atoms} atoms"));
     };
     let model = crate::memory::embedder().map_err(|e| e.to_string());
-    let report = research::research(root, &profile, &shard_path(root, name), model, &progress)?;
+    // Pages are read through the router: each a browse the person asked for by naming the
+    // source, judged by the network policy (which no approval overrides) and audited.
+    let mut router = match profile.sources.iter().any(|s| matches!(s, Source::Url(_))) {
+        true => Some(
+            Router::open(root, Category::Query, Autonomy::Balanced)?
+                .with_timeout(Duration::from_secs(60))
+                .with_cancel(crate::cli::session::interrupt_flag()),
+        ),
+        false => None,
+    };
+    let approval = format!("command line: nerd research {name} (pages under its sources)");
+    let mut read = |url: &str| -> Result<crate::browser::document::Document, String> {
+        let router = router.as_mut().ok_or("no router")?;
+        let action = Action::Browse { url: url.to_string() };
+        router.approve(&action, ApprovedBy::Human, &approval).map_err(|e| e.to_string())?;
+        match router.execute(&action).map_err(|e| e.to_string())? {
+            Outcome::Executed { output: Output::Page { snapshot, .. } } => {
+                Ok(crate::browser::document::Document::of(&snapshot))
+            }
+            Outcome::Refused { reasons } => Err(format!("refused: {}", reasons.join("; "))),
+            Outcome::Failed { error } => Err(error),
+            Outcome::Executed { .. } => Err("the browser showed no page".into()),
+        }
+    };
+    let report = research::research(root, &profile, &shard_path(root, name), model, &progress, Some(&mut read))?;
     bar.finish_and_clear();
     let fx = readiness(root);
     let state = state_word(&fx, name);
@@ -172,15 +196,16 @@ pub fn run_research(root: &Path, name: &str, json_out: bool) -> Result<i32, Nerd
     let kinds: Vec<String> = report.by_kind.iter().map(|(k, n)| format!("{n} {k}")).collect();
     writeln!(
         out,
-        "{name}: read {} files from {} sources in {:.1} s: {} atoms ({})",
+        "{name}: read {} files and {} pages from {} sources in {:.1} s: {} atoms ({})",
         report.files,
+        report.pages,
         report.sources,
         report.seconds,
         report.atoms,
         kinds.join(", ")
     )?;
     if report.skipped > 0 {
-        writeln!(out, "  skipped {} files (unreadable or not text)", report.skipped)?;
+        writeln!(out, "  skipped {} files or pages (unreadable, not text, or refused)", report.skipped)?;
     }
     match &report.words_only {
         Some(why) => writeln!(out, "  recalled by words only: {why}")?,

@@ -196,7 +196,7 @@ impl Router {
             let status = response.status().as_u16();
             let location = response.headers().get("location").and_then(|v| v.to_str().ok()).map(str::to_string);
             if let (300..=399, Some(location)) = (status, location) {
-                let next = join(&current, &location);
+                let next = crate::browser::document::join(&current, &location);
                 if redirects.len() >= MAX_REDIRECTS {
                     return Err(format!("more than {MAX_REDIRECTS} redirects (the last to {next})"));
                 }
@@ -228,27 +228,9 @@ impl Router {
     }
 }
 
-/// A redirect's `Location`, absolute or relative to `base`.
-fn join(base: &str, location: &str) -> String {
-    if location.contains("://") {
-        return location.to_string();
-    }
-    let (scheme, rest) = base.split_once("://").unwrap_or(("http", base));
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
-    if let Some(path) = location.strip_prefix("//") {
-        return format!("{scheme}://{path}");
-    }
-    if location.starts_with('/') {
-        return format!("{scheme}://{authority}{location}");
-    }
-    let path = &rest[authority.len()..];
-    let dir = path.split(['?', '#']).next().unwrap_or("").rsplit_once('/').map_or("", |(d, _)| d);
-    format!("{scheme}://{authority}{dir}/{location}")
-}
-
 #[cfg(test)]
 mod tests {
-    use super::join;
+    use crate::browser::document::join;
 
     #[test]
     fn redirects_are_resolved_against_the_url_they_came_from() {

@@ -5,8 +5,11 @@
 //! packages, the Go module cache); documents and public documented
 //! definitions become atoms (`extract`), embedded when the model is present,
 //! and replace the shard's knowledge in one transaction. Files that hold
-//! secrets are never opened, whatever name reaches them; URLs wait for the
-//! browser. Knows nothing about examination or spawning.
+//! secrets are never opened, whatever name reaches them. A URL is read as
+//! documents through a page reader the caller gives (the router's browser,
+//! under the network policy): the page and the pages it links to below its
+//! folder, at most `MAX_PAGES`. Knows nothing about examination, spawning,
+//! or how a page is fetched.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -22,6 +25,11 @@ use crate::world::lang::Lang;
 const MAX_FILE_BYTES: usize = 1 << 20;
 /// Files one research run reads at most.
 const MAX_FILES: usize = 20_000;
+/// Pages one URL source reads at most: the page and those it links to below its folder.
+pub const MAX_PAGES: usize = 40;
+
+/// Reads one page for research; `Err` says why it could not be read (refused, failed to load).
+pub type ReadPage<'a> = &'a mut dyn FnMut(&str) -> Result<crate::browser::document::Document, String>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ResearchError {
@@ -35,8 +43,10 @@ pub enum ResearchError {
         "dependency {name} is not unpacked on this machine (looked in: {looked}); build or install the project's dependencies first"
     )]
     Dependency { name: String, looked: String },
-    #[error("reading {0} needs the browser, which this build of nerd does not have yet; save the page and name the file instead")]
+    #[error("reading {0} needs the browser: run `nerd research` to read it through the router")]
     Url(String),
+    #[error("{url} could not be read: {why}")]
+    Page { url: String, why: String },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -47,6 +57,8 @@ pub struct Report {
     pub specialist: String,
     pub sources: u32,
     pub files: u32,
+    /// Pages read through the browser.
+    pub pages: u32,
     /// Files skipped: unreadable, not text, or refused.
     pub skipped: u32,
     pub atoms: u32,
@@ -76,13 +88,15 @@ pub fn knowledge_digest<'a>(digests: impl Iterator<Item = &'a str>) -> String {
     crate::digest::sha256_hex(all.join("\n").as_bytes())
 }
 
-/// Reads the sources of `profile` into its shard at `shard`.
+/// Reads the sources of `profile` into its shard at `shard`; URL sources
+/// through `read_page` (without one, a URL source is an error).
 pub fn research(
     root: &Path,
     profile: &Profile,
     shard: &Path,
     model: Result<&crate::embed::Embedder, String>,
     progress: Progress,
+    mut read_page: Option<ReadPage>,
 ) -> Result<Report, ResearchError> {
     let started = std::time::Instant::now();
     if profile.sources.is_empty() {
@@ -91,12 +105,25 @@ pub fn research(
     let secret_paths = crate::config::Config::load(root).map(|c| c.policy.secret_paths).unwrap_or_default();
     let refused = crate::files::Refused::files(&crate::policy::paths::secret_locations(root, &secret_paths));
     let mut inputs = Vec::new();
+    let mut atoms: Vec<Atom> = Vec::new();
+    let (mut files, mut skipped, mut pages) = (0u32, 0u32, 0u32);
     for source in &profile.sources {
-        inputs.extend(files_of(root, source)?);
+        match source {
+            Source::Url(url) => {
+                let read = read_page.as_mut().ok_or_else(|| ResearchError::Url(url.clone()))?;
+                let (documents, unread) = crawl(url, &mut **read)?;
+                skipped += unread;
+                for d in documents {
+                    pages += 1;
+                    progress(pages as usize, pages as usize, atoms.len());
+                    let text = if d.text.starts_with("# ") { d.text } else { format!("# {}\n\n{}", d.title, d.text) };
+                    atoms.extend(extract::document(&d.url, &text));
+                }
+            }
+            other => inputs.extend(files_of(root, other)?),
+        }
     }
     inputs.truncate(MAX_FILES);
-    let mut atoms: Vec<Atom> = Vec::new();
-    let (mut files, mut skipped) = (0u32, 0u32);
     for (i, input) in inputs.iter().enumerate() {
         progress(i, inputs.len(), atoms.len());
         let text = match crate::files::read_capped(&input.path, MAX_FILE_BYTES, &refused) {
@@ -148,7 +175,7 @@ pub fn research(
     let run = ResearchRow {
         at_ns: crate::timing::now_ns(),
         sources: profile.sources.len() as u32,
-        files,
+        files: files + pages,
         atoms: kept.len() as u32,
         knowledge: knowledge.clone(),
     };
@@ -158,6 +185,7 @@ pub fn research(
         specialist: profile.name.clone(),
         sources: run.sources,
         files,
+        pages,
         skipped,
         atoms: run.atoms,
         by_kind: by_kind.into_iter().collect(),
@@ -171,6 +199,41 @@ pub fn research(
 /// What an atom's embedding is taken of: its concept and its text.
 pub fn embedding_text(a: &Atom) -> String {
     format!("{}: {}", a.concept, a.text)
+}
+
+/// The pages a URL source stands for: the page, then breadth first the pages
+/// it links to whose address lies below its folder, at most `MAX_PAGES`.
+/// The first page must be read; a later one that cannot be is counted.
+fn crawl(
+    url: &str,
+    read: &mut dyn FnMut(&str) -> Result<crate::browser::document::Document, String>,
+) -> Result<(Vec<crate::browser::document::Document>, u32), ResearchError> {
+    let base = url.split(['?', '#']).next().unwrap_or(url);
+    let folder = match base.split_once("://") {
+        Some((_, rest)) if rest.contains('/') => format!("{}/", base.rsplit_once('/').map_or(base, |(dir, _)| dir)),
+        _ => format!("{base}/"),
+    };
+    let mut queue = std::collections::VecDeque::from([url.to_string()]);
+    let mut seen = BTreeSet::from([url.to_string()]);
+    let (mut read_ok, mut unread) = (Vec::new(), 0u32);
+    while let Some(next) = queue.pop_front() {
+        if read_ok.len() >= MAX_PAGES {
+            break;
+        }
+        match read(&next) {
+            Ok(doc) => {
+                for link in &doc.links {
+                    if link.starts_with(&folder) && seen.insert(link.clone()) {
+                        queue.push_back(link.clone());
+                    }
+                }
+                read_ok.push(doc);
+            }
+            Err(why) if next == url => return Err(ResearchError::Page { url: next, why }),
+            Err(_) => unread += 1,
+        }
+    }
+    Ok((read_ok, unread))
 }
 
 /// The files a source stands for, each with the label its atoms cite.
