@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Ephemeral generalists: "explain the architecture" of real projects, surveyed by
 nerd alone (`[shards] max_parallel = 1`: the kernel delegates nothing) against the
-same survey delegated to one read-only child per top-level area (max_parallel = N),
-in the same run, alternating A B A B, medians of wall time.
+same survey delegated to read-only children (max_parallel = N: one task per top-level
+area, shared out among at most N children; `delegate_min_files = 0`, so that small
+projects delegate too), in the same run, alternating A B A B, medians of wall time.
 
 Also, from the delegated runs' JSON events and audit trail: how many children,
 how long each ran, and its start-up (process start to its kernel's first decision,
@@ -26,7 +27,9 @@ def run(nerd, cwd, args):
 def survey(nerd, ws, parallel):
     os.makedirs(os.path.join(ws, ".nerd"), exist_ok=True)
     with open(os.path.join(ws, ".nerd", "config.toml"), "w") as f:
-        f.write(f"[shards]\nmax_parallel = {parallel}\n")
+        # The threshold is lifted so that the delegated runs delegate whatever the size:
+        # these runs are what the default threshold (1000 files) was chosen from.
+        f.write(f"[shards]\nmax_parallel = {parallel}\ndelegate_min_files = 0\n")
     start = time.perf_counter()
     out = run(nerd, ws, ["run", "--json", "explain the architecture"])
     wall = time.perf_counter() - start

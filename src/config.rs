@@ -102,12 +102,24 @@ pub struct ShardsConfig {
     /// Children that run at once (default: the machine's cores).
     #[serde(default)]
     pub max_parallel: Option<usize>,
+    /// Files with code a workspace needs before the kernel delegates a survey to
+    /// children (default 1000: below it one process surveys faster, as measured).
+    #[serde(default = "default_delegate_min_files")]
+    pub delegate_min_files: u32,
 }
 
 impl Default for ShardsConfig {
     fn default() -> ShardsConfig {
-        ShardsConfig { viva_threshold: default_viva_threshold(), max_parallel: None }
+        ShardsConfig {
+            viva_threshold: default_viva_threshold(),
+            max_parallel: None,
+            delegate_min_files: default_delegate_min_files(),
+        }
     }
+}
+
+fn default_delegate_min_files() -> u32 {
+    nerd_logic::delegation::DEFAULT_MIN_FILES
 }
 
 fn default_viva_threshold() -> u32 {

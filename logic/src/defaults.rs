@@ -15,6 +15,7 @@ pub fn policy() -> Facts {
         viva_threshold: crate::shards::DEFAULT_VIVA_THRESHOLD,
         // One child at a time until the runtime says how many cores it has.
         max_parallel: 1,
+        delegate_min_files: crate::delegation::DEFAULT_MIN_FILES,
         ..Facts::default()
     };
     crate::constitution::seed(&mut f);

@@ -155,6 +155,8 @@ macro_rules! tables {
                 Policy rows delegation_program(Token: Sym, Program: Sym) "a program the delegation token allows";
                 Policy rows delegation_host(Token: Sym, Host: Sym) "a host the delegation token allows";
                 Policy one max_parallel(N: u32) "children that may run at once (`[shards] max_parallel`, default: the machine's cores)";
+                Policy one delegate_min_files(N: u32)
+                    "files with code a workspace needs before a survey is worth children (`[shards] delegate_min_files`, default 1000)";
                 Policy rows allow_host(Host: Sym, Port: u32)
                     "the user allows this host (port 0: the web's ports, 80 and 443), from [policy] allow_hosts";
                 Policy rows allow_subdomains(Domain: Sym, Port: u32)

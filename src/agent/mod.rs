@@ -381,7 +381,7 @@ impl<'a> Agent<'a> {
                 Ok(world)
             }
             // A delegated child's kernel sees only what its token covers.
-            (_, Some(chain)) => Ok(kernel::load_scoped(&self.root, &self.store, &|p| chain.allows_path(p))?),
+            (_, Some(chain)) => Ok(kernel::load_scoped(&self.root, &self.store, &chain.path_matcher())?),
             (_, None) => Ok(kernel::load(&self.root, &self.store, LoadFor::Evaluation)?),
         }
     }
@@ -502,6 +502,7 @@ impl<'a> Agent<'a> {
         ground::assert_intent(&mut f, intent, focus, true);
         crate::check::assert_findings(&mut f, &st.findings);
         f.max_parallel = u32::try_from(self.config.shards.parallel()).unwrap_or(u32::MAX);
+        f.delegate_min_files = self.config.shards.delegate_min_files;
         if let Some(chain) = &self.options.delegation {
             let token = f.sym(chain.id());
             f.delegated.push(token);

@@ -98,13 +98,20 @@ impl Scope {
 
     /// Whether the workspace-relative `path` is inside the scope's globs.
     pub fn allows_path(&self, path: &str) -> bool {
-        self.paths.iter().any(|g| {
-            g == "**"
-                || globset::GlobBuilder::new(g)
-                    .literal_separator(true)
-                    .build()
-                    .is_ok_and(|glob| glob.compile_matcher().is_match(path))
-        })
+        self.path_matcher().allows(path)
+    }
+
+    /// The scope's path globs compiled once, for checking many paths.
+    pub fn path_matcher(&self) -> PathMatcher {
+        let whole = self.paths.contains("**");
+        let mut set = globset::GlobSetBuilder::new();
+        for g in self.paths.iter().filter(|g| *g != "**") {
+            // A glob that does not parse admits nothing (`check` refuses such tokens when issued).
+            if let Ok(glob) = globset::GlobBuilder::new(g).literal_separator(true).build() {
+                set.add(glob);
+            }
+        }
+        PathMatcher { whole, set: set.build().unwrap_or_else(|_| globset::GlobSet::empty()) }
     }
 
     pub fn allows_program(&self, program: &str) -> bool {
@@ -127,6 +134,18 @@ impl Scope {
             globset::Glob::new(g).map_err(|e| DelegationError::Malformed(format!("scope path {g}: {e}")))?;
         }
         Ok(())
+    }
+}
+
+/// A scope's path globs, compiled.
+pub struct PathMatcher {
+    whole: bool,
+    set: globset::GlobSet,
+}
+
+impl PathMatcher {
+    pub fn allows(&self, path: &str) -> bool {
+        self.whole || self.set.is_match(path)
     }
 }
 
@@ -265,6 +284,12 @@ impl Chain {
 
     pub fn allows_path(&self, path: &str) -> bool {
         self.tokens.iter().all(|t| t.claims.scope.allows_path(path))
+    }
+
+    /// Every token's path globs compiled once: a path is allowed when each token allows it.
+    pub fn path_matcher(&self) -> impl Fn(&str) -> bool {
+        let matchers: Vec<PathMatcher> = self.tokens.iter().map(|t| t.claims.scope.path_matcher()).collect();
+        move |path: &str| matchers.iter().all(|m| m.allows(path))
     }
 
     pub fn allows_program(&self, program: &str) -> bool {
