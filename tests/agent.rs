@@ -291,7 +291,7 @@ fn query_only_requests_never_write_anything() {
         ("How would I delete mul?", "calc/ops.py:5", "Removed"),
         ("are the tests passing", "No: 2 failing", "Yes"),
         ("run the tests", "No: 2 failing", "Yes"),
-        ("explain the architecture", "Areas", "Removed"),
+        ("explain the architecture", "2 area(s)", "Removed"),
     ];
     for (question, expected, absent) in questions {
         let out = repo.nerd(&["run", question]);

@@ -380,9 +380,13 @@ impl<'a> Agent<'a> {
                 world.git = crate::world::git::state(&self.root).unwrap_or_default();
                 Ok(world)
             }
-            // A delegated child's kernel sees only what its token covers.
-            (_, Some(chain)) => Ok(kernel::load_scoped(&self.root, &self.store, &chain.path_matcher())?),
-            (_, None) => Ok(kernel::load(&self.root, &self.store, LoadFor::Evaluation)?),
+            // A child that may only read sees only the part of the world it may read. A child that
+            // may act sees it whole, so that what it tries outside its paths reaches its router,
+            // is refused there and shows in the parent's audit.
+            (_, Some(chain)) if chain.reads_only() => {
+                Ok(kernel::load_scoped(&self.root, &self.store, &chain.path_matcher())?)
+            }
+            _ => Ok(kernel::load(&self.root, &self.store, LoadFor::Evaluation)?),
         }
     }
 

@@ -282,6 +282,14 @@ impl Chain {
         self.tokens.iter().all(|t| t.claims.scope.allows_kind(kind))
     }
 
+    /// Whether the chain allows nothing beyond reading and searching.
+    pub fn reads_only(&self) -> bool {
+        ActionKind::ALL
+            .iter()
+            .filter(|k| !matches!(k, ActionKind::ReadFile | ActionKind::Search))
+            .all(|k| !self.allows_kind(*k))
+    }
+
     pub fn allows_path(&self, path: &str) -> bool {
         self.tokens.iter().all(|t| t.claims.scope.allows_path(path))
     }
