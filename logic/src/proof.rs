@@ -18,6 +18,17 @@ pub enum Premise {
     Check(String),
 }
 
+impl Premise {
+    /// The premise a rule read either way: `atom` held, or it was absent.
+    pub fn either(held: bool, atom: Atom) -> Premise {
+        if held {
+            Premise::Holds(atom)
+        } else {
+            Premise::Absent(atom)
+        }
+    }
+}
+
 /// One way an atom was derived: a named rule and the premises it used.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Proof {

@@ -185,19 +185,12 @@ impl StrategyProgram {
             push(cand(x), "strategy/by-verb", intent(i).into_iter().chain([check]).collect());
         }
         for &(x, i) in &self.w_cand_explain {
-            let hint = if x == Strategy::BreadthFirstSurvey {
-                Premise::Holds(atoms::context_hint(s, (i, ContextHint::Broad)))
-            } else {
-                Premise::Absent(atoms::context_hint(s, (i, ContextHint::Broad)))
-            };
+            let hint =
+                Premise::either(x == Strategy::BreadthFirstSurvey, atoms::context_hint(s, (i, ContextHint::Broad)));
             push(cand(x), "strategy/explain", intent(i).into_iter().chain([hint]).collect());
         }
         for &(x, i) in &self.w_cand_scaffold {
-            let empty = if x == Strategy::ProjectInit {
-                Premise::Holds(atoms::workspace_empty(s))
-            } else {
-                Premise::Absent(atoms::workspace_empty(s))
-            };
+            let empty = Premise::either(x == Strategy::ProjectInit, atoms::workspace_empty(s));
             push(cand(x), "strategy/scaffold", intent(i).into_iter().chain([empty]).collect());
         }
         for &(x, k) in &self.w_strategy {
@@ -235,19 +228,11 @@ impl StrategyProgram {
             push(atoms::refactor_blocked(s), "refactor/unapproved-unsafe-target", premises);
         }
         for &(a,) in &self.w_survey {
-            let pending = if a == Action::Delegate {
-                Premise::Holds(atoms::delegation_pending(s))
-            } else {
-                Premise::Absent(atoms::delegation_pending(s))
-            };
+            let pending = Premise::either(a == Action::Delegate, atoms::delegation_pending(s));
             push(atoms::proposed(s, a), "survey/delegate-first", vec![strat(Strategy::BreadthFirstSurvey), pending]);
         }
         for &(a,) in &self.w_refactor {
-            let blocked = if a == Action::AskApproval {
-                Premise::Holds(atoms::refactor_blocked(s))
-            } else {
-                Premise::Absent(atoms::refactor_blocked(s))
-            };
+            let blocked = Premise::either(a == Action::AskApproval, atoms::refactor_blocked(s));
             push(atoms::proposed(s, a), "refactor/gate", vec![strat(Strategy::Refactor), blocked]);
         }
         if let Some((r,)) = self.clarification_needed.first() {

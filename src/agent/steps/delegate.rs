@@ -24,6 +24,9 @@ const MAX_PER_AREA: usize = 1000;
 /// The tools an area's surveyor gets: reading and searching, nothing that changes anything.
 const SURVEY_TOOLS: &[&str] = &["read_file", "search"];
 
+/// A delegated task the kernel derived: its id, its kind, and the area it covers.
+type TaskRow = (String, Task, String);
+
 /// What became of one delegated task.
 #[derive(Clone, Debug)]
 pub(crate) struct Delegated {
@@ -56,14 +59,10 @@ fn task_text(task: Task, scopes: &[String]) -> String {
 /// about equal work (by files, largest first to the least loaded child), so
 /// a workspace of seventy small areas starts as many children as it has
 /// cores, not seventy. Each batch holds tasks of one kind.
-fn batches(
-    tasks: Vec<(String, Task, String)>,
-    files: &dyn Fn(&str) -> usize,
-    children: usize,
-) -> Vec<Vec<(String, Task, String)>> {
+fn batches(tasks: Vec<TaskRow>, files: &dyn Fn(&str) -> usize, children: usize) -> Vec<Vec<TaskRow>> {
     let mut tasks = tasks;
     tasks.sort_by(|a, b| files(&b.2).cmp(&files(&a.2)).then_with(|| a.0.cmp(&b.0)));
-    let mut out: Vec<(usize, Vec<(String, Task, String)>)> = Vec::new();
+    let mut out: Vec<(usize, Vec<TaskRow>)> = Vec::new();
     for task in tasks {
         let open = out.len() < children.max(1);
         match out.iter_mut().filter(|(_, b)| b[0].1 == task.1).min_by_key(|(load, _)| *load) {
@@ -269,7 +268,7 @@ mod tests {
             _ => 10,
         };
         let tasks = vec![task("big"), task("mid"), task("small"), task("tiny"), task("x")];
-        let names = |bs: Vec<Vec<(String, Task, String)>>| -> Vec<Vec<String>> {
+        let names = |bs: Vec<Vec<TaskRow>>| -> Vec<Vec<String>> {
             bs.into_iter().map(|b| b.into_iter().map(|t| t.0).collect()).collect()
         };
         assert_eq!(names(batches(tasks.clone(), &sizes, 2)), vec![vec!["big", "x"], vec!["mid", "small", "tiny"]]);
