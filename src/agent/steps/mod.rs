@@ -405,11 +405,9 @@ pub(super) fn plan(next: Step, t: &Turn<'_>, root: &Path, config: &Config) -> St
         }
         Step::AnswerQuery if intent.verb == Verb::Impact => answer::impact(focus, loaded),
         Step::AnswerQuery => format!("Would answer from facts about {target}."),
-        Step::Delegate => {
-            "Would spawn one read-only child per top-level area (the kernel's delegate_task atoms), side by side \
-             under [shards] max_parallel, then gather their surveys."
-                .into()
-        }
+        Step::Delegate => "Would share the kernel's delegate_task atoms (one survey per top-level area) among at most \
+             [shards] max_parallel read-only children run side by side, then gather their surveys."
+            .into(),
         Step::Survey => "Would survey each top-level area here, from the index and the files' text (no action).".into(),
         Step::ReviewChanges => "Would review the changes against HEAD from facts (no action).".into(),
         Step::RunTests => format!(
