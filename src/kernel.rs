@@ -167,31 +167,38 @@ pub enum LoadFor {
 
 /// Loads the stored world and the current git state.
 pub fn load(root: &Path, store: &Store, purpose: LoadFor) -> Result<Loaded, StoreError> {
-    let mut files: Vec<FileRecord> = store.files()?.into_values().collect();
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    let projections = store
-        .projections(&|_| false, purpose == LoadFor::Resolution)?
-        .into_iter()
-        .map(|(p, l, proj)| (p, (l, proj)))
-        .collect();
-    let resolution = store.resolution()?;
-    let git = git::state(root).unwrap_or_default();
-    Ok(Loaded { files, projections, resolution, git })
+    load_where(root, store, purpose, None)
 }
 
 /// Loads the part of the stored world that `covers` admits: its files, their
 /// projections, the calls made from them and the test links between them. A
 /// delegated child sees the world its token covers, and no more.
 pub fn load_scoped(root: &Path, store: &Store, covers: &dyn Fn(&str) -> bool) -> Result<Loaded, StoreError> {
-    let mut files: Vec<FileRecord> = store.files()?.into_values().filter(|f| covers(&f.path)).collect();
+    load_where(root, store, LoadFor::Evaluation, Some(covers))
+}
+
+/// The stored world, all of it or the part `covers` admits.
+fn load_where(
+    root: &Path,
+    store: &Store,
+    purpose: LoadFor,
+    covers: Option<&dyn Fn(&str) -> bool>,
+) -> Result<Loaded, StoreError> {
+    let admits = |path: &str| covers.is_none_or(|c| c(path));
+    let mut files: Vec<FileRecord> = store.files()?.into_values().filter(|f| admits(&f.path)).collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    let projections =
-        store.projections(&|p| !covers(p), false)?.into_iter().map(|(p, l, proj)| (p, (l, proj))).collect();
+    let projections = store
+        .projections(&|p| !admits(p), purpose == LoadFor::Resolution)?
+        .into_iter()
+        .map(|(p, l, proj)| (p, (l, proj)))
+        .collect();
     let mut resolution = store.resolution()?;
-    resolution.files.retain(|path, _| covers(path));
-    let inside = |id: &str| covers(id.split('#').next().unwrap_or_default());
-    resolution.named_test_links.retain(|(t, s)| inside(t) && inside(s));
-    resolution.observed.retain(|(t, s)| inside(t) && inside(s));
+    if covers.is_some() {
+        resolution.files.retain(|path, _| admits(path));
+        let inside = |id: &str| admits(id.split('#').next().unwrap_or_default());
+        resolution.named_test_links.retain(|(t, s)| inside(t) && inside(s));
+        resolution.observed.retain(|(t, s)| inside(t) && inside(s));
+    }
     let git = git::state(root).unwrap_or_default();
     Ok(Loaded { files, projections, resolution, git })
 }

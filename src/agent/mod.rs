@@ -197,7 +197,7 @@ pub(crate) struct LoopState {
     /// Each changed file's content before the request first changed it.
     originals: std::collections::BTreeMap<String, String>,
     /// The sub-tasks the last fixpoint delegated and no child has done yet: (id, task, scope).
-    to_delegate: Vec<(String, nerd_logic::vocab::Task, String)>,
+    to_delegate: Vec<steps::TaskRow>,
     /// What became of each delegated sub-task, by its id.
     children: std::collections::BTreeMap<String, steps::Delegated>,
     /// Survey findings established here, as atoms.
@@ -512,14 +512,7 @@ impl<'a> Agent<'a> {
             f.delegated.push(token);
         }
         survey::assert_areas(&mut f, t.world);
-        for (id, done) in &st.children {
-            let id = f.sym(id);
-            f.delegate_result.push((id, done.status));
-        }
-        // Kept at the boundary already: each of these parses as a base fact.
-        for atom in st.children.values().flat_map(|d| &d.atoms).chain(&st.surveyed) {
-            let _ = f.assert_atom(atom);
-        }
+        steps::assert_delegated(&mut f, &st.children, &st.surveyed);
         if matches!(intent.verb, nerd_logic::vocab::Verb::Rename | nerd_logic::vocab::Verb::Refactor) {
             for c in focus.iter().filter(|c| !c.symbol.is_empty()).take(1) {
                 let s = f.symbol_id(&c.symbol);

@@ -186,6 +186,13 @@ pub fn hub_atoms(loaded: &Loaded) -> Vec<Atom> {
         .collect()
 }
 
+/// Named counts, largest first and ties by name, as `name{suffix} (count), …` (empty for none).
+fn ranked(items: impl Iterator<Item = (String, u32)>, suffix: &str) -> String {
+    let mut items: Vec<(String, u32)> = items.collect();
+    items.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    items.iter().map(|(n, c)| format!("{n}{suffix} ({c})")).collect::<Vec<_>>().join(", ")
+}
+
 /// The `TOP` largest by count, ties by name.
 fn top(mut items: Vec<(String, u32)>) -> Vec<(String, u32)> {
     items.retain(|(_, n)| *n > 0);
@@ -220,24 +227,13 @@ pub fn answer(fx: &Fixpoint, surveyed_by: &BTreeMap<String, String>) -> String {
         out.push(format!(
             "\n{area}/  {files} files, {symbols} symbols, {public} public, {documented} documented{share}{by}"
         ));
-        let mut uses: Vec<_> = facts.area_uses.iter().filter(|r| r.0 == a).collect();
-        uses.sort_by(|x, y| y.2.cmp(&x.2).then_with(|| name(x.1).cmp(&name(y.1))));
-        if !uses.is_empty() {
-            let list: Vec<String> = uses.iter().map(|r| format!("{}/ ({})", name(r.1), r.2)).collect();
-            out.push(format!("  calls into: {}", list.join(", ")));
-        }
-        let mut hubs: Vec<_> = facts.area_hub.iter().filter(|r| r.0 == a).collect();
-        hubs.sort_by(|x, y| y.2.cmp(&x.2).then_with(|| name(x.1.sym()).cmp(&name(y.1.sym()))));
-        if !hubs.is_empty() {
-            let list: Vec<String> = hubs.iter().map(|r| format!("{} ({})", name(r.1.sym()), r.2)).collect();
-            out.push(format!("  most called: {}", list.join(", ")));
-        }
-        let mut complex: Vec<_> = facts.area_complex.iter().filter(|r| r.0 == a).collect();
-        complex.sort_by(|x, y| y.2.cmp(&x.2).then_with(|| name(x.1.sym()).cmp(&name(y.1.sym()))));
-        if !complex.is_empty() {
-            let list: Vec<String> = complex.iter().map(|r| format!("{} ({})", name(r.1.sym()), r.2)).collect();
-            out.push(format!("  most branches: {}", list.join(", ")));
-        }
+        let named = |x: &nerd_logic::SymbolId| name(x.sym());
+        let lines = [
+            ("calls into", ranked(facts.area_uses.iter().filter(|r| r.0 == a).map(|r| (name(r.1), r.2)), "/")),
+            ("most called", ranked(facts.area_hub.iter().filter(|r| r.0 == a).map(|r| (named(&r.1), r.2)), "")),
+            ("most branches", ranked(facts.area_complex.iter().filter(|r| r.0 == a).map(|r| (named(&r.1), r.2)), "")),
+        ];
+        out.extend(lines.into_iter().filter(|(_, l)| !l.is_empty()).map(|(what, l)| format!("  {what}: {l}")));
     }
     let mut cycles: BTreeSet<(String, String)> = BTreeSet::new();
     for &(a, b) in fx.relations().area_cycle() {

@@ -204,10 +204,7 @@ pub fn embedding_text(a: &Atom) -> String {
 /// The pages a URL source stands for: the page, then breadth first the pages
 /// it links to whose address lies below its folder, at most `MAX_PAGES`.
 /// The first page must be read; a later one that cannot be is counted.
-fn crawl(
-    url: &str,
-    read: &mut dyn FnMut(&str) -> Result<crate::browser::document::Document, String>,
-) -> Result<(Vec<crate::browser::document::Document>, u32), ResearchError> {
+fn crawl(url: &str, read: ReadPage) -> Result<(Vec<crate::browser::document::Document>, u32), ResearchError> {
     let base = url.split(['?', '#']).next().unwrap_or(url);
     let folder = match base.split_once("://") {
         Some((_, rest)) if rest.contains('/') => format!("{}/", base.rsplit_once('/').map_or(base, |(dir, _)| dir)),

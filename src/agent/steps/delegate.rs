@@ -25,7 +25,7 @@ const MAX_PER_AREA: usize = 1000;
 const SURVEY_TOOLS: &[&str] = &["read_file", "search"];
 
 /// A delegated task the kernel derived: its id, its kind, and the area it covers.
-type TaskRow = (String, Task, String);
+pub(crate) type TaskRow = (String, Task, String);
 
 /// What became of one delegated task.
 #[derive(Clone, Debug)]
@@ -37,6 +37,19 @@ pub(crate) struct Delegated {
     pub atoms: Vec<Atom>,
     /// Reported atoms the boundary refused.
     pub dropped: usize,
+}
+
+/// `delegate_result` for each delegated task, and every survey finding kept
+/// so far (the children's, kept at the boundary, and those made here).
+pub(crate) fn assert_delegated(f: &mut Facts, children: &BTreeMap<String, Delegated>, surveyed: &[Atom]) {
+    for (id, done) in children {
+        let id = f.sym(id);
+        f.delegate_result.push((id, done.status));
+    }
+    for atom in children.values().flat_map(|d| &d.atoms).chain(surveyed) {
+        // Each parses as a base fact: checked at the boundary, or made by the survey.
+        let _ = f.assert_atom(atom);
+    }
 }
 
 /// The task a child is given for its delegated sub-tasks, in words its perception reads.
@@ -198,14 +211,7 @@ impl Agent<'_> {
         }
         // The answer needs the areas' facts and what the kernel derives from them, not the whole world again.
         let mut f = nerd_logic::defaults::policy();
-        for (id, done) in &t.state.children {
-            let id = f.sym(id);
-            f.delegate_result.push((id, done.status));
-        }
-        for atom in t.state.children.values().flat_map(|d| &d.atoms).chain(&t.state.surveyed) {
-            // Each was kept at the boundary or made here: it parses as a base fact.
-            let _ = f.assert_atom(atom);
-        }
+        assert_delegated(&mut f, &t.state.children, &t.state.surveyed);
         let fixpoint = evaluate(f);
         let mut text = super::super::answer::overview(t.world);
         text.push('\n');

@@ -12,7 +12,7 @@ mod refactor;
 mod repair;
 mod scaffold;
 
-pub(crate) use delegate::Delegated;
+pub(crate) use delegate::{assert_delegated, Delegated, TaskRow};
 
 use std::collections::BTreeSet;
 use std::path::Path;
