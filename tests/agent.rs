@@ -855,3 +855,123 @@ fn a_rust_rename_carries_its_doctests_and_cargo_test_runs_them() {
     assert!(doc.status.success(), "{}", String::from_utf8_lossy(&doc.stderr));
     assert!(String::from_utf8_lossy(&doc.stdout).contains("1 passed"), "{}", String::from_utf8_lossy(&doc.stdout));
 }
+
+/// A patch that appends `text` after line `after` of `path` (0: at the start).
+fn insert(path: &str, after: u32, text: &str, why: &str) -> Value {
+    serde_json::json!({
+        "explanation": why,
+        "edits": [{"path": path, "start_line": after + 1, "end_line": after, "replacement": text}],
+    })
+}
+
+#[test]
+fn written_tests_must_leave_the_code_alone_pass_today_and_fail_on_a_mutant() {
+    let repo = green_python();
+    let end_of_tests = repo.read("tests/test_ops.py").lines().count() as u32;
+    let changes_code = edit("calc/ops.py", 2, "    return b + a\n", "reorder");
+    let cannot_fail =
+        insert("tests/test_ops.py", end_of_tests, "\n\ndef test_add_exists():\n    assert add is not None\n", "exists");
+    let good = insert(
+        "tests/test_ops.py",
+        end_of_tests,
+        "\n\ndef test_add_sums():\n    assert add(2, 2) == 4\n    assert add(-1, 1) == 0\n",
+        "add sums its arguments",
+    );
+    let transcript = repo.transcript(&[changes_code, cannot_fail, good]);
+    let (code, events) = repo.run_json(&["write unit tests for add", "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!(code, 0, "{events:#?}");
+    assert_eq!(done(&events)["status"], "succeeded");
+    assert_eq!(
+        next_actions(&events),
+        [
+            "propose_patch",
+            "propose_patch",
+            "apply_patch",
+            "check_mutants",
+            "withdraw_patch",
+            "propose_patch",
+            "apply_patch",
+            "check_mutants",
+            "report_success"
+        ]
+    );
+    let patches = of_kind(&events, "patch");
+    let verdicts: Vec<bool> = patches.iter().map(|p| p["accepted"].as_bool().unwrap()).collect();
+    assert_eq!(verdicts, [false, true, false, true], "{patches:#?}");
+    assert!(patches[0]["reason"].as_str().unwrap().contains("calc/ops.py"), "{}", patches[0]["reason"]);
+    assert!(patches[2]["reason"].as_str().unwrap().contains("no seeded mutant"), "{}", patches[2]["reason"]);
+    let mutants = of_kind(&events, "mutants");
+    let killed: Vec<u64> = mutants.iter().map(|m| m["killed"].as_u64().unwrap()).collect();
+    assert_eq!(killed[0], 0);
+    assert!(killed[1] >= 1, "{mutants:#?}");
+    // The code under test is as it was; the kept test is there, the one that could not fail is not.
+    assert!(repo.read("calc/ops.py").contains("return a + b"));
+    let tests = repo.read("tests/test_ops.py");
+    assert!(tests.contains("def test_add_sums") && !tests.contains("test_add_exists"), "{tests}");
+    let run = python(repo.path(), &["-m", "pytest", "-q", "-p", "no:cacheprovider"]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stdout));
+}
+
+#[test]
+fn a_new_test_that_fails_on_todays_code_is_taken_back_and_a_new_file_removed() {
+    let repo = green_python();
+    repo.write("calc/extra.py", "def double(x):\n    return x * 2\n");
+    git(repo.path(), &["add", "-A"]);
+    git(repo.path(), &["commit", "-q", "-m", "double"]);
+    let before = repo.snapshot();
+    let wrong = insert(
+        "tests/test_extra.py",
+        0,
+        "from calc.extra import double\n\n\ndef test_double_wrong():\n    assert double(2) == 5\n",
+        "expects 5",
+    );
+    let transcript = repo.transcript(&[wrong]);
+    let args = ["write tests for double", "--retry-budget", "1", "--approval", "auto", "--transcript"];
+    let (code, events) = repo.run_json(&[&args[..], &[transcript.to_str().unwrap()]].concat());
+    assert_eq!(code, 2, "{events:#?}");
+    assert_eq!(done(&events)["status"], "escalated");
+    let patches = of_kind(&events, "patch");
+    let reason = patches.last().unwrap()["reason"].as_str().unwrap();
+    assert!(reason.contains("fail on today's code") && reason.contains("test_double_wrong"), "{reason}");
+    assert_eq!(repo.snapshot(), before, "the created test file is deleted again");
+}
+
+#[test]
+fn a_refactor_is_kept_only_when_what_passed_before_still_passes() {
+    let repo = green_python();
+    let broken = serde_json::json!({
+        "explanation": "multiply directly",
+        "edits": [{"path": "calc/ops.py", "start_line": 5, "end_line": 9, "replacement": "def mul(a, b):\n    return a * b + 1\n"}],
+    });
+    let good = serde_json::json!({
+        "explanation": "mul is a product",
+        "edits": [{"path": "calc/ops.py", "start_line": 5, "end_line": 9, "replacement": "def mul(a, b):\n    return a * b\n"}],
+    });
+    let transcript = repo.transcript(&[broken, good]);
+    let (code, events) = repo.run_json(&["simplify mul", "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!(code, 0, "{events:#?}");
+    assert_eq!(done(&events)["status"], "succeeded");
+    assert_eq!(done(&events)["verification"]["status"], "verified_pass");
+    assert_eq!(
+        next_actions(&events),
+        ["run_tests", "propose_patch", "apply_patch", "propose_patch", "apply_patch", "report_success"],
+        "tests first, never a rename"
+    );
+    let patches = of_kind(&events, "patch");
+    let rolled_back = patches.iter().find(|p| p["accepted"] == false).expect("the broken refactor is refused");
+    assert!(rolled_back["reason"].as_str().unwrap().contains("test_mul"), "{rolled_back}");
+    assert!(repo.read("calc/ops.py").contains("    return a * b\n"));
+}
+
+#[test]
+fn without_a_model_refactors_and_test_writing_say_what_they_need_and_run_nothing() {
+    let repo = green_python();
+    let before = repo.snapshot();
+    for request in ["simplify mul", "write unit tests for add"] {
+        let (code, events) = repo.run_json(&[request]);
+        assert_eq!(code, 2);
+        assert_eq!(done(&events)["status"], "needs_model", "{request}: {events:#?}");
+        assert!(of_kind(&events, "checked").is_empty(), "{request}: nothing ran");
+    }
+    assert_eq!(repo.snapshot(), before);
+}

@@ -65,6 +65,10 @@ macro_rules! tables {
                     "writing this path breaks a request's constraint (a path it protects, a scope it leaves, a dependency or public API it changes)";
                 World one test_state(State: TestState) "the state of the last test run";
                 World one retry_count(N: u32) "repair attempts made so far";
+                World flag patch_kept()
+                    "a model's change of this request was written and its checks found nothing new broken";
+                World rows mutation_result(Killed: u32, Tried: u32)
+                    "the new tests ran against seeded mutants of their target: how many mutants made them fail, of how many tried";
                 World flag workspace_empty() "the workspace holds no source file";
                 World rows audit_event(Seq: u32, Kind: ActionKind, Program: Sym, Outcome: ActionOutcome)
                     "what the router did earlier this session";
@@ -228,6 +232,9 @@ macro_rules! tables {
                 strategy strategy(Strategy: Strategy) "the one active strategy";
                 strategy proposed(Action: Action) "an action the active strategy proposes";
                 strategy refactor_blocked() "an unsafe refactor target lacks approval";
+                strategy patch_loop(Strategy: Strategy)
+                    "the active strategy is a loop of model patches (a refactor other than a rename, writing tests), each checked before it is kept";
+                strategy mutation_checked() "the new tests were run against seeded mutants of their target";
                 strategy next_action(Action: Action) "the next step, guarded by clarification";
                 gate block_commit(Reason: Reason, Path: PathId, Line: Line) "a reason the commit must not land";
                 articulation surface(Mode: SurfaceMode) "how the turn's outcome is shown: question, answer, diff or summary";

@@ -23,7 +23,8 @@ fn verb_strategy(verb: Verb) -> Option<Strategy> {
     Some(match verb {
         Search | Impact | Status => Strategy::AnswerFromFacts,
         Review => Strategy::Review,
-        Fix | Test => Strategy::TddRepairLoop,
+        Fix => Strategy::TddRepairLoop,
+        Test => Strategy::WriteTests,
         Refactor | Rename => Strategy::Refactor,
         Implement | Document | Delete => Strategy::Implement,
         Commit => Strategy::CommitGate,
@@ -44,7 +45,11 @@ fn direct_action(strategy: Strategy) -> Option<Action> {
         Strategy::RecordInstruction => Action::RecordRule,
         Strategy::UpdateMemory => Action::UpdateMemory,
         Strategy::CommitGate => Action::RunChecks,
-        Strategy::TddRepairLoop | Strategy::Refactor | Strategy::BreadthFirstSurvey | Strategy::Idle => return None,
+        Strategy::TddRepairLoop
+        | Strategy::Refactor
+        | Strategy::WriteTests
+        | Strategy::BreadthFirstSurvey
+        | Strategy::Idle => return None,
     })
 }
 
@@ -66,6 +71,8 @@ ascent! {
     relation pending_patch();
     relation workspace_empty();
     relation delegation_pending();
+    relation patch_kept();
+    relation mutation_result(u32, u32);
 
     relation candidate(Strategy);
     relation candidate_rank(Strategy, u8);
@@ -75,6 +82,8 @@ ascent! {
     relation refactor_blocked();
     relation proposed(Action);
     relation next_action(Action);
+    relation patch_loop(Strategy);
+    relation mutation_checked();
 
     relation w_cand_clarify(Sym);
     relation w_cand_verb(Strategy, Sym, Verb);
@@ -88,6 +97,9 @@ ascent! {
     relation w_refactor(Action);
     relation w_survey(Action);
     relation w_next(Action, bool);
+    relation w_rewrite(Sym);
+    // (strategy, action, test state read, and the budget (n, b), or for mutation steps (killed, tried)).
+    relation w_loop(Strategy, Action, TestState, u32, u32);
 
     // Idle is always a candidate, so some strategy is always active.
     candidate(Strategy::Idle);
@@ -133,7 +145,38 @@ ascent! {
     // Refactor: unsafe targets need a recorded human approval first.
     refactor_blocked(), w_blocked(t) <-- unsafe_to_refactor(t), !approval(t, _);
     proposed(Action::AskApproval), w_refactor(Action::AskApproval) <-- strategy(Strategy::Refactor), refactor_blocked();
-    proposed(Action::ApplyRefactor), w_refactor(Action::ApplyRefactor) <-- strategy(Strategy::Refactor), !refactor_blocked();
+    proposed(Action::ApplyRefactor), w_refactor(Action::ApplyRefactor) <--
+        strategy(Strategy::Refactor), !refactor_blocked(), !patch_loop(Strategy::Refactor);
+
+    // Patch loops: a model writes the change, each attempt within the budget.
+    // A refactor other than a rename is one, once approved where its target is unsafe.
+    patch_loop(Strategy::Refactor), w_rewrite(i) <--
+        strategy(Strategy::Refactor), user_intent(i, _, Verb::Refactor, _, _), !refactor_blocked();
+    patch_loop(Strategy::WriteTests) <-- strategy(Strategy::WriteTests);
+    // A refactor runs the tests first: what passes before must pass after.
+    proposed(Action::RunTests), w_loop(Strategy::Refactor, Action::RunTests, TestState::Unknown, n, b) <--
+        patch_loop(Strategy::Refactor), test_state(TestState::Unknown), !pending_patch(), !patch_kept(),
+        retry(n, b), if n < b;
+    proposed(Action::ProposePatch), w_loop(Strategy::Refactor, Action::ProposePatch, *st, n, b) <--
+        patch_loop(Strategy::Refactor), test_state(st), if *st != TestState::Unknown,
+        !pending_patch(), !patch_kept(), retry(n, b), if n < b;
+    proposed(Action::ProposePatch), w_loop(Strategy::WriteTests, Action::ProposePatch, TestState::Unknown, n, b) <--
+        patch_loop(Strategy::WriteTests), !pending_patch(), !patch_kept(), retry(n, b), if n < b;
+    proposed(Action::ApplyPatch), w_loop(*s, Action::ApplyPatch, TestState::Unknown, n, b) <--
+        patch_loop(s), pending_patch(), retry(n, b), if n < b;
+    proposed(Action::Escalate), w_loop(*s, Action::Escalate, TestState::Unknown, n, b) <--
+        patch_loop(s), !patch_kept(), retry(n, b), if n >= b;
+    // A kept refactor is a success only when the tests verifiably pass after it.
+    proposed(a), w_loop(Strategy::Refactor, a, *st, 0, 0) <--
+        patch_loop(Strategy::Refactor), patch_kept(), !pending_patch(), test_state(st),
+        let a = if *st == TestState::Passing { Action::ReportSuccess } else { Action::ReportUnverified };
+    // New tests that pass today must also fail on at least one seeded mutant of their target.
+    mutation_checked() <-- mutation_result(_, _);
+    proposed(Action::CheckMutants), w_loop(Strategy::WriteTests, Action::CheckMutants, TestState::Unknown, 0, 0) <--
+        patch_loop(Strategy::WriteTests), patch_kept(), !pending_patch(), !mutation_checked();
+    proposed(a), w_loop(Strategy::WriteTests, a, TestState::Unknown, *k, *t) <--
+        patch_loop(Strategy::WriteTests), patch_kept(), !pending_patch(), mutation_result(k, t),
+        let a = if *k > 0 { Action::ReportSuccess } else { Action::WithdrawPatch };
 
     // While a clarification is pending, only interrogative actions survive.
     clarification_pending() <-- clarification_needed(_);
@@ -159,6 +202,8 @@ pub fn run(
         pending_patch: relation::pending_patch(facts),
         workspace_empty: relation::workspace_empty(facts),
         delegation_pending: delegation_pending.to_vec(),
+        patch_kept: relation::patch_kept(facts),
+        mutation_result: relation::mutation_result(facts),
         ..Default::default()
     };
     p.run();
@@ -166,6 +211,55 @@ pub fn run(
 }
 
 impl StrategyProgram {
+    /// The premises of one patch-loop step `a` of strategy `x`, which read
+    /// test state `st` and the budget, or the mutation counts, `(n, b)`.
+    fn loop_premises(
+        &self,
+        s: &Symbols,
+        (x, a, st): (Strategy, Action, TestState),
+        (n, b): (u32, u32),
+    ) -> Vec<Premise> {
+        let mut premises = vec![Premise::Holds(atoms::patch_loop(s, x))];
+        let (pending, kept) = (atoms::pending_patch(s), atoms::patch_kept(s));
+        let within = Premise::Check(format!("retry_count {n} < retry_budget {b}"));
+        match a {
+            Action::RunTests => premises.extend([
+                Premise::Holds(atoms::test_state(s, st)),
+                Premise::Absent(pending),
+                Premise::Absent(kept),
+                within,
+            ]),
+            Action::ProposePatch => {
+                if x == Strategy::Refactor {
+                    premises.push(Premise::Holds(atoms::test_state(s, st)));
+                    premises.push(Premise::Check(format!("the tests ran before the change (`{st}`)")));
+                }
+                premises.extend([Premise::Absent(pending), Premise::Absent(kept), within]);
+            }
+            Action::ApplyPatch => premises.extend([Premise::Holds(pending), within]),
+            Action::Escalate => {
+                premises.extend([Premise::Absent(kept), Premise::Check(format!("retry_count {n} >= retry_budget {b}"))])
+            }
+            Action::CheckMutants => premises.extend([
+                Premise::Holds(kept),
+                Premise::Absent(pending),
+                Premise::Absent(atoms::mutation_checked(s)),
+            ]),
+            _ if x == Strategy::WriteTests => premises.extend([
+                Premise::Holds(kept),
+                Premise::Absent(pending),
+                Premise::Holds(atoms::mutation_result(s, (n, b))),
+                Premise::Check(format!("{n} of {b} mutants made the new tests fail")),
+            ]),
+            _ => premises.extend([
+                Premise::Holds(kept),
+                Premise::Absent(pending),
+                Premise::Holds(atoms::test_state(s, st)),
+            ]),
+        }
+        premises
+    }
+
     pub fn proofs(&self, s: &Symbols, out: &mut Vec<(Atom, Proof)>) {
         let cand = |x: Strategy| atoms::candidate(s, x);
         let intent =
@@ -234,6 +328,28 @@ impl StrategyProgram {
         for &(a,) in &self.w_refactor {
             let blocked = Premise::either(a == Action::AskApproval, atoms::refactor_blocked(s));
             push(atoms::proposed(s, a), "refactor/gate", vec![strat(Strategy::Refactor), blocked]);
+        }
+        for &(i,) in &self.w_rewrite {
+            let premises = vec![
+                strat(Strategy::Refactor),
+                intent(i).unwrap_or(Premise::Check("a refactor was asked for".into())),
+                Premise::Absent(atoms::refactor_blocked(s)),
+            ];
+            push(atoms::patch_loop(s, Strategy::Refactor), "patch-loop/refactor-by-model", premises);
+        }
+        if self.patch_loop.contains(&(Strategy::WriteTests,)) {
+            push(
+                atoms::patch_loop(s, Strategy::WriteTests),
+                "patch-loop/write-tests",
+                vec![strat(Strategy::WriteTests)],
+            );
+        }
+        if let Some(&(k, t)) = self.mutation_result.first() {
+            let premise = Premise::Holds(atoms::mutation_result(s, (k, t)));
+            push(atoms::mutation_checked(s), "write-tests/mutants-checked", vec![premise]);
+        }
+        for &(x, a, st, n, b) in &self.w_loop {
+            push(atoms::proposed(s, a), "patch-loop/step", self.loop_premises(s, (x, a, st), (n, b)));
         }
         if let Some((r,)) = self.clarification_needed.first() {
             let premise = Premise::Holds(atoms::clarification_needed(s, *r));

@@ -175,7 +175,7 @@ vocabulary!(
     /// A strategy the kernel can pursue. Exactly one is active per fixpoint.
     Strategy, "strategy" {
         Clarify => "clarify", CommitGate => "commit_gate", TddRepairLoop => "tdd_repair_loop",
-        Refactor => "refactor", ProjectInit => "project_init", Implement => "implement",
+        Refactor => "refactor", WriteTests => "write_tests", ProjectInit => "project_init", Implement => "implement",
         RecordInstruction => "record_instruction", UpdateMemory => "update_memory", Review => "review",
         BreadthFirstSurvey => "breadth_first_survey", AnswerFromFacts => "answer_from_facts",
         Idle => "idle",
@@ -198,7 +198,7 @@ vocabulary!(
         AskClarification => "ask_clarification", AskApproval => "ask_approval",
         RunTests => "run_tests", ProposePatch => "propose_patch", ApplyPatch => "apply_patch",
         Escalate => "escalate", ReportSuccess => "report_success", ReportUnverified => "report_unverified",
-        ApplyRefactor => "apply_refactor",
+        ApplyRefactor => "apply_refactor", CheckMutants => "check_mutants", WithdrawPatch => "withdraw_patch",
         AnswerQuery => "answer_query", Delegate => "delegate", Survey => "survey", ReviewChanges => "review_changes",
         ProposeEdit => "propose_edit", Scaffold => "scaffold", RecordRule => "record_rule",
         UpdateMemory => "update_memory",

@@ -23,6 +23,10 @@ fn action_of(atom: &Atom) -> Action {
     }
 }
 
+/// One state of the loop: pending patch, retry count, broad context, empty
+/// workspace, a kept patch, the mutation result.
+type Loop = (bool, u32, bool, bool, bool, Option<(u32, u32)>);
+
 #[test]
 fn exactly_one_strategy_and_interrogative_only_under_clarification() {
     let mut verbs: Vec<Option<Verb>> = vec![None];
@@ -32,34 +36,46 @@ fn exactly_one_strategy_and_interrogative_only_under_clarification() {
         for &second in &verbs {
             for clarify in [false, true] {
                 for &state in TestState::ALL {
+                    let mut loops: Vec<Loop> = Vec::new();
                     for (pending, retry) in [(false, 0), (true, 1), (false, 3), (true, 3)] {
-                        for (broad, empty) in [(false, false), (true, true)] {
-                            let mut f = defaults::policy();
-                            for (i, verb) in [first, second].into_iter().enumerate() {
-                                if let Some(v) = verb {
-                                    let (id, target, none) = (f.sym(&format!("i{i}")), f.sym("x"), f.sym(""));
-                                    f.user_intent.push((id, v.category(), v, target, none));
-                                    if broad {
-                                        f.context_hint.push((id, ContextHint::Broad));
-                                    }
+                        loops.extend([
+                            (pending, retry, false, false, false, None),
+                            (pending, retry, true, true, false, None),
+                        ]);
+                    }
+                    for (pending, retry) in [(false, 1), (true, 3)] {
+                        for mutants in [None, Some((0, 3)), Some((2, 3))] {
+                            loops.push((pending, retry, false, false, true, mutants));
+                        }
+                    }
+                    for &(pending, retry, broad, empty, kept, mutants) in &loops {
+                        let mut f = defaults::policy();
+                        f.patch_kept = kept;
+                        f.mutation_result.extend(mutants);
+                        for (i, verb) in [first, second].into_iter().enumerate() {
+                            if let Some(v) = verb {
+                                let (id, target, none) = (f.sym(&format!("i{i}")), f.sym("x"), f.sym(""));
+                                f.user_intent.push((id, v.category(), v, target, none));
+                                if broad {
+                                    f.context_hint.push((id, ContextHint::Broad));
                                 }
                             }
-                            if clarify {
-                                let (m, c, h) = (f.sym("target"), f.sym("it"), f.sym("?"));
-                                f.ambiguity_flag.push((m, c, h));
-                            }
-                            f.test_state = state;
-                            f.pending_patch = pending;
-                            f.retry_count = retry;
-                            f.workspace_empty = empty;
-                            let (strategies, actions) = next_actions(f);
-                            assert_eq!(strategies.len(), 1, "{first:?} {second:?}: {strategies:?}");
-                            assert!(actions.len() <= 1, "{first:?} {second:?} {state:?}: {actions:?}");
-                            if clarify {
-                                assert!(actions.iter().all(|a| action_of(a).is_interrogative()), "{actions:?}");
-                            }
-                            checked += 1;
                         }
+                        if clarify {
+                            let (m, c, h) = (f.sym("target"), f.sym("it"), f.sym("?"));
+                            f.ambiguity_flag.push((m, c, h));
+                        }
+                        f.test_state = state;
+                        f.pending_patch = pending;
+                        f.retry_count = retry;
+                        f.workspace_empty = empty;
+                        let (strategies, actions) = next_actions(f);
+                        assert_eq!(strategies.len(), 1, "{first:?} {second:?}: {strategies:?}");
+                        assert!(actions.len() <= 1, "{first:?} {second:?} {state:?}: {actions:?}");
+                        if clarify {
+                            assert!(actions.iter().all(|a| action_of(a).is_interrogative()), "{actions:?}");
+                        }
+                        checked += 1;
                     }
                 }
             }

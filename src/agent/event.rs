@@ -176,6 +176,14 @@ pub enum Event {
     Answer {
         text: String,
     },
+    /// New tests run against seeded mutants of their target: how many made a test fail, of how many counted.
+    Mutants {
+        target: String,
+        killed: u32,
+        tried: u32,
+        /// One line per mutant: the change, its place, and which test failed or that it survived.
+        results: Vec<String>,
+    },
     /// What a model's reply kept in or dropped from memory.
     Memory {
         text: String,

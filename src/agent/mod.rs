@@ -13,6 +13,7 @@ pub mod event;
 pub mod ground;
 pub mod instruct;
 pub mod learn;
+pub mod mutant;
 pub mod patch;
 pub mod recall;
 pub mod rename;
@@ -202,12 +203,23 @@ pub(crate) struct LoopState {
     children: std::collections::BTreeMap<String, steps::Delegated>,
     /// Survey findings established here, as atoms.
     surveyed: Vec<nerd_logic::Atom>,
+    /// A model's change was written and its checks found nothing new broken (`patch_kept`).
+    kept: bool,
+    /// What failed in the run before a refactor changed anything: what may still fail after it.
+    baseline: Option<verify::Verification>,
+    /// Tests a kept test-writing patch added, and the files it created.
+    written: steps::Written,
+    /// The new tests against seeded mutants of their target: (killed, tried) and one line per mutant.
+    mutants: Option<(u32, u32)>,
+    mutant_lines: Vec<String>,
 }
 
 /// One request in progress: what was asked and grounded, and everything the
 /// steps work on: the world, the router that acts, what the loop has learned.
 pub(crate) struct Turn<'r> {
     pub(crate) request: &'r str,
+    /// The strategy the last fixpoint made active.
+    pub(crate) strategy: nerd_logic::vocab::Strategy,
     pub(crate) intent: &'r Intent,
     pub(crate) focus: &'r [Candidate],
     pub(crate) world: &'r mut Loaded,
@@ -416,7 +428,15 @@ impl<'a> Agent<'a> {
         if let Some(chain) = &self.options.delegation {
             router.set_delegation(chain.clone());
         }
-        let mut t = Turn { request, intent, focus: &focus, world: loaded, router, state: LoopState::default() };
+        let mut t = Turn {
+            request,
+            strategy: nerd_logic::vocab::Strategy::Idle,
+            intent,
+            focus: &focus,
+            world: loaded,
+            router,
+            state: LoopState::default(),
+        };
         for turn in 1..=self.options.max_turns {
             if self.options.interrupted.load(Ordering::SeqCst) {
                 let changes = std::mem::take(&mut t.state.changes);
@@ -424,6 +444,7 @@ impl<'a> Agent<'a> {
             }
             let fixpoint = evaluate(self.facts(&t));
             let strategy = fixpoint.strategy();
+            t.strategy = strategy;
             let next = fixpoint.next_action();
             let because = next.map(|a| because(&fixpoint, a)).unwrap_or_default();
             t.router.record(Record::Turn {
@@ -502,6 +523,8 @@ impl<'a> Agent<'a> {
         f.retry_count = st.retries;
         f.test_state = st.test_state;
         f.pending_patch = st.pending.is_some();
+        f.patch_kept = st.kept;
+        f.mutation_result.extend(st.mutants);
         f.blocking_severity = self.config.check.block_on.clone();
         ground::assert_intent(&mut f, intent, focus, true);
         crate::check::assert_findings(&mut f, &st.findings);

@@ -32,7 +32,7 @@ pub enum Kind {
 }
 
 /// One tool's run.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ToolRun {
     pub tool: Tool,
     pub findings: Vec<Finding>,

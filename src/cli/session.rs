@@ -171,6 +171,9 @@ impl<W: Write> Sink for Text<W> {
                 format!("· patch {attempt} {verdict} {}: {reason}", files.join(", "))
             }
             Event::Memory { text } => format!("· memory: {text}"),
+            Event::Mutants { target, killed, tried, .. } => {
+                format!("· mutants of {target}: {killed} of {tried} made the new tests fail")
+            }
             Event::Child { token, task, state: ChildState::Running, at_ms, .. } => {
                 format!("· child {token} running: {task} (at {:.1} s)", *at_ms as f64 / 1000.0)
             }

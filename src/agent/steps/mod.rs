@@ -10,14 +10,17 @@
 mod delegate;
 mod refactor;
 mod repair;
+mod rewrite;
 mod scaffold;
+mod write_tests;
 
 pub(crate) use delegate::{assert_delegated, Delegated, TaskRow};
+pub(crate) use write_tests::Written;
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use nerd_logic::vocab::{Action as Step, Verb};
+use nerd_logic::vocab::{Action as Step, Strategy, Verb};
 
 use super::event::{Event, Status};
 use super::patch::Edit;
@@ -40,6 +43,14 @@ runs tests, renames symbols and records rules.";
 
 fn has_python(loaded: &Loaded) -> bool {
     loaded.files.iter().any(|f| f.path.ends_with(".py"))
+}
+
+/// What a model's patch is for: the files it may change (`new_files` among
+/// them do not exist yet) and the task it is given.
+pub(super) struct PatchScope {
+    pub paths: BTreeSet<String>,
+    pub new_files: BTreeSet<String>,
+    pub task: String,
 }
 
 /// What became of a change that was written and checked.
@@ -76,7 +87,25 @@ impl Agent<'_> {
             Step::ReviewChanges => Flow::Stop(Status::Answered, answer::review(t.world)),
             Step::RunTests => self.run_tests(t)?,
             Step::ProposePatch => self.propose_patch(t)?,
+            Step::ApplyPatch if t.strategy == Strategy::Refactor => self.apply_rewrite(t)?,
+            Step::ApplyPatch if t.strategy == Strategy::WriteTests => self.apply_tests(t)?,
             Step::ApplyPatch => self.apply_patch(t)?,
+            Step::CheckMutants => self.check_mutants(t)?,
+            Step::WithdrawPatch => self.withdraw_tests(t)?,
+            Step::ReportSuccess if t.strategy == Strategy::Refactor => self.rewrite_report(t, true),
+            Step::ReportUnverified if t.strategy == Strategy::Refactor => self.rewrite_report(t, false),
+            Step::ReportSuccess if t.strategy == Strategy::WriteTests => self.tests_report(t),
+            Step::Escalate if matches!(t.strategy, Strategy::Refactor | Strategy::WriteTests) => {
+                let st = &t.state;
+                let text = format!(
+                    "No acceptable change after {} attempt(s), the retry budget; over to you.\nTried:\n  {}\n\
+                     Every attempt that was written has been taken back; nothing of this request is left in the files.",
+                    st.retries,
+                    st.tried.join("\n  ")
+                );
+                self.emit(Event::Escalated { text: text.clone(), tried: st.tried.clone() });
+                Flow::Stop(Status::Escalated, text)
+            }
             Step::ReportSuccess => {
                 let st = &t.state;
                 let checked = self.verified.as_ref().map_or(String::new(), |v| format!(" ({})", v.sentence()));
@@ -410,11 +439,25 @@ pub(super) fn plan(next: Step, t: &Turn<'_>, root: &Path, config: &Config) -> St
             .into(),
         Step::Survey => "Would survey each top-level area here, from the index and the files' text (no action).".into(),
         Step::ReviewChanges => "Would review the changes against HEAD from facts (no action).".into(),
+        Step::RunTests if t.strategy == Strategy::Refactor => format!(
+            "Plan: run the tests ({}) to know what passes now, ask the model for the refactor of {target}, apply it \
+             only if the build and every test that passed before still pass (else roll it back and retry), within \
+             the retry budget.",
+            argv(Kind::Tests).join("; ")
+        ),
         Step::RunTests => format!(
             "Plan: run the tests ({}), then ask the model for a patch for each failure, apply it only if it stays \
              inside the failures' focus and the build passes, and rerun; escalate after the retry budget.",
             argv(Kind::Tests).join("; ")
         ),
+        Step::ProposePatch if t.strategy == Strategy::WriteTests => format!(
+            "Plan: ask the model for new tests of {target}, keep them only if they change no code under test, pass \
+             on today's code ({}) and fail on at least one seeded mutant of {target}; otherwise remove them and retry \
+             within the retry budget.",
+            argv(Kind::Tests).join("; ")
+        ),
+        Step::CheckMutants => format!("Would run the new tests against seeded mutants of {target}, one at a time."),
+        Step::WithdrawPatch => "Would remove the new tests: no seeded mutant made them fail.".into(),
         Step::ProposePatch | Step::ApplyPatch | Step::ProposeEdit => {
             format!("Would ask the model for a patch about {target}, validate it and apply it through the router.")
         }

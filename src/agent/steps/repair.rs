@@ -5,9 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use nerd_logic::vocab::TestState;
+use nerd_logic::vocab::{Strategy, TestState};
 
-use super::{has_python, Applied, NEEDS_MODEL};
+use super::{has_python, write_tests, Applied, PatchScope, NEEDS_MODEL};
 use crate::agent::event::{Event, Status};
 use crate::agent::patch::{self, Edit};
 use crate::agent::verify::{self, Kind, Verdict, Verification};
@@ -36,7 +36,7 @@ fn one_test(loaded: &Loaded, focus: &[Candidate]) -> Option<verify::OneTest> {
 }
 
 /// Whether `tool` runs the tests of the language `path` is written in.
-fn runs_language_of(tool: crate::config::Tool, path: &str) -> bool {
+pub(super) fn runs_language_of(tool: crate::config::Tool, path: &str) -> bool {
     use crate::config::Tool;
     match (tool, Lang::of_path(path).map(Lang::family)) {
         (Tool::Pytest, Some(Lang::Python)) | (Tool::CargoTest, Some(Lang::Rust)) | (Tool::GoTest, Some(Lang::Go)) => {
@@ -158,12 +158,26 @@ impl Agent<'_> {
     }
 
     pub(super) fn run_tests(&mut self, t: &mut Turn<'_>) -> Result<Flow, AgentError> {
+        let refactor = t.strategy == Strategy::Refactor;
+        if refactor && self.patcher.is_none() {
+            // The tests run before a refactor only for the model's patch to be judged against.
+            return Ok(Flow::Stop(Status::NeedsModel, format!("Refactoring {NEEDS_MODEL}")));
+        }
         let (loaded, router, st) = (&*t.world, &mut t.router, &mut t.state);
         let TestRun { findings, output, verification } = match self.tests(router, loaded, None)? {
             Ok(done) => done,
+            // A refactor goes on without tests to run: the build still checks it, and its end says unverified.
+            Err(Flow::Stop(Status::Unverified, _)) if refactor => {
+                st.test_state = TestState::Unverified;
+                st.baseline = self.verified.clone();
+                return Ok(Flow::Continue);
+            }
             Err(flow) => return Ok(flow),
         };
         st.test_state = verify::state_of(&verification, &findings);
+        if refactor && st.changes.is_empty() {
+            st.baseline = Some(verification);
+        }
         st.findings = findings;
         st.test_output = output;
         Ok(Flow::Continue)
@@ -343,19 +357,50 @@ impl Agent<'_> {
 
     pub(super) fn propose_patch(&mut self, t: &mut Turn<'_>) -> Result<Flow, AgentError> {
         let (request, focus) = (t.request, t.focus);
+        let strategy = t.strategy;
         let (loaded, router, st) = (&*t.world, &mut t.router, &mut t.state);
+        let what = match strategy {
+            Strategy::Refactor => "Refactoring",
+            Strategy::WriteTests => "Writing tests",
+            _ => "Repairing the failures",
+        };
         if self.patcher.is_none() {
-            return Ok(Flow::Stop(Status::NeedsModel, format!("Repairing the failures {NEEDS_MODEL}")));
+            return Ok(Flow::Stop(Status::NeedsModel, format!("{what} {NEEDS_MODEL}")));
         }
-        let paths = self.repair_focus(loaded, focus, st);
+        let scope = match strategy {
+            Strategy::Refactor => self.rewrite_scope(request, loaded, focus),
+            Strategy::WriteTests => self.test_scope(request, loaded, focus),
+            _ => Some(PatchScope {
+                paths: self.repair_focus(loaded, focus, st),
+                new_files: BTreeSet::new(),
+                task: request.to_string(),
+            }),
+        };
+        let Some(PatchScope { mut paths, new_files, task }) = scope else {
+            let q = format!("Which function do you mean? \"{}\" names no function or method here.", t.intent.target);
+            self.emit(Event::Question { text: q.clone(), options: vec![] });
+            return Ok(Flow::Stop(Status::NeedsClarification, q));
+        };
         let rules = self.memories()?.rules_in_force()?;
-        let (prompt, contents) = self.prompt(router, (request, loaded, focus), st, (&paths, &rules))?;
+        let (prompt, mut contents) = self.prompt(router, (&task, loaded, focus), st, (&paths, &rules))?;
+        // Files the patch may create are empty until it does.
+        for path in &new_files {
+            paths.insert(path.clone());
+            contents.insert(path.clone(), String::new());
+        }
         let raw = match self.patcher.as_mut() {
             Some(p) => p.transduce(&prompt, st.feedback.as_deref()),
             None => Err("no model".into()),
         };
         let attempt = st.retries + 1;
-        match Self::validate(raw, &contents, &paths, &rules) {
+        let checked = Self::validate(raw, &contents, &paths, &rules).and_then(|(proposal, edits)| {
+            match strategy {
+                Strategy::WriteTests => write_tests::changes_code(&edits).map_or(Ok(()), Err),
+                _ => Ok(()),
+            }
+            .map(|()| (proposal, edits))
+        });
+        match checked {
             Ok((proposal, edits)) => {
                 let explanation = proposal.explanation.clone();
                 self.keep_model_memory(&proposal, st, loaded)?;
