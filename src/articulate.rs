@@ -13,6 +13,8 @@ use serde::Deserialize;
 pub const MAX_UPDATES: usize = 32;
 /// Characters a surface response may have.
 pub const MAX_SURFACE: usize = 20_000;
+/// Citations a reply may carry.
+pub const MAX_CITATIONS: usize = 40;
 
 /// One file a turn changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,7 +37,14 @@ pub fn articulate(mut facts: Facts, changes: &[Change], answer: &str, question: 
     let text = match mode {
         SurfaceMode::Question => question.unwrap_or("Could you say more precisely what you mean?").to_string(),
         SurfaceMode::Answer => answer.to_string(),
-        SurfaceMode::Diff => changes.iter().map(|c| c.diff.trim_end()).collect::<Vec<_>>().join("\n"),
+        SurfaceMode::Diff => {
+            let diff = changes.iter().map(|c| c.diff.trim_end()).collect::<Vec<_>>().join("\n");
+            if answer.is_empty() {
+                diff
+            } else {
+                format!("{answer}\n\n{diff}")
+            }
+        }
         SurfaceMode::Summary => {
             let (added, removed) = changes.iter().fold((0, 0), |(a, r), c| (a + c.added, r + c.removed));
             let mut lines = vec![format!("Changed {} file(s), +{added} −{removed}:", changes.len())];
@@ -55,7 +64,18 @@ pub fn articulate(mut facts: Facts, changes: &[Change], answer: &str, question: 
 struct Wire {
     surface_response: String,
     #[serde(default)]
+    citations: Vec<Citation>,
+    #[serde(default)]
     control: Option<ControlWire>,
+}
+
+/// A place a reply cites: a workspace path, a 1-based line, and text quoted from it.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Citation {
+    pub path: String,
+    pub line: u32,
+    pub quote: String,
 }
 
 #[derive(Deserialize)]
@@ -74,6 +94,8 @@ pub enum ReplyError {
     TooLong,
     #[error("at most {MAX_UPDATES} control updates")]
     TooMany,
+    #[error("at most {MAX_CITATIONS} citations")]
+    TooManyCitations,
     #[error("update `{0}`: {1}")]
     Update(String, String),
 }
@@ -82,14 +104,27 @@ pub enum ReplyError {
 #[derive(Debug, PartialEq)]
 pub struct Reply {
     pub surface_response: String,
+    /// Places the response cites, unchecked: `agent::explain` checks them against the files.
+    pub citations: Vec<Citation>,
     pub updates: Vec<Atom>,
 }
 
-/// Parses a dual payload; updates are admitted only as perception facts.
+/// Removes a Markdown code fence a model may have wrapped its JSON in.
+pub fn unfence(text: &str) -> &str {
+    let t = text.trim();
+    let Some(rest) = t.strip_prefix("```") else { return t };
+    let body = rest.split_once('\n').map_or("", |(_, b)| b);
+    body.trim_end().strip_suffix("```").unwrap_or(body).trim()
+}
+
+/// Parses a dual payload (bare or fenced JSON); updates are admitted only as perception facts.
 pub fn parse_reply(text: &str) -> Result<Reply, ReplyError> {
-    let wire: Wire = serde_json::from_str(text).map_err(|e| ReplyError::Shape(e.to_string()))?;
+    let wire: Wire = serde_json::from_str(unfence(text)).map_err(|e| ReplyError::Shape(e.to_string()))?;
     if wire.surface_response.chars().count() > MAX_SURFACE {
         return Err(ReplyError::TooLong);
+    }
+    if wire.citations.len() > MAX_CITATIONS {
+        return Err(ReplyError::TooManyCitations);
     }
     let raw = wire.control.map(|c| c.updates).unwrap_or_default();
     if raw.len() > MAX_UPDATES {
@@ -112,7 +147,7 @@ pub fn parse_reply(text: &str) -> Result<Reply, ReplyError> {
         scratch.assert_atom(&atom).map_err(|e| ReplyError::Update(u.clone(), e.to_string()))?;
         updates.push(atom);
     }
-    Ok(Reply { surface_response: wire.surface_response, updates })
+    Ok(Reply { surface_response: wire.surface_response, citations: wire.citations, updates })
 }
 
 #[cfg(test)]

@@ -975,3 +975,35 @@ fn without_a_model_refactors_and_test_writing_say_what_they_need_and_run_nothing
     }
     assert_eq!(repo.snapshot(), before);
 }
+
+#[test]
+fn a_model_explanation_keeps_only_the_citations_that_check_and_its_links() {
+    let repo = green_python();
+    let reply = serde_json::json!({
+        "surface_response": "`mul` multiplies by repeated addition [1], calling `add` [2]. It caches results [3].",
+        "citations": [
+            {"path": "calc/ops.py", "line": 7, "quote": "for _ in range(b):"},
+            {"path": "calc/ops.py", "line": 8, "quote": "total = add(total, a)"},
+            {"path": "calc/ops.py", "line": 6, "quote": "@functools.cache"}
+        ],
+        "control": {"updates": ["knowledge_link(\"calc/ops.py#mul\", \"built_on\", \"calc/ops.py#add\")"]}
+    });
+    // A malformed reply first: the boundary refuses it and the model is asked again.
+    let transcript = repo.transcript(&[Value::String("Sure! mul multiplies.".into()), reply]);
+    let (code, events) = repo.run_json(&["explain mul", "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!(code, 0, "{events:#?}");
+    let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap().to_string();
+    assert!(answer.contains("[1] calc/ops.py:7  for _ in range(b):"), "{answer}");
+    assert!(answer.contains("[2] calc/ops.py:8"), "{answer}");
+    assert!(answer.contains("It caches results (citation removed)."), "{answer}");
+    assert!(answer.contains("`@functools.cache` is not at calc/ops.py:6"), "{answer}");
+    assert!(answer.contains("From the index:"), "the facts stay beside the prose: {answer}");
+    let memory = of_kind(&events, "memory");
+    assert!(memory.iter().any(|m| m["text"].as_str().unwrap().contains("built_on")), "{memory:#?}");
+    assert!(repo.nerd(&["memory", "links", "mul"]).stdout.windows(8).any(|w| w == b"built_on"));
+
+    // Without a model the facts answer stands and says what a model would add.
+    let (_, events) = repo.run_json(&["explain mul"]);
+    let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap().to_string();
+    assert!(answer.contains("With a model configured") && !answer.contains("Cited"), "{answer}");
+}

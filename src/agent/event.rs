@@ -198,6 +198,9 @@ pub enum Event {
     },
     Done {
         status: Status,
+        /// How the outcome is shown, as the kernel's articulation rules chose: question, answer, diff or summary.
+        #[serde(with = "crate::words")]
+        surface: nerd_logic::vocab::SurfaceMode,
         turns: u32,
         changes: Vec<ChangedFile>,
         /// `block_commit` atoms the last fixpoint derived (empty: a commit would pass).

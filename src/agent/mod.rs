@@ -10,6 +10,7 @@
 pub mod answer;
 pub mod context;
 pub mod event;
+pub mod explain;
 pub mod ground;
 pub mod instruct;
 pub mod learn;
@@ -74,6 +75,14 @@ impl From<crate::memory::MemoryError> for AgentError {
 pub fn patcher(connection: &Connection) -> Option<Box<dyn Transducer>> {
     match connection {
         Connection::Http(http) => Some(Box::new(http.clone().for_task(patch::task()))),
+        _ => None,
+    }
+}
+
+/// The transducer that writes explanations over a resolved connection, when it has one.
+pub fn explainer(connection: &Connection) -> Option<Box<dyn Transducer>> {
+    match connection {
+        Connection::Http(http) => Some(Box::new(http.clone().for_task(explain::task()))),
         _ => None,
     }
 }
@@ -176,6 +185,9 @@ impl Default for Options {
 pub struct Report {
     pub status: Status,
     pub answer: String,
+    /// The outcome as shown to a person, in the surface the kernel chose (`articulate`).
+    pub surface: nerd_logic::vocab::SurfaceMode,
+    pub shown: String,
     pub changes: Vec<Change>,
     pub turns: u32,
 }
@@ -237,6 +249,8 @@ pub struct Agent<'a> {
     config: Config,
     perceiver: Box<dyn Transducer>,
     patcher: Option<Box<dyn Transducer>>,
+    /// The model that writes explanations, when one is configured.
+    explainer: Option<Box<dyn Transducer>>,
     approver: &'a mut dyn Approver,
     sink: &'a mut dyn Sink,
     options: Options,
@@ -281,6 +295,7 @@ impl<'a> Agent<'a> {
             config,
             perceiver,
             patcher,
+            explainer: None,
             approver,
             sink,
             options,
@@ -291,6 +306,12 @@ impl<'a> Agent<'a> {
             memory_request: false,
             verified: None,
         })
+    }
+
+    /// The same agent, with a model that writes explanations.
+    pub fn with_explainer(mut self, explainer: Option<Box<dyn Transducer>>) -> Self {
+        self.explainer = explainer;
+        self
     }
 
     pub fn root(&self) -> &Path {
@@ -504,14 +525,16 @@ impl<'a> Agent<'a> {
             Some(v) => v.into(),
             None => (&verify::Verification::nothing("no build or test ran for this request")).into(),
         };
+        let (surface, shown) = articulated(status, &answer, &changes);
         self.emit(Event::Done {
             status,
+            surface,
             turns,
             changes: changes.iter().map(Into::into).collect(),
             block_commit: blockers.to_vec(),
             verification,
         });
-        Report { status, answer, changes, turns }
+        Report { status, answer, surface, shown, changes, turns }
     }
 
     /// The fact base of one turn: the world, the intent, and what the loop learned so far.
@@ -596,6 +619,19 @@ impl<'a> Agent<'a> {
         });
         Ok(())
     }
+}
+
+/// The outcome in the surface the kernel's articulation rules choose: a
+/// question while one is open, the answer when nothing changed, the answer
+/// with its diff for one small change, a summary otherwise.
+fn articulated(status: Status, answer: &str, changes: &[Change]) -> (nerd_logic::vocab::SurfaceMode, String) {
+    let mut facts = Facts::default();
+    let asks = status == Status::NeedsClarification;
+    if asks {
+        let (missing, clue, none) = (facts.sym("answer"), facts.sym(answer), facts.sym(""));
+        facts.ambiguity_flag.push((missing, clue, none));
+    }
+    crate::articulate::articulate(facts, changes, answer, asks.then_some(answer))
 }
 
 /// The facts and checks a `next_action` rests on, from its shortest derivation.

@@ -275,14 +275,6 @@ pub fn schema() -> serde_json::Value {
     })
 }
 
-/// Removes a Markdown code fence a model may have wrapped its JSON in.
-fn unfence(text: &str) -> &str {
-    let t = text.trim();
-    let Some(rest) = t.strip_prefix("```") else { return t };
-    let body = rest.split_once('\n').map_or("", |(_, b)| b);
-    body.trim_end().strip_suffix("```").unwrap_or(body).trim()
-}
-
 fn checked_path(path: &str) -> Result<String, PatchError> {
     let p = path.trim();
     let bad = p.is_empty()
@@ -306,7 +298,8 @@ pub fn parse(text: &str) -> Result<Proposal, PatchError> {
         Ok(None) => text.to_string(),
         Err(e) => return Err(PatchError::Shape(format!("{}: {}", e.code, e.message))),
     };
-    let wire: Wire = serde_json::from_str(unfence(&body)).map_err(|e| PatchError::Shape(e.to_string()))?;
+    let wire: Wire =
+        serde_json::from_str(crate::articulate::unfence(&body)).map_err(|e| PatchError::Shape(e.to_string()))?;
     let body = match (wire.edits.is_empty(), wire.diff) {
         (false, Some(_)) => return Err(PatchError::BothForms),
         (true, None) => return Err(PatchError::Empty),

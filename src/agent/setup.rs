@@ -47,6 +47,8 @@ pub struct Setup {
     pub options: Options,
     pub perceiver: Box<dyn Transducer>,
     pub patcher: Option<Box<dyn Transducer>>,
+    /// Writes explanations; with a transcript, it replays the same outputs.
+    pub explainer: Option<Box<dyn Transducer>>,
     pub choice: Choice,
 }
 
@@ -70,9 +72,12 @@ pub fn setup(root: &Path, settings: &Settings) -> Result<Setup, SetupError> {
     let config = crate::config::Config::load(root)?;
     let choice = provider::choose(settings.provider, &config.model, &provider::process_env)?;
     let connection = provider::connect(&choice, settings.seed, &provider::process_env)?;
-    let patcher = match &settings.transcript {
-        Some(path) => Some(Box::new(transcript(path)?) as Box<dyn Transducer>),
-        None => super::patcher(&connection),
+    let (patcher, explainer) = match &settings.transcript {
+        Some(path) => (
+            Some(Box::new(transcript(path)?) as Box<dyn Transducer>),
+            Some(Box::new(transcript(path)?) as Box<dyn Transducer>),
+        ),
+        None => (super::patcher(&connection), super::explainer(&connection)),
     };
     let perceiver = crate::perceive::transducer(connection)?;
     if settings.retry_budget == 0 {
@@ -87,5 +92,5 @@ pub fn setup(root: &Path, settings: &Settings) -> Result<Setup, SetupError> {
         context_budget: config.context.budget_tokens,
         ..Options::default()
     };
-    Ok(Setup { options, perceiver, patcher, choice })
+    Ok(Setup { options, perceiver, patcher, explainer, choice })
 }

@@ -38,7 +38,8 @@ pub fn run(root: &Path, args: &AgentArgs, resume: Option<Option<String>>) -> Res
     let mut approver = session::approver(args);
     let mut sink = Text { out: std::io::stdout(), verbose: false, answers: true };
     let mut agent =
-        Agent::new(root, setup.perceiver, setup.patcher, approver.as_mut(), &mut sink, setup.options, session)?;
+        Agent::new(root, setup.perceiver, setup.patcher, approver.as_mut(), &mut sink, setup.options, session)?
+            .with_explainer(setup.explainer);
     let mut editor = DefaultEditor::new().map_err(|e| NerdError::Terminal(format!("no line editor: {e}")))?;
     // The editor took SIGINT for itself; at the prompt it reads Ctrl-C as a key anyway, so
     // the agent's handler goes back in place for the time requests run.

@@ -151,7 +151,7 @@ pub fn run(root: &Path, args: RunArgs) -> Result<i32, NerdError> {
     let sink: &mut dyn crate::agent::Sink = if args.json { &mut json_sink } else { &mut text_sink };
     let mut agent =
         match Agent::new(root, setup.perceiver, setup.patcher, approver.as_mut(), sink, setup.options, session) {
-            Ok(a) => a,
+            Ok(a) => a.with_explainer(setup.explainer),
             Err(e) => {
                 eprintln!("error: {e}");
                 return Ok(code::CONFIG);
@@ -160,12 +160,8 @@ pub fn run(root: &Path, args: RunArgs) -> Result<i32, NerdError> {
     match agent.handle(request) {
         Ok(report) => {
             if !args.json {
-                println!("{}", report.answer);
-                for change in &report.changes {
-                    if !change.diff.is_empty() {
-                        print!("\n{}", change.diff);
-                    }
-                }
+                // The kernel chose the surface: the answer, with its diff for one small change, or a summary.
+                println!("{}", report.shown);
                 eprintln!("session {} (resume with: nerd run --resume {} \"...\")", agent.session.id, agent.session.id);
             }
             Ok(exit_for(&report))
@@ -243,7 +239,7 @@ fn run_task(default_root: &Path, file: &Path, base: &AgentArgs) -> (serde_json::
     let session_id = session.id.clone();
     let outcome =
         Agent::new(&root, setup.perceiver, setup.patcher, approver.as_mut(), &mut events, setup.options, session)
-            .and_then(|mut agent| agent.handle(&task.request));
+            .and_then(|agent| agent.with_explainer(setup.explainer).handle(&task.request));
     let report = match outcome {
         Ok(r) => r,
         Err(e) => return fail(&id, "runtime_error", e.to_string(), code::RUNTIME),

@@ -185,7 +185,7 @@ impl<W: Write> Sink for Text<W> {
             Event::Answer { text } if self.answers => format!("\n{text}"),
             Event::Answer { .. } => return,
             Event::Question { .. } | Event::Escalated { .. } => return,
-            Event::Done { status, turns, changes, block_commit, verification } => {
+            Event::Done { status, turns, changes, block_commit, verification, .. } => {
                 let mut l = format!("\n· {} after {turns} turn(s)", status.as_str());
                 l.push_str(&format!("\n    {}: {}", verification.status.as_str(), verification.reason));
                 for c in changes {

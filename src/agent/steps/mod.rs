@@ -8,6 +8,7 @@
 //! Knows nothing about why the kernel chose the step.
 
 mod delegate;
+mod explain;
 mod refactor;
 mod repair;
 mod rewrite;
@@ -80,10 +81,17 @@ impl Agent<'_> {
             Step::AnswerQuery => match intent.verb {
                 Verb::Status => self.test_status(&mut t.router, t.world, focus)?,
                 Verb::Impact => Flow::Stop(Status::Answered, answer::impact(focus, t.world)),
+                Verb::Explain => {
+                    let facts = answer::locate(request, focus, t.world);
+                    self.explained(t, facts)?
+                }
                 _ => Flow::Stop(Status::Answered, answer::locate(request, focus, t.world)),
             },
             Step::Delegate => self.delegate(t)?,
-            Step::Survey => self.survey(t)?,
+            Step::Survey => match self.survey(t)? {
+                Flow::Stop(Status::Answered, facts) if self.options.delegation.is_none() => self.explained(t, facts)?,
+                other => other,
+            },
             Step::ReviewChanges => Flow::Stop(Status::Answered, answer::review(t.world)),
             Step::RunTests => self.run_tests(t)?,
             Step::ProposePatch => self.propose_patch(t)?,

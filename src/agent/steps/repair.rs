@@ -254,36 +254,15 @@ impl Agent<'_> {
         if !st.tried.is_empty() {
             text.push_str(&format!("Already tried (did not work):\n- {}\n\n", st.tried.join("\n- ")));
         }
-        let mut facts = loaded.facts();
-        crate::check::assert_findings(&mut facts, &st.findings);
-        // What the last three requests touched starts activation too, further away.
-        let memory = self.recollect(loaded, task)?;
-        let index = context::SymbolIndex::new(loaded);
-        context::seed(&mut facts, &index, focus, &memory);
-        let fixpoint = nerd_logic::evaluate(facts);
+        let (selected, mut contents) = self.kernel_context(router, (task, loaded, focus), &st.findings)?;
         let budget = self.options.context_budget;
-        let mut contents = BTreeMap::new();
-        let mut failed = None;
-        let mut read = |path: &str| match self.read(router, path) {
-            Ok(content) => {
-                if let Some(c) = &content {
-                    contents.insert(path.to_string(), c.clone());
-                }
-                content
-            }
-            Err(e) => {
-                failed.get_or_insert(e);
-                None
-            }
-        };
-        let selected = context::select_context(&fixpoint, &index, &memory.memories, budget, &mut read);
         // The changeable files not read yet, whole, to validate the patch against.
         let shown = selected.paths();
-        for path in paths.iter().filter(|p| !shown.contains(*p)) {
-            read(path);
-        }
-        if let Some(e) = failed {
-            return Err(e);
+        let unread: Vec<&String> = paths.iter().filter(|p| !shown.contains(*p) && !contents.contains_key(*p)).collect();
+        for path in unread {
+            if let Some(content) = self.read(router, path)? {
+                contents.insert(path.clone(), content);
+            }
         }
         text.push_str(&selected.render());
         // A file the patch may change that activation did not reach (a config
@@ -303,6 +282,43 @@ impl Agent<'_> {
             changeable.join(", ")
         ));
         Ok((text, contents))
+    }
+
+    /// What the kernel's activation selects for `query` within the context
+    /// budget (`findings` seed it too), and the files read to show it.
+    pub(super) fn kernel_context(
+        &mut self,
+        router: &mut Router,
+        (query, loaded, focus): (&str, &Loaded, &[Candidate]),
+        findings: &[crate::check::parse::Finding],
+    ) -> Result<(context::Context, BTreeMap<String, String>), AgentError> {
+        let mut facts = loaded.facts();
+        crate::check::assert_findings(&mut facts, findings);
+        // What the last three requests touched starts activation too, further away.
+        let memory = self.recollect(loaded, query)?;
+        let index = context::SymbolIndex::new(loaded);
+        context::seed(&mut facts, &index, focus, &memory);
+        let fixpoint = nerd_logic::evaluate(facts);
+        let budget = self.options.context_budget;
+        let mut contents = BTreeMap::new();
+        let mut failed = None;
+        let mut read = |path: &str| match self.read(router, path) {
+            Ok(content) => {
+                if let Some(c) = &content {
+                    contents.insert(path.to_string(), c.clone());
+                }
+                content
+            }
+            Err(e) => {
+                failed.get_or_insert(e);
+                None
+            }
+        };
+        let selected = context::select_context(&fixpoint, &index, &memory.memories, budget, &mut read);
+        match failed {
+            Some(e) => Err(e),
+            None => Ok((selected, contents)),
+        }
     }
 
     /// Parses and validates model output into edits, or says why not.
