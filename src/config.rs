@@ -252,6 +252,18 @@ pub struct ModelConfig {
     pub base_url: Option<String>,
     /// The environment variable holding the API key, instead of the provider's usual one.
     pub api_key_env: Option<String>,
+    /// Who reads requests: `model` or `offline`. By default the model, except a
+    /// local one: small local coders write patches well enough and read requests
+    /// badly (Qwen2.5-Coder-0.5B read "fix the failing tests" as a query).
+    pub perceive: Option<Perceiver>,
+}
+
+/// Who reads requests into intents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Perceiver {
+    Model,
+    Offline,
 }
 
 impl ModelConfig {
@@ -262,6 +274,7 @@ impl ModelConfig {
             model: over.model.clone().or_else(|| self.model.clone()),
             base_url: over.base_url.clone().or_else(|| self.base_url.clone()),
             api_key_env: over.api_key_env.clone().or_else(|| self.api_key_env.clone()),
+            perceive: over.perceive.or(self.perceive),
         }
     }
 }

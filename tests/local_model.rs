@@ -41,3 +41,62 @@ fn a_real_small_model_under_the_grammar_yields_well_formed_intents() {
     let b = perceive(&mut again, "rename login to sign_in");
     assert_eq!(a, b);
 }
+
+/// The offline coder end to end: `nerd run --provider local` on a tiny broken
+/// Python package, the small Qwen2.5-Coder (`scripts/install-model --coder
+/// 0.5b`) writing patches under the patch grammar narrowed to the files it may
+/// change. What the patch says is not judged here (recorded transcripts judge
+/// patch content); that every answer parses, names only allowed files and goes
+/// through validation, the build check and the test run is.
+#[test]
+fn the_small_local_coder_writes_grammar_bound_patches_through_the_whole_loop() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/models/qwen2.5-coder-0.5b-instruct.gguf");
+    assert!(model.is_file(), "run scripts/install-model --coder 0.5b first (scripts/test does)");
+    let repo = tempfile::tempdir().unwrap();
+    let dir = repo.path();
+    std::fs::create_dir_all(dir.join("calc")).unwrap();
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    std::fs::write(dir.join("calc/__init__.py"), "").unwrap();
+    std::fs::write(dir.join("calc/ops.py"), "def add(a, b):\n    return a - b\n").unwrap();
+    std::fs::write(
+        dir.join("tests/test_ops.py"),
+        "from calc.ops import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join(".gitignore"), "__pycache__/\n").unwrap();
+    for args in [&["init", "-q", "-b", "main"][..], &["add", "-A"], &["commit", "-q", "-m", "init"]] {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+    let home = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .args(["run", "--json", "--provider", "local", "--retry-budget", "2", "fix the failing tests"])
+        .current_dir(dir)
+        .env("HOME", home.path())
+        .env("NERD_LOCAL_MODEL", &model)
+        .env("NERD_LOCAL_THREADS", "2")
+        .env("NERD_SEED", "7")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let events: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let patches: Vec<&serde_json::Value> = events.iter().filter(|e| e["event"] == "patch").collect();
+    let end = events.last().unwrap();
+    println!("{} patch(es) in {:?}, ended {}:\n{stdout}", patches.len(), started.elapsed(), end["status"]);
+    assert!(!patches.is_empty(), "the local coder was asked for a patch: {stdout}");
+    for p in &patches {
+        let reason = p["reason"].as_str().unwrap_or("");
+        assert!(!reason.contains("not a patch proposal"), "the grammar keeps every answer well-formed: {reason}");
+        assert!(!reason.contains("outside the focus"), "the grammar names only allowed files: {reason}");
+    }
+    assert!(["succeeded", "escalated"].contains(&end["status"].as_str().unwrap()), "{end}");
+}

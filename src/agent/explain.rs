@@ -55,6 +55,7 @@ pub fn task() -> crate::model::Task {
         }),
         max_tokens: 2048,
         grammar: None,
+        narrowed: None,
     }
 }
 

@@ -71,15 +71,19 @@ impl From<crate::memory::MemoryError> for AgentError {
 }
 
 /// The transducer that writes patches over a resolved connection, when it has
-/// one: the offline rules and local models only read requests.
-pub fn patcher(connection: &Connection) -> Option<Box<dyn Transducer>> {
-    match connection {
+/// one: a model server, or a local model sampled under the patch grammar.
+/// The offline rules only read requests.
+pub fn patcher(connection: &Connection) -> Result<Option<Box<dyn Transducer>>, crate::model::ProviderError> {
+    Ok(match connection {
         Connection::Http(http) => Some(Box::new(http.clone().for_task(patch::task()))),
-        _ => None,
-    }
+        #[cfg(feature = "local")]
+        Connection::Local(spec) => Some(Box::new(spec.load(patch::task())?)),
+        Connection::Offline => None,
+    })
 }
 
-/// The transducer that writes explanations over a resolved connection, when it has one.
+/// The transducer that writes explanations over a resolved connection, when it
+/// has one (a local model writes patches and reads requests, never prose).
 pub fn explainer(connection: &Connection) -> Option<Box<dyn Transducer>> {
     match connection {
         Connection::Http(http) => Some(Box::new(http.clone().for_task(explain::task()))),

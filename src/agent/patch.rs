@@ -227,8 +227,46 @@ pub fn task() -> crate::model::Task {
         system: SYSTEM,
         schema: schema(),
         max_tokens: 4096,
-        grammar: None,
+        grammar: Some(gbnf(&[])),
+        narrowed: Some(gbnf),
     }
+}
+
+/// Edits a grammar-constrained patch may have.
+pub const GRAMMAR_EDITS: usize = 4;
+/// Characters a grammar-constrained replacement may have.
+pub const GRAMMAR_CODE_CHARS: usize = 1500;
+
+/// The patch schema (span edits only) as a GBNF grammar for local models:
+/// paths limited to `paths` when given (any workspace-relative path
+/// otherwise), and every repetition bounded, so that a small model can
+/// neither name a file outside the focus nor run to its token limit.
+pub fn gbnf(paths: &[String]) -> String {
+    let listed: Vec<String> = paths
+        .iter()
+        .filter(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || "_./-+@ ".contains(c)))
+        .map(|p| format!("\"\\\"{p}\\\"\""))
+        .collect();
+    let path = if listed.is_empty() {
+        "\"\\\"\" [A-Za-z0-9_@+-] [A-Za-z0-9_./@+-]{0,159} \"\\\"\"".to_string()
+    } else {
+        listed.join(" | ")
+    };
+    let mut g = String::new();
+    g.push_str(&format!(
+        "root ::= \"{{\" ws \"\\\"explanation\\\":\" ws text \",\" ws \"\\\"edits\\\":\" ws \"[\" ws edit ( \",\" ws edit ){{0,{}}} ws \"]\" ws \"}}\"\n",
+        GRAMMAR_EDITS - 1
+    ));
+    g.push_str(
+        "edit ::= \"{\" ws \"\\\"path\\\":\" ws path \",\" ws \"\\\"start_line\\\":\" ws line \",\" ws \"\\\"end_line\\\":\" ws line \",\" ws \"\\\"replacement\\\":\" ws code ws \"}\"\n",
+    );
+    g.push_str(&format!("path ::= {path}\n"));
+    g.push_str("line ::= [0-9] [0-9]{0,5}\n");
+    g.push_str("text ::= \"\\\"\" char{0,300} \"\\\"\"\n");
+    g.push_str(&format!("code ::= \"\\\"\" char{{0,{GRAMMAR_CODE_CHARS}}} \"\\\"\"\n"));
+    g.push_str("char ::= [^\"\\\\\\x00-\\x1f] | \"\\\\\" [\"\\\\/nt]\n");
+    g.push_str("ws ::= [ \\n]{0,2}\n");
+    g
 }
 
 /// The JSON schema models are asked to answer in.

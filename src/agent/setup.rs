@@ -11,9 +11,12 @@ use std::sync::Arc;
 use nerd_logic::vocab::Autonomy;
 
 use super::Options;
-use crate::config::{ConfigError, Provider};
+use crate::config::{ConfigError, Perceiver, Provider};
 use crate::model::provider::{self, Choice, ProviderError};
 use crate::model::{Transcript, Transducer};
+
+/// Tokens of kernel-selected context a local model's patch prompt carries at most.
+pub const LOCAL_CONTEXT_BUDGET: usize = 1500;
 
 /// A configuration problem.
 #[derive(Debug, thiserror::Error)]
@@ -77,9 +80,14 @@ pub fn setup(root: &Path, settings: &Settings) -> Result<Setup, SetupError> {
             Some(Box::new(transcript(path)?) as Box<dyn Transducer>),
             Some(Box::new(transcript(path)?) as Box<dyn Transducer>),
         ),
-        None => (super::patcher(&connection), super::explainer(&connection)),
+        None => (super::patcher(&connection)?, super::explainer(&connection)),
     };
-    let perceiver = crate::perceive::transducer(connection)?;
+    let offline_reader = match choice.config.perceive {
+        Some(who) => who == Perceiver::Offline,
+        None => choice.provider == Provider::Local,
+    };
+    let perceiver: Box<dyn Transducer> =
+        if offline_reader { Box::new(crate::perceive::Offline) } else { crate::perceive::transducer(connection)? };
     if settings.retry_budget == 0 {
         return Err(SetupError::Invalid("--retry-budget must be at least 1".into()));
     }
@@ -89,7 +97,12 @@ pub fn setup(root: &Path, settings: &Settings) -> Result<Setup, SetupError> {
         include_docs: settings.include_docs,
         retry_budget: settings.retry_budget,
         interrupted: settings.interrupted.clone(),
-        context_budget: config.context.budget_tokens,
+        // A local model reads its prompt on this machine's cores: a smaller context keeps a patch within seconds.
+        context_budget: if choice.provider == Provider::Local {
+            config.context.budget_tokens.min(LOCAL_CONTEXT_BUDGET)
+        } else {
+            config.context.budget_tokens
+        },
         ..Options::default()
     };
     Ok(Setup { options, perceiver, patcher, explainer, choice })

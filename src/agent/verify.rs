@@ -21,6 +21,7 @@ use crate::check::tools;
 use crate::config::{CheckConfig, Tool};
 use crate::policy::Action;
 use crate::router::{Outcome, Output};
+use crate::world::lang::Lang;
 
 /// What is being verified.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +78,18 @@ pub fn tools_for(root: &Path, check: &CheckConfig, kind: Kind, has_python: bool)
 fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.lines().filter(|l| !l.starts_with("{\"reason\"")).collect();
     all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// Whether `tool` runs the tests of the language `path` is written in.
+pub fn runs_language_of(tool: Tool, path: &str) -> bool {
+    match (tool, Lang::of_path(path).map(Lang::family)) {
+        (Tool::Pytest, Some(Lang::Python)) | (Tool::CargoTest, Some(Lang::Rust)) | (Tool::GoTest, Some(Lang::Go)) => {
+            true
+        }
+        (Tool::NodeTest, Some(Lang::TypeScript)) => true,
+        (Tool::NodeTest, None) => path.ends_with(".js") || path.ends_with(".mjs") || path.ends_with(".cjs"),
+        _ => false,
+    }
 }
 
 /// One test a run is narrowed to: the file that defines it and its name
@@ -344,7 +357,12 @@ impl Verification {
 /// diagnostics, and the synthetic `<tool>-failed` finding of an unreadable run.
 fn errors(findings: &[Finding]) -> (u32, u32) {
     findings.iter().fold((0, 0), |(parsed, synthetic), f| match &f.found {
-        Found::Diagnostic { severity: Severity::Error, code, .. } if unreadable(code) => (parsed, synthetic + 1),
+        // A file that could not be collected says why elsewhere (the environment, an import error).
+        Found::Diagnostic { severity: Severity::Error, code, .. }
+            if unreadable(code) || code == crate::check::parse::COLLECTION_ERROR =>
+        {
+            (parsed, synthetic + 1)
+        }
         Found::Diagnostic { severity: Severity::Error, .. } => (parsed + 1, synthetic),
         _ => (parsed, synthetic),
     })

@@ -280,11 +280,15 @@ pub fn tsc(root: &Path, text: &str) -> Vec<Finding> {
         .collect()
 }
 
+/// The code of a test file pytest could not collect.
+pub const COLLECTION_ERROR: &str = "pytest-collection";
+
 /// `pytest -q -rf --tb=line`: `FAILED path::name - msg`, located by the `path:N:` traceback lines.
 pub fn pytest(root: &Path, stdout: &str) -> Vec<Finding> {
     static FAILED: OnceLock<Regex> = OnceLock::new();
     static TB: OnceLock<Regex> = OnceLock::new();
-    let failed = rx(&FAILED, r"^(FAILED|ERROR) ([^:\s]+)::(\S+)");
+    // `ERROR path` alone: the file could not be collected (an import error, a syntax error).
+    let failed = rx(&FAILED, r"^(FAILED|ERROR) ([^:\s]+)(?:::(\S+))?");
     let tb = rx(&TB, r"^(\S+\.py):(\d+): ");
     let mut lines: Vec<(String, u32)> = Vec::new();
     for l in stdout.lines() {
@@ -295,8 +299,7 @@ pub fn pytest(root: &Path, stdout: &str) -> Vec<Finding> {
     // `--tb=line` prints one line per failure, in the order of the summary's FAILED lines.
     let mut used = vec![false; lines.len()];
     let mut out = Vec::new();
-    for (i, l) in stdout.lines().filter_map(|l| failed.captures(l)).enumerate() {
-        let c = l;
+    for (i, (said, c)) in stdout.lines().filter_map(|l| failed.captures(l).map(|c| (l, c))).enumerate() {
         let path = relative_to(root, &c[2]);
         let outcome = if &c[1] == "FAILED" { TestOutcome::Fail } else { TestOutcome::Error };
         let at = match lines.get(i) {
@@ -307,7 +310,14 @@ pub fn pytest(root: &Path, stdout: &str) -> Vec<Finding> {
             used[k] = true;
             lines[k].1
         });
-        out.push(test(&format!("{path}::{}", &c[3]), outcome, path, line, "pytest"));
+        match c.get(3) {
+            Some(name) => out.push(test(&format!("{path}::{}", name.as_str()), outcome, path, line, "pytest")),
+            // The whole file failed to collect: no test of it ran.
+            None => {
+                let why = said.split_once(" - ").map_or("could not be collected", |(_, w)| w);
+                out.push(diagnostic(Severity::Error, COLLECTION_ERROR, why, path, line, "pytest"));
+            }
+        }
     }
     out
 }
@@ -443,6 +453,11 @@ assertion failed"#;
         let out = "/snap/tests/test_a.py:4: assert 1 == 2\nFAILED tests/test_a.py::test_bad - assert 1 == 2\n1 failed, 2 passed\n";
         let f = pytest(root(), out);
         assert_eq!(f[0], test("tests/test_a.py::test_bad", TestOutcome::Fail, "tests/test_a.py".into(), 4, "pytest"));
+        // A file that could not be collected is an error at that file, with its reason.
+        let out = "ERROR tests/test_cli.py - ImportError: cannot import name 'x'\n1 error in 0.05s\n";
+        let f = pytest(root(), out);
+        let why = "ImportError: cannot import name 'x'";
+        assert_eq!(f, [diagnostic(Severity::Error, COLLECTION_ERROR, why, "tests/test_cli.py".into(), 0, "pytest")]);
         let tap = "TAP version 13\n# Subtest: adds\nnot ok 1 - adds\n  ---\n  location: '/snap/test/a.test.js:3:1'\n  ...\n1..1\n";
         let f = node_tap(root(), tap);
         assert_eq!((f[0].path.as_str(), f[0].line), ("test/a.test.js", 3));

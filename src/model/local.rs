@@ -17,9 +17,11 @@ use llama_cpp_2::sampling::LlamaSampler;
 
 use super::{Task, Transducer};
 
-/// Tokens a reply may have; the grammar bounds every field, so this is a safety net.
-pub const MAX_TOKENS: usize = 384;
-const CONTEXT_TOKENS: u32 = 2048;
+/// Tokens a reply may have at most, whatever its task allows; the grammar
+/// bounds every field, so this is a safety net.
+pub const MAX_TOKENS: usize = 1024;
+/// The longest context a local model is run with (prompt and reply).
+const CONTEXT_TOKENS: usize = 8192;
 
 pub struct Local {
     backend: &'static LlamaBackend,
@@ -82,25 +84,33 @@ impl Transducer for Local {
         "local"
     }
 
+    fn narrow(&mut self, paths: &[String]) {
+        if let Some(task) = &mut self.task {
+            if let Some(narrowed) = task.narrowed {
+                task.grammar = Some(narrowed(paths));
+            }
+        }
+    }
+
     fn transduce(&mut self, text: &str, feedback: Option<&str>) -> Result<String, String> {
         let task = self.task.as_ref().ok_or("the local model was given no task")?;
         let gbnf = task.grammar.as_deref().ok_or("a local model needs a grammar for this task, and it has none")?;
+        let max_tokens = (task.max_tokens as usize).min(MAX_TOKENS);
         let prompt = self.prompt(task.system, text, feedback)?;
+        let vocab = self.model.vocab();
+        let tokens = vocab.tokenize(prompt.as_bytes(), false, true);
+        if tokens.is_empty() || tokens.len() + max_tokens > CONTEXT_TOKENS {
+            return Err(format!("the prompt has {} tokens; at most {}", tokens.len(), CONTEXT_TOKENS - max_tokens));
+        }
+        // The context holds the prompt and the longest reply, no more: memory and time grow with it.
+        let n_ctx = (tokens.len() + max_tokens).next_multiple_of(256).min(CONTEXT_TOKENS);
         let params = LlamaContextParams::default()
-            .with_n_ctx(NonZeroU32::new(CONTEXT_TOKENS))
+            .with_n_ctx(NonZeroU32::new(n_ctx as u32))
+            .with_n_batch(n_ctx as u32)
             .with_n_threads(self.threads)
             .with_n_threads_batch(self.threads);
         let mut ctx = self.model.new_context(self.backend, params).map_err(err)?;
-        let vocab = self.model.vocab();
-        let tokens = vocab.tokenize(prompt.as_bytes(), false, true);
-        if tokens.is_empty() || tokens.len() + MAX_TOKENS > CONTEXT_TOKENS as usize {
-            return Err(format!(
-                "the prompt has {} tokens; at most {}",
-                tokens.len(),
-                CONTEXT_TOKENS as usize - MAX_TOKENS
-            ));
-        }
-        let mut batch = LlamaBatch::new(CONTEXT_TOKENS as usize, 1);
+        let mut batch = LlamaBatch::new(n_ctx, 1);
         let last = tokens.len() - 1;
         for (i, t) in tokens.iter().enumerate() {
             batch.add(*t, i as i32, &[0], i == last).map_err(err)?;
@@ -110,7 +120,7 @@ impl Transducer for Local {
         let mut sampler = LlamaSampler::chain_simple([grammar, LlamaSampler::dist(self.seed)]);
         let mut out: Vec<u8> = Vec::new();
         let start = tokens.len() as i32;
-        for position in start..start + MAX_TOKENS as i32 {
+        for position in start..start + max_tokens as i32 {
             let token = sampler.sample(&ctx, batch.n_tokens() - 1);
             if vocab.is_eog(token) {
                 break;

@@ -17,6 +17,11 @@ pub trait Transducer {
     fn name(&self) -> &str;
     /// One attempt; `feedback` is why the previous attempt was rejected.
     fn transduce(&mut self, text: &str, feedback: Option<&str>) -> Result<String, String>;
+
+    /// Narrows what the next answers may name to `paths` (the files a patch
+    /// may change), where the transducer can enforce it: a local model
+    /// samples under a grammar that lists them. Others leave it to validation.
+    fn narrow(&mut self, _paths: &[String]) {}
 }
 
 /// What a model is asked to write.
@@ -34,6 +39,8 @@ pub struct Task {
     pub max_tokens: u32,
     /// A GBNF grammar for local models sampled under logit masking, when the task has one.
     pub grammar: Option<String>,
+    /// The grammar narrowed to the paths an answer may name, for tasks that name files.
+    pub narrowed: Option<fn(&[String]) -> String>,
 }
 
 /// A recorded transcript replayed in order: model outputs for tests and audits.

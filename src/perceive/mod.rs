@@ -53,6 +53,7 @@ pub fn intent_task() -> Task {
         schema: boundary::schema(),
         max_tokens: 512,
         grammar: Some(grammar::gbnf()),
+        narrowed: None,
     }
 }
 

@@ -35,19 +35,6 @@ fn one_test(loaded: &Loaded, focus: &[Candidate]) -> Option<verify::OneTest> {
     (symbol.kind == nerd_logic::vocab::SymbolKind::Test).then(|| verify::OneTest::of_symbol(&symbol.id)).flatten()
 }
 
-/// Whether `tool` runs the tests of the language `path` is written in.
-pub(super) fn runs_language_of(tool: crate::config::Tool, path: &str) -> bool {
-    use crate::config::Tool;
-    match (tool, Lang::of_path(path).map(Lang::family)) {
-        (Tool::Pytest, Some(Lang::Python)) | (Tool::CargoTest, Some(Lang::Rust)) | (Tool::GoTest, Some(Lang::Go)) => {
-            true
-        }
-        (Tool::NodeTest, Some(Lang::TypeScript)) => true,
-        (Tool::NodeTest, None) => path.ends_with(".js") || path.ends_with(".mjs") || path.ends_with(".cjs"),
-        _ => false,
-    }
-}
-
 /// What the test tools found.
 struct TestRun {
     findings: Vec<crate::check::parse::Finding>,
@@ -77,7 +64,7 @@ impl Agent<'_> {
         let (mut findings, mut tails, mut runs) = (Vec::new(), Vec::new(), Vec::new());
         for tool in tools {
             // Only the runner of the test's language runs when one test is asked for.
-            if only.is_some_and(|one| !runs_language_of(tool, &one.path)) {
+            if only.is_some_and(|one| !verify::runs_language_of(tool, &one.path)) {
                 continue;
             }
             let run = self.run_tool(router, tool, only)?;
@@ -392,7 +379,13 @@ impl Agent<'_> {
                 task: request.to_string(),
             }),
         };
+        let scope = scope.filter(|s| !s.paths.is_empty() || !s.new_files.is_empty());
         let Some(PatchScope { mut paths, new_files, task }) = scope else {
+            if strategy == Strategy::TddRepairLoop {
+                let text = "The failures name no file of the index that a patch could change; over to you \
+                            (the test output is in the trail: `nerd audit show`).";
+                return Ok(Flow::Stop(Status::Escalated, text.into()));
+            }
             let q = format!("Which function do you mean? \"{}\" names no function or method here.", t.intent.target);
             self.emit(Event::Question { text: q.clone(), options: vec![] });
             return Ok(Flow::Stop(Status::NeedsClarification, q));
@@ -405,7 +398,10 @@ impl Agent<'_> {
             contents.insert(path.clone(), String::new());
         }
         let raw = match self.patcher.as_mut() {
-            Some(p) => p.transduce(&prompt, st.feedback.as_deref()),
+            Some(p) => {
+                p.narrow(&paths.iter().cloned().collect::<Vec<_>>());
+                p.transduce(&prompt, st.feedback.as_deref())
+            }
             None => Err("no model".into()),
         };
         let attempt = st.retries + 1;
@@ -491,7 +487,10 @@ impl Agent<'_> {
         let rules = self.memories()?.rules_in_force()?;
         let (prompt, contents) = self.prompt(router, (request, loaded, focus), st, (&paths, &rules))?;
         let raw = match self.patcher.as_mut() {
-            Some(p) => p.transduce(&prompt, None),
+            Some(p) => {
+                p.narrow(&paths.iter().cloned().collect::<Vec<_>>());
+                p.transduce(&prompt, None)
+            }
             None => Err("no model".into()),
         };
         let (explanation, edits) = match Self::validate(raw, &contents, &paths, &rules) {

@@ -10,7 +10,6 @@ use std::collections::BTreeSet;
 
 use nerd_logic::vocab::SymbolKind;
 
-use super::repair::runs_language_of;
 use super::{has_python, PatchScope};
 use crate::agent::event::{Event, Status};
 use crate::agent::mutant;
@@ -184,7 +183,7 @@ impl Agent<'_> {
         let mut out = Vec::new();
         for id in tests {
             let Some(one) = OneTest::of_symbol(id) else { continue };
-            let Some(tool) = runners.iter().copied().find(|t| runs_language_of(*t, &one.path)) else {
+            let Some(tool) = runners.iter().copied().find(|t| verify::runs_language_of(*t, &one.path)) else {
                 let hint = "no test runner for its language".to_string();
                 out.push((id.clone(), Verification::nothing(&hint), verify::missing(runners[0], hint)));
                 continue;
