@@ -256,6 +256,10 @@ pub struct ModelConfig {
     /// local one: small local coders write patches well enough and read requests
     /// badly (Qwen2.5-Coder-0.5B read "fix the failing tests" as a query).
     pub perceive: Option<Perceiver>,
+    /// Readings of each request when a model perceives (self-consistency; 1
+    /// turns it off). Default 3 for model servers; 1 for a local model,
+    /// whose seeded sampling reads the same way every time.
+    pub readings: Option<usize>,
 }
 
 /// Who reads requests into intents.
@@ -275,6 +279,7 @@ impl ModelConfig {
             base_url: over.base_url.clone().or_else(|| self.base_url.clone()),
             api_key_env: over.api_key_env.clone().or_else(|| self.api_key_env.clone()),
             perceive: over.perceive.or(self.perceive),
+            readings: over.readings.or(self.readings),
         }
     }
 }

@@ -1007,3 +1007,25 @@ fn a_model_explanation_keeps_only_the_citations_that_check_and_its_links() {
     let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap().to_string();
     assert!(answer.contains("With a model configured") && !answer.contains("Cited"), "{answer}");
 }
+
+#[test]
+fn the_watchdog_pauses_a_request_whose_actions_mostly_fail_and_nothing_more_runs() {
+    let repo = green_python();
+    let citations: Vec<Value> =
+        (1..=8).map(|i| serde_json::json!({"path": format!("calc/gone{i}.py"), "line": 1, "quote": "x"})).collect();
+    let reply = serde_json::json!({"surface_response": "mul is spread over many files [1].", "citations": citations});
+    let transcript = repo.transcript(&[reply]);
+    let (code, events) = repo.run_json(&["explain mul", "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!(code, 2, "{events:#?}");
+    assert_eq!(done(&events)["status"], "needs_clarification");
+    let approvals = of_kind(&events, "approval");
+    let pause: Vec<_> =
+        approvals.iter().filter(|a| a["subject"].as_str().unwrap().contains("watchdog_pause")).collect();
+    assert_eq!(pause.len(), 1, "asked once: {approvals:#?}");
+    assert_eq!(pause[0]["granted"], false, "without a person nobody lets it go on");
+    let failed_reads =
+        of_kind(&events, "result").iter().filter(|r| r["kind"] == "read_file" && r["ok"] == false).count();
+    assert!((3..8).contains(&failed_reads), "reads stop once paused: {failed_reads}");
+    let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap().to_string();
+    assert!(answer.starts_with("Paused: most of the recent actions failed"), "{answer}");
+}

@@ -174,7 +174,9 @@ fn nerd_run_uses_a_configured_model_for_reading_and_for_patches() {
         "explanation": "add subtracted",
         "edits": [{"path": "calc/ops.py", "start_line": 2, "end_line": 2, "replacement": "    return a + b\n"}],
     });
-    let (base, seen) = serve(vec![openai_reply(intent), openai_reply(&patch.to_string())]);
+    // A model reads the request three times (self-consistency), then writes the patch.
+    let (base, seen) =
+        serve(vec![openai_reply(intent), openai_reply(intent), openai_reply(intent), openai_reply(&patch.to_string())]);
     let home = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join(".nerd")).unwrap();
     std::fs::write(
@@ -192,12 +194,12 @@ fn nerd_run_uses_a_configured_model_for_reading_and_for_patches() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains(r#""provider":"openai""#), "{stdout}");
+    assert!(stdout.contains(r#""provider":"openai","agreement":1.0"#), "{stdout}");
     assert!(std::fs::read_to_string(dir.path().join("calc/ops.py")).unwrap().contains("a + b"));
     let seen = seen.lock().unwrap();
-    assert_eq!(seen.len(), 2);
+    assert_eq!(seen.len(), 4);
     assert_eq!(seen[0].2["response_format"]["json_schema"]["name"], "record_intent");
-    let patch_request = &seen[1].2;
+    let patch_request = &seen[3].2;
     assert_eq!(patch_request["response_format"]["json_schema"]["name"], "propose_patch");
     assert_eq!(patch_request["seed"], 7);
     assert_eq!(patch_request["model"], "recorded");
@@ -206,4 +208,48 @@ fn nerd_run_uses_a_configured_model_for_reading_and_for_patches() {
     assert!(prompt.contains("=== calc/ops.py:1-2 (calc/ops.py#add) ==="), "{prompt}");
     assert!(prompt.contains("context_seed(\"tests/test_ops.py#test_add\", \"failing_test\")"), "{prompt}");
     assert!(prompt.contains("calls(\"tests/test_ops.py#test_mul\", \"calc/ops.py#mul\""), "{prompt}");
+}
+
+#[test]
+fn readings_of_a_request_that_disagree_make_nerd_ask_and_act_on_nothing() {
+    let dir = common::copy_fixture("agent/python-calc");
+    common::git(dir.path(), &["init", "-q", "-b", "main"]);
+    common::git(dir.path(), &["add", "-A"]);
+    common::git(dir.path(), &["commit", "-q", "-m", "init"]);
+    let read = |category: &str, verb: &str| {
+        format!(
+            r#"{{"category":"{category}","verb":"{verb}","target":"add","constraints":[],"context":"narrow","confidence":0.9,"missing":[]}}"#
+        )
+    };
+    let (base, seen) = serve(vec![
+        openai_reply(&read("mutation", "fix")),
+        openai_reply(&read("mutation", "delete")),
+        openai_reply(&read("query", "search")),
+    ]);
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".nerd")).unwrap();
+    std::fs::write(
+        dir.path().join(".nerd/config.toml"),
+        format!("[model]\nprovider = \"openai\"\nmodel = \"recorded\"\nbase_url = \"{base}/v1\"\n"),
+    )
+    .unwrap();
+    let before = std::fs::read_to_string(dir.path().join("calc/ops.py")).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .args(["run", "do something about add", "--json"])
+        .current_dir(dir.path())
+        .env("HOME", home.path())
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let events: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let perceived = events.iter().find(|e| e["event"] == "perceived").unwrap();
+    let sigma = perceived["agreement"].as_f64().unwrap();
+    assert!((sigma - 1.0 / 3.0).abs() < 1e-9, "σ of three different readings: {perceived}");
+    let done = events.last().unwrap();
+    assert_eq!(done["status"], "needs_clarification", "{stdout}");
+    assert!(!events.iter().any(|e| e["event"] == "action"), "nothing runs on a reading nobody agrees on: {stdout}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("calc/ops.py")).unwrap(), before);
+    assert_eq!(seen.lock().unwrap().len(), 3, "three readings, no patch asked for");
 }

@@ -103,6 +103,9 @@ pub enum Event {
     },
     Perceived {
         provider: String,
+        /// Share of a model's readings that agreed on category and verb (σ), when it read more than once.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        agreement: Option<f64>,
         #[serde(with = "crate::words")]
         category: Category,
         #[serde(with = "crate::words")]

@@ -166,6 +166,8 @@ pub struct Options {
     pub context_budget: usize,
     /// The delegation a spawned child acts under: its router judges every action against it too.
     pub delegation: Option<crate::specialist::delegation::Chain>,
+    /// Readings of each request when a model perceives (self-consistency, `[model] readings`).
+    pub readings: usize,
 }
 
 impl Default for Options {
@@ -180,6 +182,7 @@ impl Default for Options {
             interrupted: Arc::new(AtomicBool::new(false)),
             context_budget: context::DEFAULT_BUDGET,
             delegation: None,
+            readings: 3,
         }
     }
 }
@@ -219,6 +222,7 @@ pub(crate) struct LoopState {
     children: std::collections::BTreeMap<String, steps::Delegated>,
     /// Survey findings established here, as atoms.
     surveyed: Vec<nerd_logic::Atom>,
+
     /// A model's change was written and its checks found nothing new broken (`patch_kept`).
     kept: bool,
     /// What failed in the run before a refactor changed anything: what may still fail after it.
@@ -270,7 +274,24 @@ pub struct Agent<'a> {
     memory_request: bool,
     /// What the current request's last build or test step established.
     verified: Option<verify::Verification>,
+    /// The watchdog's pause within the current request.
+    watch: Watch,
 }
+
+/// The watchdog's pause within one request.
+#[derive(Default)]
+struct Watch {
+    /// The last action failed (only then is the pause looked at).
+    last_failed: bool,
+    /// A person let the loop go on after a pause.
+    cleared: bool,
+    /// The loop paused and nobody let it go on: no more actions run.
+    stopped: bool,
+}
+
+/// What a request the watchdog stopped says.
+const PAUSED: &str = "Paused: most of the recent actions failed, so nerd stopped instead of trying more \
+(watchdog_pause). `nerd audit show` lists them; run the request again to retry, or answer yes when a person is asked.";
 
 /// What a step of the loop decided: go on, or stop with a status and an answer.
 enum Flow {
@@ -309,6 +330,7 @@ impl<'a> Agent<'a> {
             target: None,
             memory_request: false,
             verified: None,
+            watch: Watch::default(),
         })
     }
 
@@ -356,6 +378,7 @@ impl<'a> Agent<'a> {
             }
         }
         self.session.state.begin(&request);
+        self.watch = Watch::default();
         self.target = None;
         self.memory_request = false;
         let report = self.run_request(&request, forced)?;
@@ -371,30 +394,34 @@ impl<'a> Agent<'a> {
         Ok(report)
     }
 
-    fn read_request(&mut self, request: &str) -> Option<(Intent, String)> {
+    fn read_request(&mut self, request: &str) -> Option<(Intent, String, Option<f64>)> {
         let provider = self.perceiver.name().to_string();
-        if let Perceived::Intent { intent, .. } = perceive(self.perceiver.as_mut(), request) {
-            return Some((intent, provider));
+        // A model reads the request several times; readings that disagree make the kernel ask.
+        let readings = if provider == "offline" { 1 } else { self.options.readings.max(1) };
+        let consensus = crate::perceive::perceive_consistent(self.perceiver.as_mut(), request, readings);
+        if let Perceived::Intent { intent, .. } = consensus.perceived {
+            return Some((intent, provider, (readings > 1).then_some(consensus.agreement)));
         }
         if provider == "offline" {
             return None;
         }
         // A model that cannot be reached or keeps answering malformed JSON: the offline rules still read.
         match perceive(&mut Offline, request) {
-            Perceived::Intent { intent, .. } => Some((intent, format!("offline (fallback from {provider})"))),
+            Perceived::Intent { intent, .. } => Some((intent, format!("offline (fallback from {provider})"), None)),
             Perceived::Unparsed { .. } => None,
         }
     }
 
     fn run_request(&mut self, request: &str, forced: Option<Candidate>) -> Result<Report, AgentError> {
         self.verified = None;
-        let Some((intent, provider)) = self.read_request(request) else {
+        let Some((intent, provider, agreement)) = self.read_request(request) else {
             let q = "I could not read that request. Could you rephrase it?".to_string();
             self.emit(Event::Question { text: q.clone(), options: vec![] });
             return Ok(self.finish(Status::NeedsClarification, q, vec![], 0, &[]));
         };
         self.emit(Event::Perceived {
             provider,
+            agreement,
             category: intent.category,
             verb: intent.verb,
             target: intent.target.clone(),
@@ -500,7 +527,16 @@ impl<'a> Agent<'a> {
                 let plan = steps::plan(next, &t, &self.root, &self.config);
                 return Ok(self.finish(Status::Planned, plan, vec![], turn, &[]));
             }
-            let flow = self.step(next, &mut t)?;
+            let mut flow = self.step(next, &mut t)?;
+            if self.watch.stopped {
+                // The watchdog paused the loop and nobody let it go on: stop here, whatever the step said.
+                let said = match flow {
+                    Flow::Stop(_, answer) if !answer.is_empty() => format!("\n\n{answer}"),
+                    _ => String::new(),
+                };
+                self.emit(Event::Question { text: PAUSED.to_string(), options: vec![] });
+                flow = Flow::Stop(Status::NeedsClarification, format!("{PAUSED}{said}"));
+            }
             if let Flow::Stop(status, answer) = flow {
                 // The last word on the commit gate: re-derived with what the loop learned.
                 let blockers = block_commit(&evaluate(self.facts(&t)));
@@ -576,12 +612,44 @@ impl<'a> Agent<'a> {
         f
     }
 
+    /// Whether the watchdog lets the next action run: after a failed action,
+    /// when `watchdog_pause` holds (most recent actions failed), the loop asks,
+    /// and only a person may let it go on; otherwise nothing more runs in
+    /// this request.
+    fn watchdog_allows(&mut self, router: &mut Router) -> Result<bool, AgentError> {
+        if self.watch.stopped {
+            return Ok(false);
+        }
+        if self.watch.cleared || !self.watch.last_failed || !router.paused() {
+            return Ok(true);
+        }
+        let subject = "most of this request's recent actions failed (watchdog_pause); go on anyway".to_string();
+        let detail = "`nerd audit show` lists the failed actions";
+        let granted = self.approver.by() == crate::router::ApprovedBy::Human && self.approver.approve(&subject, detail);
+        let source = self.approver.source().to_string();
+        self.emit(Event::Approval { subject: subject.clone(), granted, source: source.clone() });
+        router.record(Record::Approval {
+            action: None,
+            subject: Some(subject),
+            granted,
+            by: Some(self.approver.by()),
+            source,
+        })?;
+        self.watch.cleared = granted;
+        self.watch.stopped = !granted;
+        Ok(granted)
+    }
+
     /// Puts one action to the router: asks the approver when the constitution
     /// routes it to ask, emits the verdict and the result. `None`: refused.
     fn act(&mut self, router: &mut Router, action: &Action, detail: &str) -> Result<Option<Outcome>, AgentError> {
+        if !self.watchdog_allows(router)? {
+            return Ok(None);
+        }
         self.announce(router, action, detail)?;
         // The router re-derives the verdict itself; its outcome is what counts.
         let outcome = router.execute(action)?;
+        self.watch.last_failed = matches!(outcome, Outcome::Failed { .. });
         self.emit_result(action, &outcome);
         Ok(match outcome {
             Outcome::Refused { .. } => None,

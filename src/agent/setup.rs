@@ -98,6 +98,7 @@ pub fn setup(root: &Path, settings: &Settings) -> Result<Setup, SetupError> {
         retry_budget: settings.retry_budget,
         interrupted: settings.interrupted.clone(),
         // A local model reads its prompt on this machine's cores: a smaller context keeps a patch within seconds.
+        readings: choice.config.readings.unwrap_or(if choice.provider == Provider::Local { 1 } else { 3 }).clamp(1, 9),
         context_budget: if choice.provider == Provider::Local {
             config.context.budget_tokens.min(LOCAL_CONTEXT_BUDGET)
         } else {
