@@ -1029,3 +1029,34 @@ fn the_watchdog_pauses_a_request_whose_actions_mostly_fail_and_nothing_more_runs
     let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap().to_string();
     assert!(answer.starts_with("Paused: most of the recent actions failed"), "{answer}");
 }
+
+#[test]
+fn binary_files_and_paths_outside_are_refused_with_the_reason_and_a_data_file_fix_edits_it() {
+    let repo = green_python();
+    std::fs::write(repo.path().join("logo.png"), [0x89u8, b'P', b'N', b'G', 0, 0, 0, 13, 0xff, 0xfe]).unwrap();
+    repo.write("schema.json", "{\"type\": \"objekt\"}\n");
+    git(repo.path(), &["add", "-A"]);
+    git(repo.path(), &["commit", "-q", "-m", "assets"]);
+    let before = repo.snapshot();
+    for (request, why) in [
+        ("edit the PNG file", "logo.png is a binary file"),
+        ("make logo.png smaller", "logo.png is a binary file"),
+        ("fix /etc/hosts", "/etc/hosts is outside this workspace"),
+    ] {
+        let (code, events) = repo.run_json(&[request]);
+        assert_eq!(done(&events)["status"], "refused", "{request}: {events:#?}");
+        assert_eq!(code, 2);
+        assert_eq!(next_actions(&events), ["refuse_request"], "{request}");
+        let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap().to_string();
+        assert!(answer.contains(why), "{request}: {answer}");
+        assert!(of_kind(&events, "action").is_empty(), "{request}: nothing runs");
+    }
+    assert_eq!(repo.snapshot(), before);
+    // A fix of a file without code is an edit of that file, not the test loop.
+    let fix = edit("schema.json", 1, "{\"type\": \"object\"}\n", "the type is spelled object");
+    let transcript = repo.transcript(&[fix]);
+    let (code, events) = repo.run_json(&["fix schema.json", "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!(code, 0, "{events:#?}");
+    assert_eq!(next_actions(&events), ["propose_edit"]);
+    assert_eq!(repo.read("schema.json"), "{\"type\": \"object\"}\n");
+}

@@ -8,7 +8,7 @@ use crate::symbols::{Line, PathId, Sym, SymbolId, Symbols};
 use crate::vocab::{
     Access, Action, ActionKind, ActionOutcome, Autonomy, Category, ChildStatus, Confidence, ContextHint, Effect,
     NetClass, PathClass, Provenance, Risk, Route, Severity, Strategy, SurfaceMode, SymbolKind, Task, TestOutcome,
-    TestState, UnknownWord, Verb, Visibility,
+    TestState, UnknownWord, Unworkable, Verb, Visibility,
 };
 
 /// A column that can be shown as a term.
@@ -184,7 +184,8 @@ vocabulary_columns!(
     SurfaceMode,
     Provenance,
     Task,
-    ChildStatus
+    ChildStatus,
+    Unworkable
 );
 
 impl Row for () {

@@ -27,7 +27,7 @@ use crate::schema::{self, tables, Facts, PREDICATES};
 use crate::shards::{self, ShardsProgram};
 use crate::strategy::{self, StrategyProgram};
 use crate::symbols::{Line, PathId, Sym, SymbolId};
-use crate::vocab::{Action, Confidence, Effect, Risk, Route, Strategy, SurfaceMode, Task};
+use crate::vocab::{Action, Confidence, Effect, Risk, Route, Strategy, SurfaceMode, Task, Unworkable};
 use crate::watchdog::{self, WatchdogProgram};
 
 /// Why a query or explanation could not be answered.

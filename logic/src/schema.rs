@@ -27,7 +27,7 @@ use crate::symbols::{Line, PathId, Sym, SymbolId, Symbols};
 use crate::vocab::{
     Access, Action, ActionKind, ActionOutcome, Autonomy, Category, ChildStatus, Confidence, ContextHint, Effect,
     NetClass, PathClass, Provenance, Risk, Route, Severity, Strategy, SurfaceMode, SymbolKind, Task, TestOutcome,
-    TestState, Verb, Visibility,
+    TestState, Unworkable, Verb, Visibility,
 };
 
 /// Hands every table to the macro `$then`: this file expands them into facts,
@@ -58,6 +58,7 @@ macro_rules! tables {
                 World rows test_outcome(Name: Sym, Path: PathId, Line: Line, Outcome: TestOutcome) "one test case's result";
                 World set modified(SymbolOrPath: Sym) "differs from git HEAD; outside git, changed under watch";
                 World set staged(Path: PathId) "a path staged in the git index";
+                World set binary_file(Path: PathId) "a file whose bytes are not text (an image, an archive, a compiled program)";
                 World rows changed_file(Path: PathId, Added: u32, Removed: u32) "what this turn changed";
                 World rows secret(Path: PathId, Line: Line, Kind: Sym) "a secret in added, staged content";
                 World rows rule_violation(RuleId: Sym, Path: PathId, Line: Line) "a project rule's pattern matched";
@@ -116,6 +117,8 @@ macro_rules! tables {
                     "a candidate grounding of a fuzzy reference";
                 Perception rows ambiguity_flag(MissingParam: Sym, Clue: Sym, Hypothesis: Sym) "a parameter the request left open";
                 Perception set refactor_target(Symbol: SymbolId) "a symbol the user asked to change";
+                Perception rows target_path(IntentId: Sym, Path: PathId)
+                    "a path the request names, resolved against the workspace (its path_class says where it lies)";
                 Perception flag pending_patch() "a validated patch proposal awaits application";
                 Perception rows context_seed(Item: Sym, Why: Sym)
                     "where context activation starts: the request's target or focus, a failing test, an error";
@@ -232,6 +235,10 @@ macro_rules! tables {
                 strategy strategy(Strategy: Strategy) "the one active strategy";
                 strategy proposed(Action: Action) "an action the active strategy proposes";
                 strategy refactor_blocked() "an unsafe refactor target lacks approval";
+                strategy unworkable(IntentId: Sym, Path: PathId, Reason: Unworkable)
+                    "a change asked of a path nerd cannot change: a binary file, or one outside the workspace";
+                strategy fix_in_file(IntentId: Sym, Path: PathId)
+                    "a fix asked of a file with no code nerd projects (a schema, a config): an edit of that file, not the test loop";
                 strategy patch_loop(Strategy: Strategy)
                     "the active strategy is a loop of model patches (a refactor other than a rename, writing tests), each checked before it is kept";
                 strategy mutation_checked() "the new tests were run against seeded mutants of their target";

@@ -14,8 +14,9 @@ use ascent::ascent;
 use crate::atom::Atom;
 use crate::proof::{Premise, Proof};
 use crate::schema::{atoms, relation, Facts};
+use crate::symbols::PathId;
 use crate::symbols::{Sym, Symbols};
-use crate::vocab::{Action, Category, ContextHint, Strategy, TestState, Verb};
+use crate::vocab::{Action, Category, ContextHint, PathClass, Strategy, TestState, Unworkable, Verb};
 
 /// The strategy a verb selects on its own, for verbs that need no world fact.
 fn verb_strategy(verb: Verb) -> Option<Strategy> {
@@ -23,20 +24,21 @@ fn verb_strategy(verb: Verb) -> Option<Strategy> {
     Some(match verb {
         Search | Impact | Status => Strategy::AnswerFromFacts,
         Review => Strategy::Review,
-        Fix => Strategy::TddRepairLoop,
         Test => Strategy::WriteTests,
         Refactor | Rename => Strategy::Refactor,
         Implement | Document | Delete => Strategy::Implement,
         Commit => Strategy::CommitGate,
         Forbid | Require | Prefer => Strategy::RecordInstruction,
         Remember | Forget => Strategy::UpdateMemory,
-        Explain | Scaffold => return None,
+        // A fix is the test loop, unless it names a file without code (below).
+        Fix | Explain | Scaffold => return None,
     })
 }
 
 /// The action a strategy takes when it needs no state machine.
 fn direct_action(strategy: Strategy) -> Option<Action> {
     Some(match strategy {
+        Strategy::Refuse => Action::RefuseRequest,
         Strategy::Clarify => Action::AskClarification,
         Strategy::AnswerFromFacts => Action::AnswerQuery,
         Strategy::Review => Action::ReviewChanges,
@@ -52,6 +54,9 @@ fn direct_action(strategy: Strategy) -> Option<Action> {
         | Strategy::Idle => return None,
     })
 }
+
+/// The `lang` of files whose code nerd projects (the others are data, docs, configuration).
+const CODE_LANGUAGES: &[&str] = &["rust", "go", "python", "typescript", "tsx"];
 
 fn is_broken(state: TestState) -> bool {
     matches!(state, TestState::Failing | TestState::BuildBroken)
@@ -73,6 +78,10 @@ ascent! {
     relation delegation_pending();
     relation patch_kept();
     relation mutation_result(u32, u32);
+    relation target_path(Sym, PathId);
+    relation path_class(PathId, PathClass);
+    relation binary_file(PathId);
+    relation code_file(PathId);
 
     relation candidate(Strategy);
     relation candidate_rank(Strategy, u8);
@@ -84,8 +93,14 @@ ascent! {
     relation next_action(Action);
     relation patch_loop(Strategy);
     relation mutation_checked();
+    relation unworkable(Sym, PathId, Unworkable);
+    relation fix_in_file(Sym, PathId);
+    relation fixes_a_file(Sym);
 
     relation w_cand_clarify(Sym);
+    relation w_cand_refuse(Sym, PathId, Unworkable);
+    relation w_cand_fix(Strategy, Sym);
+    relation w_outside(Sym, PathId, PathClass);
     relation w_cand_verb(Strategy, Sym, Verb);
     relation w_cand_explain(Strategy, Sym);
     relation w_cand_scaffold(Strategy, Sym);
@@ -105,6 +120,22 @@ ascent! {
     candidate(Strategy::Idle);
     candidate(Strategy::Clarify), w_cand_clarify(r) <-- clarification_needed(r);
     candidate(s), w_cand_verb(s, i, v) <-- user_intent(i, _, v, _, _), if let Some(s) = verb_strategy(*v);
+
+    // A change of what nerd cannot change is refused, with the reason.
+    unworkable(i, p, Unworkable::BinaryFile) <--
+        user_intent(i, Category::Mutation, _, _, _), target_path(i, p), binary_file(p);
+    unworkable(i, p, Unworkable::OutsideWorkspace), w_outside(i, p, c) <--
+        user_intent(i, Category::Mutation, _, _, _), target_path(i, p), path_class(p, c),
+        if matches!(c, PathClass::Outside | PathClass::Device);
+    candidate(Strategy::Refuse), w_cand_refuse(i, p, r) <-- unworkable(i, p, r);
+
+    // A fix is the test loop, unless it names a file of the workspace without code (a schema, a config).
+    fix_in_file(i, p), fixes_a_file(i) <--
+        user_intent(i, _, Verb::Fix, _, _), target_path(i, p), path_class(p, PathClass::Inside),
+        !code_file(p), !binary_file(p);
+    candidate(Strategy::TddRepairLoop), w_cand_fix(Strategy::TddRepairLoop, i) <--
+        user_intent(i, _, Verb::Fix, _, _), !fixes_a_file(i);
+    candidate(Strategy::Implement), w_cand_fix(Strategy::Implement, *i) <-- fix_in_file(i, _);
     candidate(Strategy::BreadthFirstSurvey), w_cand_explain(Strategy::BreadthFirstSurvey, i) <--
         user_intent(i, _, Verb::Explain, _, _), context_hint(i, ContextHint::Broad);
     candidate(Strategy::AnswerFromFacts), w_cand_explain(Strategy::AnswerFromFacts, i) <--
@@ -204,6 +235,15 @@ pub fn run(
         delegation_pending: delegation_pending.to_vec(),
         patch_kept: relation::patch_kept(facts),
         mutation_result: relation::mutation_result(facts),
+        target_path: relation::target_path(facts),
+        path_class: relation::path_class(facts),
+        binary_file: relation::binary_file(facts),
+        code_file: facts
+            .file
+            .iter()
+            .filter(|f| CODE_LANGUAGES.contains(&facts.symbols.resolve(f.lang)))
+            .map(|f| (f.path,))
+            .collect(),
         ..Default::default()
     };
     p.run();
@@ -273,6 +313,52 @@ impl StrategyProgram {
         }
         for &(r,) in &self.w_cand_clarify {
             push(cand(Strategy::Clarify), "strategy/clarify", vec![Premise::Holds(atoms::clarification_needed(s, r))]);
+        }
+        for &(i, p, r) in &self.w_cand_refuse {
+            push(
+                cand(Strategy::Refuse),
+                "strategy/refuse-unworkable",
+                vec![Premise::Holds(atoms::unworkable(s, (i, p, r)))],
+            );
+        }
+        for &(i, p, c) in &self.w_outside {
+            let premises = [
+                intent(i),
+                Some(Premise::Holds(atoms::target_path(s, (i, p)))),
+                Some(Premise::Holds(atoms::path_class(s, (p, c)))),
+            ];
+            push(
+                atoms::unworkable(s, (i, p, Unworkable::OutsideWorkspace)),
+                "refuse/outside-workspace",
+                premises.into_iter().flatten().collect(),
+            );
+        }
+        for &(i, p, r) in &self.unworkable {
+            if r == Unworkable::BinaryFile {
+                let premises = [
+                    intent(i),
+                    Some(Premise::Holds(atoms::target_path(s, (i, p)))),
+                    Some(Premise::Holds(atoms::binary_file(s, p))),
+                ];
+                push(atoms::unworkable(s, (i, p, r)), "refuse/binary-file", premises.into_iter().flatten().collect());
+            }
+        }
+        for &(i, p) in &self.fix_in_file {
+            let premises = [
+                intent(i),
+                Some(Premise::Holds(atoms::target_path(s, (i, p)))),
+                Some(Premise::Holds(atoms::path_class(s, (p, PathClass::Inside)))),
+                Some(Premise::Check(format!("{} holds no code nerd projects, and is no binary", s.resolve(p.sym())))),
+            ];
+            push(atoms::fix_in_file(s, (i, p)), "strategy/fix-a-file", premises.into_iter().flatten().collect());
+        }
+        for &(x, i) in &self.w_cand_fix {
+            let file = self.fix_in_file.iter().find(|r| r.0 == i).map(|&r| atoms::fix_in_file(s, r));
+            let why = match (x, file) {
+                (Strategy::Implement, Some(a)) => Premise::Holds(a),
+                _ => Premise::Check("the fix names no file without code".into()),
+            };
+            push(cand(x), "strategy/fix", intent(i).into_iter().chain([why]).collect());
         }
         for &(x, i, v) in &self.w_cand_verb {
             let check = Premise::Check(format!("verb `{v}` selects strategy `{x}`"));

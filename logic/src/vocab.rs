@@ -174,7 +174,7 @@ vocabulary!(
 vocabulary!(
     /// A strategy the kernel can pursue. Exactly one is active per fixpoint.
     Strategy, "strategy" {
-        Clarify => "clarify", CommitGate => "commit_gate", TddRepairLoop => "tdd_repair_loop",
+        Refuse => "refuse", Clarify => "clarify", CommitGate => "commit_gate", TddRepairLoop => "tdd_repair_loop",
         Refactor => "refactor", WriteTests => "write_tests", ProjectInit => "project_init", Implement => "implement",
         RecordInstruction => "record_instruction", UpdateMemory => "update_memory", Review => "review",
         BreadthFirstSurvey => "breadth_first_survey", AnswerFromFacts => "answer_from_facts",
@@ -195,7 +195,7 @@ impl Strategy {
 vocabulary!(
     /// The next step the kernel derives. Only `ask_*` actions are interrogative.
     Action, "action" {
-        AskClarification => "ask_clarification", AskApproval => "ask_approval",
+        AskClarification => "ask_clarification", AskApproval => "ask_approval", RefuseRequest => "refuse_request",
         RunTests => "run_tests", ProposePatch => "propose_patch", ApplyPatch => "apply_patch",
         Escalate => "escalate", ReportSuccess => "report_success", ReportUnverified => "report_unverified",
         ApplyRefactor => "apply_refactor", CheckMutants => "check_mutants", WithdrawPatch => "withdraw_patch",
@@ -227,6 +227,13 @@ vocabulary!(
     PathClass, "path class" {
         Inside => "inside", Outside => "outside", Secret => "secret", Protected => "protected",
         Persistence => "persistence", Device => "device",
+    }
+);
+
+vocabulary!(
+    /// Why a request asks for what nerd cannot do.
+    Unworkable, "unworkable reason" {
+        BinaryFile => "binary_file", OutsideWorkspace => "outside_workspace",
     }
 );
 
@@ -283,7 +290,7 @@ impl Default for TestState {
 impl Action {
     /// Interrogative actions only ask the user; they never change the world.
     pub fn is_interrogative(self) -> bool {
-        matches!(self, Action::AskClarification | Action::AskApproval | Action::Escalate)
+        matches!(self, Action::AskClarification | Action::AskApproval | Action::Escalate | Action::RefuseRequest)
     }
 }
 

@@ -124,3 +124,112 @@ pub fn pick(options: &[Candidate], reply: &str) -> Option<Candidate> {
     };
     chosen.map(|c| Candidate { confidence: 1.0, ..c.clone() })
 }
+
+/// A path a request names: where it lies, and whether its bytes are text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedPath {
+    /// Workspace-relative inside the workspace; absolute outside it.
+    pub path: String,
+    pub class: nerd_logic::vocab::PathClass,
+    pub binary: bool,
+}
+
+/// Extensions of files whose bytes are not text; "edit the PNG file" names them by kind.
+const BINARY_KINDS: &[&str] = &[
+    "png", "jpg", "jpeg", "gif", "ico", "webp", "bmp", "pdf", "zip", "gz", "tgz", "tar", "xz", "7z", "woff", "woff2",
+    "ttf", "otf", "mp3", "mp4", "wav", "ogg", "exe", "dll", "so", "dylib", "bin", "class", "jar", "pyc", "wasm",
+    "sqlite", "db",
+];
+/// Files of a kind a request names that are looked at, at most.
+const MAX_OF_KIND: usize = 5;
+
+/// Whether the first bytes of `path` are not text (a NUL, or bytes that are not UTF-8).
+fn is_binary(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(8192);
+    let read = std::fs::File::open(path).and_then(|f| f.take(8192).read_to_end(&mut head));
+    if read.is_err() {
+        return false;
+    }
+    // A multi-byte character cut at the end of the sample is still text.
+    head.contains(&0) || std::str::from_utf8(&head).is_err_and(|e| e.error_len().is_some())
+}
+
+/// The paths `request` names that the kernel must know about before a change:
+/// explicit paths outside the workspace, files of the workspace it names,
+/// and, named by kind ("the PNG file"), the workspace's files of that kind.
+/// A word that only looks like a file name (`Session.get`) names nothing
+/// unless such a file exists.
+pub fn named_paths(root: &std::path::Path, request: &str) -> Vec<NamedPath> {
+    use nerd_logic::vocab::PathClass;
+    let mut out: Vec<NamedPath> = Vec::new();
+    let mut add = |named: NamedPath| {
+        if !out.iter().any(|n| n.path == named.path) {
+            out.push(named);
+        }
+    };
+    for word in request.split_whitespace() {
+        let token = word.trim_matches(|c: char| "`'\"()[]{},;:!?".contains(c)).trim_end_matches('.');
+        if token.is_empty() || token.contains("://") {
+            continue;
+        }
+        let explicit = token.starts_with('/') || token.starts_with("~/") || token.starts_with("../");
+        let looks_like_file = token.contains('/')
+            || token.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty() && (1..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            });
+        if !explicit && !looks_like_file {
+            continue;
+        }
+        let expanded = match token.strip_prefix("~/") {
+            Some(rest) => format!("{}/{rest}", std::env::var("HOME").unwrap_or_default()),
+            None => token.to_string(),
+        };
+        let (real, class) = crate::policy::paths::classify(root, &expanded);
+        // Outside the workspace is outside, whatever else it is (a secret, a shell's start-up file).
+        let class = if class != PathClass::Device && !real.starts_with(root) { PathClass::Outside } else { class };
+        match class {
+            PathClass::Outside | PathClass::Device if explicit => {
+                add(NamedPath { path: real.to_string_lossy().into_owned(), class, binary: false })
+            }
+            PathClass::Inside if real.is_file() => {
+                let relative = real.strip_prefix(root).map(|r| r.to_string_lossy().into_owned());
+                if let Ok(path) = relative {
+                    add(NamedPath { path, class, binary: is_binary(&real) });
+                }
+            }
+            _ => {}
+        }
+    }
+    let kinds: Vec<String> = request
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .map(str::to_ascii_lowercase)
+        .filter(|w| BINARY_KINDS.contains(&w.as_str()))
+        .collect();
+    if !kinds.is_empty() {
+        let walker = ignore::WalkBuilder::new(root).hidden(true).max_depth(Some(6)).build();
+        let of_kind = walker.flatten().filter(|e| e.file_type().is_some_and(|t| t.is_file())).filter(|e| {
+            e.path().extension().is_some_and(|x| kinds.contains(&x.to_string_lossy().to_ascii_lowercase()))
+        });
+        for entry in of_kind.take(MAX_OF_KIND) {
+            if let Ok(relative) = entry.path().strip_prefix(root) {
+                let path = relative.to_string_lossy().into_owned();
+                add(NamedPath { path, class: PathClass::Inside, binary: is_binary(entry.path()) });
+            }
+        }
+    }
+    out
+}
+
+/// Asserts what the kernel needs to know of the paths a request names.
+pub fn assert_named_paths(f: &mut Facts, named: &[NamedPath]) {
+    let id = f.sym("request");
+    for n in named {
+        let path = f.path(&n.path);
+        f.target_path.push((id, path));
+        f.path_class.push((path, n.class));
+        if n.binary {
+            f.binary_file.push(path);
+        }
+    }
+}

@@ -240,6 +240,10 @@ pub(crate) struct Turn<'r> {
     pub(crate) request: &'r str,
     /// The strategy the last fixpoint made active.
     pub(crate) strategy: nerd_logic::vocab::Strategy,
+    /// The paths the request names, for the kernel to judge.
+    pub(crate) named: Vec<ground::NamedPath>,
+    /// What the last fixpoint derived nerd cannot change, and why: (path, reason).
+    pub(crate) unworkable: Vec<(String, nerd_logic::vocab::Unworkable)>,
     pub(crate) intent: &'r Intent,
     pub(crate) focus: &'r [Candidate],
     pub(crate) world: &'r mut Loaded,
@@ -483,6 +487,8 @@ impl<'a> Agent<'a> {
         let mut t = Turn {
             request,
             strategy: nerd_logic::vocab::Strategy::Idle,
+            named: ground::named_paths(&self.root, request),
+            unworkable: Vec::new(),
             intent,
             focus: &focus,
             world: loaded,
@@ -497,6 +503,13 @@ impl<'a> Agent<'a> {
             let fixpoint = evaluate(self.facts(&t));
             let strategy = fixpoint.strategy();
             t.strategy = strategy;
+            let s = &fixpoint.facts().symbols;
+            t.unworkable = fixpoint
+                .relations()
+                .unworkable()
+                .iter()
+                .map(|&(_, p, why)| (s.resolve(p.sym()).to_string(), why))
+                .collect();
             let next = fixpoint.next_action();
             let because = next.map(|a| because(&fixpoint, a)).unwrap_or_default();
             t.router.record(Record::Turn {
@@ -590,6 +603,7 @@ impl<'a> Agent<'a> {
         f.mutation_result.extend(st.mutants);
         f.blocking_severity = self.config.check.block_on.clone();
         ground::assert_intent(&mut f, intent, focus, true);
+        ground::assert_named_paths(&mut f, &t.named);
         crate::check::assert_findings(&mut f, &st.findings);
         f.max_parallel = u32::try_from(self.config.shards.parallel()).unwrap_or(u32::MAX);
         f.delegate_min_files = self.config.shards.delegate_min_files;

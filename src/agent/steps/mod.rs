@@ -78,6 +78,11 @@ impl Agent<'_> {
                 self.emit(Event::Question { text: text.clone(), options: labels });
                 Flow::Stop(Status::NeedsClarification, text)
             }
+            Step::RefuseRequest => {
+                let text = refusal(&t.unworkable);
+                self.emit(Event::Question { text: text.clone(), options: vec![] });
+                Flow::Stop(Status::Refused, text)
+            }
             Step::AnswerQuery => match intent.verb {
                 Verb::Status => self.test_status(&mut t.router, t.world, focus)?,
                 Verb::Impact => Flow::Stop(Status::Answered, answer::impact(focus, t.world)),
@@ -422,6 +427,23 @@ impl Agent<'_> {
     }
 }
 
+/// Why a request asks for what nerd cannot change, one line per path.
+fn refusal(unworkable: &[(String, nerd_logic::vocab::Unworkable)]) -> String {
+    use nerd_logic::vocab::Unworkable;
+    let lines: Vec<String> = unworkable
+        .iter()
+        .map(|(path, why)| match why {
+            Unworkable::BinaryFile => {
+                format!("{path} is a binary file: nerd changes text (code, configuration, docs), never bytes it cannot read")
+            }
+            Unworkable::OutsideWorkspace => {
+                format!("{path} is outside this workspace: nerd changes only the files of the repository it runs in")
+            }
+        })
+        .collect();
+    format!("Not done: {}. Nothing was changed.", lines.join("; "))
+}
+
 /// The `--dry-run` description of a derived step: what would happen, acting on nothing.
 pub(super) fn plan(next: Step, t: &Turn<'_>, root: &Path, config: &Config) -> String {
     let (intent, focus, loaded) = (t.intent, t.focus, &*t.world);
@@ -436,6 +458,7 @@ pub(super) fn plan(next: Step, t: &Turn<'_>, root: &Path, config: &Config) -> St
     };
     let target = focus.first().map(ground::label).unwrap_or(&intent.target).to_string();
     match next {
+        Step::RefuseRequest => format!("Would refuse: {}", refusal(&t.unworkable)),
         Step::AskClarification => format!("Would ask: {}", ground::question(intent, focus)),
         Step::AnswerQuery if intent.verb == Verb::Status => {
             format!("Would run the tests and report: {}", argv(Kind::Tests).join("; "))

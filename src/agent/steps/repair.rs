@@ -473,12 +473,16 @@ impl Agent<'_> {
         }
         // Only the best-grounded candidates: a change goes where the user pointed.
         let best = focus.iter().map(|c| c.confidence).fold(0.0, f64::max);
-        let paths: BTreeSet<String> = focus
-            .iter()
-            .filter(|c| best - c.confidence < 1e-9)
-            .map(|c| c.path.clone())
-            .filter(|p| loaded.projections.contains_key(p))
-            .collect();
+        let indexed = |p: &String| loaded.files.iter().any(|f| f.path == *p);
+        let mut paths: BTreeSet<String> =
+            focus.iter().filter(|c| best - c.confidence < 1e-9).map(|c| c.path.clone()).filter(indexed).collect();
+        // A file the request names (a schema, a config) when nothing was grounded; the kernel refused binaries.
+        if paths.is_empty() {
+            let inside = |n: &&crate::agent::ground::NamedPath| {
+                n.class == nerd_logic::vocab::PathClass::Inside && !n.binary && indexed(&n.path)
+            };
+            paths = t.named.iter().filter(inside).map(|n| n.path.clone()).collect();
+        }
         if paths.is_empty() {
             let q = "Which file should this change go into?".to_string();
             self.emit(Event::Question { text: q.clone(), options: vec![] });
