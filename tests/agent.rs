@@ -1060,3 +1060,20 @@ fn binary_files_and_paths_outside_are_refused_with_the_reason_and_a_data_file_fi
     assert_eq!(next_actions(&events), ["propose_edit"]);
     assert_eq!(repo.read("schema.json"), "{\"type\": \"object\"}\n");
 }
+
+#[test]
+fn a_repair_may_not_pass_by_editing_the_failing_test() {
+    let repo = Repo::new("python-calc");
+    let tests_before = repo.read("tests/test_ops.py");
+    let cheat = edit("tests/test_ops.py", 5, "    assert add(2, 3) == -1\n", "expect what add returns");
+    let fix = edit("calc/ops.py", 2, "    return a + b\n", "add subtracted");
+    let transcript = repo.transcript(&[cheat, fix]);
+    let (code, events) = repo.run_json(&["fix the failing tests", "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!(code, 0, "{events:#?}");
+    let patches = of_kind(&events, "patch");
+    assert_eq!(patches[0]["accepted"], false);
+    let reason = patches[0]["reason"].as_str().unwrap();
+    assert!(reason.contains("tests/test_ops.py") && reason.contains("outside the focus"), "{reason}");
+    assert_eq!(repo.read("tests/test_ops.py"), tests_before, "the failing test is evidence, never edited");
+    assert!(repo.read("calc/ops.py").contains("return a + b"));
+}

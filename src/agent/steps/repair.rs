@@ -35,6 +35,11 @@ fn one_test(loaded: &Loaded, focus: &[Candidate]) -> Option<verify::OneTest> {
     (symbol.kind == nerd_logic::vocab::SymbolKind::Test).then(|| verify::OneTest::of_symbol(&symbol.id)).flatten()
 }
 
+/// Failures a patch prompt lists by name (a broken parser can fail hundreds of tests).
+const MAX_FAILURES_SHOWN: usize = 20;
+/// Bytes of the test runners' output a patch prompt carries, from its end.
+const MAX_OUTPUT_SHOWN: usize = 3000;
+
 /// What the test tools found.
 struct TestRun {
     findings: Vec<crate::check::parse::Finding>,
@@ -171,7 +176,8 @@ impl Agent<'_> {
     }
 
     /// The files a repair may touch: where the failures are, what the failing
-    /// tests reach through calls, and what the user named.
+    /// tests reach through calls, and what the user named; test files only
+    /// when named or broken themselves, so that no repair passes by editing the test.
     pub(super) fn repair_focus(&self, loaded: &Loaded, focus: &[Candidate], st: &LoopState) -> BTreeSet<String> {
         let mut paths: BTreeSet<String> = focus.iter().map(|c| c.path.clone()).collect();
         let mut start: Vec<String> = Vec::new();
@@ -203,6 +209,11 @@ impl Agent<'_> {
         }
         paths.extend(seen.iter().filter_map(|id| id.split('#').next().map(str::to_string)));
         paths.retain(|p| loaded.projections.contains_key(p));
+        // A failing test is evidence, not the thing to change: a test file stays out of a
+        // repair unless the user named it, or it is itself broken (it does not compile or collect).
+        let named = |p: &str| focus.iter().any(|c| c.path == p && c.confidence >= crate::agent::ground::CONFIDENT);
+        let broken = |p: &str| st.findings.iter().any(|f| f.path == p && matches!(f.found, Found::Diagnostic { .. }));
+        paths.retain(|p| !Lang::of_path(p).is_some_and(|l| l.is_test_path(p)) || named(p) || broken(p));
         paths
     }
 
@@ -233,10 +244,18 @@ impl Agent<'_> {
             .filter(|l| !l.is_empty())
             .collect();
         if !failures.is_empty() {
-            text.push_str(&format!("Observed failures:\n{}\n\n", failures.join("\n")));
+            let shown = &failures[..failures.len().min(MAX_FAILURES_SHOWN)];
+            let more = failures.len() - shown.len();
+            let more = if more > 0 { format!("\n- ... and {more} more") } else { String::new() };
+            text.push_str(&format!("Observed failures:\n{}{more}\n\n", shown.join("\n")));
         }
         if !st.test_output.is_empty() {
-            text.push_str(&format!("Test output (last lines):\n{}\n\n", st.test_output));
+            let output = st.test_output.as_str();
+            let mut from = output.len().saturating_sub(MAX_OUTPUT_SHOWN);
+            while !output.is_char_boundary(from) {
+                from += 1;
+            }
+            text.push_str(&format!("Test output (last lines):\n{}\n\n", &output[from..]));
         }
         if !st.tried.is_empty() {
             text.push_str(&format!("Already tried (did not work):\n- {}\n\n", st.tried.join("\n- ")));
