@@ -93,6 +93,12 @@ fn the_small_local_coder_writes_grammar_bound_patches_through_the_whole_loop() {
     let end = events.last().unwrap();
     println!("{} patch(es) in {:?}, ended {}:\n{stdout}", patches.len(), started.elapsed(), end["status"]);
     assert!(!patches.is_empty(), "the local coder was asked for a patch: {stdout}");
+    let calls: Vec<&serde_json::Value> = events.iter().filter(|e| e["event"] == "model").collect();
+    assert_eq!(calls.len(), patches.len(), "one model call per patch proposal");
+    assert!(
+        calls.iter().all(|c| c["tokens"]["prompt"].as_u64() > Some(100)),
+        "the prompt's tokens are counted: {calls:?}"
+    );
     for p in &patches {
         let reason = p["reason"].as_str().unwrap_or("");
         assert!(!reason.contains("not a patch proposal"), "the grammar keeps every answer well-formed: {reason}");

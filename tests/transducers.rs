@@ -196,6 +196,9 @@ fn nerd_run_uses_a_configured_model_for_reading_and_for_patches() {
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains(r#""provider":"openai","agreement":1.0"#), "{stdout}");
     assert!(std::fs::read_to_string(dir.path().join("calc/ops.py")).unwrap().contains("a + b"));
+    // What the patch cost, as the server's usage said.
+    let cost = r#"{"event":"model","task":"propose_patch","tokens":{"prompt":412,"completion":38}}"#;
+    assert!(stdout.contains(cost), "{stdout}");
     let seen = seen.lock().unwrap();
     assert_eq!(seen.len(), 4);
     assert_eq!(seen[0].2["response_format"]["json_schema"]["name"], "record_intent");

@@ -7,7 +7,8 @@ HEAD; nerd runs the task (its own retry budget and approval mode) with the
 given provider; then the project's suite runs again, outside nerd. A task is
 solved when that suite passes and nerd changed no test file. Reported per task
 and in total: solved, nerd's status, patch attempts (accepted/rejected),
-rollbacks, actions permitted and refused, wall time.
+rollbacks, actions permitted and refused, model tokens (read and written, as
+the model reported or counted them), wall time.
 
     usage: bench/eval/run.py TASKS_DIR PROJECTS_DIR --provider P [--nerd PATH] [--model GGUF]
                              [--threads 2] [--json OUT] [--python PY]
@@ -68,6 +69,8 @@ def main():
         events = result.get("events", [])
         patches = [e for e in events if e.get("event") == "patch"]
         actions = [e for e in events if e.get("event") == "action"]
+        calls = [e for e in events if e.get("event") == "model"]
+        tokens = sum((c.get("tokens") or {}).get("prompt", 0) + (c.get("tokens") or {}).get("completion", 0) for c in calls)
         changed = sh(["git", "diff", "--name-only", "HEAD"], repo)[1].split()
         suite, _ = sh([opts.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore"], repo)
         touched_tests = [c for c in changed if c.startswith("tests/") or "/test_" in c or c.startswith("test_")]
@@ -78,13 +81,13 @@ def main():
             "rolled_back": sum(1 for p in patches if "rolled back" in p.get("reason", "")),
             "permitted": sum(1 for a in actions if a.get("decision") == "permitted"),
             "refused": sum(1 for a in actions if a.get("decision") == "refused"),
-            "changed": changed, "touched_tests": touched_tests, "wall_s": round(wall, 1),
+            "changed": changed, "touched_tests": touched_tests, "wall_s": round(wall, 1), "model_tokens": tokens,
             "rejections": [p.get("reason", "")[:160] for p in patches if not p.get("accepted")],
         }
         rows.append(row)
         print(f"{row['id']:16} {'SOLVED' if row['solved'] else 'not solved':10} {row['status']:12} "
               f"attempts {row['attempts']} (accepted {row['accepted']}, rolled back {row['rolled_back']}) "
-              f"actions {row['permitted']}/{row['refused']} refused  {row['wall_s']} s  {task['mutation']}"
+              f"actions {row['permitted']}/{row['refused']} refused  {row['model_tokens']} tokens  {row['wall_s']} s  {task['mutation']}"
               + (f"  changed tests: {touched_tests}" if touched_tests else ""), flush=True)
         for why in row["rejections"]:
             print(f"{'':16}   rejected: {why}", flush=True)
@@ -93,6 +96,7 @@ def main():
         solved = sum(r["solved"] for r in rows)
         print(f"\n{opts.provider}: solved {solved} of {len(rows)}; attempts {sum(r['attempts'] for r in rows)}, "
               f"rolled back {sum(r['rolled_back'] for r in rows)}, actions refused {sum(r['refused'] for r in rows)}, "
+              f"model tokens {sum(r['model_tokens'] for r in rows)}, "
               f"wall {sum(r['wall_s'] for r in rows):.0f} s")
     if opts.json:
         json.dump(rows, open(opts.json, "w"), indent=1)

@@ -157,6 +157,12 @@ pub enum Event {
         tests_run: Option<u32>,
         note: String,
     },
+    /// A model was asked for something (`task`: propose_patch, explain) and what it cost, where known.
+    Model {
+        task: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tokens: Option<crate::model::Usage>,
+    },
     /// A patch proposal and what validation made of it.
     Patch {
         attempt: u32,

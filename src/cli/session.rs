@@ -171,6 +171,10 @@ impl<W: Write> Sink for Text<W> {
                 format!("· patch {attempt} {verdict} {}: {reason}", files.join(", "))
             }
             Event::Memory { text } => format!("· memory: {text}"),
+            Event::Model { task, tokens: Some(t) } => {
+                format!("· model ({task}): {} token(s) read, {} written", t.prompt, t.completion)
+            }
+            Event::Model { task, tokens: None } => format!("· model ({task})"),
             Event::Mutants { target, killed, tried, .. } => {
                 format!("· mutants of {target}: {killed} of {tried} made the new tests fail")
             }

@@ -29,6 +29,8 @@ pub struct Http {
     /// Sent as `seed` to OpenAI-compatible servers, for reproducible runs where the server honours it.
     pub seed: Option<u64>,
     agent: ureq::Agent,
+    /// What the last answer cost, as the server reported it.
+    last_usage: Option<super::Usage>,
 }
 
 impl Http {
@@ -46,6 +48,7 @@ impl Http {
             task: None,
             seed: None,
             agent,
+            last_usage: None,
         }
     }
 
@@ -86,7 +89,17 @@ impl Http {
     }
 }
 
+/// The token counts a response's `usage` object reports under these names.
+fn usage(v: &Value, prompt: &str, completion: &str) -> Option<super::Usage> {
+    let count = |k: &str| v[k].as_u64().and_then(|n| u32::try_from(n).ok());
+    Some(super::Usage { prompt: count(prompt)?, completion: count(completion)? })
+}
+
 impl Transducer for Http {
+    fn usage(&self) -> Option<super::Usage> {
+        self.last_usage
+    }
+
     fn name(&self) -> &str {
         match self.wire {
             Wire::OpenAi => "openai",
@@ -112,6 +125,7 @@ impl Transducer for Http {
                 let headers: Vec<(&str, String)> =
                     self.api_key.iter().map(|k| ("authorization", format!("Bearer {k}"))).collect();
                 let v = self.post(&format!("{}/chat/completions", self.base_url), &body, &headers)?;
+                self.last_usage = usage(&v["usage"], "prompt_tokens", "completion_tokens");
                 v["choices"][0]["message"]["content"]
                     .as_str()
                     .map(str::to_string)
@@ -129,6 +143,7 @@ impl Transducer for Http {
                 let mut headers = vec![("anthropic-version", "2023-06-01".to_string())];
                 headers.extend(self.api_key.iter().map(|k| ("x-api-key", k.clone())));
                 let v = self.post(&format!("{}/v1/messages", self.base_url), &body, &headers)?;
+                self.last_usage = usage(&v["usage"], "input_tokens", "output_tokens");
                 let blocks = v["content"].as_array().cloned().unwrap_or_default();
                 if let Some(input) = blocks.iter().find(|b| b["type"] == "tool_use").map(|b| &b["input"]) {
                     return Ok(input.to_string());

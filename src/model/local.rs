@@ -29,6 +29,8 @@ pub struct Local {
     pub threads: i32,
     pub seed: u32,
     task: Option<Task>,
+    /// What the last answer cost: the prompt's tokens and the tokens sampled.
+    last_usage: Option<super::Usage>,
 }
 
 /// llama.cpp's backend is one per process: initialised once, shared by every model.
@@ -56,7 +58,7 @@ impl Local {
         }
         let backend = backend()?;
         let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default()).map_err(err)?;
-        Ok(Local { backend, model, threads: threads.max(1), seed, task: None })
+        Ok(Local { backend, model, threads: threads.max(1), seed, task: None, last_usage: None })
     }
 
     /// The same model, asked for one kind of output.
@@ -82,6 +84,10 @@ impl Local {
 impl Transducer for Local {
     fn name(&self) -> &str {
         "local"
+    }
+
+    fn usage(&self) -> Option<super::Usage> {
+        self.last_usage
     }
 
     fn narrow(&mut self, paths: &[String]) {
@@ -120,16 +126,19 @@ impl Transducer for Local {
         let mut sampler = LlamaSampler::chain_simple([grammar, LlamaSampler::dist(self.seed)]);
         let mut out: Vec<u8> = Vec::new();
         let start = tokens.len() as i32;
+        let mut sampled = 0u32;
         for position in start..start + max_tokens as i32 {
             let token = sampler.sample(&ctx, batch.n_tokens() - 1);
             if vocab.is_eog(token) {
                 break;
             }
+            sampled += 1;
             out.extend(vocab.token_to_piece(token, false, None));
             batch.clear();
             batch.add(token, position, &[0], true).map_err(err)?;
             ctx.decode(&mut batch).map_err(err)?;
         }
+        self.last_usage = Some(super::Usage { prompt: tokens.len() as u32, completion: sampled });
         String::from_utf8(out).map_err(|e| format!("the model wrote invalid UTF-8: {e}"))
     }
 }

@@ -18,10 +18,22 @@ pub trait Transducer {
     /// One attempt; `feedback` is why the previous attempt was rejected.
     fn transduce(&mut self, text: &str, feedback: Option<&str>) -> Result<String, String>;
 
+    /// Tokens the last answer cost, when the model said or counted them.
+    fn usage(&self) -> Option<Usage> {
+        None
+    }
+
     /// Narrows what the next answers may name to `paths` (the files a patch
     /// may change), where the transducer can enforce it: a local model
     /// samples under a grammar that lists them. Others leave it to validation.
     fn narrow(&mut self, _paths: &[String]) {}
+}
+
+/// Tokens one model call cost: read (the prompt) and written (the answer).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Usage {
+    pub prompt: u32,
+    pub completion: u32,
 }
 
 /// What a model is asked to write.

@@ -38,7 +38,12 @@ impl Agent<'_> {
         let mut reply: Option<Reply> = None;
         for _ in 0..ATTEMPTS {
             let raw = match self.explainer.as_mut() {
-                Some(model) => model.transduce(&prompt, feedback.as_deref()),
+                Some(model) => {
+                    let raw = model.transduce(&prompt, feedback.as_deref());
+                    let tokens = model.usage();
+                    self.emit(Event::Model { task: "explain".into(), tokens });
+                    raw
+                }
                 None => break,
             };
             match raw

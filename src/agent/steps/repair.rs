@@ -419,7 +419,10 @@ impl Agent<'_> {
         let raw = match self.patcher.as_mut() {
             Some(p) => {
                 p.narrow(&paths.iter().cloned().collect::<Vec<_>>());
-                p.transduce(&prompt, st.feedback.as_deref())
+                let raw = p.transduce(&prompt, st.feedback.as_deref());
+                let tokens = p.usage();
+                self.emit(Event::Model { task: "propose_patch".into(), tokens });
+                raw
             }
             None => Err("no model".into()),
         };
@@ -512,7 +515,10 @@ impl Agent<'_> {
         let raw = match self.patcher.as_mut() {
             Some(p) => {
                 p.narrow(&paths.iter().cloned().collect::<Vec<_>>());
-                p.transduce(&prompt, None)
+                let raw = p.transduce(&prompt, None);
+                let tokens = p.usage();
+                self.emit(Event::Model { task: "propose_patch".into(), tokens });
+                raw
             }
             None => Err("no model".into()),
         };
