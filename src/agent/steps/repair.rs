@@ -35,6 +35,13 @@ fn one_test(loaded: &Loaded, focus: &[Candidate]) -> Option<verify::OneTest> {
     (symbol.kind == nerd_logic::vocab::SymbolKind::Test).then(|| verify::OneTest::of_symbol(&symbol.id)).flatten()
 }
 
+/// The symbol id of the test a runner names `path::Class::test[params]` (pytest) or `test`.
+fn test_symbol_id(path: &str, name: &str) -> String {
+    let name = name.strip_prefix(path).and_then(|n| n.strip_prefix("::")).unwrap_or(name);
+    let name = name.split('[').next().unwrap_or(name);
+    format!("{path}#{}", name.replace("::", "."))
+}
+
 /// Failures a patch prompt lists by name (a broken parser can fail hundreds of tests).
 const MAX_FAILURES_SHOWN: usize = 20;
 /// Bytes of the test runners' output a patch prompt carries, from its end.
@@ -190,6 +197,13 @@ impl Agent<'_> {
                 start.extend(
                     p.symbols.iter().filter(|s| s.line <= f.line && f.line <= s.end_line).map(|s| s.id.clone()),
                 );
+                // A failure without a line (a parametrised pytest case) still names its test.
+                if let Found::Test { name, .. } = &f.found {
+                    let id = test_symbol_id(&f.path, name);
+                    if p.symbols.iter().any(|s| s.id == id) {
+                        start.push(id);
+                    }
+                }
             }
         }
         // Everything the failing code calls, transitively.
@@ -555,5 +569,18 @@ impl Agent<'_> {
             checked.push("(not compared with a run before the change)".to_string());
         }
         Ok(Flow::Stop(status, format!("{explanation}\nChecked: {}.", checked.join("; "))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_symbol_id;
+
+    #[test]
+    fn a_runner_s_test_name_maps_to_its_symbol() {
+        let id = |p, n| test_symbol_id(p, n);
+        assert_eq!(id("tests/test_api.py", "tests/test_api.py::test_parse[example]"), "tests/test_api.py#test_parse");
+        assert_eq!(id("tests/test_a.py", "tests/test_a.py::TestX::test_y"), "tests/test_a.py#TestX.test_y");
+        assert_eq!(id("pkg/x_test.go", "TestParse"), "pkg/x_test.go#TestParse");
     }
 }
