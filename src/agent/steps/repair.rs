@@ -42,6 +42,25 @@ fn test_symbol_id(path: &str, name: &str) -> String {
     format!("{path}#{}", name.replace("::", "."))
 }
 
+/// A patch writer's prompt, the files a patch may change as read to
+/// validate it against, and the files whose lines the prompt shows.
+pub(super) struct Prompt {
+    pub text: String,
+    pub contents: BTreeMap<String, String>,
+    pub shown: BTreeSet<String>,
+}
+
+/// The paths a local model's grammar lists: those of `paths` the prompt showed
+/// lines of (a model cannot address lines it never saw), or all of them if none.
+fn grammar_paths(paths: &BTreeSet<String>, shown: &BTreeSet<String>) -> Vec<String> {
+    let seen: Vec<String> = paths.intersection(shown).cloned().collect();
+    if seen.is_empty() {
+        paths.iter().cloned().collect()
+    } else {
+        seen
+    }
+}
+
 /// Failures a patch prompt lists by name (a broken parser can fail hundreds of tests).
 const MAX_FAILURES_SHOWN: usize = 20;
 /// Bytes of the test runners' output a patch prompt carries, from its end.
@@ -243,7 +262,7 @@ impl Agent<'_> {
         (task, loaded, focus): (&str, &Loaded, &[Candidate]),
         st: &LoopState,
         (paths, rules): (&BTreeSet<String>, &[LearnedRule]),
-    ) -> Result<(String, BTreeMap<String, String>), AgentError> {
+    ) -> Result<Prompt, AgentError> {
         let mut text = format!("Task: {task}\n\n");
         text.push_str(&learn::context_block(rules));
         text.push_str(&learn::constraint_block(router.constraints()));
@@ -277,7 +296,7 @@ impl Agent<'_> {
         let (selected, mut contents) = self.kernel_context(router, (task, loaded, focus), &st.findings)?;
         let budget = self.options.context_budget;
         // The changeable files not read yet, whole, to validate the patch against.
-        let shown = selected.paths();
+        let mut shown = selected.paths();
         let unread: Vec<&String> = paths.iter().filter(|p| !shown.contains(*p) && !contents.contains_key(*p)).collect();
         for path in unread {
             if let Some(content) = self.read(router, path)? {
@@ -288,20 +307,23 @@ impl Agent<'_> {
         // A file the patch may change that activation did not reach (a config
         // file, code without symbols) is shown whole while it fits.
         let mut room = budget.saturating_sub(selected.tokens);
+        let mut whole = Vec::new();
         for (path, content) in contents.iter().filter(|(p, _)| paths.contains(*p) && !shown.contains(*p)) {
             let numbered: String = content.lines().enumerate().map(|(i, l)| format!("{:>5} | {l}\n", i + 1)).collect();
             let cost = context::tokens(&numbered) + 16;
             if cost <= room {
                 room -= cost;
                 text.push_str(&format!("=== {path} (whole file) ===\n{numbered}"));
+                whole.push(path.clone());
             }
         }
+        shown.extend(whole);
         let changeable: Vec<&str> = paths.iter().map(String::as_str).collect();
         text.push_str(&format!(
             "\nFiles you may change: {}\nAddress lines by the numbers shown.\n",
             changeable.join(", ")
         ));
-        Ok((text, contents))
+        Ok(Prompt { text, contents, shown })
     }
 
     /// What the kernel's activation selects for `query` within the context
@@ -424,7 +446,10 @@ impl Agent<'_> {
             return Ok(Flow::Stop(Status::NeedsClarification, q));
         };
         let rules = self.memories()?.rules_in_force()?;
-        let (prompt, mut contents) = self.prompt(router, (&task, loaded, focus), st, (&paths, &rules))?;
+        let Prompt { text: prompt, mut contents, mut shown } =
+            self.prompt(router, (&task, loaded, focus), st, (&paths, &rules))?;
+        // A file the patch may create has no lines yet; it is named all the same.
+        shown.extend(new_files.iter().cloned());
         // Files the patch may create are empty until it does.
         for path in &new_files {
             paths.insert(path.clone());
@@ -432,7 +457,7 @@ impl Agent<'_> {
         }
         let raw = match self.patcher.as_mut() {
             Some(p) => {
-                p.narrow(&paths.iter().cloned().collect::<Vec<_>>());
+                p.narrow(&grammar_paths(&paths, &shown));
                 let raw = p.transduce(&prompt, st.feedback.as_deref());
                 let tokens = p.usage();
                 self.emit(Event::Model { task: "propose_patch".into(), tokens });
@@ -525,10 +550,11 @@ impl Agent<'_> {
             return Ok(Flow::Stop(Status::NeedsClarification, q));
         }
         let rules = self.memories()?.rules_in_force()?;
-        let (prompt, contents) = self.prompt(router, (request, loaded, focus), st, (&paths, &rules))?;
+        let Prompt { text: prompt, contents, shown } =
+            self.prompt(router, (request, loaded, focus), st, (&paths, &rules))?;
         let raw = match self.patcher.as_mut() {
             Some(p) => {
-                p.narrow(&paths.iter().cloned().collect::<Vec<_>>());
+                p.narrow(&grammar_paths(&paths, &shown));
                 let raw = p.transduce(&prompt, None);
                 let tokens = p.usage();
                 self.emit(Event::Model { task: "propose_patch".into(), tokens });
@@ -575,6 +601,14 @@ impl Agent<'_> {
 #[cfg(test)]
 mod tests {
     use super::test_symbol_id;
+
+    #[test]
+    fn a_local_grammar_names_the_files_whose_lines_were_shown() {
+        let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<std::collections::BTreeSet<_>>();
+        let paths = set(&["tomlkit/_types.py", "tomlkit/parser.py", "tomlkit/items.py"]);
+        assert_eq!(super::grammar_paths(&paths, &set(&["tomlkit/parser.py", "README.md"])), ["tomlkit/parser.py"]);
+        assert_eq!(super::grammar_paths(&paths, &set(&[])).len(), 3, "nothing shown: every allowed file");
+    }
 
     #[test]
     fn a_runner_s_test_name_maps_to_its_symbol() {
