@@ -64,6 +64,35 @@ fn openai_reply(content: &str) -> (u16, String) {
     (200, body.to_string())
 }
 
+/// The python fixture committed as a git repository.
+fn calc_repo() -> tempfile::TempDir {
+    let dir = common::copy_fixture("agent/python-calc");
+    common::git(dir.path(), &["init", "-q", "-b", "main"]);
+    common::git(dir.path(), &["add", "-A"]);
+    common::git(dir.path(), &["commit", "-q", "-m", "init"]);
+    dir
+}
+
+/// `nerd run ARGS` in `dir` with `.nerd/config.toml` naming the recorded OpenAI server at `base`.
+fn run_with_recorded_model(dir: &tempfile::TempDir, base: &str, args: &[&str]) -> std::process::Output {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".nerd")).unwrap();
+    std::fs::write(
+        dir.path().join(".nerd/config.toml"),
+        format!("[model]\nprovider = \"openai\"\nmodel = \"recorded\"\nbase_url = \"{base}/v1\"\n"),
+    )
+    .unwrap();
+    std::process::Command::new(env!("CARGO_BIN_EXE_nerd"))
+        .arg("run")
+        .args(args)
+        .current_dir(dir.path())
+        .env("HOME", home.path())
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap()
+}
+
 const FIX: &str = r#"{"category":"mutation","verb":"fix","target":"parse_config","constraints":[],"context":"narrow","confidence":0.93,"missing":[]}"#;
 
 #[test]
@@ -165,10 +194,7 @@ fn nerd_perceive_uses_a_provider_from_the_environment() {
 /// both answers go through the real parsers before anything is applied.
 #[test]
 fn nerd_run_uses_a_configured_model_for_reading_and_for_patches() {
-    let dir = common::copy_fixture("agent/python-calc");
-    common::git(dir.path(), &["init", "-q", "-b", "main"]);
-    common::git(dir.path(), &["add", "-A"]);
-    common::git(dir.path(), &["commit", "-q", "-m", "init"]);
+    let dir = calc_repo();
     let intent = r#"{"category":"mutation","verb":"fix","target":"","constraints":[],"context":"narrow","confidence":0.9,"missing":[]}"#;
     let patch = serde_json::json!({
         "explanation": "add subtracted",
@@ -177,21 +203,7 @@ fn nerd_run_uses_a_configured_model_for_reading_and_for_patches() {
     // A model reads the request three times (self-consistency), then writes the patch.
     let (base, seen) =
         serve(vec![openai_reply(intent), openai_reply(intent), openai_reply(intent), openai_reply(&patch.to_string())]);
-    let home = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join(".nerd")).unwrap();
-    std::fs::write(
-        dir.path().join(".nerd/config.toml"),
-        format!("[model]\nprovider = \"openai\"\nmodel = \"recorded\"\nbase_url = \"{base}/v1\"\n"),
-    )
-    .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nerd"))
-        .args(["run", "the tests are red, please repair", "--json", "--seed", "7"])
-        .current_dir(dir.path())
-        .env("HOME", home.path())
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("ANTHROPIC_API_KEY")
-        .output()
-        .unwrap();
+    let out = run_with_recorded_model(&dir, &base, &["the tests are red, please repair", "--json", "--seed", "7"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains(r#""provider":"openai","agreement":1.0"#), "{stdout}");
@@ -215,10 +227,7 @@ fn nerd_run_uses_a_configured_model_for_reading_and_for_patches() {
 
 #[test]
 fn readings_of_a_request_that_disagree_make_nerd_ask_and_act_on_nothing() {
-    let dir = common::copy_fixture("agent/python-calc");
-    common::git(dir.path(), &["init", "-q", "-b", "main"]);
-    common::git(dir.path(), &["add", "-A"]);
-    common::git(dir.path(), &["commit", "-q", "-m", "init"]);
+    let dir = calc_repo();
     let read = |category: &str, verb: &str| {
         format!(
             r#"{{"category":"{category}","verb":"{verb}","target":"add","constraints":[],"context":"narrow","confidence":0.9,"missing":[]}}"#
@@ -229,22 +238,8 @@ fn readings_of_a_request_that_disagree_make_nerd_ask_and_act_on_nothing() {
         openai_reply(&read("mutation", "delete")),
         openai_reply(&read("query", "search")),
     ]);
-    let home = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join(".nerd")).unwrap();
-    std::fs::write(
-        dir.path().join(".nerd/config.toml"),
-        format!("[model]\nprovider = \"openai\"\nmodel = \"recorded\"\nbase_url = \"{base}/v1\"\n"),
-    )
-    .unwrap();
     let before = std::fs::read_to_string(dir.path().join("calc/ops.py")).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nerd"))
-        .args(["run", "do something about add", "--json"])
-        .current_dir(dir.path())
-        .env("HOME", home.path())
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("ANTHROPIC_API_KEY")
-        .output()
-        .unwrap();
+    let out = run_with_recorded_model(&dir, &base, &["do something about add", "--json"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let events: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let perceived = events.iter().find(|e| e["event"] == "perceived").unwrap();
