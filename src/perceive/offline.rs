@@ -11,20 +11,24 @@ use serde_json::json;
 // Instructions: standing rules for the project, not one-off requests.
 pattern!(
     instruction,
-    r"[,;]\s*(never|always)\b|\b(we|you) should always\b|\b(should|must) always\b|\bunless (explicitly |specifically )?(asked|told|requested|instructed)\b|^(every|each|all) \S[^,;]* (must|should|ships?|has to|have to|needs? to|gets?|requires?)\b|^(please\s+)?(preserve|respect|follow|adhere to|stick to|honou?r) (all |the |our |existing |any )|^(please\s+)?include [^,;]* (for|in|on|with) (all|every|each|any)\b|^(from now on,?\s*)?(never|always|don'?t ever|do not ever|stop using|avoid|prefer|favou?r|we'?d rather|make sure (all|every|to always)|every \S.* must|all \S.* must)\b|\bfrom now on\b|^(i|we) (prefer|'d rather|would rather|like to keep|always want)\b|^(please\s+)?(use|indent with) (tabs|spaces|\d+ spaces)\b|^(please\s+)?keep (answers|replies|responses|functions|methods|commits|lines|diffs|patches|changes) \w+|^(it'?s (ok|okay|fine|alright) to|you (may|can always|are allowed to)|feel free to|no need to (ask|confirm))\b|^(please\s+)?use [^,;]*\b(for (all|every|any|each|different|new|git|commit|our)|over|instead of|rather than|everywhere|throughout|whenever|when (writing|naming|creating|adding|amending|committing))\b|^(please\s+)?use \S+( \S+)? (case|style|indentation|mood|quotes|naming|conventions?)\b|^(please\s+)?(include|add|put|mention) [^,;]* in (all |every |each |the |your )?(commit messages?|commits|pr (titles|descriptions)|pull requests)\b"
+    r"[,;]\s*(never|always)\b|\b(we|you) should always\b|\b(should|must) always\b|\bunless (explicitly |specifically )?(asked|told|requested|instructed)\b|^(every|each|all) \S[^,;]* (must|should|ships?|has to|have to|needs? to|gets?|requires?)\b|^(please\s+)?(preserve|respect|follow|adhere to|stick to|honou?r) (all |the |our |existing |any )|^(please\s+)?include [^,;]* (for|in|on|with) (all|every|each|any)\b|^(from now on,?\s*)?(never|always|don'?t ever|do not ever|stop using|avoid|prefer|favou?r|we'?d rather|make sure (all|every|to always)|every \S.* must|all \S.* must)\b|\bfrom now on\b|^(i|we) (prefer|'d rather|would rather|like to keep|always want)\b|^(please\s+)?(use|indent with) (tabs|spaces|\d+ spaces)\b|^(please\s+)?keep (answers|replies|responses|functions|methods|commits|lines|diffs|patches|changes) \w+|^(it'?s (ok|okay|fine|alright) to|you (may|can always|are allowed to)|feel free to|no need to (ask|confirm))\b|^(please\s+)?use [^,;]*\b(for (all|every|any|each|different|new|git|commit|our)|over|instead of|rather than|everywhere|throughout|whenever|when (writing|naming|creating|adding|amending|committing))\b|^(please\s+)?use \S+( \S+)? (case|style|indentation|mood|quotes|naming|conventions?)\b|^(please\s+)?use [^,;]* for [^,;]*\bnames\b|^(when|whenever|before|after|if) [^,;]+, (please\s+)?(never|always|don'?t|do not|avoid|prefer|make sure|ensure|be)\b|^(please\s+)?(be|stay) (more |very |always )?(concise|brief|terse|succinct|direct|explicit|thorough|careful|honest|precise|specific|polite|critical)\b|^(you|we) (should|must|need to|have to)( try to| always)? (use|prefer|avoid|write|keep|follow|run)\b|^(please\s+)?(include|add|put|mention) [^,;]* in (all |every |each |the |your )?(commit messages?|commits|pr (titles|descriptions)|pull requests)\b"
 );
 // "Do not add dependencies" is a standing instruction; "don't touch the tests, fix the parser" is a
 // mutation with a constraint, so a negated imperative counts only when it is the whole request.
 pattern!(
     negated_imperative,
-    r"^(please\s+)?(do not|don'?t|no more) (add|use|call|touch|modify|change|edit|introduce|import|write|commit|create|bump|upgrade|pull in|explain|comment|mock|log|print|hard-?code|repeat|guess|assume|apologi[sz]e|ask|push|force|rewrite|install|generate|output|reformat|format|return|catch|swallow|ignore|suppress|disable|skip|nest|leave|expose|duplicate|copy|export|invent|remove|delete|make|refactor|rename|reorder|move|mix|put|store|run|depend)\b([^,;]*$|[^,;]*[,;] \w+[^,;]* instead$|[^,;]*[,;] \w+ (it|them|those|these)\b[^,;]*$)"
+    r"^(please\s+)?(do not|don'?t|no more) (add|use|call|touch|modify|change|edit|introduce|import|write|commit|create|bump|upgrade|pull in|explain|comment|mock|log|print|hard-?code|repeat|guess|assume|apologi[sz]e|ask|push|force|rewrite|install|generate|output|reformat|format|return|catch|swallow|ignore|suppress|disable|skip|nest|leave|expose|duplicate|copy|export|invent|remove|delete|make|refactor|rename|reorder|move|mix|put|store|run|depend)\b([^,;]*$|[^,;]*\binstead\b[,;]?[^,;]*$|[^,;]*[,;] \w+[^,;]* instead$|[^,;]*[,;] \w+ (it|them|those|these)\b[^,;]*$)"
 );
 pattern!(
     clause_break,
     r"\b(and|but|then) (fix|rename|refactor|implement|add|write|update|change|make|run|delete|remove)\b"
 );
 pattern!(forbid, r"\b(never|don'?t|do not|stop using|avoid|must not|must never|no more)\b");
-pattern!(prefer, r"\b(prefer|favou?r|rather|like to keep|indent with|over|instead of)\b|^(please\s+)?(keep|use)\b");
+pattern!(require, r"\b(must|always|required|has to|have to|needs? to|make sure|ensure)\b");
+pattern!(
+    prefer,
+    r"\b(prefer|favou?r|rather|like to keep|indent with|over|instead of)\b|^(please\s+)?(keep|use|be|stay)\b"
+);
 
 // Memory: what to keep across sessions, or let go of (the memory text is what follows).
 pattern!(
@@ -33,34 +37,34 @@ pattern!(
 );
 pattern!(
     forget,
-    r"(?i)^(please\s+|(can|could|would|will) you (please\s+)?)?(forget|stop remembering|disregard what i said)\b(\s+(that|about)\b)?\s*:?\s*"
+    r"(?i)^(please\s+|(can|could|would|will) you (please\s+)?)?(forget|stop remembering|disregard what i said|(delete|remove|clear|drop|erase|wipe) (the |all |your |any )?(memor(y|ies)|notes?)( (about|of|on))?)\b(\s+(that|about)\b)?\s*:?\s*"
 );
 // "Save it to memory", "my database port is 5432": a fact to keep, said without "remember".
 pattern!(
     keep_fact,
-    r"(?i)^(please\s+)?(save|store|record|keep) the fact that\b|^(please\s+)?(save|store|add|put|keep) (it|this|that)( \w+)? (to|in|into) (your |the )?memory\b|^(my|our) [\w\s-]{1,30} (is|are|lives|runs) (at|on|in)?\s*\S+$"
+    r"(?i)^(please\s+)?(save|store|record|keep) the fact that\b|\b(save|store|record|add|put|keep|write) (it|this|that)( \w+)? (to|in|into) (your |the )?([\w-]+ ){0,2}memory\b|^(please\s+)?(save|store|record|note) (this|that)\s*:|^(we|our (team|project|app|codebase|repo)|this (project|repo|codebase)) (use|uses)\b[^,;.!?]*, not \S+$|^(my|our) [\w\s-]{1,30} (is|are|lives|runs) (at|on|in)?\s*\S+$"
 );
 
 // Queries, in precedence order.
 pattern!(
     q_impact,
-    r"\b(what (would )?breaks?|would break|impact of|affected|depends on|blast radius|(is it|is that|is this|would it be|it'?s) (safe|ok|okay) to( (remove|delete|drop|change|rename|refactor|move|modify|upgrade|touch|edit))?|safe to (remove|delete|drop|change|rename|refactor|move|modify|upgrade)|what (happens|would happen) if|which tests (cover|exercise|hit|test|touch|reach)|what tests (cover|exercise|hit|test|touch|reach)|tests? (that|which) (cover|exercise|hit|reach)|tests? covers?|tests? (already )?exercis\w*|what (could|might|would|will|does) (this|it|that|the change|my change|this change) break|(will|would|could|does|might) (this|it|that|my changes?|the changes?|this change|anything) break|break (anything|backwards?[- ]compat\w*|compat\w*|existing|callers|the api|clients)|still used|used anywhere|safely (remove|delete|drop|change|rename)\w*|(can|could) (it|we|i|this|that) (be )?safely)\b"
+    r"\b(what (would )?breaks?|would break|impact of|affected|depends on|blast radius|(is it|is that|is this|would it be|it'?s) (safe|ok|okay) to( (remove|delete|drop|change|rename|refactor|move|modify|upgrade|touch|edit))?|safe to (remove|delete|drop|change|rename|refactor|move|modify|upgrade)|what (happens|would happen|will happen|could happen) if (we|i|you|someone|they) (\w+ )?(delete|remove|drop|change|rename|upgrade|bump|update|modify|move|replace|refactor|merge|revert|disable)|breaking changes?|depends? on|depending on|(is|are|be|get|gets|been) impacted|impacts? (of|on)|affects?|undesirable effects?|unintended (effects?|consequences)|side[- ]effects? (of|from)|upgrade (issues|problems|risks)|(issues|problems|risks) (when |with |in )?upgrading|look out for if|watch out for if|compatible with|compatibility (with|of)|if (i|we) (upgrade|were upgrading|bump|update|remove|delete|drop)|which tests (cover|exercise|hit|test|touch|reach)|what tests (cover|exercise|hit|test|touch|reach)|tests? (that|which) (cover|exercise|hit|reach)|tests? covers?|tests? (already )?exercis\w*|what (could|might|would|will|does) (this|it|that|the change|my change|this change) break|(will|would|could|does|might) (this|it|that|my changes?|the changes?|this change|anything) break|(does|do|would|will|could|might) [^,;?]* break( |$)|break (anything|things|stuff|backwards?[- ]compat\w*|compat\w*|existing|callers|the api|clients)|still used|used anywhere|safely (remove|delete|drop|change|rename)\w*|(can|could) (it|we|i|this|that) (be )?safely)\b"
 );
 pattern!(
     q_status,
-    r"\b(tests? (are |is )?(passing|failing|green|red)|(latest|most recent|last) (release|version|tag|commit|merged pr)|the status)\b|^are the tests\b|\b(which tests are failing|does (it|the project|the code) (still )?(build|compile|pass)|ci (is )?green|status of|build status|is the build|diagnostics|git status|uncommitted changes|current branch|which branch|what branch)\b|^(show|list|what|which|how many|who|are there|any)\b.*\b((compiler|lint|linter|type|build) (errors|warnings)|commits|changes made|changed|(my|open|recent|merged) (prs|pull requests)|alerts|git log|history|blame)\b|^summari[sz]e (the |my |these |this )?(changes|diff|commits|pr)\b|^(please\s+)?(re-?run|run) (pytest|cargo|go test|npm|yarn|pnpm|make|tox|jest|vitest|mocha|rspec|git)\b|^(please\s+)?(re-?run|run) (again )?(the |that |this |those |these |all (the )?|my |our |every )?(\S+ )?(tests?|suite|specs?|checks?|linters?|build|test suite)\b"
+    r"\b(tests? (are |is )?(passing|failing|green|red)|(latest|most recent|last) (release|version|tag|commit|merged pr)|the status)\b|^are the tests\b|^is (the )?ci\b|\b(ci (is |was )?down|which (commit|change|pr) (caused|introduced|broke)|(passes|pass) (all )?(the )?(existing )?tests|(prs?|pull requests?|issues|commits) (merged|closed|opened|assigned)|(overnight|today'?s|yesterday'?s|last week'?s|recent) (activity|commits|changes)|standup|which tests are failing|does (it|the project|the code) (still )?(build|compile|pass)|ci (is )?green|status of|build status|is the build|diagnostics|git status|uncommitted changes|current branch|which branch|what branch)\b|^(show|list|what|which|how many|who|are there|any)\b.*\b((compiler|lint|linter|type|build) (errors|warnings)|commits|changes made|changed|(my|open|recent|merged) (prs|pull requests)|(open|closed|recent|new|my|github|gitlab|jira|all( the)?( open)?) issues|issues (in|on) (the |this )?(repo|repository|tracker|project|github)|issues (assigned|opened|closed|labell?ed|tagged)|diff|alerts|git log|history|blame)\b|^summari[sz]e\b[^.;]*\b(changes|diff|commits|prs?|pull requests|issues|activity|releases)\b|^(please\s+)?(re-?run|run) (pytest|cargo|go test|npm|yarn|pnpm|make|tox|jest|vitest|mocha|rspec|git)\b|^(please\s+)?(re-?run|run) (again )?(the |that |this |those |these |all (the )?|my |our |every )?(\S+ )?(tests?|suite|specs?|checks?|linters?|build|test suite)\b"
 );
 pattern!(
     q_review,
-    r"\b(review|critique|look over|check my changes|audit|security (problems|issues|holes|flaws|vulnerabilities)|vulnerabilit(y|ies)|check (if|whether)|report (any|all)|any (problems|issues|bugs|mistakes|errors)|how (would|could|can|should) (you|i|we) improve|(suggest|propose) (improvements|changes)|look at (the |my |these |this )?(changes|diff|pr|code)|check (the|my|this|these) (\w+ )?(module|code|file|changes|diff|pr|function|class)|race conditions?|deadlocks?|memory leaks?|thread[- ]safe|analy[sz]e [^,;]* for (bugs|issues|problems|errors|vulnerabilities))\b|^(validate|verify) (my|the|this|our)\b|^check (the |my |this |these |before |for |that )"
+    r"\b(review|critique|look over|check my changes|audit|security (problems|issues|holes|flaws|vulnerabilities)|vulnerabilit(y|ies)|check (if|whether)|report (any|all)|any( \w+)? (problems|issues|bugs|mistakes|errors)|code (quality|smells?)|duplicat(ion|ed code)|technical debt|tech debt|hotspots|bottlenecks?|tested (sufficiently|enough|adequately|properly|well)|(have|has|were|are) (the |all )?(callers|usages|call sites|references|tests|docs) (been )?updated|how (would|could|can|should) (you|i|we) improve|(suggest|propose) (improvements|changes)|look at (the |my |these |this )?(changes|diff|pr|code)|check (the|my|this|these) (\w+ )?(module|code|file|changes|diff|pr|function|class)|race conditions?|deadlocks?|memory leaks?|thread[- ]safe|analy[sz]e [^,;]* for\b)|^(validate|verify) (my|the|this|our)\b|^check (the |my |this |these |before |for |that )"
 );
 pattern!(
     q_search,
-    r"^(search|find|where (is|are|does|do|did)|where's|grep|list|show me where|look for|any references|show me (all )?(the )?(code|files|functions|places|usages|uses|classes))\b|^(what|which) (\w+ )?(components|files|functions|classes|modules|methods|places|lines?|endpoints|routes)\b|^is there (a|an|any) (\w+ )?(method|function|class|file|test|module|endpoint|helper)\b|\b(uses of|usages of|references to|callers of|who calls|what calls|where is|where are|what (\w+ )?(does|do) (ID|\w+)( \w+){0,2} (call|invoke|use)|(functions|methods|what) (ID|\w+) calls)\b"
+    r"^(search|find|where (is|are|does|do|did)|where's|grep|list|show me where|look for|any references|show me (all )?(the )?(code|files|functions|places|usages|uses|classes))\b|^(what|which) (are (the )?)?([\w-]+ ){0,2}(components|files|functions|classes|modules|packages|methods|places|lines|endpoints|routes|services|types)\b|^which ([\w-]+ ){0,2}(component|file|function|class|module|package|method|place|line|endpoint|route|service|type)\b|^(is|are) there (a|an|any|already) ([\w-]+ ){0,2}(code|implementation|method|function|class|file|test|module|endpoint|helper|utility|util|script)s?\b|^show me (all|every|each)\b|\b(can'?t|cannot|couldn'?t|unable to) (find|locate) (where|which|the (definition|code|file|function|class|place|module|source))\b|\b(everyone|everything|anything|all (classes|types|structs)|who|which \w+) (that |which )?(extends?|implements|inherits?( from)?|subclass\w*|overrides?)\b|\banywhere\b|\b(uses of|usages of|references to|callers of|who calls|what calls|where is|where are|what (\w+ )?(does|do) (ID|\w+)( \w+){0,2} (call|invoke|use)|(functions|methods|what) (ID|\w+) calls)\b"
 );
 pattern!(
     q_explain,
-    r"^(how does|how do|how is|how are|how to|what does|what is|what's|why does|why is|why do|describe|walk me through|give me an overview|tell me about|tell me (how|why|what)|trace|analy[sz]e)\b|\b(explain|overview|architecture|suggest(ions?)?|advice|recommend\w*)\b"
+    r"^(how does|how do|how is|how are|how to|what does|what is|what's|why does|why is|why do|describe|walk me through|give me an overview|tell me about|tell me (how|why|what)|trace|analy[sz]e|show me how|investigate (what|how|why|whether|if)|(provide|give me|list|suggest|show me) (\d+|some|a few|several|two|three|four|five) (ways|options|approaches|alternatives|ideas|examples)|(i'?d like|i would like|i want|i need) to (know|understand|find out|learn))\b|\b(explain|overview|architecture|suggest(ions?)?|advice|recommend\w*)\b"
 );
 pattern!(sentence_break, r"[?.!;]\s+");
 pattern!(then_change, r"\b(and|then)\b");
@@ -91,16 +95,16 @@ pattern!(
 // Mutations, in precedence order.
 pattern!(
     m_test,
-    r"\b(write|add|create|generate|cover \S+( \S+)? with)( [\w-]+){0,3} (unit |integration |regression |e2e |end-to-end |property |snapshot )?(tests?|test cases?|specs?)\b|\btest coverage\b|\bunit tests?\b|\bregression tests?\b|^cover\b|\buntested\b"
+    r"\b(write|add|create|generate|cover \S+( \S+)? with)( [\w-]+){0,3} (unit |integration |regression |e2e |end-to-end |property |snapshot )?(tests?|test cases?|specs?)\b|\btest coverage\b|\b(increase|improve|raise|boost|extend) (the )?(code |test |unit test )?coverage\b|\bunit tests?\b|\bregression tests?\b|^cover\b|\buntested\b"
 );
 pattern!(
     m_document,
-    r"\b(document|docstrings?|doc comments?|documentation|readme|docs?|jsdoc|javadoc|rustdoc|godoc|tsdoc|changelog|tutorial|guide|wiki|faq|\w+ section)\b|\b(markdown|md) (file|doc|document|page)\b"
+    r"\b(document|docstrings?|doc comments?|documentation|readme|docs?|jsdoc|javadoc|rustdoc|godoc|tsdoc|changelog|tutorial|guide|wiki|faq|\w+ section|release notes|paragraph|notes file|(high[- ]level |an? )explanations? (of|for|about|on))\b|^(please\s+)?clarify\b|\b(markdown|md) (file|doc|document|page)\b"
 );
 // "Add the ability to delete users" adds a feature, whatever the feature does.
 pattern!(
     m_feature,
-    r"^(please\s+)?(add|implement|introduce|provide|expose)( an?| the| new)? (ability|option|way|possibility) to\b|^(please\s+)?(add|implement|introduce)( an?| the| new)? [\w-]+ (command|subcommand|flag|option|endpoint|button|setting|hook)\b|^allow (users? |people |me )?to\b"
+    r"^(please\s+)?(add|implement|introduce|provide|expose)( an?| the| new)? (ability|option|way|possibility) to\b|^(please\s+)?(add|implement|introduce)( an?| the| new)? [\w-]+ (command|subcommand|flag|option|endpoint|button|setting|hook)\b|^allow (users? |people |me )?to\b|^(please\s+)?(fail|warn|abort|exit|error out|reject|block|retry) [^,;]*\b(if|when|whenever|on)\b"
 );
 pattern!(
     m_rename,
@@ -108,11 +112,11 @@ pattern!(
 );
 pattern!(
     m_commit,
-    r"\b(commit|check in|push (the |my |these |this |all )?(changes|commits?|branch|to (origin|main|master|remote))|open (a |the )?(pr|pull request)|tag (a |the |this )?(release|version)|releases? with tags|create (a |the )?(pr|pull request|tag)|merge\b[^,;]*\b(prs?|pull requests?|branch(es)?))\b"
+    r"\b(commit|check in|push (the |my |these |this |all )?(changes|commits?|branch|to (origin|main|master|remote))|open (a |the )?(pr|pull request)|tag (a |the |this )?(\S+ )?(release|version)|push (the |a )?(\S+ )?tags?\b|^tag v?\d|releases? with tags|create (a |the )?(pr|pull request|tag)|merge\b[^,;]*\b(prs?|pull requests?|branch(es)?))\b"
 );
 pattern!(
     m_scaffold,
-    r"\b(scaffold|bootstrap|set up a new|create a new ([\w-]+ ){0,3}(project|package|library|crate|app|application|service|website|site)|skeleton)\b|\bnew \w+ project\b|^(init|initiali[sz]e) (a |an |the |new )*(\w+ )?(project|workspace|repo|repository|package|app)\b|^(create|make|build) (a |an |the )?([\w-]+ ){0,3}(app|application|website|game)\b|^(set ?up|setup) (a |an |the |new )?([\w-]+ )?(workspace|project|repo|monorepo|package)\b"
+    r"\b(scaffold|bootstrap|set up a new|create a new ([\w-]+ ){0,3}(project|package|library|crate|app|application|service|website|site)|skeleton)\b|\bnew \w+ project\b|^(init|initiali[sz]e) (a |an |the |new )*(\w+ )?(project|workspace|repo|repository|package|app)\b|^(create|make|build) (a |an |the )?([\w-]+ ){0,3}(app|application|website|game)\b|boilerplate|^(set ?up|setup|init|initiali[sz]e|bootstrap|start) (a |an |the |new |initial |basic |minimal |fresh )*([\w.-]+ ){0,3}(workspace|project|repo|monorepo|package|app|application|website|site)\b"
 );
 pattern!(m_delete, r"\b(delete|remove|drop|get rid of|eliminate)\b");
 pattern!(
@@ -121,7 +125,7 @@ pattern!(
 );
 pattern!(
     m_refactor,
-    r"\b(refactor|clean up|cleanup|simplify|extract|restructure|reorgani[sz]e|split|deduplicate|dedupe|inline|tidy|signatures?|rework|move|rewrite|convert|unify|moderni[sz]e|consolidate|decouple)\b|\breplace (all |every |the )?[^,;]*\bwith\b"
+    r"\b(refactor|clean up|cleanup|simplify|extract|restructure|reorgani[sz]e|split|deduplicate|dedupe|inline|tidy|signatures?|rework|move|rewrite|convert|unify|moderni[sz]e|consolidate|decouple)\b|\breplace (all |every |the )?[^,;]*\bwith\b|\b(centrali[sz]e|(in|into) (a )?single|in one (place|file|module|\w+)|into one)\b|^(please\s+)?(add|introduce) (a |an |the )?(new |extra |optional )?(parameter|argument|param)s? (to|for)\b"
 );
 pattern!(
     m_implement,
@@ -232,8 +236,15 @@ fn mask(text: &str) -> (String, Vec<String>) {
         format!("{} ID {}", around(3), around(5))
     });
     let masked = identifier().replace_all(&after_spans, |c: &regex::Captures| {
-        ids.push(c[0].trim_end_matches("()").to_string());
-        " ID ".to_string()
+        let id = c[0].trim_end_matches("()");
+        ids.push(id.to_string());
+        // A document named by its file ("create NOTES.md") still reads as a document.
+        let document = [".md", ".mdx", ".rst", ".adoc"].iter().any(|e| id.to_ascii_lowercase().ends_with(e));
+        if document {
+            " ID markdown file ".to_string()
+        } else {
+            " ID ".to_string()
+        }
     });
     (masked.into_owned(), ids)
 }
@@ -383,6 +394,8 @@ fn read_task(lower: &str, question_mark: bool) -> (&'static str, &'static str, &
         .clone()
         .find(|(text, _)| has_cue(&polite().replace_all(text, "$1")))
         .copied()
+        // With no cue anywhere, a question asked speaks before an instruction to answer it.
+        .or_else(|| all.iter().find(|(_, asked)| *asked).copied())
         .or_else(|| all.last().copied())
         .unwrap_or((lower, question_mark));
     let body = polite().replace_all(sentence, "$1");
@@ -450,6 +463,33 @@ fn without_front_end(text: &str) -> (bool, String) {
     (false, format!("{words} {rest}").trim().to_string())
 }
 
+/// A pull-request title in the third person ("removes the unused option", "fixes #12")
+/// read as the imperative it stands for.
+fn imperative_title(lower: &str) -> String {
+    const VERBS: &[(&str, &str)] = &[
+        ("adds", "add"),
+        ("removes", "remove"),
+        ("deletes", "delete"),
+        ("drops", "drop"),
+        ("fixes", "fix"),
+        ("renames", "rename"),
+        ("refactors", "refactor"),
+        ("implements", "implement"),
+        ("introduces", "introduce"),
+        ("updates", "update"),
+        ("documents", "document"),
+        ("moves", "move"),
+        ("replaces", "replace"),
+        ("simplifies", "simplify"),
+        ("extracts", "extract"),
+    ];
+    let (first, rest) = lower.split_once(' ').unwrap_or((lower, ""));
+    match VERBS.iter().find(|(third, _)| *third == first) {
+        Some((_, imperative)) if !rest.is_empty() => format!("{imperative} {rest}"),
+        _ => lower.to_string(),
+    }
+}
+
 /// Reads one request into intent JSON.
 pub fn transduce(text: &str) -> String {
     let (asked, text) = without_front_end(text.trim());
@@ -457,7 +497,9 @@ pub fn transduce(text: &str) -> String {
     let (masked_raw, ids) = mask(original);
     let masked = masked_raw.to_lowercase().trim_end_matches(['?', '.', '!', ' ']).to_string();
     // Masking leaves runs of spaces; patterns count words by single spaces.
-    let lower = masked.split_whitespace().collect::<Vec<_>>().join(" ");
+    // "pre-commit hooks" configure a tool; they commit nothing.
+    let lower = masked.split_whitespace().collect::<Vec<_>>().join(" ").replace("pre-commit", "precommit");
+    let lower = imperative_title(&lower);
 
     // "Remember that …" / "forget …": the rest of the request, as written, is the memory.
     for (verb, cue) in [("remember", remember()), ("forget", forget())] {
@@ -485,13 +527,13 @@ pub fn transduce(text: &str) -> String {
     let standing = instruction().is_match(&lower)
         || (!original.ends_with('?') && negated_imperative().is_match(&lower) && !clause_break().is_match(&lower));
     let (category, verb, cue, cues): (&str, &str, &Regex, usize) = if standing {
-        let verb = if forbid().is_match(&lower) {
-            "forbid"
-        } else if prefer().is_match(&lower) {
-            "prefer"
-        } else {
-            "require"
-        };
+        // The first cue speaks: "always handle errors, never assign to _" requires.
+        let verb = [("forbid", forbid()), ("require", require()), ("prefer", prefer())]
+            .iter()
+            .enumerate()
+            .filter_map(|(rank, (verb, re))| re.find(&lower).map(|m| ((m.start(), rank), *verb)))
+            .min()
+            .map_or("require", |(_, verb)| verb);
         let cue = if instruction().is_match(&lower) { instruction() } else { negated_imperative() };
         ("instruction", verb, cue, 1)
     } else if run_named_test().is_match(original.trim_end_matches(['.', '!'])) {
