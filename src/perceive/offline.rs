@@ -11,13 +11,18 @@ use serde_json::json;
 // Instructions: standing rules for the project, not one-off requests.
 pattern!(
     instruction,
-    r"[,;]\s*(never|always)\b|\b(we|you) should always\b|\b(should|must) always\b|\bunless (explicitly |specifically )?(asked|told|requested|instructed)\b|^(every|each|all) \S[^,;]* (must|should|ships?|has to|have to|needs? to|gets?|requires?)\b|^(please\s+)?(preserve|respect|follow|adhere to|stick to|honou?r) (all |the |our |existing |any )|^(please\s+)?include [^,;]* (for|in|on|with) (all|every|each|any)\b|^(from now on,?\s*)?(never|always|don'?t ever|do not ever|stop using|avoid|prefer|favou?r|we'?d rather|make sure (all|every|to always)|every \S.* must|all \S.* must)\b|\bfrom now on\b|^(i|we) (prefer|'d rather|would rather|like to keep|always want)\b|^(please\s+)?(use|indent with) (tabs|spaces|\d+ spaces)\b|^(please\s+)?keep (answers|replies|responses|functions|methods|commits|lines|diffs|patches|changes) \w+|^(it'?s (ok|okay|fine|alright) to|you (may|can always|are allowed to)|feel free to|no need to (ask|confirm))\b|^(please\s+)?use [^,;]*\b(for (all|every|any|each|different|new|git|commit|our)|over|instead of|rather than|everywhere|throughout|whenever|when (writing|naming|creating|adding|amending|committing))\b|^(please\s+)?use \S+( \S+)? (case|style|indentation|mood|quotes|naming|conventions?)\b|^(please\s+)?use [^,;]* for [^,;]*\bnames\b|^(please\s+)?use (id|[\w-]+case) for (all |new )?(variables|functions|classes|methods|files|constants|types|components|directories|folders|identifiers|tests|modules)\b|^(please\s+)?use [\w-]+ (commits?|commit messages|branch names)\b|^(please\s+)?(use|write|prefer|choose|return|raise|throw) [^,;]*\b(instead of|rather than|to avoid)\b|^(please\s+)?(make|keep) (the |your |all |every |each )?(\w+ )?(extremely |very |more |always )?(concise|brief|terse|succinct|short)\b|^(please\s+)?keep (all |every |each |the |your )?[\w-]+ (under|below|short|small|simple|focused|minimal)\b|^(concise|terse|brief|succinct)\b|^no [^,;]*\s[-–—:]\s|^no [^,;]* (without|unless)\b|\b(for|to|in) (all|any|every|each) (new|future) \w+|\bfor new functionality\b|\bbefore (answering|writing|pushing|committing|merging|making|changing|editing|starting|opening|submitting|creating|concluding|you|any|each|every)\b|\bafter (edits|editing|every|each|any|changes|changing|making|writing)\b|\b(if|when|whenever) (your|you|a|any) (change|changes|pr|commit|edit|code|patch)\w*\b|^(when|whenever|before|after|if) [^,;]+, (please\s+)?(never|always|don'?t|do not|avoid|prefer|make sure|ensure|be)\b|^(please\s+)?(be|stay) (more |very |always )?(concise|brief|terse|succinct|direct|explicit|thorough|careful|honest|precise|specific|polite|critical)\b|^(you|we) (should|must|need to|have to)( try to| always)? (use|prefer|avoid|write|keep|follow|run)\b|^(please\s+)?(include|add|put|mention) [^,;]* in (all |every |each |the |your )?(commit messages?|commits|pr (titles|descriptions)|pull requests)\b"
+    r"[,;]\s*(never|always)\b|\b(we|you) should always\b|\b(should|must) always\b|\bunless (explicitly |specifically )?(asked|told|requested|instructed)\b|^(every|each|all) \S[^,;]* (must|should|ships?|has to|have to|needs? to|gets?|requires?)\b|^(please\s+)?(preserve|respect|follow|adhere to|stick to|honou?r) (all |the |our |existing |any )|^(please\s+)?include [^,;]* (for|in|on|with) (all|every|each|any)\b|^(from now on,?\s*)?(never|always|don'?t ever|do not ever|stop using|avoid|prefer|favou?r|we'?d rather|make sure (all|every|to always)|every \S.* must|all \S.* must)\b|\bfrom now on\b|^(i|we) (prefer|'d rather|would rather|like to keep|always want)\b|^(please\s+)?(use|indent with) (tabs|spaces|\d+ spaces)\b|^(please\s+)?keep (answers|replies|responses|functions|methods|commits|lines|diffs|patches|changes) \w+|^(it'?s (ok|okay|fine|alright) to|you (may|can always|are allowed to)|feel free to|no need to (ask|confirm))\b|^(please\s+)?use [^,;]*\b(for (all|every|any|each|different|new|git|commit|our)|over|instead of|rather than|everywhere|throughout|whenever|when (writing|naming|creating|adding|amending|committing))\b|^(please\s+)?use \S+( \S+)? (case|style|indentation|mood|quotes|naming|conventions?)\b|^(please\s+)?use [^,;]* for [^,;]*\bnames\b|^(please\s+)?use (id|[\w-]+case) for (all |new )?(variables|functions|classes|methods|files|constants|types|components|directories|folders|identifiers|tests|modules)\b|^(please\s+)?use [\w-]+ (commits?|commit messages|branch names)\b|^(please\s+)?(use|write|prefer|choose|return|raise|throw) [^,;]*\b(instead of|rather than|to avoid)\b|^(please\s+)?(make|keep) (the |your |all |every |each )?(\w+ )?(extremely |very |more |always )?(concise|brief|terse|succinct|short)\b|^(please\s+)?keep (all |every |each |the |your )?[\w-]+ (under|below|short|small|simple|focused|minimal)\b|^(concise|terse|brief|succinct)\b|^no [^,;]*\s[-–—:]\s|^no [^,;]* (without|unless)\b|^no ([\w-]+ ){0,3}[\w-]+( (or|and) [\w-]+( [\w-]+)?)?( in [^,;]+)?$|^(please\s+)?use [^,;]+, not \S+$|^only [\w\s]+ (when|if|where)\b|^([\w-]+ ){1,4}(must|must not|must never|should never|should always|shall|shall not) \w+|;\s*(do not|don'?t)\b|\b(for|to|in) (all|any|every|each) (new|future) \w+|\bfor new functionality\b|\bbefore (answering|considering|finishing|completing|declaring|marking|reporting|claiming|writing|pushing|committing|merging|making|changing|editing|starting|opening|submitting|creating|concluding|you|any|each|every)\b|\bafter (edits|editing|every|each|any|changes|changing|making|writing)\b|\b(if|when|whenever) (your|you|a|any) (change|changes|pr|commit|edit|code|patch)\w*\b|^(when|whenever|before|after|if) [^,;]+, (please\s+)?(never|always|don'?t|do not|avoid|prefer|make sure|ensure|be)\b|^(please\s+)?(be|stay) (more |very |always )?(concise|brief|terse|succinct|direct|explicit|thorough|careful|honest|precise|specific|polite|critical)\b|^(you|we) (should|must|need to|have to)( try to| always)? (use|prefer|avoid|write|keep|follow|run)\b|^(please\s+)?(include|add|put|mention) [^,;]* in (all |every |each |the |your )?(commit messages?|commits|pr (titles|descriptions)|pull requests)\b"
 );
 // "Do not add dependencies" is a standing instruction; "don't touch the tests, fix the parser" is a
 // mutation with a constraint, so a negated imperative counts only when it is the whole request.
 pattern!(
     negated_imperative,
-    r"^(please\s+)?(do not|don'?t|no more) (add|use|call|touch|modify|change|edit|introduce|import|write|commit|create|bump|upgrade|pull in|explain|comment|mock|log|print|hard-?code|repeat|guess|assume|apologi[sz]e|ask|push|force|rewrite|install|generate|output|reformat|format|return|catch|swallow|ignore|suppress|disable|skip|nest|leave|expose|duplicate|copy|export|invent|remove|delete|make|refactor|rename|reorder|move|mix|put|store|run|depend)\b([^,;]*$|[^,;]*\binstead\b[,;]?[^,;]*$|[^,;]*[,;] \w+[^,;]* instead$|[^,;]*[,;] \w+ (it|them|those|these)\b[^,;]*$)"
+    r"^(please\s+)?(do not|don'?t|no more) [a-z][\w-]*\b([^,;]*$|[^,;]*\binstead\b[,;]?[^,;]*$|[^,;]*[,;] \w+[^,;]* instead$|[^,;]*[,;] \w+ (it|them|those|these)\b[^,;]*$)"
+);
+// "Don't crash on empty input" reports a symptom; "don't know why …" is no order at all.
+pattern!(
+    negated_symptom,
+    r"^(please\s+)?(do not|don'?t) (crash|fail|panic|error|hang|break|throw|exit|freeze|leak|work|know|understand|see|get|think)\b"
 );
 pattern!(
     clause_break,
@@ -27,7 +32,7 @@ pattern!(forbid, r"\b(never|don'?t|do not|stop using|avoid|must not|must never|n
 pattern!(require, r"\b(must|always|required|has to|have to|needs? to|make sure|ensure|remember to|important)\b");
 pattern!(
     prefer,
-    r"\b(prefer|favou?r|rather|like to keep|indent with|over|instead of|concise|brief|terse|succinct)\b|^(please\s+)?(keep|use|be|stay)\b"
+    r"\b(prefer|favou?r|rather|like to keep|indent with|over|instead of|concise|brief|terse|succinct)\b|^(please\s+)?(keep|use|be|stay|only)\b"
 );
 
 // Memory: what to keep across sessions, or let go of (the memory text is what follows).
@@ -42,21 +47,21 @@ pattern!(
 // "Save it to memory", "my database port is 5432": a fact to keep, said without "remember".
 pattern!(
     keep_fact,
-    r"(?i)^(please\s+)?(save|store|record|keep) the fact that\b|\b(save|store|record|add|put|keep|write) (it|this|that)( \w+)? (to|in|into) (your |the )?([\w-]+ ){0,2}memory\b|^(please\s+)?(save|store|record|note) (this|that)\s*:|^(we|our (team|project|app|codebase|repo)|this (project|repo|codebase)) (use|uses)\b[^,;.!?]*, not \S+$|^(my|our) [\w\s-]{1,30} (is|are|lives|runs) (at|on|in)?\s*\S+$|^(my|our) [\w\s-]{1,30} (uses?|goes through|go through|relies on|rely on|(is|are) (built|written) (with|in)|(is|are) (hosted|deployed) (on|to|at))\b[^?]*$|\b(update|add to) (my|your|the) memory\b"
+    r"(?i)^(please\s+)?(save|store|record|keep) the fact that\b|\b(save|store|record|add|put|keep|write) (it|this|that)( \w+)? (to|in|into) (your |the )?([\w-]+ ){0,2}memory\b|^(please\s+)?(save|store|record|note) (this|that)\s*:|^(we|our (team|project|app|codebase|repo)|this (project|repo|codebase)) (use|uses)\b[^,;.!?]*, not \S+$|^(my|our) [\w\s-]{1,30} (is|are|lives|runs) (at|on|in)?\s*\S+$|^(my|our) [\w\s-]{1,30} (uses?|goes through|go through|relies on|rely on|(is|are) (built|written) (with|in)|(is|are) (hosted|deployed) (on|to|at))\b[^?]*$|\b(update|add to) (my|your|the) memory\b|^(this|it) is an? [\w\s.-]*\b(project|app|application|library|service|repo|repository|monorepo|website|cli|tool)\b[^?]*$|^my name is\b|^(hosted|deployed|built|written) (on|with|in|to)\b"
 );
 
 // Queries, in precedence order.
 pattern!(
     q_impact,
-    r"\b(what (would )?breaks?|would break|impact of|affected|depends on|blast radius|(is it|is that|is this|would it be|it'?s) (safe|ok|okay) to( (remove|delete|drop|change|rename|refactor|move|modify|upgrade|touch|edit))?|safe to (remove|delete|drop|change|rename|refactor|move|modify|upgrade)|what (happens|would happen|will happen|could happen) if (we|i|you|someone|they) (\w+ )?(delete|remove|drop|change|rename|upgrade|bump|update|modify|move|replace|refactor|merge|revert|disable)|breaking changes?|what (will |could |might |would )?breaks?|(problems?|issues?|risks?|harm|downsides?) (with|in|of) (deleting|removing|changing|renaming|dropping|upgrading|moving|replacing)|need to (be )?(updated|changed|modified)\b|can (it|this|that|they|these|those) be (safely )?(deleted|removed|dropped)|depends? on|depending on|(is|are|be|get|gets|been) impacted|impacts? (of|on)|affects?|undesirable effects?|unintended (effects?|consequences)|side[- ]effects? (of|from)|upgrade (issues|problems|risks)|(issues|problems|risks) (when |with |in )?upgrading|look out for if|watch out for if|compatible with|compatibility (with|of)|if (i|we) (upgrade|were upgrading|bump|update|remove|delete|drop)|which tests (cover|exercise|hit|test|touch|reach)|what tests (cover|exercise|hit|test|touch|reach)|tests? (that|which) (cover|exercise|hit|reach)|tests? covers?|tests? (already )?exercis\w*|what (could|might|would|will|does) (this|it|that|the change|my change|this change) break|(will|would|could|does|might) (this|it|that|my changes?|the changes?|this change|anything) break|(does|do|would|will|could|might) [^,;?]* break( |$)|break (anything|things|stuff|backwards?[- ]compat\w*|compat\w*|existing|callers|the api|clients)|still used|used anywhere|safely (remove|delete|drop|change|rename)\w*|(can|could) (it|we|i|this|that) (be )?safely)\b"
+    r"\b(what (would )?breaks?|would break|impact of|affected|depends on|blast radius|(is it|is that|is this|would it be|it'?s) (safe|ok|okay) to( (remove|delete|drop|change|rename|refactor|move|modify|upgrade|touch|edit))?|safe to (remove|delete|drop|change|rename|refactor|move|modify|upgrade)|what (happens|would happen|will happen|could happen) if (we|i|you|someone|they) (\w+ )?(delete|remove|drop|change|rename|upgrade|bump|update|modify|move|replace|refactor|merge|revert|disable)|breaking changes?|^breaking\b|analy[sz]e (the )?impact|scope of (this|the|my|that|our) (change|pr|commit|refactor\w*)|what (will |could |might |would )?breaks?|(problems?|issues?|risks?|harm|downsides?) (with|in|of) (deleting|removing|changing|renaming|dropping|upgrading|moving|replacing)|need to (be )?(updated|changed|modified)\b|can (it|this|that|they|these|those) be (safely )?(deleted|removed|dropped)|depends? on|depending on|(is|are|be|get|gets|been) impacted|impacts? (of|on)|affects?|undesirable effects?|unintended (effects?|consequences)|side[- ]effects? (of|from)|upgrade (issues|problems|risks)|(issues|problems|risks) (when |with |in )?upgrading|look out for if|watch out for if|compatible with|compatibility (with|of)|if (i|we) (upgrade|were upgrading|bump|update|remove|delete|drop)|which tests (cover|exercise|hit|test|touch|reach)|what tests (cover|exercise|hit|test|touch|reach)|tests? (that|which) (cover|exercise|hit|reach)|tests? covers?|tests? (already )?exercis\w*|what (could|might|would|will|does) (this|it|that|the change|my change|this change) break|(will|would|could|does|might) (this|it|that|my changes?|the changes?|this change|anything) break|(does|do|would|will|could|might) [^,;?]* break( |$)|break (anything|things|stuff|backwards?[- ]compat\w*|compat\w*|existing|callers|the api|clients)|still used|used anywhere|safely (remove|delete|drop|change|rename)\w*|(can|could) (it|we|i|this|that) (be )?safely)\b"
 );
 pattern!(
     q_status,
-    r"\b(tests? (are |is )?(passing|failing|green|red)|(latest|most recent|last) (release|version|tag|commit|merged pr)|the status)\b|^are the tests\b|^is (the )?ci\b|(any|new|latest|recent) (releases?|tags)\b|who (last )?(modified|changed|edited|touched|wrote)|^when (was|were|did) [^?]*\b(updated|modified|changed|released|committed|merged)|\bwhat (does|did) (pr|pull request) #?\d+|differences? between [^,;]*\b(branch|branches|main|master|commits?|tags?|versions|head)\b|\bcheck [^,;]* for (\w+ )?(errors|warnings)\b|\b(ci (is |was )?down|which (commit|change|pr) (caused|introduced|broke)|(passes|pass) (all )?(the )?(existing )?tests|(prs?|pull requests?|issues|commits) (merged|closed|opened|assigned)|(overnight|today'?s|yesterday'?s|last week'?s|recent) (activity|commits|changes)|standup|which tests are failing|does (it|the project|the code) (still )?(build|compile|pass)|ci (is )?green|status of|build status|is the build|diagnostics|git status|uncommitted changes|current branch|which branch|what branch)\b|^(show|list|what|which|how many|who|are there|any)\b.*\b((compiler|lint|linter|type|build) (errors|warnings)|commits|changes made|changed|(my|open|recent|merged) (prs|pull requests)|(open|closed|recent|new|my|github|gitlab|jira|all( the)?( open)?) issues|issues (in|on) (the |this )?(repo|repository|tracker|project|github)|issues (assigned|opened|closed|labell?ed|tagged)|diff|alerts|git log|history|blame)\b|^summari[sz]e\b[^.;]*\b(changes|diff|commits|prs?|pull requests|issues|activity|releases)\b|^(please\s+)?(re-?run|run) (pytest|cargo|go test|npm|yarn|pnpm|make|tox|jest|vitest|mocha|rspec|git)\b|^(please\s+)?(re-?run|run) (again )?(the |that |this |those |these |all (the )?|my |our |every )?(\S+ )?(tests?|suite|specs?|checks?|linters?|build|test suite)\b"
+    r"\b(tests? (are |is )?(passing|failing|green|red)|(latest|most recent|last) (release|version|tag|commit|merged pr)|the status)\b|^are the tests\b|^is (the )?ci\b|^check(ing)? on\b|(latest|last|recent|failed|failing) (pipeline|workflow run|ci run|job)s?\b|(recent|new) [\w-]* ?(errors|exceptions|alerts|incidents)\b|issues (are )?open\b|(prs|pull requests) (that )?(need|needing|awaiting|waiting for) reviews?|\brecently\b|\bhappening\b|(any|new|latest|recent) (releases?|tags)\b|who (last )?(modified|changed|edited|touched|wrote)|^when (was|were|did) [^?]*\b(updated|modified|changed|released|committed|merged)|\bwhat (does|did) (pr|pull request) #?\d+|differences? between [^,;]*\b(branch|branches|main|master|commits?|tags?|versions|head)\b|\bcheck [^,;]* for (\w+ )?(errors|warnings)\b|\b(ci (is |was )?down|which (commit|change|pr) (caused|introduced|broke)|(passes|pass) (all )?(the )?(existing )?tests|(prs?|pull requests?|issues|commits) (merged|closed|opened|assigned)|(overnight|today'?s|yesterday'?s|last week'?s|recent) (activity|commits|changes)|standup|which tests are failing|does (it|the project|the code) (still )?(build|compile|pass)|ci (is )?green|status of|build status|is the build|diagnostics|git status|uncommitted changes|current branch|which branch|what branch)\b|^(show|list|what|which|how many|who|are there|any)\b.*\b((compiler|lint|linter|type|build) (errors|warnings)|commits|changes made|changed|(my|open|recent|merged) (prs|pull requests)|(open|closed|recent|new|my|github|gitlab|jira|all( the)?( open)?) issues|issues (in|on) (the |this )?(repo|repository|tracker|project|github)|issues (assigned|opened|closed|labell?ed|tagged)|diff|alerts|git log|history|blame)\b|^summari[sz]e\b[^.;]*\b(changes|diff|commits|prs?|pull requests|issues|activity|releases)\b|^(please\s+)?(re-?run|run) (pytest|cargo|go test|npm|yarn|pnpm|make|tox|jest|vitest|mocha|rspec|git)\b|^(please\s+)?(re-?run|run) (again )?(the |that |this |those |these |all (the )?|my |our |every )?(\S+ )?(tests?|suite|specs?|checks?|linters?|build|test suite)\b"
 );
 pattern!(
     q_review,
-    r"\b(review|critique|look over|check my changes|audit|security (problems|issues|holes|flaws|vulnerabilities)|vulnerabilit(y|ies)|check (if|whether)|report (any|all)|any( \w+)? (problems|issues|bugs|mistakes|errors)|code (quality|smells?)|missing tests|test gaps?|feedback (for|on)|^(identify|flag|spot|point out|highlight|detect|catch) [^,;]*\b(risky|risks?|bugs?|issues|problems|smells|unclear|mistakes|errors|vulnerabilit\w+|potential)\b|duplicat(ion|ed code)|technical debt|tech debt|hotspots|bottlenecks?|tested (sufficiently|enough|adequately|properly|well)|(have|has|were|are) (the |all )?(callers|usages|call sites|references|tests|docs) (been )?updated|how (would|could|can|should) (you|i|we) improve|(suggest|propose) (improvements|changes)|look at (the |my |these |this )?(changes|diff|pr|code)|check (the|my|this|these) (\w+ )?(module|code|file|changes|diff|pr|function|class)|race conditions?|deadlocks?|memory leaks?|thread[- ]safe|analy[sz]e [^,;]* for\b)|^(validate|verify) (my|the|this|our)\b|^check (the |my |this |these |before |for |that )"
+    r"\b(review|critique|look over|check my changes|audit|security (problems|issues|holes|flaws|vulnerabilities)|vulnerabilit(y|ies)|check (if|whether)|report (any|all)|any( \w+){0,2} (problems|issues|bugs|mistakes|errors)|^check ([a-hj-z]|i[a-mo-z]|in\w)|(optimi[sz]ed|efficient|performant|secure|idiomatic)$|code (quality|smells?)|missing tests|test gaps?|feedback (for|on)|^(identify|flag|spot|point out|highlight|detect|catch) [^,;]*\b(risky|risks?|bugs?|issues|problems|smells|unclear|mistakes|errors|vulnerabilit\w+|potential)\b|duplicat(ion|ed code)|technical debt|tech debt|hotspots|bottlenecks?|tested (sufficiently|enough|adequately|properly|well)|(have|has|were|are) (the |all )?(callers|usages|call sites|references|tests|docs) (been )?updated|how (would|could|can|should) (you|i|we) improve|(suggest|propose) (improvements|changes)|look at (the |my |these |this )?(changes|diff|pr|code)|check (the|my|this|these) (\w+ )?(module|code|file|changes|diff|pr|function|class)|race conditions?|deadlocks?|memory leaks?|thread[- ]safe|analy[sz]e [^,;]* for\b)|^(validate|verify) (my|the|this|our)\b|^check (the |my |this |these |before |for |that )"
 );
 pattern!(
     q_search,
@@ -64,10 +69,14 @@ pattern!(
 );
 pattern!(
     q_explain,
-    r"^(how does|how do|how is|how are|how to|what does|what is|what's|why does|why is|why do|describe|walk me through|give me an overview|tell me about|tell me (how|why|what)|trace|analy[sz]e|show me how|show how|explore|break (down|it down)|investigate (what|how|why|whether|if)|(provide|give me|list|suggest|show me) (\d+|some|a few|several|two|three|four|five) (ways|options|approaches|alternatives|ideas|examples)|(i'?d like|i would like|i want|i need) to (know|understand|find out|learn))\b|\b(explain|overview|architecture|suggest(ions?)?|advice|recommend\w*)\b"
+    r"^(how does|how do|how is|how are|how to|what does|what is|what's|why does|why is|why do|describe|walk me through|give me an overview|tell me about|tell me (how|why|what)|trace|analy[sz]e|show me how|show how|explore|break (down|it down)|summari[sz]e|rephrase|paraphrase|(tips|hints|advice|ideas) (on|for|about)|investigate (what|how|why|whether|if)|(provide|give me|list|suggest|show me) (\d+|some|a few|several|two|three|four|five) (ways|options|approaches|alternatives|ideas|examples)|(i'?d like|i would like|i want|i need) to (know|understand|find out|learn))\b|\b(explain|overview|architecture|suggest(ions?)?|advice|recommend\w*)\b"
 );
 pattern!(sentence_break, r"[?.!;]\s+");
 pattern!(conventional_commit, r"^(feat|fix|docs|refactor|test|chore|perf|ci|build|style)(\([^)]*\))?!?:\s*");
+pattern!(topic_prefix, r"^[a-z][\w-]*( [a-z][\w-]*){0,2}:\s+");
+pattern!(clause_end, r"[,;:]");
+// A first clause that sets a condition or states a fact, not an order of its own.
+pattern!(conditional, r"^(when|whenever|if|before|after|for|in|unless|from now on|we|i|you|our|this|the|it)\b");
 pattern!(template_words, r"\b(an? |the )?(pull request|pr|issue|bug report|feature request) templates?\b");
 // "Explain this error and how to fix it": a change after "how to" is asked about, not asked for.
 pattern!(how_to_end, r"\bhow (to|(i|we|you) (can|could|should|would)|(can|could|should|would|do) (i|we|you))\s*$");
@@ -101,11 +110,11 @@ pattern!(
 // Mutations, in precedence order.
 pattern!(
     m_test,
-    r"\b(write|add|create|generate|cover \S+( \S+)? with)( [\w'-]+){0,3} (unit |integration |regression |e2e |end-to-end |property |snapshot )?(tests?|test cases?|specs?)\b|\btest coverage\b|\b(increase|improve|raise|boost|extend) (the )?(code |test |unit test )?coverage\b|\bunit tests?\b|\bregression tests?\b|^cover\b|\buntested\b"
+    r"\b(write|add|create|generate|cover \S+( \S+)? with)( [\w'-]+){0,3} (unit |integration |regression |e2e |end-to-end |property |snapshot )?(tests?|test cases?|specs?)\b|\btest coverage\b|\b(more|better|thorough|more thorough) testing\b|\bhas no tests\b|\b(lacks|without) (unit )?tests\b|\bunit ?tests?\b|\b(increase|improve|raise|boost|extend) (the )?(code |test |unit test )?coverage\b|\bunit tests?\b|\bregression tests?\b|^cover\b|\buntested\b"
 );
 pattern!(
     m_document,
-    r"\b(document|docstrings?|doc comments?|documentation|readme|docs?|jsdoc|javadoc|rustdoc|godoc|tsdoc|changelog|tutorial|guide|wiki|faq|\w+ section|release notes|paragraph|notes file|(high[- ]level |an? )explanations? (of|for|about|on))\b|^(please\s+)?clarify\b|\b(markdown|md) (file|doc|document|page)\b|\b(add|write|insert) (a |some |more |inline |code )?(notes?|comments?) (to|for|about|on|explaining|describing|that)\b"
+    r"\b(document|docstrings?|doc comments?|documentation|readme|docs?|jsdoc|javadoc|rustdoc|godoc|tsdoc|changelog|tutorial|guide|wiki|faq|\w+ section|release notes|paragraph|notes file|(high[- ]level |an? )explanations? (of|for|about|on))\b|^(please\s+)?clarify\b|\b(markdown|md) (file|doc|document|page)\b|\b(documents|the manual|user manual)\b|^elaborate\b|\b(add|write|insert) (a |some |more |inline |code )?(notes?|comments?) (to|for|about|on|explaining|describing|that)\b"
 );
 // "Add the ability to delete users" adds a feature, whatever the feature does.
 pattern!(
@@ -118,20 +127,20 @@ pattern!(
 );
 pattern!(
     m_commit,
-    r"\b(commit|check in|push (the |my |these |this |all )?(changes|commits?|branch|to (origin|main|master|remote))|^(please\s+)?(git )?push\b|open (a |the )?(pr|pull request)|tag (a |the |this )?(\S+ )?(release|version)|push (the |a )?(\S+ )?tags?\b|^tag v?\d|releases? with tags|create (a |the )?(pr|pull request|tag)|merge\b[^,;]*\b(prs?|pull requests?|branch(es)?))\b"
+    r"\b(commit|check in|push (the |my |these |this |all )?(changes|commits?|branch|to (origin|main|master|remote))|^(please\s+)?(git )?push\b|^(please\s+)?merge\b|\bcreate (git )?commits?\b|open (a |the )?(pr|pull request)|tag (a |the |this )?(\S+ )?(release|version)|push (the |a )?(\S+ )?tags?\b|^tag v?\d|releases? with tags|create (a |the )?(pr|pull request|tag)|merge\b[^,;]*\b(prs?|pull requests?|branch(es)?))\b"
 );
 pattern!(
     m_scaffold,
-    r"\b(scaffold|bootstrap|set up a new|create a new ([\w-]+ ){0,3}(project|package|library|crate|app|application|service|website|site)|skeleton)\b|\bnew \w+ project\b|^(init|initiali[sz]e) (a |an |the |new )*(\w+ )?(project|workspace|repo|repository|package|app|module)\b|^(create|make|build) (a |an |the )?([\w-]+ ){0,3}(app|application|website|game)\b|boilerplate|^(set ?up|setup|init|initiali[sz]e|bootstrap|start) (a |an |the |new |initial |basic |minimal |fresh )*([\w.-]+ ){0,3}(workspace|project|repo|monorepo|package|app|application|website|site)\b"
+    r"\b(scaffold|bootstrap|set up a new|create a new ([\w-]+ ){0,3}(project|package|library|crate|app|application|service|website|site)|skeleton)\b|\bnew \w+ project\b|^(init|initiali[sz]e) (a |an |the |new )*(\w+ )?(project|workspace|repo|repository|package|app|module)\b|^(create|make|build) (a |an |the )?([\w-]+ ){0,3}(app|application|website|game)\b|boilerplate|project scaffolding|scaffold(ing)? (the |a |an )?(new )?(project|app)|\binitial [\w\s.-]*setup\b|\bproject setup\b|project structure|^create [^,;]* setup\b|^set ?up [\w.-]+ (backend|frontend|server|api|app)\b|^(set ?up|setup|init|initiali[sz]e|bootstrap|start) (a |an |the |new |initial |basic |minimal |fresh )*([\w.-]+ ){0,3}(workspace|project|repo|monorepo|package|app|application|website|site)\b"
 );
 pattern!(m_delete, r"\b(delete|remove|drop|get rid of|eliminate|removal of|deletion of)\b");
 pattern!(
     m_fix,
-    r"\b(fix|repair|debug|resolve|make the tests pass|broken|crash(es)?|throws|bug|(get|make) (ci|the build|the tests?|tests|build|it) (to )?(pass|passing|green|work|working|compile|compiling)|(type|compile|compilation|build|lint|syntax) errors?|(is|are) (failing|broken|red|erroring|crashing|hanging|flaky)|restore (green|passing|the build|ci|the tests)|(getting|got|seeing|see|get) (this |an |the |a )?(error|exception|traceback|failure|warning)|error:|\w+error:|traceback)\b|^(please\s+)?(do not|don'?t|never) (crash|fail|panic|error|hang|break|throw|exit|freeze|leak)\b|\b(panics?|crash(es|ed|ing)?|hangs|freezes|fails|failed|doesn'?t|does not|can'?t be|cannot be|isn'?t|is not|not (working|found)|returns? (a |an )?(\d{3}|wrong|incorrect|empty|null|nil|none|undefined|nan)|at random|intermittently|flaky|even if|even though|cannot read propert\w+|undefined is not|segmentation fault|segfault|null pointer|nil pointer)\b"
+    r"\b(fix|repair|debug|resolve|make the tests pass|broken|crash(es)?|throws|bug|(get|make) (ci|the build|the tests?|tests|build|it) (to )?(pass|passing|green|work|working|compile|compiling)|(type|compile|compilation|build|lint|syntax) errors?|(is|are) (failing|broken|red|erroring|crashing|hanging|flaky)|restore (green|passing|the build|ci|the tests)|(getting|got|seeing|see|get) (this |an |the |a )?(error|exception|traceback|failure|warning)|error:|\w+error:|traceback)\b|^(please\s+)?(do not|don'?t|never) (crash|fail|panic|error|hang|break|throw|exit|freeze|leak)\b|\b(panics?|crash(es|ed|ing)?|hangs|freezes|fails|failed|doesn'?t|does not|can'?t be|cannot be|isn'?t|is not|not (working|found)|returns? (a |an )?(\d{3}|wrong|incorrect|empty|null|nil|none|undefined|nan)|at random|intermittently|flaky|even if|even though|should not|shouldn'?t|^make [^,;]* thread[- ]safe\b|^(cannot|can'?t|unable to) \w+|cannot read propert\w+|undefined is not|segmentation fault|segfault|null pointer|nil pointer)\b"
 );
 pattern!(
     m_refactor,
-    r"\b(refactor|clean up|cleanup|simplify|extract|restructure|reorgani[sz]e|split|deduplicate|dedupe|inline|tidy|signatures?|rework|move|rewrite|convert|unify|moderni[sz]e|consolidate|decouple)\b|\breplace (all |every |the )?[^,;]*\bwith\b|\b(centrali[sz]e|(in|into) (a )?single|in one (place|file|module|\w+)|into one)\b|^(please\s+)?(add|introduce) (a |an |the )?(new |extra |optional )?(parameter|argument|param)s? (to|for)\b|\b(address|reduce|clean) [^,;]*(code smells?|duplication|tech(nical)? debt)\b"
+    r"\b(refactor|clean up|cleanup|simplify|extract|restructure|reorgani[sz]e|split|deduplicate|dedupe|inline|tidy|signatures?|rework|move|rewrite|convert|unify|moderni[sz]e|consolidate|decouple)\b|\breplace (all |every |the )?[^,;]*\bwith\b|\b(centrali[sz]e|(in|into) (a )?single|in one (place|file|module|\w+)|into one)\b|^(please\s+)?(add|introduce) (a |an |the )?(new |extra |optional )?(parameter|argument|param)s? (to|for)\b|\b(address|reduce|clean) [^,;]*(code smells?|duplication|tech(nical)? debt)\b|\b(refactor(ing|ed|s)?|organi[sz]e|reuse|co-?locate|^separate)\b|into (its|their) own (file|module|class|function|package|crate)\b|\bmigrate (calls|usages|callers|code) (to|from|off)\b"
 );
 pattern!(
     m_implement,
@@ -476,6 +485,15 @@ fn without_front_end(text: &str) -> (bool, String) {
     (false, format!("{words} {rest}").trim().to_string())
 }
 
+/// Whether `topic` (the words before a colon) only names what the request is about: no
+/// identifier, no verb of its own ("avoid magic numbers: …" is the rule itself).
+fn plain_topic(topic: &str) -> bool {
+    let cued = [forbid(), require(), prefer(), m_implement()].iter().any(|re| re.is_match(topic))
+        || MUTATIONS.iter().any(|(_, re)| re().is_match(topic))
+        || QUERIES.iter().any(|(_, re)| re().is_match(topic));
+    !cued && !topic.split_whitespace().any(|w| w == "id")
+}
+
 /// A pull-request title in the third person or as a gerund ("removes the unused option",
 /// "removing the unused option") read as the imperative it stands for.
 fn imperative_title(lower: &str) -> String {
@@ -507,12 +525,19 @@ fn imperative_title(lower: &str) -> String {
         ("documenting", "document"),
         ("moving", "move"),
         ("replacing", "replace"),
+        ("merges", "merge"),
+        ("merging", "merge"),
+        ("added", "add"),
+        ("created", "create"),
     ];
     // A conventional-commit type says what kind of change follows ("docs: …", "fix(parser): …").
+    // A title that opens with its own verb keeps it ("refactor: remove the option" removes).
     let lower = match conventional_commit().captures(lower) {
         Some(c) => {
             let rest = &lower[c[0].len()..];
+            let own_verb = MUTATIONS.iter().any(|(_, re)| re().find(rest).is_some_and(|m| m.start() == 0));
             match &c[1] {
+                "refactor" | "test" if own_verb => rest.to_string(),
                 "fix" => format!("fix {rest}"),
                 "docs" => format!("document {rest}"),
                 "refactor" => format!("refactor {rest}"),
@@ -520,7 +545,13 @@ fn imperative_title(lower: &str) -> String {
                 _ => rest.to_string(),
             }
         }
-        None => lower.to_string(),
+        // "Error handling: use try/catch", "API: allow users to …": the topic is not the request.
+        None => match topic_prefix().find(lower) {
+            Some(m) if m.end() < lower.len() && plain_topic(m.as_str().trim_end_matches([':', ' '])) => {
+                lower[m.end()..].to_string()
+            }
+            _ => lower.to_string(),
+        },
     };
     // Templates for pull requests and issues are files to write, not pull requests or bugs.
     let lower = template_words().replace_all(&lower, "$1template").replace("bug report", "bugreport");
@@ -540,7 +571,13 @@ pub fn transduce(text: &str) -> String {
     let masked = masked_raw.to_lowercase().trim_end_matches(['?', '.', '!', ' ']).to_string();
     // Masking leaves runs of spaces; patterns count words by single spaces.
     // "pre-commit hooks" configure a tool; they commit nothing.
-    let lower = masked.split_whitespace().collect::<Vec<_>>().join(" ").replace("pre-commit", "precommit");
+    // A contraction split by a stray space ("can' t") is still the contraction.
+    let lower = masked
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace("pre-commit", "precommit")
+        .replace("' t ", "'t ");
     let lower = imperative_title(&lower);
 
     // "Remember that …" / "forget …": the rest of the request, as written, is the memory.
@@ -567,15 +604,24 @@ pub fn transduce(text: &str) -> String {
         .to_string();
     }
     let standing = instruction().is_match(&lower)
-        || (!original.ends_with('?') && negated_imperative().is_match(&lower) && !clause_break().is_match(&lower));
+        || (!original.ends_with('?')
+            && negated_imperative().is_match(&lower)
+            && !negated_symptom().is_match(&lower)
+            && !clause_break().is_match(&lower));
     let (category, verb, cue, cues): (&str, &str, &Regex, usize) = if standing {
         // The first cue speaks: "always handle errors, never assign to _" requires.
         let verb = [("forbid", forbid()), ("require", require()), ("prefer", prefer())]
             .iter()
             .enumerate()
             .filter_map(|(rank, (verb, re))| re.find(&lower).map(|m| ((m.start(), rank), *verb)))
-            .min()
-            .map_or("require", |(_, verb)| verb);
+            .min();
+        // An order first and a prohibition after it ("verify claims; do not infer") requires.
+        let first_clause = clause_end().find(&lower).map_or(lower.len(), |m| m.start());
+        let verb = match verb {
+            Some(((at, _), _)) if at > first_clause && !conditional().is_match(&lower) => "require",
+            Some((_, verb)) => verb,
+            None => "require",
+        };
         let cue = if instruction().is_match(&lower) { instruction() } else { negated_imperative() };
         ("instruction", verb, cue, 1)
     } else if run_named_test().is_match(original.trim_end_matches(['.', '!'])) {
