@@ -85,10 +85,8 @@ fn list<T>(items: &[T], show: impl Fn(&T) -> String) -> Vec<String> {
 
 /// The symbols a question is about: the best-grounded candidates that name symbols.
 fn symbols_of<'a>(loaded: &'a Loaded, focus: &[Candidate]) -> Vec<Found<'a>> {
-    let best = focus.iter().map(|c| c.confidence).fold(0.0, f64::max);
-    focus
-        .iter()
-        .filter(|c| !c.symbol.is_empty() && (best - c.confidence).abs() < 1e-9)
+    crate::perceive::focus::best(focus)
+        .filter(|c| !c.symbol.is_empty())
         .filter_map(|c| lookup(loaded, &c.symbol))
         .collect()
 }

@@ -67,9 +67,8 @@ pub struct Context {
 /// facts for the symbols that still exist and the memories recall found.
 /// Returns how many seeds there are.
 pub fn seed(f: &mut Facts, index: &SymbolIndex<'_>, candidates: &[Candidate], memory: &Recollection) -> usize {
-    let best = candidates.iter().map(|c| c.confidence).fold(0.0f64, f64::max);
     let mut seeds: BTreeSet<(String, &'static str)> = BTreeSet::new();
-    for c in candidates.iter().filter(|c| c.confidence >= best - 1e-9 && best > 0.0) {
+    for c in crate::perceive::focus::best(candidates).filter(|c| c.confidence > 0.0) {
         let item = if c.symbol.is_empty() { c.path.clone() } else { c.symbol.clone() };
         seeds.insert((item, "target"));
     }

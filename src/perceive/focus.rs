@@ -13,6 +13,13 @@ pub struct Candidate {
     pub confidence: f64,
 }
 
+/// The best-grounded candidates: those whose confidence equals the highest
+/// (a change or an answer goes where the user pointed, not to a runner-up).
+pub fn best(focus: &[Candidate]) -> impl Iterator<Item = &Candidate> {
+    let top = focus.iter().map(|c| c.confidence).fold(0.0, f64::max);
+    focus.iter().filter(move |c| top - c.confidence < 1e-9)
+}
+
 /// A projected symbol as focus resolution sees it.
 pub struct Known<'a> {
     pub id: &'a str,

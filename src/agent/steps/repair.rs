@@ -533,10 +533,9 @@ impl Agent<'_> {
             return Ok(Flow::Stop(Status::NeedsModel, format!("Implementing this {NEEDS_MODEL}")));
         }
         // Only the best-grounded candidates: a change goes where the user pointed.
-        let best = focus.iter().map(|c| c.confidence).fold(0.0, f64::max);
         let indexed = |p: &String| loaded.files.iter().any(|f| f.path == *p);
         let mut paths: BTreeSet<String> =
-            focus.iter().filter(|c| best - c.confidence < 1e-9).map(|c| c.path.clone()).filter(indexed).collect();
+            crate::perceive::focus::best(focus).map(|c| c.path.clone()).filter(indexed).collect();
         // A file the request names (a schema, a config) when nothing was grounded; the kernel refused binaries.
         if paths.is_empty() {
             let inside = |n: &&crate::agent::ground::NamedPath| {

@@ -21,8 +21,7 @@ impl Agent<'_> {
     /// signature or a moved definition reaches them) and whatever else the
     /// request named. `None`: the request names no symbol or file here.
     pub(super) fn rewrite_scope(&self, request: &str, loaded: &Loaded, focus: &[Candidate]) -> Option<PatchScope> {
-        let best = focus.iter().map(|c| c.confidence).fold(0.0, f64::max);
-        let chosen: Vec<&Candidate> = focus.iter().filter(|c| best - c.confidence < 1e-9).collect();
+        let chosen: Vec<&Candidate> = crate::perceive::focus::best(focus).collect();
         let mut paths: BTreeSet<String> =
             chosen.iter().map(|c| c.path.clone()).filter(|p| loaded.projections.contains_key(p)).collect();
         let target = chosen.iter().find(|c| !c.symbol.is_empty()).map(|c| c.symbol.clone());

@@ -48,8 +48,7 @@ struct Target {
 }
 
 fn target(loaded: &Loaded, focus: &[Candidate]) -> Option<Target> {
-    let best = focus.iter().map(|c| c.confidence).fold(0.0, f64::max);
-    focus.iter().filter(|c| best - c.confidence < 1e-9 && !c.symbol.is_empty()).find_map(|c| {
+    crate::perceive::focus::best(focus).filter(|c| !c.symbol.is_empty()).find_map(|c| {
         let (lang, projection) = loaded.projections.get(&c.path)?;
         let s = projection.symbols.iter().find(|s| s.id == c.symbol)?;
         matches!(s.kind, SymbolKind::Function | SymbolKind::Method).then(|| Target {
