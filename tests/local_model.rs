@@ -106,3 +106,53 @@ fn the_small_local_coder_writes_grammar_bound_patches_through_the_whole_loop() {
     }
     assert!(["succeeded", "escalated"].contains(&end["status"].as_str().unwrap()), "{end}");
 }
+
+/// How a local model reads the freshest held-out public set, through the same boundary
+/// and grammar as `nerd perceive --provider local`; a measurement, not a check
+/// (`NERD_PERCEIVE_MODEL=target/models/….gguf NERD_PERCEIVE_ROWS=100 cargo test --release
+/// --features nerd/local --test local_model model_reads -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn model_reads_the_fresh_public_set() {
+    let model = std::env::var("NERD_PERCEIVE_MODEL").map(std::path::PathBuf::from).unwrap_or_else(|_| {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("target/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
+    });
+    let limit: usize = std::env::var("NERD_PERCEIVE_ROWS").ok().and_then(|n| n.parse().ok()).unwrap_or(usize::MAX);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/perception/public5.tsv");
+    let rows: Vec<Vec<String>> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.splitn(6, '\t').map(str::to_string).collect())
+        .take(limit)
+        .collect();
+    let mut local = Local::load(&model, 2, 7).unwrap().with_task(intent_task());
+    let (mut category, mut both, mut questions, mut as_mutations) = (0, 0, 0, 0);
+    let mut offline_both = 0;
+    let started = std::time::Instant::now();
+    for row in &rows {
+        let (want_category, want_verb, text) = (&row[1], &row[2], &row[5]);
+        let (got_category, got_verb) = match perceive(&mut local, text) {
+            Perceived::Intent { intent, .. } => (intent.category.to_string(), intent.verb.to_string()),
+            Perceived::Unparsed { .. } => ("unparsed".into(), "unparsed".into()),
+        };
+        if let Perceived::Intent { intent, .. } = perceive(&mut nerd::perceive::Offline, text) {
+            offline_both += usize::from(intent.category.as_str() == want_category && intent.verb.as_str() == want_verb);
+        }
+        category += usize::from(&got_category == want_category);
+        both += usize::from(&got_category == want_category && &got_verb == want_verb);
+        questions += usize::from(want_category == "query");
+        as_mutations += usize::from(want_category == "query" && got_category == "mutation");
+        if &got_category != want_category || &got_verb != want_verb {
+            println!("  miss {text:?}: want {want_category}/{want_verb}, got {got_category}/{got_verb}");
+        }
+    }
+    let n = rows.len();
+    println!(
+        "{}: {n} rows in {:?}: category {category} ({:.1}%), both {both} ({:.1}%), {as_mutations} of {questions} questions read as mutations; the offline rules on the same rows: both {offline_both}",
+        model.display(),
+        started.elapsed(),
+        100.0 * category as f64 / n as f64,
+        100.0 * both as f64 / n as f64
+    );
+}
