@@ -964,6 +964,38 @@ fn a_refactor_is_kept_only_when_what_passed_before_still_passes() {
 }
 
 #[test]
+fn a_refactor_may_create_the_file_it_moves_code_into_and_a_rollback_deletes_it() {
+    let repo = green_python();
+    let moved = |body: &str| {
+        serde_json::json!({
+            "explanation": "mul lives in its own module",
+            "edits": [
+                {"path": "calc/products.py", "start_line": 1, "end_line": 0, "replacement": format!("def mul(a, b):\n    return {body}\n")},
+                {"path": "calc/ops.py", "start_line": 5, "end_line": 9, "replacement": "from .products import mul  # noqa: F401\n"},
+            ],
+        })
+    };
+    let request = "move mul into calc/products.py";
+    // A move that breaks test_mul is rolled back: ops.py as it was, the new file gone (deleting
+    // asks under the balanced profile; `auto` approves it).
+    let before = repo.snapshot();
+    let transcript = repo.transcript(&[moved("a * b + 1")]);
+    let args = [request, "--retry-budget", "1", "--approval", "auto", "--transcript", transcript.to_str().unwrap()];
+    let (code, events) = repo.run_json(&args);
+    assert_eq!((code, done(&events)["status"].as_str()), (2, Some("escalated")), "{events:#?}");
+    let patches = of_kind(&events, "patch");
+    let rolled_back = patches.iter().find(|p| p["accepted"] == false).expect("the broken move is refused");
+    assert!(rolled_back["reason"].as_str().unwrap().contains("test_mul"), "{rolled_back}");
+    assert_eq!(repo.snapshot(), before, "the created module is deleted again");
+    // The same move done right is kept, with the module it created.
+    let transcript = repo.transcript(&[moved("a * b + 1"), moved("a * b")]);
+    let (code, events) = repo.run_json(&[request, "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!((code, done(&events)["status"].as_str()), (0, Some("succeeded")), "{events:#?}");
+    assert!(repo.read("calc/products.py").contains("return a * b\n"));
+    assert!(repo.read("calc/ops.py").contains("from .products import mul"));
+}
+
+#[test]
 fn without_a_model_refactors_and_test_writing_say_what_they_need_and_run_nothing() {
     let repo = green_python();
     let before = repo.snapshot();

@@ -221,6 +221,27 @@ pub fn named_paths(root: &std::path::Path, request: &str) -> Vec<NamedPath> {
     out
 }
 
+/// Source files `request` names that do not exist yet, inside the workspace and
+/// outside its tests: where a move or an extraction may put code ("move mul
+/// into calc/products.py"). Secret, protected and test paths are never offered.
+pub fn new_source_paths(root: &std::path::Path, request: &str) -> Vec<String> {
+    use nerd_logic::vocab::PathClass;
+    let mut out: Vec<String> = Vec::new();
+    for word in request.split_whitespace() {
+        let token = word.trim_matches(|c: char| "`'\"()[]{},;:!?".contains(c)).trim_end_matches('.');
+        let relative = !token.is_empty() && !token.starts_with('/') && !token.starts_with('~') && !token.contains("..");
+        let Some(lang) = crate::world::lang::Lang::of_path(token).filter(|_| relative) else { continue };
+        if lang.is_test_path(token) || root.join(token).exists() {
+            continue;
+        }
+        let (real, class) = crate::policy::paths::classify(root, token);
+        if class == PathClass::Inside && real.starts_with(root) && !out.iter().any(|p| p == token) {
+            out.push(token.to_string());
+        }
+    }
+    out
+}
+
 /// Asserts what the kernel needs to know of the paths a request names.
 pub fn assert_named_paths(f: &mut Facts, named: &[NamedPath]) {
     let id = f.sym("request");

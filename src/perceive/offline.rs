@@ -637,11 +637,28 @@ pub fn transduce(text: &str) -> String {
     let mut constraints: Vec<String> =
         constraint().find_iter(&original.to_lowercase()).map(|m| m.as_str().trim().to_string()).collect();
     // What a constraint names ("only in calc/ops.py") is not the target; the target is said before it.
-    let ids: Vec<String> =
-        ids.into_iter().filter(|i| !constraints.iter().any(|c| c.contains(&i.to_lowercase()))).collect();
+    // Where a move or an extraction puts code ("move mul into calc/products.py") is not what it moves.
+    let original_lower = original.to_lowercase();
+    let destination = |i: &String| {
+        let i = i.to_lowercase();
+        verb == "refactor"
+            && ["into ", "to ", "in a new file ", "into a new file "]
+                .iter()
+                .any(|p| original_lower.contains(&format!("{p}{i}")))
+    };
+    let moved_to = ids.iter().any(destination);
+    let ids: Vec<String> = ids
+        .into_iter()
+        .filter(|i| !constraints.iter().any(|c| c.contains(&i.to_lowercase())) && !destination(i))
+        .collect();
     let lower = match constraint_start().find(&lower) {
         Some(m) if m.start() > 0 => lower[..m.start()].trim_end_matches([',', ' ']).to_string(),
         _ => lower,
+    };
+    // The words that name what moves come before where it goes.
+    let lower = match moved_to.then(|| lower.rfind(" into ").or_else(|| lower.rfind(" to "))).flatten() {
+        Some(at) => lower[..at].to_string(),
+        None => lower,
     };
     // A rename names the new name after "to"; the target is the other name.
     let new_name = if verb == "rename" { rename_to().captures(original).map(|c| c[1].to_string()) } else { None };

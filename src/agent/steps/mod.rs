@@ -54,12 +54,27 @@ pub(super) struct PatchScope {
     pub task: String,
 }
 
+/// The files `edits` would create: those the index does not hold.
+fn created_by(loaded: &Loaded, edits: &[Edit]) -> BTreeSet<String> {
+    edits.iter().map(|e| &e.path).filter(|p| !loaded.files.iter().any(|f| f.path == **p)).cloned().collect()
+}
+
+/// What the patch writer is told about the files it may create.
+fn creation_note(new_files: &BTreeSet<String>) -> String {
+    if new_files.is_empty() {
+        return String::new();
+    }
+    let names: Vec<&str> = new_files.iter().map(String::as_str).collect();
+    format!(" You may create {} (it does not exist yet: edits with start_line 1 and end_line 0).", names.join(", "))
+}
+
 /// What became of a change that was written and checked.
 enum Applied {
     /// It stays; whatever the checks still report failing predates it.
     Kept { verification: Verification },
-    /// The checks found failures it introduced (`new`); every file was restored.
-    RolledBack { new: Vec<String> },
+    /// The checks found failures it introduced (`new`); every file was restored
+    /// and every created one deleted (`left`: the ones that could only be emptied).
+    RolledBack { new: Vec<String>, left: Vec<String> },
 }
 
 impl Agent<'_> {
@@ -354,6 +369,29 @@ impl Agent<'_> {
         Ok(granted)
     }
 
+    /// Takes written `edits` back: each file that existed as it was, each file
+    /// in `created` deleted (emptied when deleting is refused, which the
+    /// returned notes say).
+    fn take_back_files(
+        &mut self,
+        router: &mut Router,
+        edits: &[Edit],
+        created: &BTreeSet<String>,
+    ) -> Result<Vec<String>, AgentError> {
+        let existing: Vec<Edit> = edits.iter().filter(|e| !created.contains(&e.path)).cloned().collect();
+        self.restore(router, &existing)?;
+        let mut notes = Vec::new();
+        for path in created {
+            let action = Action::DeleteFile { path: path.clone() };
+            if self.act(router, &action, "take back a file this request created")?.is_none() {
+                let empty = Action::WriteFile { path: path.clone(), content: Some(String::new()) };
+                self.act(router, &empty, "restore")?;
+                notes.push(format!("{path} could not be deleted and was left empty; `nerd undo` removes it"));
+            }
+        }
+        Ok(notes)
+    }
+
     /// Puts the files of `edits` back as they were before them, through the router.
     fn restore(&mut self, router: &mut Router, edits: &[Edit]) -> Result<(), AgentError> {
         for Edit { path, old, .. } in edits.iter().rev() {
@@ -364,8 +402,9 @@ impl Agent<'_> {
     }
 
     /// Writes `edits`, then runs the `kinds` of checks; when they report an error
-    /// that is not in `already`, every file is restored. `Err(flow)`: a write was
-    /// refused or failed (and what was written is restored).
+    /// that is not in `already`, every file is restored and every file the edits
+    /// created deleted. `Err(flow)`: a write was refused or failed (and what was
+    /// written is restored).
     fn apply_checked(
         &mut self,
         router: &mut Router,
@@ -374,6 +413,7 @@ impl Agent<'_> {
         kinds: &[Kind],
         already: &BTreeSet<String>,
     ) -> Result<Result<Applied, Flow>, AgentError> {
+        let created = created_by(loaded, edits);
         if let Err(flow) = self.write_all(router, edits)? {
             return Ok(Err(flow));
         }
@@ -382,8 +422,8 @@ impl Agent<'_> {
         if new.is_empty() {
             return Ok(Ok(Applied::Kept { verification }));
         }
-        self.restore(router, edits)?;
-        Ok(Ok(Applied::RolledBack { new }))
+        let left = self.take_back_files(router, edits, &created)?;
+        Ok(Ok(Applied::RolledBack { new, left }))
     }
 
     /// Builds or tests through the router: what the runs establish. It is

@@ -157,7 +157,7 @@ impl Agent<'_> {
             match self.apply_checked(router, loaded, &plan.files, &[Kind::Build, Kind::Tests], &before.failing)? {
                 Err(flow) => return Ok(flow),
                 Ok(Applied::Kept { verification }) => verification,
-                Ok(Applied::RolledBack { new: introduced }) => {
+                Ok(Applied::RolledBack { new: introduced, .. }) => {
                     let why = if scope == rename::Scope::ResolvedSites {
                         format!(
                         " `{old}` is defined {} times here, so only the call sites resolution attributes to {} were \

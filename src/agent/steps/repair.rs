@@ -502,7 +502,7 @@ impl Agent<'_> {
             Ok(applied) => applied,
             Err(flow) => return Ok(flow),
         };
-        if let Applied::RolledBack { new } = applied {
+        if let Applied::RolledBack { new, .. } = applied {
             let reason = if st.test_state == TestState::BuildBroken {
                 format!("the build still fails with the patch ({}); it was rolled back", new[0])
             } else {
@@ -575,7 +575,7 @@ impl Agent<'_> {
         self.emit(Event::Patch { attempt: 1, files, accepted: true, reason: explanation.clone() });
         let built = match self.apply_checked(router, loaded, &edits, &[Kind::Build], &BTreeSet::new())? {
             Err(flow) => return Ok(flow),
-            Ok(Applied::RolledBack { new }) => {
+            Ok(Applied::RolledBack { new, .. }) => {
                 return Ok(Flow::Stop(Status::Failed, format!("The change broke the build ({}); rolled back.", new[0])))
             }
             Ok(Applied::Kept { verification }) => verification,

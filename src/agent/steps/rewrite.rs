@@ -12,6 +12,7 @@ use crate::agent::verify::{self, Kind, Verdict};
 use crate::agent::{Agent, AgentError, Flow, Turn};
 use crate::kernel::Loaded;
 use crate::perceive::focus::Candidate;
+use crate::world::lang::Lang;
 
 /// Callers' files a refactor may also change, at most: a signature change reaches them.
 const MAX_CALLER_FILES: usize = 12;
@@ -38,13 +39,25 @@ impl Agent<'_> {
         if paths.is_empty() {
             return None;
         }
+        // An existing source file the request names (where a definition moves to) may change too,
+        // empty ones included (a module an earlier attempt created and could only empty).
+        let named = crate::agent::ground::named_paths(&self.root, request).into_iter().filter(|n| {
+            n.class == nerd_logic::vocab::PathClass::Inside
+                && !n.binary
+                && Lang::of_path(&n.path).is_some_and(|lang| !lang.is_test_path(&n.path))
+        });
+        paths.extend(named.map(|n| n.path));
         let subject = target.as_deref().unwrap_or_else(|| chosen[0].path.as_str());
+        // A move or an extraction may create the source files the request names for it.
+        let new_files: BTreeSet<String> =
+            crate::agent::ground::new_source_paths(&self.root, request).into_iter().collect();
         let task = format!(
             "{request}\n\nThis is a refactor of {subject}: keep its behaviour. The build must stay clean and every \
              test that passes now must still pass; change callers only where the refactor needs it (a changed \
-             signature, a moved definition). Do not change tests."
+             signature, a moved definition). Do not change tests.{}",
+            super::creation_note(&new_files)
         );
-        Some(PatchScope { paths, new_files: BTreeSet::new(), task })
+        Some(PatchScope { paths, new_files, task })
     }
 
     /// Writes the pending refactor, then builds and runs the tests: kept when
@@ -61,13 +74,14 @@ impl Agent<'_> {
         };
         let files: Vec<String> = edits.iter().map(|e| e.path.clone()).collect();
         match applied {
-            Applied::RolledBack { new } => {
+            Applied::RolledBack { new, left } => {
                 let shown: Vec<&str> = new.iter().take(5).map(String::as_str).collect();
                 let reason = format!(
                     "the refactor breaks what worked before it ({}{}); it was rolled back",
                     shown.join("; "),
                     if new.len() > shown.len() { format!("; {} more", new.len() - shown.len()) } else { String::new() }
                 );
+                st.tried.extend(left);
                 self.emit(Event::Patch { attempt, files, accepted: false, reason: reason.clone() });
                 st.tried.push(format!("attempt {attempt}: {}: {reason}", st.explanation));
                 st.feedback = Some(reason);

@@ -151,15 +151,7 @@ impl Agent<'_> {
             }
         }
         let (first, last) = target.lines;
-        let created: Vec<&str> = new_files.iter().map(String::as_str).collect();
-        let create = if created.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " You may create {} (it does not exist yet: edits with start_line 1 and end_line 0).",
-                created.join(", ")
-            )
-        };
+        let create = super::creation_note(&new_files);
         let task = format!(
             "{request}\n\nWrite new tests for {} ({}:{first}-{last}). Each must pass on the code as it is now and \
              fail if {} were broken: assert on its results, edge cases included. Do not change code that is not a \
@@ -208,17 +200,8 @@ impl Agent<'_> {
         st: &mut LoopState,
         (edits, created): (&[Edit], &BTreeSet<String>),
     ) -> Result<(), AgentError> {
-        let existing: Vec<Edit> = edits.iter().filter(|e| !created.contains(&e.path)).cloned().collect();
-        self.restore(router, &existing)?;
-        for path in created {
-            let action = Action::DeleteFile { path: path.clone() };
-            if self.act(router, &action, "take back a test file this request created")?.is_none() {
-                // Refused (deleting asks a person, who said no): empty it at least.
-                let empty = Action::WriteFile { path: path.clone(), content: Some(String::new()) };
-                self.act(router, &empty, "restore")?;
-                st.tried.push(format!("{path} could not be deleted and was left empty; `nerd undo` removes it"));
-            }
-        }
+        let left = self.take_back_files(router, edits, created)?;
+        st.tried.extend(left);
         let paths: BTreeSet<&String> = edits.iter().map(|e| &e.path).collect();
         st.changes.retain(|c| !paths.contains(&c.path));
         st.originals.retain(|p, _| !paths.contains(p));
@@ -234,8 +217,7 @@ impl Agent<'_> {
         let attempt = st.retries;
         let paths: Vec<String> = edits.iter().map(|e| e.path.clone()).collect();
         let before = tests_in(loaded, &paths);
-        let created: BTreeSet<String> =
-            paths.iter().filter(|p| !loaded.files.iter().any(|f| f.path == **p)).cloned().collect();
+        let created = super::created_by(loaded, &edits);
         if let Err(flow) = self.write_all(router, &edits)? {
             return Ok(flow);
         }
