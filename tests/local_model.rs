@@ -107,6 +107,25 @@ fn the_small_local_coder_writes_grammar_bound_patches_through_the_whole_loop() {
     assert!(["succeeded", "escalated"].contains(&end["status"].as_str().unwrap()), "{end}");
 }
 
+/// A local model explains under the reply grammar: what it writes crosses the
+/// same boundary as any model's reply and cites only the file it was shown.
+/// What the prose says is not judged here.
+#[test]
+fn the_small_local_coder_writes_explanations_that_cross_the_reply_boundary() {
+    use nerd::model::Transducer;
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/models/qwen2.5-coder-0.5b-instruct.gguf");
+    assert!(model.is_file(), "run scripts/install-model --coder 0.5b first (scripts/test does)");
+    let mut local = Local::load(&model, 2, 7).unwrap().with_task(nerd::agent::explain::task());
+    local.narrow(&["calc/ops.py".to_string()]);
+    let prompt = "Request: explain mul\n\ncalc/ops.py:\n1: def add(a, b):\n2:     return a + b\n3:\n4:\n5: def mul(a, b):\n6:     total = 0\n7:     for _ in range(b):\n8:         total = add(total, a)\n9:     return total\n";
+    let started = std::time::Instant::now();
+    let raw = local.transduce(prompt, None).unwrap();
+    let reply = nerd::articulate::parse_reply(&raw).unwrap_or_else(|e| panic!("{e}: {raw}"));
+    println!("{:?}: {raw}", started.elapsed());
+    assert!(!reply.surface_response.trim().is_empty(), "{raw}");
+    assert!(reply.citations.iter().all(|c| c.path == "calc/ops.py"), "{raw}");
+}
+
 /// How a local model reads the freshest held-out public set, through the same boundary
 /// and grammar as `nerd perceive --provider local`; a measurement, not a check
 /// (`NERD_PERCEIVE_MODEL=target/models/….gguf NERD_PERCEIVE_ROWS=100 cargo test --release

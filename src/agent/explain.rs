@@ -54,9 +54,37 @@ pub fn task() -> crate::model::Task {
             }
         }),
         max_tokens: 2048,
-        grammar: None,
-        narrowed: None,
+        grammar: Some(gbnf(&[])),
+        narrowed: Some(gbnf),
     }
+}
+
+/// Characters of prose a grammar-bound explanation may have (a local model's
+/// reply must fit its token limit).
+pub const GRAMMAR_PROSE_CHARS: usize = 1200;
+/// Citations a grammar-bound explanation may carry.
+pub const GRAMMAR_CITATIONS: usize = 6;
+
+/// The reply schema as a GBNF grammar for a local model: the prose and up to
+/// `GRAMMAR_CITATIONS` citations, whose paths are among `paths` (the files the
+/// prompt showed) when any are given. Every repetition is bounded.
+pub fn gbnf(paths: &[String]) -> String {
+    let path = crate::agent::patch::path_rule(paths);
+    let mut g = String::new();
+    g.push_str(&format!(
+        "root ::= \"{{\" ws \"\\\"surface_response\\\":\" ws prose \",\" ws \"\\\"citations\\\":\" ws \"[\" ws ( citation ( \",\" ws citation ){{0,{}}} )? ws \"]\" ws \"}}\"\n",
+        GRAMMAR_CITATIONS - 1
+    ));
+    g.push_str(
+        "citation ::= \"{\" ws \"\\\"path\\\":\" ws path \",\" ws \"\\\"line\\\":\" ws line \",\" ws \"\\\"quote\\\":\" ws quote ws \"}\"\n",
+    );
+    g.push_str(&format!("path ::= {path}\n"));
+    g.push_str("line ::= [1-9] [0-9]{0,5}\n");
+    g.push_str(&format!("prose ::= \"\\\"\" char{{1,{GRAMMAR_PROSE_CHARS}}} \"\\\"\"\n"));
+    g.push_str("quote ::= \"\\\"\" char{1,160} \"\\\"\"\n");
+    g.push_str("char ::= [^\"\\\\\\x00-\\x1f] | \"\\\\\" [\"\\\\/nt]\n");
+    g.push_str("ws ::= [ \\n]{0,2}\n");
+    g
 }
 
 /// An explanation whose citations were checked.
@@ -196,6 +224,19 @@ mod tests {
             "calc/ops.py" => Some("def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    total = 0\n".into()),
             _ => None,
         }
+    }
+
+    #[test]
+    fn the_reply_grammar_names_only_the_files_shown_and_bounds_every_repetition() {
+        let g = gbnf(&["calc/ops.py".to_string(), "bad\"name.py".to_string()]);
+        let path = g.lines().find(|l| l.starts_with("path ::=")).unwrap();
+        assert_eq!(path, "path ::= \"\\\"calc/ops.py\\\"\"");
+        assert!(g.contains(&format!("( \",\" ws citation ){{0,{}}}", GRAMMAR_CITATIONS - 1)), "{g}");
+        assert_eq!(crate::perceive::grammar::unbounded_line(&g), None);
+        assert_eq!(crate::perceive::grammar::unbounded_line(&gbnf(&[])), None);
+        // The task narrows to the files a prompt shows.
+        let narrowed = task().narrowed.unwrap()(&["src/lib.rs".to_string()]);
+        assert!(narrowed.contains("\\\"src/lib.rs\\\"") && !narrowed.contains("calc/ops.py"));
     }
 
     fn cite(path: &str, line: u32, quote: &str) -> Citation {

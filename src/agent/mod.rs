@@ -83,12 +83,15 @@ pub fn patcher(connection: &Connection) -> Result<Option<Box<dyn Transducer>>, c
 }
 
 /// The transducer that writes explanations over a resolved connection, when it
-/// has one (a local model writes patches and reads requests, never prose).
-pub fn explainer(connection: &Connection) -> Option<Box<dyn Transducer>> {
-    match connection {
+/// has one (a local model writes them under the reply grammar, citing only
+/// the files its prompt showed).
+pub fn explainer(connection: &Connection) -> Result<Option<Box<dyn Transducer>>, crate::model::ProviderError> {
+    Ok(match connection {
         Connection::Http(http) => Some(Box::new(http.clone().for_task(explain::task()))),
-        _ => None,
-    }
+        #[cfg(feature = "local")]
+        Connection::Local(spec) => Some(Box::new(spec.load(explain::task())?)),
+        Connection::Offline => None,
+    })
 }
 
 /// Who answers approval prompts for actions the constitution routes to ask.

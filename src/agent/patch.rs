@@ -242,16 +242,7 @@ pub const GRAMMAR_CODE_CHARS: usize = 1500;
 /// otherwise), and every repetition bounded, so that a small model can
 /// neither name a file outside the focus nor run to its token limit.
 pub fn gbnf(paths: &[String]) -> String {
-    let listed: Vec<String> = paths
-        .iter()
-        .filter(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || "_./-+@ ".contains(c)))
-        .map(|p| format!("\"\\\"{p}\\\"\""))
-        .collect();
-    let path = if listed.is_empty() {
-        "\"\\\"\" [A-Za-z0-9_@+-] [A-Za-z0-9_./@+-]{0,159} \"\\\"\"".to_string()
-    } else {
-        listed.join(" | ")
-    };
+    let path = path_rule(paths);
     let mut g = String::new();
     g.push_str(&format!(
         "root ::= \"{{\" ws \"\\\"explanation\\\":\" ws text \",\" ws \"\\\"edits\\\":\" ws \"[\" ws edit ( \",\" ws edit ){{0,{}}} ws \"]\" ws \"}}\"\n",
@@ -267,6 +258,22 @@ pub fn gbnf(paths: &[String]) -> String {
     g.push_str("char ::= [^\"\\\\\\x00-\\x1f] | \"\\\\\" [\"\\\\/nt]\n");
     g.push_str("ws ::= [ \\n]{0,2}\n");
     g
+}
+
+/// The GBNF alternatives for a path an answer may name: one of `paths` when
+/// any are given (names with characters a grammar literal cannot hold are
+/// left out), else any relative path.
+pub fn path_rule(paths: &[String]) -> String {
+    let listed: Vec<String> = paths
+        .iter()
+        .filter(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || "_./-+@ ".contains(c)))
+        .map(|p| format!("\"\\\"{p}\\\"\""))
+        .collect();
+    if listed.is_empty() {
+        "\"\\\"\" [A-Za-z0-9_@+-] [A-Za-z0-9_./@+-]{0,159} \"\\\"\"".to_string()
+    } else {
+        listed.join(" | ")
+    }
 }
 
 /// The JSON schema models are asked to answer in.
@@ -548,6 +555,12 @@ mod tests {
     fn with_operations(ops: serde_json::Value) -> Result<Proposal, PatchError> {
         let edit = serde_json::json!([{"path": "calc.py", "start_line": 2, "end_line": 2, "replacement": "    return a + b\n"}]);
         parse(&serde_json::json!({"explanation": "x", "edits": edit, "memory_operations": ops}).to_string())
+    }
+
+    #[test]
+    fn the_patch_grammar_bounds_every_repetition() {
+        assert_eq!(crate::perceive::grammar::unbounded_line(&gbnf(&["calc/ops.py".to_string()])), None);
+        assert_eq!(crate::perceive::grammar::unbounded_line(&gbnf(&[])), None);
     }
 
     #[test]

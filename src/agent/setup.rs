@@ -80,7 +80,7 @@ pub fn setup(root: &Path, settings: &Settings) -> Result<Setup, SetupError> {
             Some(Box::new(transcript(path)?) as Box<dyn Transducer>),
             Some(Box::new(transcript(path)?) as Box<dyn Transducer>),
         ),
-        None => (super::patcher(&connection)?, super::explainer(&connection)),
+        None => (super::patcher(&connection)?, super::explainer(&connection)?),
     };
     let offline_reader = match choice.config.perceive {
         Some(who) => who == Perceiver::Offline,

@@ -39,6 +39,8 @@ impl Agent<'_> {
         for _ in 0..ATTEMPTS {
             let raw = match self.explainer.as_mut() {
                 Some(model) => {
+                    // A grammar-bound model may cite only the files it was shown.
+                    model.narrow(&files.keys().cloned().collect::<Vec<_>>());
                     let raw = model.transduce(&prompt, feedback.as_deref());
                     let tokens = model.usage();
                     self.emit(Event::Model { task: "explain".into(), tokens });
