@@ -976,12 +976,13 @@ fn a_refactor_may_create_the_file_it_moves_code_into_and_a_rollback_deletes_it()
         })
     };
     let request = "move mul into calc/products.py";
-    // A move that breaks test_mul is rolled back: ops.py as it was, the new file gone (deleting
-    // asks under the balanced profile; `auto` approves it).
+    // A move that breaks test_mul is rolled back: ops.py as it was, the new file gone. Deleting a
+    // file nerd created in this session takes its own write back, so nobody is asked.
     let before = repo.snapshot();
     let transcript = repo.transcript(&[moved("a * b + 1")]);
-    let args = [request, "--retry-budget", "1", "--approval", "auto", "--transcript", transcript.to_str().unwrap()];
+    let args = [request, "--retry-budget", "1", "--transcript", transcript.to_str().unwrap()];
     let (code, events) = repo.run_json(&args);
+    assert!(of_kind(&events, "approval").is_empty(), "{events:#?}");
     assert_eq!((code, done(&events)["status"].as_str()), (2, Some("escalated")), "{events:#?}");
     let patches = of_kind(&events, "patch");
     let rolled_back = patches.iter().find(|p| p["accepted"] == false).expect("the broken move is refused");

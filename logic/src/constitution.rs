@@ -218,6 +218,8 @@ ascent! {
     relation exec_suspicious(Sym, Sym);
     relation touches(Sym, PathId, Access);
     relation path_class(PathId, PathClass);
+    relation created_here(PathId);
+    relation own_creation(Sym);
     relation net_host(Sym, Sym);
     relation net_domain(Sym, Sym);
     relation net_port(Sym, u32);
@@ -324,7 +326,12 @@ ascent! {
     risk_at_least(a, Risk::Medium), w_risk(a, Risk::Medium, RiskRule::CodeRunner) <--
         exec_program(a, p), code_runner(p);
     risk_at_least(a, Risk::High), w_risk(a, Risk::High, RiskRule::Kind) <--
-        action(a, k), if matches!(k, ActionKind::DeleteFile | ActionKind::NetRequest | ActionKind::Browse);
+        action(a, k), if matches!(k, ActionKind::NetRequest | ActionKind::Browse);
+    // Deleting a file nerd itself created this session takes its own write back (a rolled-back
+    // change, withdrawn tests): mutating, but not high by kind. Any other delete is.
+    own_creation(a) <-- action(a, ActionKind::DeleteFile), touches(a, path, Access::Delete), created_here(path);
+    risk_at_least(a, Risk::High), w_risk(a, Risk::High, RiskRule::Kind) <--
+        action(a, ActionKind::DeleteFile), !own_creation(a);
     risk_at_least(a, Risk::High), w_risk(a, Risk::High, RiskRule::Kind) <--
         action(a, ActionKind::Spawn), !spawn_reads_only(a);
     risk_at_least(a, Risk::Medium), w_risk(a, Risk::Medium, RiskRule::ReadOnlySpawn) <-- spawn_reads_only(a);
@@ -478,6 +485,7 @@ pub fn run(f: &Facts, session_stopped: bool, shard_ready: &[(Sym,)]) -> Constitu
         exec_suspicious: relation::exec_suspicious(f),
         touches: relation::touches(f),
         path_class: relation::path_class(f),
+        created_here: relation::created_here(f),
         net_host: relation::net_host(f),
         net_domain: relation::net_domain(f),
         net_port: relation::net_port(f),
@@ -726,6 +734,9 @@ impl ConstitutionProgram {
     fn kind_premises(&self, s: &Symbols, a: Sym) -> Vec<Premise> {
         let kind = self.kind(a);
         let mut premises = vec![Premise::Holds(atoms::action(s, (a, kind)))];
+        if kind == ActionKind::DeleteFile {
+            premises.push(Premise::Check("nerd did not create this file this session".to_string()));
+        }
         if kind == ActionKind::Spawn {
             let kinds: Vec<ActionKind> = self.spawn_kind.iter().filter(|r| r.0 == a).map(|r| r.1).collect();
             premises.extend(kinds.iter().map(|&k| Premise::Holds(atoms::spawn_kind(s, (a, k)))));

@@ -74,6 +74,8 @@ macro_rules! tables {
                 World rows audit_event(Seq: u32, Kind: ActionKind, Program: Sym, Outcome: ActionOutcome)
                     "what the router did earlier this session";
                 World rows path_class(Path: PathId, Class: PathClass) "a normalised, symlink-resolved path's place";
+                World set created_here(Path: PathId)
+                    "a file nerd's router created this session where none stood: deleting it undoes nerd's own write";
                 World rows specialist(Name: Sym, Atoms: u32)
                     "a defined specialist and how many knowledge atoms its shard holds";
                 World rows viva_result(Name: Sym, Asked: u32, Passed: u32)

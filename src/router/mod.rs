@@ -171,6 +171,8 @@ pub struct Router {
     delegation: Option<Chain>,
     /// The session's one headless browser, started by the first `browse`.
     browser: std::sync::Mutex<Option<crate::browser::Browser>>,
+    /// Files this router wrote where none stood (resolved): deleting one takes nerd's own write back.
+    created: BTreeSet<PathBuf>,
 }
 
 fn digest(action: &Action) -> String {
@@ -232,6 +234,7 @@ impl Router {
             constraints: Vec::new(),
             delegation: None,
             browser: std::sync::Mutex::new(None),
+            created: BTreeSet::new(),
         })
     }
 
@@ -405,6 +408,13 @@ impl Router {
         if let Some(action) = action {
             self.constraint_facts(&mut f, action);
         }
+        if let Some(Action::DeleteFile { path }) = action {
+            let real = self.resolve(path);
+            if let (true, Ok(relative)) = (self.created.contains(&real), real.strip_prefix(&self.root)) {
+                let p = f.path(&relative.display().to_string());
+                f.created_here.push(p);
+            }
+        }
         if let Some(Action::Spawn { profile, .. }) = action {
             let (id, n) = (f.sym(ACTION_ID), f.sym(profile));
             f.spawn_target.push((id, n));
@@ -442,8 +452,25 @@ impl Router {
         let outcome = if decision.decision != Verdict::Allow {
             Outcome::Refused { reasons: decision.reasons }
         } else {
+            // Whether a write creates its file (nothing stood there, not even a dangling link).
+            let creates = match action {
+                Action::WriteFile { path, .. } => {
+                    let real = self.resolve(path);
+                    std::fs::symlink_metadata(&real).is_err().then_some(real)
+                }
+                _ => None,
+            };
             match self.perform(seq, action) {
-                Ok(output) => Outcome::Executed { output },
+                Ok(output) => {
+                    match action {
+                        Action::DeleteFile { path } => {
+                            let real = self.resolve(path);
+                            self.created.remove(&real);
+                        }
+                        _ => self.created.extend(creates),
+                    }
+                    Outcome::Executed { output }
+                }
                 Err(error) => Outcome::Failed { error },
             }
         };
