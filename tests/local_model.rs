@@ -143,8 +143,10 @@ fn model_reads_the_fresh_public_set() {
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| l.splitn(6, '\t').map(str::to_string).collect())
-        .take(limit)
         .collect();
+    // Rows are grouped by category: a sample takes every k-th row, so it keeps the mix.
+    let step = rows.len().div_ceil(limit.max(1)).max(1);
+    let rows: Vec<Vec<String>> = rows.into_iter().step_by(step).collect();
     let mut local = Local::load(&model, 2, 7).unwrap().with_task(intent_task());
     let (mut category, mut both, mut questions, mut as_mutations) = (0, 0, 0, 0);
     let mut offline_both = 0;
