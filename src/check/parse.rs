@@ -224,21 +224,44 @@ struct GoTestEvent {
     output: Option<String>,
 }
 
-/// `go test -json`: failing tests, located by the first `file_test.go:N:` line of their output.
+/// `go test -json`: failing tests, located by the first `file_test.go:N:` line of their
+/// output or, when a test panics, by the first frame of its stack in a test file; the
+/// panic's own site (the first frame in the workspace's code) is an error diagnostic there.
 pub fn go_test(root: &Path, stdout: &str) -> Vec<Finding> {
     static LOC: OnceLock<Regex> = OnceLock::new();
+    static FRAME: OnceLock<Regex> = OnceLock::new();
+    static PANIC: OnceLock<Regex> = OnceLock::new();
     let loc = rx(&LOC, r"^\s+([\w./-]+_test\.go):(\d+):");
+    let frame = rx(&FRAME, r"^\t(/\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?$");
+    let panic = rx(&PANIC, r"^panic: (.+?)(?: \[recovered\])?$");
     let mut located: std::collections::HashMap<(String, String), (String, u32)> = Default::default();
+    let mut panics: std::collections::HashMap<(String, String), String> = Default::default();
+    let mut sites: std::collections::HashSet<(String, String)> = Default::default();
     let mut out = Vec::new();
     for line in stdout.lines() {
         let Ok(e) = serde_json::from_str::<GoTestEvent>(line) else { continue };
         let (Some(pkg), Some(name)) = (e.package, e.test) else { continue };
         match e.action.as_str() {
             "output" => {
-                if let Some(c) = e.output.as_deref().and_then(|o| loc.captures(o)) {
+                let output = e.output.as_deref().unwrap_or("").trim_end_matches('\n');
+                let key = (pkg, name);
+                if let Some(c) = loc.captures(output) {
                     // The file is relative to the package directory; find it under the root by suffix.
                     let file = c[1].to_string();
-                    located.entry((pkg, name)).or_insert((file, c[2].parse().unwrap_or(0)));
+                    located.entry(key).or_insert((file, c[2].parse().unwrap_or(0)));
+                } else if let Some(c) = panic.captures(output) {
+                    panics.entry(key).or_insert_with(|| c[1].to_string());
+                } else if let Some(c) = frame.captures(output).filter(|_| panics.contains_key(&key)) {
+                    // A frame of the workspace's own code (the toolchain's lie outside it).
+                    let Ok(relative) = Path::new(&c[1]).strip_prefix(root) else { continue };
+                    let path = relative.to_string_lossy().into_owned();
+                    let at = c[2].parse().unwrap_or(0);
+                    if path.ends_with("_test.go") {
+                        located.entry(key).or_insert((path, at));
+                    } else if sites.insert(key.clone()) {
+                        let message = format!("{} panicked: {}", key.1, panics[&key]);
+                        out.push(diagnostic(Severity::Error, "go-panic", &message, path, at, "go-test"));
+                    }
                 }
             }
             "fail" => {
@@ -434,6 +457,40 @@ assertion failed"#;
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].line, 9);
         assert!(f[0].path.ends_with("cart_test.go"));
+    }
+
+    #[test]
+    fn a_go_test_that_panics_is_located_by_its_stack_and_the_panic_site_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("uuid_test.go"), "package uuid\n").unwrap();
+        let at = |file: &str, line: u32| format!("\\t{}/{file}:{line} +0x4f\\n", root.display());
+        let event = |output: &str| {
+            format!(
+                r#"{{"Action":"output","Package":"github.com/google/uuid","Test":"TestClockSeq","Output":"{output}"}}"#
+            )
+        };
+        let json = [
+            event("--- FAIL: TestClockSeq (0.00s)\\n"),
+            event("panic: runtime error: invalid memory address or nil pointer dereference [recovered]\\n"),
+            event("goroutine 13 [running]:\\n"),
+            event("\\t/usr/lib/go-1.19/src/runtime/panic.go:884 +0x212\\n"),
+            event("github.com/google/uuid.randomBits({0xc00001a620?})\\n"),
+            event(&at("util.go", 14)),
+            event(&at("time.go", 100)),
+            event(&at("uuid_test.go", 233)),
+            r#"{"Action":"fail","Package":"github.com/google/uuid","Test":"TestClockSeq","Elapsed":0}"#.to_string(),
+        ]
+        .join("\n");
+        let f = go_test(root, &json);
+        let found: Vec<(&str, u32, &str)> = f.iter().map(|f| (f.path.as_str(), f.line, f.source.as_str())).collect();
+        assert_eq!(found, [("util.go", 14, "go-test"), ("uuid_test.go", 233, "go-test")], "{f:#?}");
+        assert!(
+            matches!(&f[0].found, Found::Diagnostic { code, message, .. }
+            if code == "go-panic" && message.contains("nil pointer dereference")),
+            "{f:#?}"
+        );
+        assert!(matches!(&f[1].found, Found::Test { name, outcome: TestOutcome::Fail } if name == "TestClockSeq"));
     }
 
     #[test]
