@@ -1,9 +1,13 @@
 //! Clarification: when the kernel must ask instead of act. A reference whose
 //! best grounding is below the confidence threshold, a tie between two equally
-//! good groundings, or a missing parameter each derive `clarification_needed`.
-//! Knows nothing about how references were resolved.
+//! good groundings (unless the request only asks: a question about two
+//! definitions of a name is answered for both), or a missing parameter each
+//! derive `clarification_needed`. Knows nothing about how references were resolved.
 
-use ascent::aggregators::max;
+// ascent binds an unused tuple variable for nullary relations.
+#![allow(unused_variables)]
+
+use ascent::aggregators::{count, max};
 use ascent::ascent;
 
 use crate::atom::Atom;
@@ -18,6 +22,8 @@ ascent! {
 
     relation focus_resolution(Sym, PathId, SymbolId, Confidence);
     relation ambiguity_flag(Sym, Sym, Sym);
+    relation query_intent();
+    relation best_count(Sym, usize);
 
     relation best_confidence(Sym, Confidence);
     relation clarification_needed(Sym);
@@ -36,8 +42,19 @@ ascent! {
     clarification_needed(r), w_low(r, p, s, c) <--
         best_confidence(r, c), if *c < Confidence::THRESHOLD,
         focus_resolution(r, p, s, c);
-    // Two different groundings share the best confidence.
+    // Two different groundings share the best confidence, and the request would change
+    // something: a change must go to one place. A question is answered for each.
     clarification_needed(r), w_tie(r, p1, s1, p2, s2, c) <--
+        best_confidence(r, c),
+        focus_resolution(r, p1, s1, c),
+        focus_resolution(r, p2, s2, c),
+        if (p1, s1) < (p2, s2),
+        !query_intent();
+    // A question is answered for each tied definition only while they are few.
+    best_count(r, n) <-- best_confidence(r, c), agg n = count() in focus_resolution(r, _, _, c);
+    clarification_needed(r), w_tie(r, p1, s1, p2, s2, c) <--
+        query_intent(),
+        best_count(r, n), if *n > MAX_ANSWERED_TIES,
         best_confidence(r, c),
         focus_resolution(r, p1, s1, c),
         focus_resolution(r, p2, s2, c),
@@ -52,11 +69,19 @@ ascent! {
         !clarification_needed(r);
 }
 
+/// Equally good definitions of a name a question is answered for, at most; more asks which.
+pub const MAX_ANSWERED_TIES: usize = 5;
+
 /// Runs the clarification program on a fresh instance.
 pub fn run(facts: &Facts) -> ClarificationProgram {
     let mut p = ClarificationProgram {
         focus_resolution: relation::focus_resolution(facts),
         ambiguity_flag: relation::ambiguity_flag(facts),
+        query_intent: if facts.user_intent.iter().any(|i| i.1 == crate::vocab::Category::Query) {
+            vec![()]
+        } else {
+            vec![]
+        },
         ..Default::default()
     };
     p.run();
