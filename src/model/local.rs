@@ -5,8 +5,10 @@
 //! reproducible. Built only with the `local` cargo feature.
 //! Knows nothing about what the answer means.
 
+use std::collections::HashMap;
 use std::num::NonZeroU32;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
@@ -25,7 +27,7 @@ const CONTEXT_TOKENS: usize = 8192;
 
 pub struct Local {
     backend: &'static LlamaBackend,
-    model: LlamaModel,
+    model: Arc<LlamaModel>,
     pub threads: i32,
     pub seed: u32,
     task: Option<Task>,
@@ -46,6 +48,20 @@ fn backend() -> Result<&'static LlamaBackend, String> {
         .map_err(Clone::clone)
 }
 
+/// The model at `path`, loaded once while anything holds it: the patch writer and
+/// the explainer of one request share its weights instead of loading them twice.
+fn shared_model(backend: &'static LlamaBackend, path: &Path) -> Result<Arc<LlamaModel>, String> {
+    static LOADED: OnceLock<Mutex<HashMap<PathBuf, Weak<LlamaModel>>>> = OnceLock::new();
+    let mut loaded =
+        LOADED.get_or_init(Default::default).lock().map_err(|_| "the model cache was poisoned".to_string())?;
+    if let Some(model) = loaded.get(path).and_then(Weak::upgrade) {
+        return Ok(model);
+    }
+    let model = Arc::new(LlamaModel::load_from_file(backend, path, &LlamaModelParams::default()).map_err(err)?);
+    loaded.insert(path.to_path_buf(), Arc::downgrade(&model));
+    Ok(model)
+}
+
 fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
@@ -57,7 +73,7 @@ impl Local {
             return Err(format!("no model at {} (scripts/install-model installs the test model)", path.display()));
         }
         let backend = backend()?;
-        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default()).map_err(err)?;
+        let model = shared_model(backend, path)?;
         Ok(Local { backend, model, threads: threads.max(1), seed, task: None, last_usage: None })
     }
 
