@@ -82,8 +82,7 @@ pub fn gbnf(paths: &[String]) -> String {
     g.push_str("line ::= [1-9] [0-9]{0,5}\n");
     g.push_str(&format!("prose ::= \"\\\"\" char{{1,{GRAMMAR_PROSE_CHARS}}} \"\\\"\"\n"));
     g.push_str("quote ::= \"\\\"\" char{1,160} \"\\\"\"\n");
-    g.push_str("char ::= [^\"\\\\\\x00-\\x1f] | \"\\\\\" [\"\\\\/nt]\n");
-    g.push_str("ws ::= [ \\n]{0,2}\n");
+    g.push_str(crate::perceive::grammar::JSON_TEXT_RULES);
     g
 }
 

@@ -155,6 +155,15 @@ fn is_binary(path: &std::path::Path) -> bool {
     head.contains(&0) || std::str::from_utf8(&head).is_err_and(|e| e.error_len().is_some())
 }
 
+/// The words of `request` without the quotes, brackets and punctuation around them:
+/// what may be a path it names.
+fn words_as_paths(request: &str) -> impl Iterator<Item = &str> {
+    request
+        .split_whitespace()
+        .map(|word| word.trim_matches(|c: char| "`'\"()[]{},;:!?".contains(c)).trim_end_matches('.'))
+        .filter(|token| !token.is_empty())
+}
+
 /// The paths `request` names that the kernel must know about before a change:
 /// explicit paths outside the workspace, files of the workspace it names,
 /// and, named by kind ("the PNG file"), the workspace's files of that kind.
@@ -168,9 +177,8 @@ pub fn named_paths(root: &std::path::Path, request: &str) -> Vec<NamedPath> {
             out.push(named);
         }
     };
-    for word in request.split_whitespace() {
-        let token = word.trim_matches(|c: char| "`'\"()[]{},;:!?".contains(c)).trim_end_matches('.');
-        if token.is_empty() || token.contains("://") {
+    for token in words_as_paths(request) {
+        if token.contains("://") {
             continue;
         }
         let explicit = token.starts_with('/') || token.starts_with("~/") || token.starts_with("../");
@@ -227,9 +235,8 @@ pub fn named_paths(root: &std::path::Path, request: &str) -> Vec<NamedPath> {
 pub fn new_source_paths(root: &std::path::Path, request: &str) -> Vec<String> {
     use nerd_logic::vocab::PathClass;
     let mut out: Vec<String> = Vec::new();
-    for word in request.split_whitespace() {
-        let token = word.trim_matches(|c: char| "`'\"()[]{},;:!?".contains(c)).trim_end_matches('.');
-        let relative = !token.is_empty() && !token.starts_with('/') && !token.starts_with('~') && !token.contains("..");
+    for token in words_as_paths(request) {
+        let relative = !token.starts_with('/') && !token.starts_with('~') && !token.contains("..");
         let Some(lang) = crate::world::lang::Lang::of_path(token).filter(|_| relative) else { continue };
         if lang.is_test_path(token) || root.join(token).exists() {
             continue;

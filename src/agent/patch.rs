@@ -255,8 +255,7 @@ pub fn gbnf(paths: &[String]) -> String {
     g.push_str("line ::= [0-9] [0-9]{0,5}\n");
     g.push_str("text ::= \"\\\"\" char{0,300} \"\\\"\"\n");
     g.push_str(&format!("code ::= \"\\\"\" char{{0,{GRAMMAR_CODE_CHARS}}} \"\\\"\"\n"));
-    g.push_str("char ::= [^\"\\\\\\x00-\\x1f] | \"\\\\\" [\"\\\\/nt]\n");
-    g.push_str("ws ::= [ \\n]{0,2}\n");
+    g.push_str(crate::perceive::grammar::JSON_TEXT_RULES);
     g
 }
 

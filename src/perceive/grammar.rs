@@ -11,6 +11,10 @@ pub const MAX_STRING_CHARS: usize = 80;
 /// Constraints a grammar-constrained answer may list.
 pub const MAX_CONSTRAINTS: usize = 4;
 
+/// The rules every grammar here ends with: a character of a JSON string
+/// (control characters only escaped) and bounded whitespace.
+pub const JSON_TEXT_RULES: &str = "char ::= [^\"\\\\\\x00-\\x1f] | \"\\\\\" [\"\\\\/nt]\nws ::= [ \\n]{0,2}\n";
+
 fn alternatives<'a>(words: impl Iterator<Item = &'a str>) -> String {
     words.map(|w| format!("\"\\\"{w}\\\"\"")).collect::<Vec<_>>().join(" | ")
 }
@@ -42,8 +46,7 @@ pub fn gbnf() -> String {
     ));
     g.push_str("missing ::= \"[\" ws ( \"{\" ws \"\\\"param\\\":\" ws string \",\" ws \"\\\"clue\\\":\" ws string \",\" ws \"\\\"hypothesis\\\":\" ws string ws \"}\" )? ws \"]\"\n");
     g.push_str(&format!("string ::= \"\\\"\" char{{0,{MAX_STRING_CHARS}}} \"\\\"\"\n"));
-    g.push_str("char ::= [^\"\\\\\\x00-\\x1f] | \"\\\\\" [\"\\\\/nt]\n");
-    g.push_str("ws ::= [ \\n]{0,2}\n");
+    g.push_str(JSON_TEXT_RULES);
     g
 }
 

@@ -452,22 +452,18 @@ impl Router {
         let outcome = if decision.decision != Verdict::Allow {
             Outcome::Refused { reasons: decision.reasons }
         } else {
-            // Whether a write creates its file (nothing stood there, not even a dangling link).
-            let creates = match action {
-                Action::WriteFile { path, .. } => {
-                    let real = self.resolve(path);
-                    std::fs::symlink_metadata(&real).is_err().then_some(real)
-                }
+            // A write creates its file when nothing stood there, not even a dangling link.
+            let file = match action {
+                Action::WriteFile { path, .. } | Action::DeleteFile { path } => Some(self.resolve(path)),
                 _ => None,
             };
+            let creates = file.as_ref().is_some_and(|real| std::fs::symlink_metadata(real).is_err());
             match self.perform(seq, action) {
                 Ok(output) => {
-                    match action {
-                        Action::DeleteFile { path } => {
-                            let real = self.resolve(path);
-                            self.created.remove(&real);
-                        }
-                        _ => self.created.extend(creates),
+                    match (action, file) {
+                        (Action::DeleteFile { .. }, Some(real)) => _ = self.created.remove(&real),
+                        (Action::WriteFile { .. }, Some(real)) if creates => _ = self.created.insert(real),
+                        _ => {}
                     }
                     Outcome::Executed { output }
                 }

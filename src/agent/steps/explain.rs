@@ -34,13 +34,15 @@ impl Agent<'_> {
             "Request: {request}\n\nWhat nerd's kernel established from the index:\n{facts}\n\n{}",
             selected.render()
         );
+        // A grammar-bound model may cite only the files it was shown.
+        if let Some(model) = self.explainer.as_mut() {
+            model.narrow(&files.keys().cloned().collect::<Vec<_>>());
+        }
         let mut feedback: Option<String> = None;
         let mut reply: Option<Reply> = None;
         for _ in 0..ATTEMPTS {
             let raw = match self.explainer.as_mut() {
                 Some(model) => {
-                    // A grammar-bound model may cite only the files it was shown.
-                    model.narrow(&files.keys().cloned().collect::<Vec<_>>());
                     let raw = model.transduce(&prompt, feedback.as_deref());
                     let tokens = model.usage();
                     self.emit(Event::Model { task: "explain".into(), tokens });
