@@ -19,8 +19,11 @@ Also prints each indexer's time and reach, the share of heuristic edges by
 provenance and the parse errors, and the hand-checked questions of
 bench/truth/ answered with the precise tier in place.
 
-    usage: bench/precise.py PROJECTS_DIR [NERD]   (PROJECTS_DIR from bench/eight.sh;
-           the indexers on PATH: scripts/install-indexers prints the PATH to use)
+    usage: bench/precise.py PROJECTS_DIR [NERD] [--misses DIR]
+           (PROJECTS_DIR from bench/eight.sh; the indexers on PATH:
+           scripts/install-indexers prints the PATH to use; --misses writes
+           DIR/PROJECT.missed and DIR/PROJECT.wrong, one site per line, with
+           its source line, to read what the heuristic tier gets wrong)
 """
 import collections, json, os, re, sqlite3, subprocess, sys, time
 
@@ -52,8 +55,15 @@ def call_site(lines, line, callee):
 
 
 def main():
-    root = os.path.abspath(sys.argv[1])
-    nerd = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "target", "release", "nerd")
+    args = sys.argv[1:]
+    misses = None
+    if "--misses" in args:
+        at = args.index("--misses")
+        misses = os.path.abspath(args[at + 1])
+        del args[at:at + 2]
+        os.makedirs(misses, exist_ok=True)
+    root = os.path.abspath(args[0])
+    nerd = args[1] if len(args) > 1 else os.path.join(os.path.dirname(__file__), "..", "target", "release", "nerd")
     here = os.path.dirname(os.path.abspath(__file__))
     by_lang = collections.defaultdict(lambda: collections.Counter())
     runs, provenance, parse_errors, precise_edges = [], {}, {}, {}
@@ -100,6 +110,11 @@ def main():
         truth = sites(both, lambda prov: prov == "precise")
         certain = sites(heuristic, lambda prov: prov in ("exact", "inferred"))
         every = sites(heuristic, lambda prov: True)
+        if misses:
+            for kind, found in (("missed", truth - certain), ("wrong", certain - truth)):
+                with open(os.path.join(misses, f"{project}.{kind}"), "w") as out:
+                    for p, l, name in sorted(found):
+                        out.write(f"{p}:{l}\t{name}\t{lines_of(p).get(int(l), '').strip()}\n")
         for language in ran:
             c = by_lang[language]
             mine = lambda s: {x for x in s if lang(x[0]) == language}

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use crate::store::{FileChange, FileRecord, ResolutionWrite, Store, StoreError};
 use crate::timing::Phases;
 use crate::world::lang::{lang_label, GrammarError, Lang};
+use crate::world::packages::Manifests;
 use crate::world::project::{project_file, FileProjection};
 use crate::world::resolve::{resolve, FileView};
 use crate::world::walk::{walk, WalkProblem, Walked};
@@ -189,7 +190,12 @@ pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync
             stored.iter().map(|(p, l, proj)| FileView { path: p, lang: *l, projection: proj }).collect();
         views.extend(fresh.into_iter().map(|(p, l, proj)| FileView { path: p, lang: l, projection: proj }));
         views.sort_by(|a, b| a.path.cmp(b.path));
-        let resolution = resolve(&views);
+        let (manifests, unreadable) = Manifests::load(root, walked.iter().map(|w| w.path.as_str()));
+        problems.extend(unreadable.into_iter().map(|p| WalkProblem {
+            path: p.path,
+            message: format!("manifest not read, so bare imports it defines stay unresolved: {}", p.message),
+        }));
+        let resolution = resolve(&views, &manifests);
         phases.mark("resolve");
         Some(resolution)
     } else {

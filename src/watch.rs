@@ -15,6 +15,7 @@ use crate::store::{FileChange, FileRecord, ResolutionWrite, Store, StoreError};
 use crate::timing::Phases;
 use crate::world::git;
 use crate::world::lang::Lang;
+use crate::world::packages::{is_manifest, Manifests};
 use crate::world::project::FileProjection;
 use crate::world::resolve::{changed_names, changes_shape, re_resolve, resolve, FileView, Resolution};
 use crate::world::walk::{is_excluded, relative, Walked};
@@ -62,6 +63,8 @@ pub struct WatchSession {
     files: BTreeMap<String, FileRecord>,
     projections: BTreeMap<String, (Lang, FileProjection)>,
     resolution: Resolution,
+    /// The workspace's package.json and tsconfig files, read again when one changes.
+    manifests: Manifests,
     /// Body hash of every symbol when watching began.
     baseline: HashMap<String, u64>,
     changed_paths: BTreeSet<String>,
@@ -86,12 +89,14 @@ impl WatchSession {
         let fixpoint = loaded.evaluate();
         let derived = fixpoint.derived_atoms();
         let symbols = fixpoint.into_facts().symbols;
+        let (manifests, _) = Manifests::load(root, loaded.files.iter().map(|f| f.path.as_str()));
         Ok(WatchSession {
             root: root.to_path_buf(),
             store,
             files: loaded.files.into_iter().map(|f| (f.path.clone(), f)).collect(),
             projections: loaded.projections,
             resolution: loaded.resolution,
+            manifests,
             baseline,
             changed_paths: BTreeSet::new(),
             derived,
@@ -179,6 +184,11 @@ impl WatchSession {
         if changes.is_empty() && !batch.git_changed {
             return Ok(None);
         }
+        // A package name, an export or a path alias may now name other files.
+        if touched.iter().any(|p| is_manifest(p)) {
+            (self.manifests, _) = Manifests::load(&self.root, self.files.keys().map(String::as_str));
+            resolve_all = true;
+        }
         phases.mark("project");
         let views: Vec<FileView> =
             self.projections.iter().map(|(p, (l, proj))| FileView { path: p, lang: *l, projection: proj }).collect();
@@ -186,11 +196,11 @@ impl WatchSession {
         let write = if changes.is_empty() {
             ResolutionWrite::None
         } else if resolve_all {
-            self.resolution = resolve(&views);
+            self.resolution = resolve(&views, &self.manifests);
             ResolutionWrite::Full(&self.resolution)
         } else {
             let changed: BTreeSet<String> = touched.iter().cloned().collect();
-            redone = re_resolve(&views, &mut self.resolution, &changed, &names);
+            redone = re_resolve(&views, &self.manifests, &mut self.resolution, &changed, &names);
             ResolutionWrite::Files(&self.resolution, &redone)
         };
         phases.mark("resolve");

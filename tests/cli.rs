@@ -268,6 +268,35 @@ fn watch_outside_git_treats_edits_since_start_as_modified() {
 }
 
 #[test]
+fn watch_reads_a_changed_package_manifest_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let full = dir.path().join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, text).unwrap();
+    };
+    write("package.json", r#"{"name": "@acme/money", "exports": {".": "./src/index.ts"}}"#);
+    write("src/index.ts", "export function add(a: number, b: number): number {\n  return a + b;\n}\n");
+    write(
+        "src/add.test.ts",
+        "import { add } from \"@acme/money\";\n\ntest(\"adds\", () => {\n  expect(add(1, 2)).toBe(3);\n});\n",
+    );
+    let (mut child, next) = spawn_watch(dir.path());
+    let covered = |atoms: &serde_json::Value| {
+        atoms.as_array().unwrap().iter().any(|a| a["predicate"] == "covered" && a["args"][0] == "src/index.ts#add")
+    };
+    // The package no longer has the name its test imports: the test reaches nothing.
+    write("package.json", r#"{"name": "@acme/cash", "exports": {".": "./src/index.ts"}}"#);
+    let change = next("rename");
+    assert!(covered(&change["disappeared"]), "{change}");
+    write("package.json", r#"{"name": "@acme/money", "exports": {".": "./src/index.ts"}}"#);
+    let change = next("rename back");
+    assert!(covered(&change["appeared"]), "{change}");
+    child.kill().unwrap();
+    let _ = child.wait();
+}
+
+#[test]
 fn watch_reports_derived_atoms_appearing_and_disappearing() {
     let dir = repo();
     let (mut child, next) = spawn_watch(dir.path());

@@ -81,3 +81,10 @@ fn python_projection() {
 fn typescript_and_tsx_projection() {
     check("typescript");
 }
+
+/// Bare imports of workspace packages (by name and export subpath) and of
+/// tsconfig path aliases reach the workspace's sources; others stay external.
+#[test]
+fn typescript_workspace_packages_and_path_aliases() {
+    check("typescript-packages");
+}

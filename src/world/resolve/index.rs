@@ -11,6 +11,7 @@ use nerd_logic::vocab::SymbolKind;
 use super::types::type_name;
 use super::FileView;
 use crate::world::lang::Lang;
+use crate::world::packages::Manifests;
 use crate::world::project::{HintKind, ProjectedSymbol, TypeHint};
 
 /// Symbols a bare call can name: functions, and types called as constructors.
@@ -117,13 +118,24 @@ pub(super) fn import_key(lang: Lang, from_path: &str, module: &str) -> Option<St
                     s => parts.push(s),
                 }
             }
-            let joined = parts.join("/");
-            let trimmed = [".js", ".ts", ".tsx", ".mjs"].iter().find_map(|e| joined.strip_suffix(e)).unwrap_or(&joined);
-            // `./util/index` is the module `./util`, as `module_path` names it.
-            let trimmed = trimmed.strip_suffix("/index").unwrap_or(trimmed);
-            Some(trimmed.to_string())
+            Some(ts_module_key(&parts.join("/")))
         }
     }
+}
+
+/// The module a TypeScript path names, as `module_path` names a file's:
+/// without its extension (a declaration's `.d.ts` included), `index` naming its folder.
+pub(super) fn ts_module_key(path: &str) -> String {
+    const EXTENSIONS: [&str; 11] =
+        [".d.ts", ".d.mts", ".d.cts", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
+    let trimmed = EXTENSIONS.iter().find_map(|e| path.strip_suffix(e)).unwrap_or(path);
+    // `./util/index` is the module `./util`.
+    trimmed.strip_suffix("/index").unwrap_or(trimmed).to_string()
+}
+
+/// Whether a TypeScript file is a declaration file, which only describes a module's shape.
+fn is_declaration(path: &str) -> bool {
+    [".d.ts", ".d.mts", ".d.cts"].iter().any(|e| path.ends_with(e))
 }
 
 /// One meaning of a name bound by an import.
@@ -178,10 +190,12 @@ pub(super) struct Index<'a> {
     pub packages: HashMap<&'a str, Vec<&'a str>>,
     pub imports: HashMap<&'a str, Imports<'a>>,
     pub test_files: HashSet<&'a str>,
+    /// The workspace's package names and path aliases, for bare TypeScript imports.
+    manifests: &'a Manifests,
 }
 
 impl<'a> Index<'a> {
-    pub fn build(views: &'a [FileView<'a>]) -> Self {
+    pub fn build(views: &'a [FileView<'a>], manifests: &'a Manifests) -> Self {
         let mut index = Index {
             files: HashMap::default(),
             by_id: HashMap::default(),
@@ -198,6 +212,7 @@ impl<'a> Index<'a> {
             packages: HashMap::default(),
             imports: HashMap::default(),
             test_files: HashSet::default(),
+            manifests,
         };
         for f in views {
             let family = f.lang.family();
@@ -301,10 +316,45 @@ impl<'a> Index<'a> {
         candidates.iter().filter(|(m, _)| parents.contains(dir_of(m))).map(|(_, f)| *f).collect()
     }
 
+    /// The files of the workspace module a bare TypeScript import names
+    /// through a package name or a tsconfig alias: the first candidate with
+    /// source files, else the first with declaration files only.
+    fn bare_module_files(&self, lang: Lang, from: &str, module: &str) -> Vec<&'a str> {
+        let mut declared = Vec::new();
+        for candidate in self.manifests.bare_import(from, module) {
+            let key = ts_module_key(&candidate);
+            let Some(modules) = self.modules.get(&(lang.family(), last_segment(&key))) else { continue };
+            let files: Vec<&'a str> = modules.iter().filter(|(m, _)| *m == key).map(|(_, f)| *f).collect();
+            if files.iter().any(|f| !is_declaration(f)) {
+                return files.into_iter().filter(|f| !is_declaration(f)).collect();
+            }
+            if declared.is_empty() {
+                declared = files;
+            }
+        }
+        declared
+    }
+
     fn read_imports(&self, file: &FileView<'a>) -> Imports<'a> {
         let mut out = Imports::default();
         for import in &file.projection.imports {
-            let Some(key) = import_key(file.lang, file.path, &import.module) else {
+            let key = import_key(file.lang, file.path, &import.module);
+            let bare = match (&key, file.lang.family()) {
+                (None, Lang::TypeScript) => self.bare_module_files(file.lang, file.path, &import.module),
+                _ => Vec::new(),
+            };
+            if !bare.is_empty() {
+                match import.binding.as_deref() {
+                    Some(binding) => {
+                        let item = import.name.as_deref();
+                        let b = Binding { item, files: bare, submodule: Vec::new(), via_crate_root: false };
+                        out.names.entry(binding).or_default().push(b);
+                    }
+                    None => out.stars.push(bare),
+                }
+                continue;
+            }
+            let Some(key) = key else {
                 if let Some(binding) = import.binding.as_deref() {
                     // A package outside the project (`import React from "react"`).
                     let item = import.name.as_deref();
@@ -407,6 +457,46 @@ impl<'a> Index<'a> {
         }
         out.sort_by(|a, b| a.id.cmp(&b.id));
         out.dedup_by(|a, b| a.id == b.id);
+    }
+
+    /// The files of the module that the module made of `files` passes on
+    /// under `name`, when it binds that name to a whole module
+    /// (`import * as z from "./x"; export { z }`, `export * as z from`).
+    pub fn exported_namespace(&self, files: &[&'a str], name: &str) -> Vec<&'a str> {
+        let mut out = Vec::new();
+        let mut seen = HashSet::default();
+        self.namespace_into(files, name, 0, &mut seen, &mut out);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn namespace_into(
+        &self,
+        files: &[&'a str],
+        name: &str,
+        depth: u32,
+        seen: &mut HashSet<(&'a str, String)>,
+        out: &mut Vec<&'a str>,
+    ) {
+        if depth > 6 {
+            return;
+        }
+        for &file in files {
+            let Some(imports) = self.imports.get(file) else { continue };
+            if !seen.insert((file, name.to_string())) || self.local.contains_key(&(file, name)) {
+                continue;
+            }
+            for b in imports.names.get(name).into_iter().flatten() {
+                match b.item {
+                    None => out.extend(&b.files),
+                    Some(item) => self.namespace_into(&b.files, item, depth + 1, seen, out),
+                }
+            }
+            for star in &imports.stars {
+                self.namespace_into(star, name, depth + 1, seen, out);
+            }
+        }
     }
 
     /// Whether a symbol is in a test file.

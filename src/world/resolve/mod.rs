@@ -16,6 +16,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use nerd_logic::vocab::{Provenance, SymbolKind};
 
 use super::lang::Lang;
+use super::packages::Manifests;
 use super::project::{FileProjection, HintKind, ProjectedSymbol};
 use index::{callable, Index};
 use receiver::{Cx, Outcome};
@@ -156,9 +157,10 @@ fn named_test_links(files: &[FileView<'_>]) -> Vec<(String, String)> {
     out
 }
 
-/// Resolves every raw call and links tests, deterministically.
-pub fn resolve(files: &[FileView<'_>]) -> Resolution {
-    let index = Index::build(files);
+/// Resolves every raw call and links tests, deterministically. `manifests`
+/// say what bare TypeScript imports of workspace packages and aliases name.
+pub fn resolve(files: &[FileView<'_>], manifests: &Manifests) -> Resolution {
+    let index = Index::build(files, manifests);
     let tests = test_ids(files);
     Resolution {
         files: files.iter().map(|f| (f.path.to_string(), resolve_file(&index, &tests, f))).collect(),
@@ -216,11 +218,12 @@ pub fn changes_shape(lang: Lang, before: Option<&FileProjection>, after: Option<
 /// they change which modules exist.
 pub fn re_resolve(
     files: &[FileView<'_>],
+    manifests: &Manifests,
     previous: &mut Resolution,
     changed: &BTreeSet<String>,
     names: &BTreeSet<String>,
 ) -> Vec<String> {
-    let index = Index::build(files);
+    let index = Index::build(files, manifests);
     let tests = test_ids(files);
     let mut redone = Vec::new();
     for f in files {
@@ -281,7 +284,7 @@ mod tests {
             projections.iter().map(|(p, proj)| FileView { path: p, lang: Lang::Python, projection: proj }).collect()
         }
         let mut projections = project(&sources);
-        let mut incremental = resolve(&views(&projections));
+        let mut incremental = resolve(&views(&projections), &Manifests::default());
         for (path, text) in edits {
             let before = projections[path].clone();
             sources.insert(path.into(), text.into());
@@ -289,11 +292,11 @@ mod tests {
             let names = changed_names(Some(&before), Some(&projections[path]));
             let changed = BTreeSet::from([path.to_string()]);
             if changes_shape(Lang::Python, Some(&before), Some(&projections[path])) {
-                incremental = resolve(&views(&projections));
+                incremental = resolve(&views(&projections), &Manifests::default());
             } else {
-                re_resolve(&views(&projections), &mut incremental, &changed, &names);
+                re_resolve(&views(&projections), &Manifests::default(), &mut incremental, &changed, &names);
             }
-            assert_eq!(incremental, resolve(&views(&projections)), "after editing {path}");
+            assert_eq!(incremental, resolve(&views(&projections), &Manifests::default()), "after editing {path}");
         }
         // The edits did change resolution along the way.
         let b = &incremental.files["b.py"];
@@ -311,7 +314,7 @@ mod tests {
             files.iter().map(|(p, s)| (*p, project_file(Lang::Rust, p, s.as_bytes()).unwrap())).collect();
         let views: Vec<FileView> =
             projections.iter().map(|(p, proj)| FileView { path: p, lang: Lang::Rust, projection: proj }).collect();
-        let app = &resolve(&views).files["src/app.rs"];
+        let app = &resolve(&views, &Manifests::default()).files["src/app.rs"];
         let callees: BTreeSet<(&str, Provenance)> =
             app.calls.iter().map(|(_, callee, _, p)| (callee.as_str(), *p)).collect();
         // `c.total()` is Cart's `total` (the parameter's type says so); `unwrap(1)` the

@@ -499,6 +499,11 @@ impl<'a> Index<'a> {
             if lang == Lang::Python && callee == "super" {
                 return self.bases_of_enclosing(cx);
             }
+            // `new Money(1).plus(…)`: the receiver is what the constructor makes.
+            let callee = match lang.family() {
+                Lang::TypeScript => callee.strip_prefix("new ").map_or(callee, str::trim),
+                _ => callee,
+            };
             return self.value_of_callee(cx, callee, depth + 1);
         }
         if lang == Lang::Rust && head.contains("::") {
@@ -527,6 +532,8 @@ impl<'a> Index<'a> {
                             return Value::Types(types.iter().map(|s| s.name.as_str()).collect(), Provenance::Exact);
                         }
                         modules.extend(&b.submodule);
+                        // `import { z } from "zod"`, where the package binds `z` to a whole module.
+                        modules.extend(self.exported_namespace(&b.files, item));
                     }
                 }
             }
@@ -674,6 +681,10 @@ impl<'a> Index<'a> {
             return returns.map_or(Value::Unknown, |hint| self.value_of_hint(hint, depth + 1));
         };
         let cx = Cx { file, caller: &s.id, line: s.line };
+        if returned == "this" {
+            // A fluent method returns its own receiver: at least the type that declares it.
+            return self.enclosing_type(&cx).map_or(Value::Unknown, |t| Value::Types(vec![t], Provenance::Inferred));
+        }
         self.type_value(&cx, returned)
     }
 
