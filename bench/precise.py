@@ -15,7 +15,10 @@ precise tier also reports callbacks passed by name, which the heuristic tier
 does not look for. Precision = heuristic sites the indexer confirms /
 heuristic sites; recall = confirmed / the indexer's sites. Both are given
 for certain heuristic edges (exact, inferred) and for all (with name_only).
-Also prints each indexer's time and reach, the share of heuristic edges by
+"edge prec" is the share of certain heuristic edges, at sites the indexer
+answered, that link to the symbol the indexer names (a site can be right by
+name and link to another type's method of that name). Also prints each
+indexer's time and reach, the share of heuristic edges by
 provenance and the parse errors, and the hand-checked questions of
 bench/truth/ answered with the precise tier in place.
 
@@ -107,6 +110,15 @@ def main():
                     if p in covered and callee.split("#")[0] in covered and callee not in unanswered
                     and keep(prov) and call_site(lines_of(p), l, callee)}
 
+        def edges(rows, keep):
+            # The same sites, each with the symbol it links to: a site can be
+            # right by name and still link to another type's method.
+            return {(p, l, callee) for caller, callee, p, l, prov in rows
+                    if p in covered and callee.split("#")[0] in covered and callee not in unanswered
+                    and keep(prov) and call_site(lines_of(p), l, callee)}
+
+        truth_edges = edges(both, lambda prov: prov == "precise")
+        certain_edges = edges(heuristic, lambda prov: prov in ("exact", "inferred"))
         truth = sites(both, lambda prov: prov == "precise")
         certain = sites(heuristic, lambda prov: prov in ("exact", "inferred"))
         every = sites(heuristic, lambda prov: True)
@@ -124,19 +136,25 @@ def main():
             c["certain_right"] += len(h & t)
             c["all"] += len(a)
             c["all_right"] += len(a & t)
+            he = {x for x in certain_edges if lang(x[0]) == language}
+            confirmed = {(p, l) for p, l, _ in t}
+            # Edges at sites the indexer answered, and those it links to the same symbol.
+            c["edges"] += len({x for x in he if (x[0], x[1]) in confirmed})
+            c["edges_right"] += len(he & {x for x in truth_edges if lang(x[0]) == language})
     print("indexer runs (wall time of `nerd index --precise`, indexers included):")
     for project, r, wall in runs:
         detail = f"{r['files']} files, {r['calls']} edges, {r['elapsed_ms'] / 1000:.1f} s" if r["status"] == "ran" else r.get("hint") or r.get("message", "")
         print(f"  {project:14} {r['indexer']:16} {r['status']:8} {detail}")
     print()
     print("heuristic call sites against the precise tier's (call-shaped sites in covered files):")
-    print(f"{'language':11} {'precise':>8} {'heur.certain':>12} {'prec':>6} {'recall':>6} {'heur.all':>9} {'prec':>6} {'recall':>6}")
+    print(f"{'language':11} {'precise':>8} {'heur.certain':>12} {'prec':>6} {'recall':>6} {'heur.all':>9} {'prec':>6} {'recall':>6} {'edge prec':>9}")
     for language, c in sorted(by_lang.items()):
         p1 = c["certain_right"] / c["certain"] if c["certain"] else 1
         r1 = c["certain_right"] / c["precise"] if c["precise"] else 1
         p2 = c["all_right"] / c["all"] if c["all"] else 1
         r2 = c["all_right"] / c["precise"] if c["precise"] else 1
-        print(f"{language:11} {c['precise']:8} {c['certain']:12} {p1:6.1%} {r1:6.1%} {c['all']:9} {p2:6.1%} {r2:6.1%}")
+        p3 = c["edges_right"] / c["edges"] if c["edges"] else 1
+        print(f"{language:11} {c['precise']:8} {c['certain']:12} {p1:6.1%} {r1:6.1%} {c['all']:9} {p2:6.1%} {r2:6.1%} {p3:9.1%}")
     print()
     print(f"{'project':14} {'parse errors':>12}  heuristic edges by provenance")
     for project in sorted(provenance):

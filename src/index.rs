@@ -89,7 +89,7 @@ pub fn read_and_project(root: &Path, w: &Walked) -> Result<(FileRecord, Option<F
 const PROJECTION_KEY: &str = "projection";
 
 /// Bumped whenever projection code (not only a query) changes what a file projects to.
-const PROJECTION_REVISION: &str = "2: type hints, macro arguments, overload stubs";
+const PROJECTION_REVISION: &str = "3: type hints, macro arguments, overload stubs, a call's line is its name's";
 
 /// What a projection depends on besides the file: nerd's version, the
 /// projection code's revision and every grammar query.

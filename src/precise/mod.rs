@@ -21,6 +21,7 @@ use crate::exec::{self, ExecError, Job};
 use crate::sandbox::{self, Confinement};
 use crate::store::{FileRecord, Store, StoreError};
 use crate::world::lang::Lang;
+use crate::world::packages::Manifests;
 use crate::world::project::FileProjection;
 use crate::world::resolve::precise::{from_scip, PreciseFile, SourceFile};
 use crate::world::scip;
@@ -375,13 +376,19 @@ fn copy_python_sources(root: &Path, dest: &Path, texts: &BTreeMap<String, (Strin
 
 /// A TypeScript project file for a workspace that has none: every TypeScript
 /// source under the root, dependencies and build output left out.
+/// A package's export conditions that name sources (`"@zod/source"`) are
+/// turned on, so that a package importing itself reaches its sources, not the
+/// declarations it publishes.
 fn inferred_tsconfig(root: &Path) -> String {
+    let (manifests, _) = Manifests::load(root, ["package.json"]);
+    let conditions = manifests.source_conditions();
     let root = root.display().to_string();
     let under = |glob: &str| serde_json::Value::String(format!("{root}/{glob}"));
     serde_json::json!({
         "compilerOptions": {
             "strict": true, "skipLibCheck": true, "noEmit": true, "allowJs": false,
-            "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "jsx": "preserve"
+            "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "jsx": "preserve",
+            "customConditions": conditions
         },
         "include": [under("**/*.ts"), under("**/*.tsx"), under("**/*.mts"), under("**/*.cts")],
         "exclude": [under("**/node_modules"), under("**/.nerd"), under("**/dist"), under("**/target")]

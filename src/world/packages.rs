@@ -33,6 +33,10 @@ struct Package {
     exports: Patterns,
     /// `source`, `types`, `typings`, `module` and `main`: the root's targets without `exports`.
     entry: Vec<String>,
+    /// Export conditions of this package that name a TypeScript source
+    /// (`"@zod/source": "./src/index.ts"`): a compiler told about them reads
+    /// the sources instead of published declarations.
+    source_conditions: Vec<String>,
     /// The package's own tsconfig `outDir` and the source folder it is built
     /// from (`rootDir`, else the first `include` folder): a target in `dist/`
     /// names the source it was compiled from.
@@ -117,6 +121,17 @@ impl Manifests {
         }
         let aliases = configs.iter().filter_map(|(path, _)| effective_aliases(path, &configs)).collect();
         (Manifests { packages, aliases }, problems)
+    }
+
+    /// The export conditions that name TypeScript sources, over every package.
+    pub fn source_conditions(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for c in self.packages.iter().flat_map(|p| &p.source_conditions) {
+            if !out.contains(&c.as_str()) {
+                out.push(c);
+            }
+        }
+        out
     }
 
     /// Whether there is anything to answer with.
@@ -234,7 +249,27 @@ fn package(dir: String, value: &Value) -> Option<Package> {
         .filter_map(|k| value.get(*k).and_then(Value::as_str))
         .map(str::to_string)
         .collect();
-    Some(Package { dir, name, exports, entry, built_from: None })
+    let mut source_conditions = Vec::new();
+    if let Some(e) = value.get("exports") {
+        collect_source_conditions(e, &mut source_conditions);
+    }
+    Some(Package { dir, name, exports, entry, source_conditions, built_from: None })
+}
+
+/// The condition names whose target is a TypeScript source, not a declaration.
+fn collect_source_conditions(value: &Value, out: &mut Vec<String>) {
+    const STANDARD: [&str; 8] = ["types", "import", "require", "default", "node", "browser", "module", "development"];
+    let Value::Object(map) = value else { return };
+    for (key, target) in map {
+        if let Value::String(path) = target {
+            let source = [".ts", ".tsx", ".mts", ".cts"].iter().any(|e| path.ends_with(e))
+                && ![".d.ts", ".d.mts", ".d.cts"].iter().any(|e| path.ends_with(e));
+            if source && !key.starts_with('.') && !STANDARD.contains(&key.as_str()) && !out.contains(key) {
+                out.push(key.clone());
+            }
+        }
+        collect_source_conditions(target, out);
+    }
 }
 
 /// Every target a conditional export names, in the order written.
@@ -423,6 +458,7 @@ mod tests {
         assert!(m.bare_import("x.ts", "zod/v5").is_empty());
         assert!(m.bare_import("x.ts", "react").is_empty());
         assert!(m.bare_import("x.ts", "zodiac").is_empty());
+        assert_eq!(m.source_conditions(), ["@zod/source"]);
     }
 
     #[test]

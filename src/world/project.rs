@@ -252,7 +252,9 @@ impl Captured<'_> {
         // A call's `@receiver` is the value of a method call: it qualifies the call and makes it a method call.
         Some(CallSite {
             at: node.start_byte(),
-            line: first_row + line_of(node),
+            // The line of the name called: in a chain written over several
+            // lines (`z.string()\n  .min(1)`) each call is on its own line.
+            line: first_row + line_of(name),
             node_id: Some(node.id()),
             name: text(name, source).to_string(),
             qualifier: self.qualifier.or(self.receiver).map(|q| compact(text(q, source), 80)),

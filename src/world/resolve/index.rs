@@ -8,7 +8,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use nerd_logic::symbols::bare_name;
 use nerd_logic::vocab::SymbolKind;
 
-use super::types::type_name;
+use super::receiver::TypeLookup;
 use super::FileView;
 use crate::world::lang::Lang;
 use crate::world::packages::Manifests;
@@ -23,6 +23,36 @@ pub(super) fn callable(kind: SymbolKind) -> bool {
 pub(super) fn is_type(kind: SymbolKind) -> bool {
     use SymbolKind::*;
     matches!(kind, Struct | Class | Interface | Trait | Enum | Type)
+}
+
+/// A project type as resolution identifies it: its name within the scope
+/// that owns its methods. That scope is the file in Python and TypeScript,
+/// the package folder in Go, and the package in Rust, whose `impl` blocks may
+/// sit in any file of the crate. Two types of one name in two scopes are two types.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub(super) struct TypeKey<'a> {
+    pub lang: Lang,
+    pub scope: &'a str,
+    pub name: &'a str,
+}
+
+/// The scope that owns the types (and their methods) of a file; see [`TypeKey`].
+pub(super) fn type_scope(lang: Lang, path: &str) -> &str {
+    match lang.family() {
+        Lang::Go => dir_of(path),
+        Lang::Rust => {
+            // The package folder: what precedes `src/`, `tests/`, `benches/` or `examples/`.
+            let mut at = 0;
+            for segment in path.split('/') {
+                if matches!(segment, "src" | "tests" | "benches" | "examples") {
+                    return path[..at].trim_end_matches('/');
+                }
+                at += segment.len() + 1;
+            }
+            dir_of(path)
+        }
+        _ => path,
+    }
 }
 
 /// The qualified part of an id (after `#`), without the final name: `A.B` in `p#A.B.f`.
@@ -134,7 +164,7 @@ pub(super) fn ts_module_key(path: &str) -> String {
 }
 
 /// Whether a TypeScript file is a declaration file, which only describes a module's shape.
-fn is_declaration(path: &str) -> bool {
+pub(super) fn is_declaration_file(path: &str) -> bool {
     [".d.ts", ".d.mts", ".d.cts"].iter().any(|e| path.ends_with(e))
 }
 
@@ -172,20 +202,24 @@ pub(super) struct Index<'a> {
     pub global: HashMap<(Lang, &'a str), Vec<&'a ProjectedSymbol>>,
     /// (language, name) → types anywhere.
     pub types: HashMap<(Lang, &'a str), Vec<&'a ProjectedSymbol>>,
-    /// (language, type name, method name) → methods of types of that name.
-    pub methods: HashMap<(Lang, &'a str, &'a str), Vec<&'a ProjectedSymbol>>,
+    /// Each type → its declarations (a Go or Rust type is declared once, a TS name may be twice).
+    pub declared: HashMap<TypeKey<'a>, Vec<&'a ProjectedSymbol>>,
+    /// (type, method name) → that type's methods of that name.
+    pub methods: HashMap<(TypeKey<'a>, &'a str), Vec<&'a ProjectedSymbol>>,
     /// (language, method name) → methods of any type.
     pub methods_by_name: HashMap<(Lang, &'a str), Vec<&'a ProjectedSymbol>>,
     /// (language, last module segment) → (module path, file) of each file.
     pub modules: HashMap<(Lang, &'a str), Vec<(&'a str, &'a str)>>,
     /// scope → hints on local names of that scope (a function, or a file at module level).
     pub hints: HashMap<&'a str, Vec<&'a TypeHint>>,
-    /// (language, type name, field) → field hints, with the file that wrote them.
-    pub fields: HashMap<(Lang, &'a str, &'a str), FieldHints<'a>>,
-    /// (language, type name) → base types as written.
-    pub bases: HashMap<(Lang, &'a str), Vec<&'a str>>,
-    /// (language, interface or trait name) → names of the types that declare it as a base.
-    pub implementors: HashMap<(Lang, &'a str), Vec<&'a str>>,
+    /// (type, field) → field hints, with the file that wrote them.
+    pub fields: HashMap<(TypeKey<'a>, &'a str), FieldHints<'a>>,
+    /// Type → its bases that are project types, each looked up from the file declaring it.
+    pub supertypes: HashMap<TypeKey<'a>, Vec<TypeKey<'a>>>,
+    /// Types with a base that is not a project type (a dependency's, the standard library's).
+    pub foreign_base: HashSet<TypeKey<'a>>,
+    /// Interface or trait → the types that declare it as a base.
+    pub implementors: HashMap<TypeKey<'a>, Vec<TypeKey<'a>>>,
     /// Go: folder → the files of that package.
     pub packages: HashMap<&'a str, Vec<&'a str>>,
     pub imports: HashMap<&'a str, Imports<'a>>,
@@ -202,20 +236,25 @@ impl<'a> Index<'a> {
             local: HashMap::default(),
             global: HashMap::default(),
             types: HashMap::default(),
+            declared: HashMap::default(),
             methods: HashMap::default(),
             methods_by_name: HashMap::default(),
             modules: HashMap::default(),
             hints: HashMap::default(),
             fields: HashMap::default(),
-            bases: HashMap::default(),
+            supertypes: HashMap::default(),
+            foreign_base: HashSet::default(),
             implementors: HashMap::default(),
             packages: HashMap::default(),
             imports: HashMap::default(),
             test_files: HashSet::default(),
             manifests,
         };
+        let mut bases: Vec<(TypeKey<'a>, &'a str, &'a str)> = Vec::new();
         for f in views {
             let family = f.lang.family();
+            let scope = type_scope(family, f.path);
+            let key = |name: &'a str| TypeKey { lang: family, scope, name };
             index.files.insert(f.path, f);
             if f.lang.is_test_path(f.path) {
                 index.test_files.insert(f.path);
@@ -230,19 +269,20 @@ impl<'a> Index<'a> {
                 }
                 if is_type(s.kind) {
                     index.types.entry((family, s.name.as_str())).or_default().push(s);
+                    index.declared.entry(key(s.name.as_str())).or_default().push(s);
                 }
                 if s.kind == SymbolKind::Method {
                     let owner = container_of(&s.id);
                     let owner = owner.rsplit('.').next().unwrap_or(owner);
-                    index.methods.entry((family, owner, s.name.as_str())).or_default().push(s);
+                    index.methods.entry((key(owner), s.name.as_str())).or_default().push(s);
                     index.methods_by_name.entry((family, s.name.as_str())).or_default().push(s);
                 }
             }
             for h in &f.projection.hints {
                 match (h.kind, h.field) {
-                    (HintKind::Base, _) => index.bases.entry((family, bare_name(&h.scope))).or_default().push(&h.text),
+                    (HintKind::Base, _) => bases.push((key(bare_name(&h.scope)), h.text.as_str(), f.path)),
                     (_, true) => {
-                        index.fields.entry((family, bare_name(&h.scope), h.var.as_str())).or_default().push((h, f.path))
+                        index.fields.entry((key(bare_name(&h.scope)), h.var.as_str())).or_default().push((h, f.path))
                     }
                     (_, false) => index.hints.entry(h.scope.as_str()).or_default().push(h),
                 }
@@ -253,15 +293,6 @@ impl<'a> Index<'a> {
                 index.packages.entry(dir_of(f.path)).or_default().push(f.path);
             }
         }
-        let mut implementors: HashMap<(Lang, &'a str), Vec<&'a str>> = HashMap::default();
-        for (&(family, owner), bases) in &index.bases {
-            for base in bases {
-                if let Some((_, name)) = type_name(family, base) {
-                    implementors.entry((family, name)).or_default().push(owner);
-                }
-            }
-        }
-        index.implementors = implementors;
         for f in views {
             let imports = index.read_imports(f);
             index.imports.insert(f.path, imports);
@@ -285,7 +316,40 @@ impl<'a> Index<'a> {
                 b.files.clear();
             }
         }
+        // Bases are looked up where they are written, through that file's imports.
+        for (owner, text, path) in bases {
+            let Some(file) = index.files.get(path).copied() else { continue };
+            match index.written_type(file, text) {
+                TypeLookup::Project(found, _) => {
+                    for base in found.into_iter().filter(|b| *b != owner) {
+                        index.supertypes.entry(owner).or_default().push(base);
+                        index.implementors.entry(base).or_default().push(owner);
+                    }
+                }
+                TypeLookup::External | TypeLookup::NotFound => {
+                    index.foreign_base.insert(owner);
+                }
+            }
+        }
         index
+    }
+
+    /// The type a symbol declares.
+    pub fn type_key(&self, s: &'a ProjectedSymbol) -> Option<TypeKey<'a>> {
+        let file = self.files.get(path_of(&s.id))?;
+        let lang = file.lang.family();
+        Some(TypeKey { lang, scope: type_scope(lang, file.path), name: s.name.as_str() })
+    }
+
+    /// The types of a list of type symbols, each once, in order.
+    pub fn type_keys(&self, found: &[&'a ProjectedSymbol]) -> Vec<TypeKey<'a>> {
+        let mut keys: Vec<TypeKey<'a>> = Vec::new();
+        for key in found.iter().filter_map(|s| self.type_key(s)) {
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        keys
     }
 
     /// The files of the module an import key names. The key is a module
@@ -325,8 +389,8 @@ impl<'a> Index<'a> {
             let key = ts_module_key(&candidate);
             let Some(modules) = self.modules.get(&(lang.family(), last_segment(&key))) else { continue };
             let files: Vec<&'a str> = modules.iter().filter(|(m, _)| *m == key).map(|(_, f)| *f).collect();
-            if files.iter().any(|f| !is_declaration(f)) {
-                return files.into_iter().filter(|f| !is_declaration(f)).collect();
+            if files.iter().any(|f| !is_declaration_file(f)) {
+                return files.into_iter().filter(|f| !is_declaration_file(f)).collect();
             }
             if declared.is_empty() {
                 declared = files;

@@ -8,7 +8,7 @@
 
 use nerd_logic::vocab::{Provenance, SymbolKind};
 
-use super::index::{callable, container_of, dir_of, is_type, path_of, Index};
+use super::index::{callable, container_of, dir_of, is_declaration_file, is_type, path_of, type_scope, Index, TypeKey};
 use super::names::{builtin_function, builtin_global, builtin_type, std_method};
 use super::types::{return_type, type_name};
 use super::FileView;
@@ -40,7 +40,7 @@ pub(super) enum Outcome<'a> {
 #[derive(Clone, Debug)]
 enum Value<'a> {
     /// A value of one of these project types (a type and, for `super()`, its bases).
-    Types(Vec<&'a str>, Provenance),
+    Types(Vec<TypeKey<'a>>, Provenance),
     /// A project module (its files).
     Module(Vec<&'a str>),
     External,
@@ -57,8 +57,8 @@ impl Value<'_> {
 }
 
 /// A type name looked up from where it is written.
-enum TypeLookup<'a> {
-    Project(Vec<&'a str>, Provenance),
+pub(super) enum TypeLookup<'a> {
+    Project(Vec<TypeKey<'a>>, Provenance),
     External,
     NotFound,
 }
@@ -270,7 +270,7 @@ impl<'a> Index<'a> {
         let types = if last == "Self" {
             self.enclosing_type(cx).map(|t| (vec![t], Provenance::Exact))
         } else {
-            match self.type_named(cx, last) {
+            match self.type_named(cx.file, last) {
                 TypeLookup::Project(t, p) => Some((t, p)),
                 TypeLookup::External => return Outcome::External,
                 TypeLookup::NotFound => None,
@@ -308,11 +308,7 @@ impl<'a> Index<'a> {
                 let (found, dispatched) = self.methods_on(cx, &types, name);
                 if found.is_empty() {
                     // Inherited from a base outside the project, or a callable held in a field.
-                    return if self.has_foreign_base(cx.file.lang.family(), &types) {
-                        Outcome::External
-                    } else {
-                        Outcome::Unknown
-                    };
+                    return if self.has_foreign_base(&types) { Outcome::External } else { Outcome::Unknown };
                 }
                 let provenance = if dispatched { Provenance::Inferred } else { provenance };
                 Outcome::Found(found, provenance)
@@ -354,100 +350,97 @@ impl<'a> Index<'a> {
     /// The methods named `method` of `types`, their bases when they lack it,
     /// and, for an interface or trait, of every type implementing it. The
     /// flag says whether dispatch was involved.
-    fn methods_on(&self, cx: &Cx<'_, 'a>, types: &[&'a str], method: &str) -> (Vec<&'a ProjectedSymbol>, bool) {
+    fn methods_on(&self, cx: &Cx<'_, 'a>, types: &[TypeKey<'a>], method: &str) -> (Vec<&'a ProjectedSymbol>, bool) {
         let family = cx.file.lang.family();
         let mut out: Vec<&'a ProjectedSymbol> = Vec::new();
         let mut dispatched = false;
-        let mut queue: Vec<(&'a str, u32)> = types.iter().map(|t| (*t, 0)).collect();
-        let mut seen: Vec<&str> = Vec::new();
+        let mut queue: Vec<(TypeKey<'a>, u32)> = types.iter().map(|t| (*t, 0)).collect();
+        let mut seen: Vec<TypeKey<'a>> = Vec::new();
         while let Some((t, level)) = queue.pop() {
             if seen.contains(&t) || level > 4 {
                 continue;
             }
             seen.push(t);
-            let own = self.methods.get(&(family, t, method)).map(Vec::as_slice).unwrap_or_default();
+            let own = self.methods.get(&(t, method)).map(Vec::as_slice).unwrap_or_default();
             out.extend(own);
-            if self.is_abstract(family, t) {
+            if self.is_abstract(t) {
                 dispatched = true;
-                for implementor in self.implementors.get(&(family, t)).into_iter().flatten() {
-                    out.extend(self.methods.get(&(family, *implementor, method)).into_iter().flatten());
+                for implementor in self.implementors.get(&t).into_iter().flatten() {
+                    out.extend(self.methods.get(&(*implementor, method)).into_iter().flatten());
                 }
                 if family == Lang::Go {
                     // Go interfaces are satisfied structurally: every concrete method of that name.
                     let concrete = self.methods_by_name.get(&(family, method)).into_iter().flatten();
-                    out.extend(concrete.filter(|m| {
-                        let owner = container_of(&m.id);
-                        !self.is_abstract(family, owner.rsplit('.').next().unwrap_or(owner))
-                    }));
+                    out.extend(concrete.filter(|m| !self.owner_of(m).is_some_and(|o| self.is_abstract(o))));
                 }
             }
             if own.is_empty() {
-                for base in self.bases.get(&(family, t)).into_iter().flatten() {
-                    if let Some((_, name)) = type_name(family, base) {
-                        queue.push((name, level + 1));
-                    }
-                }
+                queue.extend(self.supertypes.get(&t).into_iter().flatten().map(|b| (*b, level + 1)));
             }
         }
         (out, dispatched)
     }
 
-    fn is_abstract(&self, family: Lang, name: &str) -> bool {
-        self.types
-            .get(&(family, name))
+    /// The type a method belongs to.
+    fn owner_of(&self, method: &'a ProjectedSymbol) -> Option<TypeKey<'a>> {
+        let file = self.files.get(path_of(&method.id))?;
+        let lang = file.lang.family();
+        let owner = container_of(&method.id);
+        let name = owner.rsplit('.').next().unwrap_or(owner);
+        Some(TypeKey { lang, scope: type_scope(lang, file.path), name })
+    }
+
+    fn is_abstract(&self, t: TypeKey<'a>) -> bool {
+        self.declared
+            .get(&t)
             .is_some_and(|ts| ts.iter().any(|s| matches!(s.kind, SymbolKind::Interface | SymbolKind::Trait)))
     }
 
     /// Whether some type among `types` (or their bases) derives from a type outside the project.
-    fn has_foreign_base(&self, family: Lang, types: &[&'a str]) -> bool {
-        let mut queue: Vec<&'a str> = types.to_vec();
-        let mut seen: Vec<&'a str> = Vec::new();
+    fn has_foreign_base(&self, types: &[TypeKey<'a>]) -> bool {
+        let mut queue: Vec<TypeKey<'a>> = types.to_vec();
+        let mut seen: Vec<TypeKey<'a>> = Vec::new();
         while let Some(t) = queue.pop() {
             if seen.contains(&t) || seen.len() > 32 {
                 continue;
             }
-            seen.push(t);
-            for base in self.bases.get(&(family, t)).into_iter().flatten() {
-                match type_name(family, base) {
-                    Some((_, name)) if self.types.contains_key(&(family, name)) => queue.push(name),
-                    _ => return true,
-                }
+            if self.foreign_base.contains(&t) {
+                return true;
             }
+            seen.push(t);
+            queue.extend(self.supertypes.get(&t).into_iter().flatten());
         }
         false
     }
 
     /// The type whose method or function the caller is (`self`, `this`, `cls`, `Self`).
-    fn enclosing_type(&self, cx: &Cx<'_, 'a>) -> Option<&'a str> {
+    fn enclosing_type(&self, cx: &Cx<'_, 'a>) -> Option<TypeKey<'a>> {
         let family = cx.file.lang.family();
+        let scope = type_scope(family, cx.file.path);
         let qualified = cx.caller.split_once('#').map(|(_, q)| q)?;
         let segments: Vec<&str> = qualified.split('.').collect();
         segments[..segments.len().saturating_sub(1)].iter().rev().find_map(|seg| {
             let seg = seg.split('~').next().unwrap_or(seg);
-            self.types.get(&(family, seg)).and_then(|ts| ts.first()).map(|s| s.name.as_str())
+            let declared = self.types.get(&(family, seg))?.first()?;
+            let key = TypeKey { lang: family, scope, name: declared.name.as_str() };
+            self.declared.contains_key(&key).then_some(key)
         })
     }
 
     /// A type name as the file sees it: its own, imported, its package's, or unique in the project.
-    fn type_named(&self, cx: &Cx<'_, 'a>, name: &str) -> TypeLookup<'a> {
-        let file = cx.file;
+    pub(super) fn type_named(&self, file: &FileView<'a>, name: &str) -> TypeLookup<'a> {
         let family = file.lang.family();
-        let names = |found: &[&'a ProjectedSymbol]| -> Vec<&'a str> {
-            let mut names: Vec<&'a str> = found.iter().map(|s| s.name.as_str()).collect();
-            names.dedup();
-            names
-        };
         let own: Vec<&'a ProjectedSymbol> =
             self.local.get(&(file.path, name)).into_iter().flatten().copied().filter(|s| is_type(s.kind)).collect();
         if !own.is_empty() {
-            return TypeLookup::Project(names(&own), Provenance::Exact);
+            return TypeLookup::Project(self.type_keys(&own), Provenance::Exact);
         }
         if let Some(imports) = self.imports.get(file.path) {
             if let Some(bindings) = imports.names.get(name) {
                 let found: Vec<&'a ProjectedSymbol> =
                     bindings.iter().flat_map(|b| self.exported(&b.files, b.item.unwrap_or(name), is_type)).collect();
                 if !found.is_empty() {
-                    return TypeLookup::Project(names(&found), Provenance::Exact);
+                    return TypeLookup::Project(self.type_keys(&found), Provenance::Exact);
                 }
                 if bindings.iter().all(|b| b.files.is_empty() && b.submodule.is_empty()) {
                     return TypeLookup::External;
@@ -456,25 +449,66 @@ impl<'a> Index<'a> {
             for star in &imports.stars {
                 let found = self.exported(star, name, is_type);
                 if !found.is_empty() {
-                    return TypeLookup::Project(names(&found), Provenance::Exact);
+                    return TypeLookup::Project(self.type_keys(&found), Provenance::Exact);
                 }
             }
         }
         if let Some(all) = self.types.get(&(family, name)) {
-            if family == Lang::Go {
-                let dir = dir_of(file.path);
-                if all.iter().any(|s| dir_of(path_of(&s.id)) == dir) {
-                    return TypeLookup::Project(names(all), Provenance::Exact);
-                }
+            let scope = type_scope(family, file.path);
+            let here = all.first().map(|s| TypeKey { lang: family, scope, name: s.name.as_str() });
+            if let Some(here) =
+                here.filter(|h| matches!(family, Lang::Go | Lang::Rust) && self.declared.contains_key(h))
+            {
+                // A Go package's own names need no import; in a Rust crate, a
+                // name of the crate is the likeliest meaning, but a module path
+                // may still name another.
+                let provenance = if family == Lang::Go { Provenance::Exact } else { Provenance::Inferred };
+                return TypeLookup::Project(vec![here], provenance);
             }
             if name.starts_with(|c: char| c.is_uppercase()) {
-                return TypeLookup::Project(names(all), Provenance::Inferred);
+                // A declaration file only describes a module: its types stand where no source declares one.
+                let sources: Vec<&'a ProjectedSymbol> =
+                    all.iter().copied().filter(|s| !is_declaration_file(path_of(&s.id))).collect();
+                let pick = if sources.is_empty() { all.as_slice() } else { sources.as_slice() };
+                return TypeLookup::Project(self.type_keys(pick), Provenance::Inferred);
             }
         }
         if builtin_type(file.lang, name) {
             return TypeLookup::External;
         }
         TypeLookup::NotFound
+    }
+
+    /// A type as written in a file (`Foo`, `pkg.Foo<T>`, `&mut Foo`): a project
+    /// type, through a qualifying module when one is written, or not.
+    pub(super) fn written_type(&self, file: &FileView<'a>, text: &str) -> TypeLookup<'a> {
+        let lang = file.lang;
+        let Some((qualifier, name)) = type_name(lang, text) else { return TypeLookup::External };
+        if let Some(q) = qualifier {
+            let head = q.split([':', '.']).next().unwrap_or(q);
+            if builtin_global(lang, head) {
+                return TypeLookup::External;
+            }
+            let bindings = self.imports.get(file.path).and_then(|i| i.names.get(head));
+            if let Some(bindings) = bindings {
+                if bindings.iter().all(|b| b.files.is_empty() && b.submodule.is_empty()) {
+                    return TypeLookup::External;
+                }
+                // `core.$ZodType` with `import * as core from "../core"`: the module's own type.
+                let mut modules: Vec<&'a str> = Vec::new();
+                for b in bindings {
+                    match b.item {
+                        None => modules.extend(&b.files),
+                        Some(item) => modules.extend(self.exported_namespace(&b.files, item)),
+                    }
+                }
+                let found = self.exported(&modules, name, is_type);
+                if !found.is_empty() {
+                    return TypeLookup::Project(self.type_keys(&found), Provenance::Exact);
+                }
+            }
+        }
+        self.type_named(file, name)
     }
 
     /// What a receiver expression (`self.session`, `s`, `pkg`, `New().x`) holds.
@@ -529,7 +563,7 @@ impl<'a> Index<'a> {
                     Some(item) => {
                         let types = self.exported(&b.files, item, is_type);
                         if !types.is_empty() {
-                            return Value::Types(types.iter().map(|s| s.name.as_str()).collect(), Provenance::Exact);
+                            return Value::Types(self.type_keys(&types), Provenance::Exact);
                         }
                         modules.extend(&b.submodule);
                         // `import { z } from "zod"`, where the package binds `z` to a whole module.
@@ -544,7 +578,7 @@ impl<'a> Index<'a> {
                 return Value::External;
             }
         }
-        match self.type_named(cx, head) {
+        match self.type_named(cx.file, head) {
             TypeLookup::Project(types, provenance) => return Value::Types(types, provenance),
             TypeLookup::External => return Value::External,
             TypeLookup::NotFound => {}
@@ -568,20 +602,10 @@ impl<'a> Index<'a> {
 
     /// `super()`: the bases of the caller's type.
     fn bases_of_enclosing(&self, cx: &Cx<'_, 'a>) -> Value<'a> {
-        let family = cx.file.lang.family();
         let Some(t) = self.enclosing_type(cx) else { return Value::Unknown };
-        let bases: Vec<&'a str> = self
-            .bases
-            .get(&(family, t))
-            .into_iter()
-            .flatten()
-            .filter_map(|b| type_name(family, b).map(|(_, n)| n))
-            .filter(|n| self.types.contains_key(&(family, *n)))
-            .collect();
-        if bases.is_empty() {
-            Value::External
-        } else {
-            Value::Types(bases, Provenance::Exact)
+        match self.supertypes.get(&t) {
+            Some(bases) if !bases.is_empty() => Value::Types(bases.clone(), Provenance::Exact),
+            _ => Value::External,
         }
     }
 
@@ -631,22 +655,10 @@ impl<'a> Index<'a> {
 
     /// The value of a written type.
     fn type_value(&self, cx: &Cx<'_, 'a>, text: &str) -> Value<'a> {
-        let lang = cx.file.lang;
-        let Some((qualifier, name)) = type_name(lang, text) else { return Value::External };
-        if name == "Self" {
+        if type_name(cx.file.lang, text).is_some_and(|(_, name)| name == "Self") {
             return self.enclosing_type(cx).map_or(Value::Unknown, |t| Value::Types(vec![t], Provenance::Inferred));
         }
-        if let Some(q) = qualifier {
-            let head = q.split([':', '.']).next().unwrap_or(q);
-            if builtin_global(lang, head) {
-                return Value::External;
-            }
-            let bindings = self.imports.get(cx.file.path).and_then(|i| i.names.get(head));
-            if bindings.is_some_and(|bs| bs.iter().all(|b| b.files.is_empty() && b.submodule.is_empty())) {
-                return Value::External;
-            }
-        }
-        match self.type_named(cx, name) {
+        match self.written_type(cx.file, text) {
             TypeLookup::Project(types, _) => Value::Types(types, Provenance::Inferred),
             TypeLookup::External => Value::External,
             TypeLookup::NotFound => Value::Unknown,
@@ -669,7 +681,7 @@ impl<'a> Index<'a> {
     /// What calling `s` gives: an instance of a type, or a function's declared return type.
     fn result_value(&self, s: &'a ProjectedSymbol, depth: u32) -> Value<'a> {
         if is_type(s.kind) {
-            return Value::Types(vec![s.name.as_str()], Provenance::Inferred);
+            return self.type_key(s).map_or(Value::Unknown, |t| Value::Types(vec![t], Provenance::Inferred));
         }
         let Some(file) = self.files.get(path_of(&s.id)) else { return Value::Unknown };
         if depth > MAX_DEPTH {
@@ -704,31 +716,26 @@ impl<'a> Index<'a> {
         if !is_identifier(part) {
             return Value::Unknown;
         }
-        let family = cx.file.lang.family();
         match value {
             Value::Types(types, _) => {
-                let mut queue: Vec<&'a str> = types;
+                let mut queue: Vec<TypeKey<'a>> = types;
                 let mut seen = Vec::new();
                 while let Some(t) = queue.pop() {
                     if seen.contains(&t) || seen.len() > 16 {
                         continue;
                     }
                     seen.push(t);
-                    if let Some((hint, _)) = self.fields.get(&(family, t, part)).and_then(|f| f.first()) {
+                    if let Some((hint, _)) = self.fields.get(&(t, part)).and_then(|f| f.first()) {
                         return self.value_of_hint(hint, depth + 1);
                     }
-                    for base in self.bases.get(&(family, t)).into_iter().flatten() {
-                        if let Some((_, name)) = type_name(family, base) {
-                            queue.push(name);
-                        }
-                    }
+                    queue.extend(self.supertypes.get(&t).into_iter().flatten());
                 }
                 Value::Unknown
             }
             Value::Module(files) => {
                 let types = self.exported(&files, part, is_type);
                 if !types.is_empty() {
-                    return Value::Types(types.iter().map(|s| s.name.as_str()).collect(), Provenance::Exact);
+                    return Value::Types(self.type_keys(&types), Provenance::Exact);
                 }
                 let sub = self.submodule_files(cx.file.lang, &files, part);
                 if !sub.is_empty() {
