@@ -122,6 +122,13 @@ fn expand_use_tree(prefix: &str, tree: &str, line: u32, out: &mut Vec<Import>) {
             out.push(Import { module: module.to_string(), name: None, binding: Some(alias.unwrap_or(name)), line })
         }
         "" => {}
+        // `use itertools as it;`: a whole crate, bound as a module.
+        last if module.is_empty() && !matches!(last, "crate" | "self" | "super") => out.push(Import {
+            module: last.to_string(),
+            name: None,
+            binding: Some(alias.unwrap_or_else(|| last.to_string())),
+            line,
+        }),
         last => out.push(Import {
             module: module.to_string(),
             name: Some(last.to_string()),

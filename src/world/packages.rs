@@ -1,8 +1,9 @@
-//! Reads the TypeScript workspace's manifests (`package.json`, `tsconfig.json`)
-//! into what a bare import names: a workspace package by its name and
-//! `exports` (a package importing itself, or a sibling in a monorepo), and a
-//! tsconfig's `paths` aliases (`@/util` → `src/util`). Answers with candidate
-//! workspace paths, most likely first. Knows nothing about symbols or calls.
+//! Reads the workspace's manifests (`package.json`, `tsconfig.json`,
+//! `Cargo.toml`) into what a bare import names: a TypeScript workspace
+//! package by its name and `exports` (a package importing itself, or a
+//! sibling in a monorepo), a tsconfig's `paths` aliases (`@/util` →
+//! `src/util`), and the Rust crates the workspace itself defines. Answers
+//! with workspace paths. Knows nothing about symbols or calls.
 
 use std::path::Path;
 
@@ -11,9 +12,9 @@ use serde_json::Value;
 /// The file names read as manifests.
 pub fn is_manifest(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
-    let known =
-        name == "package.json" || name == "jsconfig.json" || name.starts_with("tsconfig") && name.ends_with(".json");
-    known && !path.split('/').any(|part| part == "node_modules")
+    let known = matches!(name, "package.json" | "jsconfig.json" | "Cargo.toml")
+        || name.starts_with("tsconfig") && name.ends_with(".json");
+    known && !path.split('/').any(|part| matches!(part, "node_modules" | "target" | "vendor"))
 }
 
 /// A manifest that could not be read or parsed; reported, never fatal.
@@ -61,6 +62,8 @@ struct Aliases {
 pub struct Manifests {
     packages: Vec<Package>,
     aliases: Vec<Aliases>,
+    /// Rust crates of the workspace: (package folder, crate name as code writes it).
+    crates: Vec<(String, String)>,
 }
 
 /// What one tsconfig declares, before `extends` is followed.
@@ -95,7 +98,15 @@ impl Manifests {
         let mut problems = Vec::new();
         let mut packages = Vec::new();
         let mut configs: Vec<(String, TsConfig)> = Vec::new();
+        let mut crates = Vec::new();
         for (path, text) in files.iter().filter(|(p, _)| is_manifest(p)) {
+            if path.rsplit('/').next() == Some("Cargo.toml") {
+                match text.parse::<toml::Table>() {
+                    Ok(table) => crates.extend(crate_name(&table).map(|name| (dir_of(path).to_string(), name))),
+                    Err(e) => problems.push(ManifestProblem { path: path.clone(), message: e.to_string() }),
+                }
+                continue;
+            }
             let value = match serde_json::from_str::<Value>(&strip_jsonc(text)) {
                 Ok(v) => v,
                 Err(e) => {
@@ -120,7 +131,7 @@ impl Manifests {
             });
         }
         let aliases = configs.iter().filter_map(|(path, _)| effective_aliases(path, &configs)).collect();
-        (Manifests { packages, aliases }, problems)
+        (Manifests { packages, aliases, crates }, problems)
     }
 
     /// The export conditions that name TypeScript sources, over every package.
@@ -136,7 +147,18 @@ impl Manifests {
 
     /// Whether there is anything to answer with.
     pub fn is_empty(&self) -> bool {
-        self.packages.is_empty() && self.aliases.is_empty()
+        self.packages.is_empty() && self.aliases.is_empty() && self.crates.is_empty()
+    }
+
+    /// Whether any `Cargo.toml` named a crate: then a crate name no manifest
+    /// names is a dependency's.
+    pub fn knows_rust_crates(&self) -> bool {
+        !self.crates.is_empty()
+    }
+
+    /// The package folder of the workspace's Rust crate that code calls `name`.
+    pub fn rust_crate(&self, name: &str) -> Option<&str> {
+        self.crates.iter().find(|(_, n)| n == name).map(|(dir, _)| dir.as_str())
     }
 
     /// The workspace paths (extensions as written) a bare import `module` from
@@ -280,6 +302,14 @@ fn condition_targets(value: &Value) -> Vec<String> {
         Value::Object(map) => map.values().flat_map(condition_targets).collect(),
         _ => Vec::new(),
     }
+}
+
+/// The name Rust code gives a package's library: `[lib] name`, else the
+/// package name with `-` as `_`. A virtual workspace manifest names none.
+fn crate_name(table: &toml::Table) -> Option<String> {
+    let lib = table.get("lib").and_then(|l| l.get("name")).and_then(toml::Value::as_str);
+    let package = table.get("package").and_then(|p| p.get("name")).and_then(toml::Value::as_str);
+    lib.or(package).map(|n| n.replace('-', "_"))
 }
 
 fn tsconfig(value: &Value) -> TsConfig {
@@ -526,6 +556,22 @@ mod tests {
         assert!(!is_manifest("node_modules/x/tsconfig.json"));
         assert!(is_manifest("packages/a/tsconfig.build.json"));
         assert!(!is_manifest("src/data.json"));
+    }
+
+    #[test]
+    fn rust_crates_are_named_as_code_writes_them() {
+        let m = manifests(&[
+            ("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n"),
+            ("crates/my-util/Cargo.toml", "[package]\nname = \"my-util\"\nversion = \"0.1.0\"\n"),
+            ("crates/core/Cargo.toml", "[package]\nname = \"acme-core\"\n[lib]\nname = \"acme\"\n"),
+            ("target/package/x/Cargo.toml", "[package]\nname = \"x\"\n"),
+        ]);
+        assert!(m.knows_rust_crates());
+        assert_eq!(m.rust_crate("my_util"), Some("crates/my-util"));
+        assert_eq!(m.rust_crate("acme"), Some("crates/core"));
+        assert_eq!(m.rust_crate("acme_core"), None, "[lib] name is what code writes");
+        assert_eq!(m.rust_crate("serde"), None);
+        assert_eq!(m.rust_crate("x"), None, "build output is not the workspace");
     }
 
     #[test]

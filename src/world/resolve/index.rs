@@ -455,7 +455,23 @@ impl<'a> Index<'a> {
     /// resolve through it, so a dependency's items stay outside.
     fn rust_crate_root(&self, from: &str, module: &str) -> Vec<&'a str> {
         let first = module.split("::").next().unwrap_or(module);
-        if matches!(first, "std" | "core" | "alloc" | "self" | "super") || module.contains("::") && first != "crate" {
+        if matches!(first, "std" | "core" | "alloc" | "self" | "super") {
+            return Vec::new();
+        }
+        if first != "crate" && self.manifests.knows_rust_crates() {
+            // The workspace's manifests say which crate names are its own;
+            // any other is a dependency's.
+            let Some(dir) = self.manifests.rust_crate(first) else { return Vec::new() };
+            return ["src/lib.rs", "src/main.rs"]
+                .iter()
+                .find_map(|root| {
+                    let path = if dir.is_empty() { root.to_string() } else { format!("{dir}/{root}") };
+                    self.files.get_key_value(path.as_str()).map(|(p, _)| *p)
+                })
+                .into_iter()
+                .collect();
+        }
+        if module.contains("::") && first != "crate" {
             return Vec::new();
         }
         let mut dir = dir_of(from);

@@ -267,8 +267,21 @@ impl<'a> Index<'a> {
                 return Outcome::External;
             }
         }
+        // `fx::Config::load` with `use fixture as fx`: a type of the module the alias binds.
+        let through_module = match segments.as_slice() {
+            [module, ty] => {
+                let bindings = self.imports.get(cx.file.path).and_then(|i| i.names.get(module));
+                let files: Vec<&'a str> =
+                    bindings.into_iter().flatten().filter(|b| b.item.is_none()).flat_map(|b| b.files.clone()).collect();
+                let found = self.exported(&files, ty, is_type);
+                (!found.is_empty()).then(|| (self.type_keys(&found), Provenance::Exact))
+            }
+            _ => None,
+        };
         let types = if last == "Self" {
             self.enclosing_type(cx).map(|t| (vec![t], Provenance::Exact))
+        } else if through_module.is_some() {
+            through_module
         } else {
             match self.type_named(cx.file, last) {
                 TypeLookup::Project(t, p) => Some((t, p)),
@@ -737,7 +750,11 @@ impl<'a> Index<'a> {
                 if !types.is_empty() {
                     return Value::Types(self.type_keys(&types), Provenance::Exact);
                 }
-                let sub = self.submodule_files(cx.file.lang, &files, part);
+                let mut sub = self.submodule_files(cx.file.lang, &files, part);
+                if sub.is_empty() {
+                    // `z.coerce`, with `export * as coerce from "./coerce"` somewhere behind `z`.
+                    sub = self.exported_namespace(&files, part);
+                }
                 if !sub.is_empty() {
                     return Value::Module(sub);
                 }
