@@ -26,7 +26,8 @@ bench/truth/ answered with the precise tier in place.
            (PROJECTS_DIR from bench/eight.sh; the indexers on PATH:
            scripts/install-indexers prints the PATH to use; --misses writes
            DIR/PROJECT.missed and DIR/PROJECT.wrong, one site per line, with
-           its source line, to read what the heuristic tier gets wrong)
+           its source line, and DIR/PROJECT.misedge, edges at a confirmed
+           site that link another symbol than the indexer's)
 """
 import collections, json, os, re, sqlite3, subprocess, sys, time
 
@@ -123,6 +124,11 @@ def main():
         certain = sites(heuristic, lambda prov: prov in ("exact", "inferred"))
         every = sites(heuristic, lambda prov: True)
         if misses:
+            answered = {(p, l) for p, l, _ in truth}
+            with open(os.path.join(misses, f"{project}.misedge"), "w") as out:
+                for p, l, callee in sorted(x for x in certain_edges - truth_edges if (x[0], x[1]) in answered):
+                    said = sorted(c for q, m, c in truth_edges if (q, m) == (p, l))
+                    out.write(f"{p}:{l}\t{callee}\tindexer: {' '.join(said)}\n")
             for kind, found in (("missed", truth - certain), ("wrong", certain - truth)):
                 with open(os.path.join(misses, f"{project}.{kind}"), "w") as out:
                     for p, l, name in sorted(found):

@@ -461,15 +461,7 @@ impl<'a> Index<'a> {
         if first != "crate" && self.manifests.knows_rust_crates() {
             // The workspace's manifests say which crate names are its own;
             // any other is a dependency's.
-            let Some(dir) = self.manifests.rust_crate(first) else { return Vec::new() };
-            return ["src/lib.rs", "src/main.rs"]
-                .iter()
-                .find_map(|root| {
-                    let path = if dir.is_empty() { root.to_string() } else { format!("{dir}/{root}") };
-                    self.files.get_key_value(path.as_str()).map(|(p, _)| *p)
-                })
-                .into_iter()
-                .collect();
+            return self.workspace_crate_root(first);
         }
         if module.contains("::") && first != "crate" {
             return Vec::new();
@@ -487,6 +479,40 @@ impl<'a> Index<'a> {
             }
             dir = dir_of(dir);
         }
+    }
+
+    /// Rust: the files of module `name` declared by the module made of
+    /// `files` (`src/lib.rs` declares `src/size_hint.rs` and
+    /// `src/size_hint/mod.rs`; `src/a.rs` and `src/a/mod.rs` declare `src/a/b.rs`).
+    pub fn submodule_of(&self, files: &[&'a str], name: &str) -> Vec<&'a str> {
+        let Some(candidates) = self.modules.get(&(Lang::Rust, name)) else { return Vec::new() };
+        let parents: HashSet<&str> = files
+            .iter()
+            .map(|f| {
+                let own = module_path(Lang::Rust, f);
+                // A crate root declares modules beside it; `a.rs` and `a/mod.rs`, in `a/`.
+                if matches!(last_segment(own), "lib" | "main") {
+                    dir_of(own)
+                } else {
+                    own
+                }
+            })
+            .collect();
+        candidates.iter().filter(|(m, _)| parents.contains(dir_of(m))).map(|(_, f)| *f).collect()
+    }
+
+    /// Rust: the root file of the workspace crate that code calls `name`,
+    /// when the workspace's `Cargo.toml` files name it.
+    pub fn workspace_crate_root(&self, name: &str) -> Vec<&'a str> {
+        let Some(dir) = self.manifests.rust_crate(name) else { return Vec::new() };
+        ["src/lib.rs", "src/main.rs"]
+            .iter()
+            .find_map(|root| {
+                let path = if dir.is_empty() { root.to_string() } else { format!("{dir}/{root}") };
+                self.files.get_key_value(path.as_str()).map(|(p, _)| *p)
+            })
+            .into_iter()
+            .collect()
     }
 
     /// The symbols named `name` that the module made of `files` provides,

@@ -40,7 +40,7 @@ pub struct SourceFile<'a> {
 }
 
 /// A symbol an indexer names, found among nerd's symbols.
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 struct Target<'a> {
     id: &'a str,
     kind: SymbolKind,
@@ -78,7 +78,7 @@ pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) ->
             Some((doc, path, file, file.text.lines().collect()))
         })
         .collect();
-    let mut targets: HashMap<String, Target<'_>> = HashMap::default();
+    let mut targets: HashMap<String, Vec<Target<'_>>> = HashMap::default();
     for (doc, path, file, lines) in &documents {
         let (path, lines) = (*path, lines.as_slice());
         for occ in doc.occurrences.iter().filter(|o| o.is_definition() && !o.symbol.is_empty()) {
@@ -91,10 +91,23 @@ pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) ->
                 file.symbols.iter().filter(|s| function && s.name == name && s.line > line).min_by_key(|s| s.line)
             };
             if let Some(s) = defined_at(file.symbols, line, name).or_else(implementation) {
-                targets.entry(key(path, occ)).or_insert(Target { id: &s.id, kind: s.kind, path });
+                let defined = targets.entry(key(path, occ)).or_default();
+                if !defined.iter().any(|t| t.id == s.id) {
+                    defined.push(Target { id: &s.id, kind: s.kind, path });
+                }
             }
         }
     }
+    // One symbol string defined in two files (rust-analyzer names a nested `fn f`
+    // alike in every integration test crate of a package) names neither for sure:
+    // its references are left to the heuristic tier.
+    let targets: HashMap<String, Target<'_>> = targets
+        .into_iter()
+        .filter_map(|(symbol, defined)| match defined.as_slice() {
+            [only] => Some((symbol, *only)),
+            _ => None,
+        })
+        .collect();
     let kinds: HashMap<&str, SymbolKind> = targets.values().map(|t| (t.id, t.kind)).collect();
     let mut out = Vec::new();
     for (doc, path, file, lines) in &documents {
@@ -263,6 +276,7 @@ pub fn overlay(resolution: &mut Resolution, precise: &[PreciseFile]) {
 mod tests {
     use super::*;
     use crate::world::resolve::FileResolution;
+    use std::collections::BTreeSet;
 
     fn symbol(id: &str, kind: SymbolKind, line: u32, end_line: u32, depth: u32) -> ProjectedSymbol {
         ProjectedSymbol::spanning(id, kind, line, end_line, depth)
@@ -319,6 +333,53 @@ mod tests {
         assert_eq!(calls, vec![("a.py#run", "b.py#K", 22), ("a.py#run", "b.py#f", 21), ("a.py#test_x", "b.py#f", 2)]);
         assert_eq!(file.test_links, vec![("a.py#test_x".to_string(), "b.py#f".to_string())]);
         assert!(file.sites.contains(&(25, "get".to_string())) && file.sites.contains(&(40, "f".to_string())));
+    }
+
+    #[test]
+    fn a_symbol_defined_in_two_files_names_neither() {
+        use SymbolKind::*;
+        let occurrence = |line: u32, symbol: &str, roles: i32| scip::Occurrence {
+            range: scip::Range { start_line: line, start_char: 3, end_line: line, end_char: 4 },
+            symbol: symbol.to_string(),
+            roles,
+        };
+        // Two integration test crates of one package, each with a nested `fn f`
+        // the indexer names alike, and a helper `g` only one of them defines.
+        let text = "fn t() {\nfn f() {}\nfn g() {}\n   f();\n   g();\n}\n";
+        let (a, b) = (
+            [
+                symbol("a.rs#t", Test, 1, 6, 0),
+                symbol("a.rs#t.f", Function, 2, 2, 1),
+                symbol("a.rs#t.g", Function, 3, 3, 1),
+            ],
+            [
+                symbol("b.rs#t", Test, 1, 6, 0),
+                symbol("b.rs#t.f", Function, 2, 2, 1),
+                symbol("b.rs#t.g", Function, 3, 3, 1),
+            ],
+        );
+        let files =
+            BTreeMap::from([("a.rs", SourceFile { text, symbols: &a }), ("b.rs", SourceFile { text, symbols: &b })]);
+        let document = |path: &str, g: &str| scip::Document {
+            relative_path: path.to_string(),
+            encoding: scip::Encoding::Utf8,
+            occurrences: vec![
+                occurrence(1, "cargo p 1.0 t/f().", scip::ROLE_DEFINITION),
+                occurrence(2, g, scip::ROLE_DEFINITION),
+                occurrence(3, "cargo p 1.0 t/f().", 0),
+                occurrence(4, g, 0),
+            ],
+        };
+        let index = scip::Index {
+            documents: vec![document("a.rs", "cargo p 1.0 a/g()."), document("b.rs", "cargo p 1.0 b/g().")],
+        };
+        let edges: BTreeSet<(String, String)> =
+            from_scip(&index, &files).into_iter().flat_map(|f| f.calls.into_iter().map(|(a, b, ..)| (a, b))).collect();
+        let want: BTreeSet<(String, String)> = [("a.rs#t", "a.rs#t.g"), ("b.rs#t", "b.rs#t.g")]
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        assert_eq!(edges, want, "the shared `f` links nowhere; each `g` links in its own file");
     }
 
     fn resolution(calls: &[(&str, &str, u32, Provenance)], unresolved: &[(&str, &str, u32)]) -> Resolution {

@@ -299,11 +299,22 @@ impl<'a> Index<'a> {
         let mut files: Vec<&'a str> = Vec::new();
         if let Some(bindings) = self.imports.get(cx.file.path).and_then(|i| i.names.get(last)) {
             for b in bindings.iter().filter(|b| b.item.is_none() || b.item == Some(last)) {
-                files.extend(&b.files);
+                match b.item {
+                    // `use crate::size_hint;`: the module `size_hint`, not the crate root that holds it.
+                    Some(item) => {
+                        let sub = self.submodule_of(&b.files, item);
+                        files.extend(if sub.is_empty() { b.files.clone() } else { sub });
+                    }
+                    None => files.extend(&b.files),
+                }
             }
         }
         if files.is_empty() {
             files = self.module_files(Lang::Rust, last);
+        }
+        if files.is_empty() && segments.len() == 1 {
+            // `itertools::equal(…)` without a `use`: a crate of the workspace, by its name.
+            files = self.workspace_crate_root(last);
         }
         let found = self.exported(&files, name, plain_callable);
         if found.is_empty() {
