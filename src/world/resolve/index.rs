@@ -6,9 +6,8 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use nerd_logic::symbols::bare_name;
-use nerd_logic::vocab::SymbolKind;
+use nerd_logic::vocab::{Provenance, SymbolKind};
 
-use super::receiver::TypeLookup;
 use super::FileView;
 use crate::world::lang::Lang;
 use crate::world::packages::Manifests;
@@ -34,6 +33,13 @@ pub(super) struct TypeKey<'a> {
     pub lang: Lang,
     pub scope: &'a str,
     pub name: &'a str,
+}
+
+/// A type name looked up from where it is written.
+pub(super) enum TypeLookup<'a> {
+    Project(Vec<TypeKey<'a>>, Provenance),
+    External,
+    NotFound,
 }
 
 /// The scope that owns the types (and their methods) of a file; see [`TypeKey`].

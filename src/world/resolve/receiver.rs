@@ -8,7 +8,9 @@
 
 use nerd_logic::vocab::{Provenance, SymbolKind};
 
-use super::index::{callable, container_of, dir_of, is_declaration_file, is_type, path_of, type_scope, Index, TypeKey};
+use super::index::{
+    callable, container_of, dir_of, is_declaration_file, is_type, path_of, type_scope, Index, TypeKey, TypeLookup,
+};
 use super::names::{builtin_function, builtin_global, builtin_type, std_method};
 use super::types::{return_type, type_name};
 use super::FileView;
@@ -54,13 +56,6 @@ impl Value<'_> {
             other => other,
         }
     }
-}
-
-/// A type name looked up from where it is written.
-pub(super) enum TypeLookup<'a> {
-    Project(Vec<TypeKey<'a>>, Provenance),
-    External,
-    NotFound,
 }
 
 fn plain_callable(kind: SymbolKind) -> bool {
