@@ -347,6 +347,37 @@ impl<'a> Index<'a> {
         Some(TypeKey { lang, scope: type_scope(lang, file.path), name: s.name.as_str() })
     }
 
+    /// What constructing a type runs: its own constructor (TypeScript
+    /// `constructor`, Python `__init__`), else the nearest base's. Rust and Go
+    /// types have none.
+    pub fn constructors_of(&self, ty: &'a ProjectedSymbol) -> Vec<&'a ProjectedSymbol> {
+        let Some(key) = self.type_key(ty) else { return Vec::new() };
+        let name = match key.lang {
+            Lang::TypeScript => "constructor",
+            Lang::Python => "__init__",
+            _ => return Vec::new(),
+        };
+        let mut level = vec![key];
+        let mut seen: HashSet<TypeKey<'a>> = HashSet::default();
+        for _ in 0..6 {
+            let found: Vec<&'a ProjectedSymbol> =
+                level.iter().flat_map(|t| self.methods.get(&(*t, name)).into_iter().flatten().copied()).collect();
+            if !found.is_empty() {
+                return found;
+            }
+            seen.extend(level.iter().copied());
+            level = level
+                .iter()
+                .flat_map(|t| self.supertypes.get(t).into_iter().flatten().copied())
+                .filter(|t| !seen.contains(t))
+                .collect();
+            if level.is_empty() {
+                break;
+            }
+        }
+        Vec::new()
+    }
+
     /// The types of a list of type symbols, each once, in order.
     pub fn type_keys(&self, found: &[&'a ProjectedSymbol]) -> Vec<TypeKey<'a>> {
         let mut keys: Vec<TypeKey<'a>> = Vec::new();

@@ -101,7 +101,11 @@ fn resolve_file(index: &Index<'_>, tests: &HashSet<&str>, f: &FileView<'_>) -> F
     for call in &f.projection.calls {
         let cx = Cx { file: f, caller: &call.caller, line: call.line };
         match index.resolve_call(&cx, &call.name, call.qualifier.as_deref(), call.method, 0) {
-            Outcome::Found(callees, provenance) => {
+            Outcome::Found(mut callees, provenance) => {
+                // Constructing a class runs its constructor.
+                let constructors: Vec<&ProjectedSymbol> =
+                    callees.iter().filter(|c| index::is_type(c.kind)).flat_map(|c| index.constructors_of(c)).collect();
+                callees.extend(constructors);
                 for callee in callees {
                     if provenance.is_certain()
                         && tests.contains(call.caller.as_str())

@@ -239,12 +239,21 @@ pub fn overlay(resolution: &mut Resolution, precise: &[PreciseFile]) {
     };
     for p in precise {
         let sites: HashSet<(u32, &str)> = p.sites.iter().map(|(l, n)| (*l, n.as_str())).collect();
+        let confirmed: HashSet<(&str, &str, u32)> =
+            p.calls.iter().map(|(a, b, l, _)| (a.as_str(), b.as_str(), *l)).collect();
         let file = resolution.files.entry(p.path.clone()).or_default();
         let mut unconfirmed = Vec::new();
         file.calls.retain(|(caller, callee, line, provenance)| {
             let name = bare_name(callee);
             if sites.contains(&(*line, name)) {
                 return false;
+            }
+            // Constructing a class runs its constructor: the indexer names the class only.
+            let class = callee.rsplit_once('.').map(|(class, _)| class);
+            if matches!(name, "__init__" | "constructor")
+                && class.is_some_and(|class| confirmed.contains(&(caller.as_str(), class, *line)))
+            {
+                return true;
             }
             // An `exact` edge was proved by name resolution (an alias or
             // re-export the indexer named by another symbol): it stands.
@@ -410,13 +419,20 @@ mod tests {
                 ("a.py#run", "c.py#other", 9, NameOnly),
                 // Into a symbol the indexer could not answer for: stands.
                 ("a.py#run", "b.py#Value.set", 10, Inferred),
+                // A constructor, where the indexer confirms the class is constructed: stands.
+                ("a.py#run", "b.py#Cart.__init__", 13, Inferred),
+                // A constructor of a class the indexer did not confirm there: uncertain.
+                ("a.py#run", "b.py#Shelf.__init__", 14, Inferred),
             ],
             &[("a.py#run", "get", 11), ("a.py#run", "mystery", 12)],
         );
         let precise = [
             PreciseFile {
                 path: "a.py".into(),
-                calls: vec![("a.py#test_x".into(), "b.py#api_get".into(), 3, "b.py".into())],
+                calls: vec![
+                    ("a.py#test_x".into(), "b.py#api_get".into(), 3, "b.py".into()),
+                    ("a.py#run".into(), "b.py#Cart".into(), 13, "b.py".into()),
+                ],
                 sites: vec![(3, "get".into()), (11, "get".into())],
                 test_links: vec![("a.py#test_x".into(), "b.py#api_get".into())],
                 unanswered: vec![],
@@ -429,6 +445,8 @@ mod tests {
             file.calls.iter().map(|(a, b, _, p)| (a.as_str(), b.as_str(), *p)).collect();
         let expected: BTreeSet<(&str, &str, Provenance)> = [
             ("a.py#test_x", "b.py#api_get", Precise),
+            ("a.py#run", "b.py#Cart", Precise),
+            ("a.py#run", "b.py#Cart.__init__", Inferred),
             ("a.py#run", "b.py#taxed_alias", Exact),
             ("a.py#run", "c.py#other", NameOnly),
             ("a.py#run", "b.py#Value.set", Inferred),
@@ -437,7 +455,7 @@ mod tests {
         .collect();
         assert_eq!(calls, expected);
         let unresolved: BTreeSet<(&str, u32)> = file.unresolved.iter().map(|(_, n, l)| (n.as_str(), *l)).collect();
-        assert_eq!(unresolved, [("invoke", 7), ("mystery", 12)].into_iter().collect());
+        assert_eq!(unresolved, [("invoke", 7), ("mystery", 12), ("__init__", 14)].into_iter().collect());
         assert_eq!(file.test_links, vec![("a.py#test_x".to_string(), "b.py#api_get".to_string())]);
     }
 
