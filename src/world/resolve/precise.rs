@@ -91,8 +91,9 @@ pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) ->
                 file.symbols.iter().filter(|s| function && s.name == name && s.line > line).min_by_key(|s| s.line)
             };
             if let Some(s) = defined_at(file.symbols, line, name).or_else(implementation) {
+                // Overloads repeat a symbol in one file: the first declaration stands for it.
                 let defined = targets.entry(key(path, occ)).or_default();
-                if !defined.iter().any(|t| t.id == s.id) {
+                if !defined.iter().any(|t| t.path == path) {
                     defined.push(Target { id: &s.id, kind: s.kind, path });
                 }
             }
