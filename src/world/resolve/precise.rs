@@ -390,6 +390,34 @@ mod tests {
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect();
         assert_eq!(edges, want, "the shared `f` links nowhere; each `g` links in its own file");
+        // Overloads declare one symbol twice in one file: the first declaration stands for it.
+        let text = "function t() {}\nfunction f(a: string): void;\nfunction f(a: number): void;\n   f(1);\n";
+        let symbols = [
+            symbol("o.ts#t", Function, 1, 1, 0),
+            symbol("o.ts#f", Function, 2, 2, 0),
+            symbol("o.ts#f~2", Function, 3, 3, 0),
+            symbol("o.ts#caller", Function, 4, 4, 0),
+        ];
+        let files = BTreeMap::from([("o.ts", SourceFile { text, symbols: &symbols })]);
+        let overload = |line: u32, start: u32, roles: i32| scip::Occurrence {
+            range: scip::Range { start_line: line, start_char: start, end_line: line, end_char: start + 1 },
+            symbol: "npm o 1.0 o.ts/f().".to_string(),
+            roles,
+        };
+        let index = scip::Index {
+            documents: vec![scip::Document {
+                relative_path: "o.ts".into(),
+                encoding: scip::Encoding::Utf8,
+                occurrences: vec![
+                    overload(1, 9, scip::ROLE_DEFINITION),
+                    overload(2, 9, scip::ROLE_DEFINITION),
+                    overload(3, 3, 0),
+                ],
+            }],
+        };
+        let edges: Vec<(String, String)> =
+            from_scip(&index, &files).into_iter().flat_map(|f| f.calls.into_iter().map(|(a, b, ..)| (a, b))).collect();
+        assert_eq!(edges, vec![("o.ts#caller".to_string(), "o.ts#f".to_string())]);
     }
 
     fn resolution(calls: &[(&str, &str, u32, Provenance)], unresolved: &[(&str, &str, u32)]) -> Resolution {
