@@ -62,8 +62,19 @@ struct Aliases {
 pub struct Manifests {
     packages: Vec<Package>,
     aliases: Vec<Aliases>,
-    /// Rust crates of the workspace: (package folder, crate name as code writes it).
-    crates: Vec<(String, String)>,
+    /// Rust crates of the workspace.
+    crates: Vec<RustCrate>,
+}
+
+/// One Rust package of the workspace with a library or binary target.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct RustCrate {
+    /// The package folder, workspace-relative.
+    dir: String,
+    /// The crate name as code writes it.
+    name: String,
+    /// `[lib] path`, when the root is not `src/lib.rs`.
+    lib_path: Option<String>,
 }
 
 /// What one tsconfig declares, before `extends` is followed.
@@ -102,7 +113,17 @@ impl Manifests {
         for (path, text) in files.iter().filter(|(p, _)| is_manifest(p)) {
             if path.rsplit('/').next() == Some("Cargo.toml") {
                 match text.parse::<toml::Table>() {
-                    Ok(table) => crates.extend(crate_name(&table).map(|name| (dir_of(path).to_string(), name))),
+                    Ok(table) => crates.extend(crate_name(&table).map(|name| {
+                        RustCrate {
+                            dir: dir_of(path).to_string(),
+                            name,
+                            lib_path: table
+                                .get("lib")
+                                .and_then(|l| l.get("path"))
+                                .and_then(toml::Value::as_str)
+                                .map(str::to_string),
+                        }
+                    })),
                     Err(e) => problems.push(ManifestProblem { path: path.clone(), message: e.to_string() }),
                 }
                 continue;
@@ -156,9 +177,13 @@ impl Manifests {
         !self.crates.is_empty()
     }
 
-    /// The package folder of the workspace's Rust crate that code calls `name`.
-    pub fn rust_crate(&self, name: &str) -> Option<&str> {
-        self.crates.iter().find(|(_, n)| n == name).map(|(dir, _)| dir.as_str())
+    /// Where the root file of the crate that code calls `name` may be, most
+    /// likely first: its `[lib] path`, then `src/lib.rs` and `src/main.rs`.
+    pub fn rust_crate_roots(&self, name: &str) -> Vec<String> {
+        let Some(c) = self.crates.iter().find(|c| c.name == name) else { return Vec::new() };
+        let mut roots: Vec<String> = c.lib_path.iter().map(|p| join(&c.dir, p)).collect();
+        roots.extend(["src/lib.rs", "src/main.rs"].iter().map(|r| join(&c.dir, r)));
+        roots
     }
 
     /// The workspace paths (extensions as written) a bare import `module` from
@@ -567,11 +592,13 @@ mod tests {
             ("target/package/x/Cargo.toml", "[package]\nname = \"x\"\n"),
         ]);
         assert!(m.knows_rust_crates());
-        assert_eq!(m.rust_crate("my_util"), Some("crates/my-util"));
-        assert_eq!(m.rust_crate("acme"), Some("crates/core"));
-        assert_eq!(m.rust_crate("acme_core"), None, "[lib] name is what code writes");
-        assert_eq!(m.rust_crate("serde"), None);
-        assert_eq!(m.rust_crate("x"), None, "build output is not the workspace");
+        assert_eq!(m.rust_crate_roots("my_util"), ["crates/my-util/src/lib.rs", "crates/my-util/src/main.rs"]);
+        assert_eq!(m.rust_crate_roots("acme"), ["crates/core/src/lib.rs", "crates/core/src/main.rs"]);
+        assert!(m.rust_crate_roots("acme_core").is_empty(), "[lib] name is what code writes");
+        assert!(m.rust_crate_roots("serde").is_empty());
+        assert!(m.rust_crate_roots("x").is_empty(), "build output is not the workspace");
+        let m = manifests(&[("Cargo.toml", "[package]\nname = \"odd\"\n[lib]\npath = \"./lib/odd.rs\"\n")]);
+        assert_eq!(m.rust_crate_roots("odd"), ["lib/odd.rs", "src/lib.rs", "src/main.rs"]);
     }
 
     #[test]

@@ -541,13 +541,10 @@ impl<'a> Index<'a> {
     /// Rust: the root file of the workspace crate that code calls `name`,
     /// when the workspace's `Cargo.toml` files name it.
     pub fn workspace_crate_root(&self, name: &str) -> Vec<&'a str> {
-        let Some(dir) = self.manifests.rust_crate(name) else { return Vec::new() };
-        ["src/lib.rs", "src/main.rs"]
+        self.manifests
+            .rust_crate_roots(name)
             .iter()
-            .find_map(|root| {
-                let path = if dir.is_empty() { root.to_string() } else { format!("{dir}/{root}") };
-                self.files.get_key_value(path.as_str()).map(|(p, _)| *p)
-            })
+            .find_map(|root| self.files.get_key_value(root.as_str()).map(|(p, _)| *p))
             .into_iter()
             .collect()
     }
