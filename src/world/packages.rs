@@ -166,11 +166,6 @@ impl Manifests {
         out
     }
 
-    /// Whether there is anything to answer with.
-    pub fn is_empty(&self) -> bool {
-        self.packages.is_empty() && self.aliases.is_empty() && self.crates.is_empty()
-    }
-
     /// Whether any `Cargo.toml` named a crate: then a crate name no manifest
     /// names is a dependency's.
     pub fn knows_rust_crates(&self) -> bool {
