@@ -9,6 +9,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::walk::dir_of;
+
 /// The file names read as manifests.
 pub fn is_manifest(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
@@ -113,17 +115,7 @@ impl Manifests {
         for (path, text) in files.iter().filter(|(p, _)| is_manifest(p)) {
             if path.rsplit('/').next() == Some("Cargo.toml") {
                 match text.parse::<toml::Table>() {
-                    Ok(table) => crates.extend(crate_name(&table).map(|name| {
-                        RustCrate {
-                            dir: dir_of(path).to_string(),
-                            name,
-                            lib_path: table
-                                .get("lib")
-                                .and_then(|l| l.get("path"))
-                                .and_then(toml::Value::as_str)
-                                .map(str::to_string),
-                        }
-                    })),
+                    Ok(table) => crates.extend(rust_crate(dir_of(path).to_string(), &table)),
                     Err(e) => problems.push(ManifestProblem { path: path.clone(), message: e.to_string() }),
                 }
                 continue;
@@ -324,12 +316,14 @@ fn condition_targets(value: &Value) -> Vec<String> {
     }
 }
 
-/// The name Rust code gives a package's library: `[lib] name`, else the
-/// package name with `-` as `_`. A virtual workspace manifest names none.
-fn crate_name(table: &toml::Table) -> Option<String> {
-    let lib = table.get("lib").and_then(|l| l.get("name")).and_then(toml::Value::as_str);
+/// A `Cargo.toml`'s crate: named as Rust code names its library (`[lib]
+/// name`, else the package name with `-` as `_`). A virtual workspace
+/// manifest names none.
+fn rust_crate(dir: String, table: &toml::Table) -> Option<RustCrate> {
+    let lib = |key: &str| table.get("lib").and_then(|l| l.get(key)).and_then(toml::Value::as_str);
     let package = table.get("package").and_then(|p| p.get("name")).and_then(toml::Value::as_str);
-    lib.or(package).map(|n| n.replace('-', "_"))
+    let name = lib("name").or(package)?.replace('-', "_");
+    Some(RustCrate { dir, name, lib_path: lib("path").map(str::to_string) })
 }
 
 fn tsconfig(value: &Value) -> TsConfig {
@@ -389,10 +383,6 @@ fn effective_aliases(path: &str, configs: &[(String, TsConfig)]) -> Option<Alias
     }
     let (declared_in, paths) = paths?;
     Some(Aliases { dir: dir_of(path).to_string(), base: base.unwrap_or(declared_in), paths })
-}
-
-fn dir_of(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
 fn inside(path: &str, dir: &str) -> bool {

@@ -38,6 +38,11 @@ pub fn relative(root: &Path, path: &Path) -> Option<String> {
     (!out.is_empty()).then_some(out)
 }
 
+/// The folder of a workspace-relative, `/`-separated path; `""` at the root.
+pub fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
 /// Whether a relative path is one nerd never projects.
 pub fn is_excluded(rel: &str) -> bool {
     rel.split('/').any(|part| part == ".git" || part == ".nerd")

@@ -10,6 +10,7 @@ use std::ffi::OsString;
 use std::path::Path;
 
 use super::{add_lines, finish, tail, Collected, Executed, Holders, Observed, Session};
+use crate::world::walk::dir_of;
 
 const HINT: &str = "install Go (Debian: apt-get install golang-go)";
 
@@ -102,7 +103,7 @@ fn tests_by_dir<'a>(holders: &Holders<'a>) -> BTreeMap<&'a str, BTreeMap<&'a str
         if !path.ends_with("_test.go") {
             continue;
         }
-        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        let dir = dir_of(path);
         for (id, qualified) in tests {
             out.entry(dir).or_default().insert(qualified, id);
         }

@@ -12,6 +12,7 @@ use super::FileView;
 use crate::world::lang::Lang;
 use crate::world::packages::Manifests;
 use crate::world::project::{HintKind, ProjectedSymbol, TypeHint};
+use crate::world::walk::dir_of;
 
 /// Symbols a bare call can name: functions, and types called as constructors.
 pub(super) fn callable(kind: SymbolKind) -> bool {
@@ -67,6 +68,12 @@ pub(super) fn container_of(id: &str) -> &str {
     qualified.rsplit_once('.').map_or("", |(c, _)| c)
 }
 
+/// The name of the type a method id belongs to: `B` in `p#A.B.m`.
+pub(super) fn owner_name(id: &str) -> &str {
+    let container = container_of(id);
+    container.rsplit('.').next().unwrap_or(container)
+}
+
 /// The file an id belongs to.
 pub(super) fn path_of(id: &str) -> &str {
     id.split_once('#').map_or(id, |(p, _)| p)
@@ -86,10 +93,6 @@ pub(super) fn module_path(lang: Lang, path: &str) -> &str {
         }
         Lang::Go => dir_of(path),
     }
-}
-
-pub(super) fn dir_of(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
 fn last_segment(path: &str) -> &str {
@@ -278,9 +281,7 @@ impl<'a> Index<'a> {
                     index.declared.entry(key(s.name.as_str())).or_default().push(s);
                 }
                 if s.kind == SymbolKind::Method {
-                    let owner = container_of(&s.id);
-                    let owner = owner.rsplit('.').next().unwrap_or(owner);
-                    index.methods.entry((key(owner), s.name.as_str())).or_default().push(s);
+                    index.methods.entry((key(owner_name(&s.id)), s.name.as_str())).or_default().push(s);
                     index.methods_by_name.entry((family, s.name.as_str())).or_default().push(s);
                 }
             }
@@ -439,49 +440,35 @@ impl<'a> Index<'a> {
     fn read_imports(&self, file: &FileView<'a>) -> Imports<'a> {
         let mut out = Imports::default();
         for import in &file.projection.imports {
-            let key = import_key(file.lang, file.path, &import.module);
-            let bare = match (&key, file.lang.family()) {
-                (None, Lang::TypeScript) => self.bare_module_files(file.lang, file.path, &import.module),
-                _ => Vec::new(),
-            };
-            if !bare.is_empty() {
-                match import.binding.as_deref() {
-                    Some(binding) => {
-                        let item = import.name.as_deref();
-                        let b = Binding { item, files: bare, submodule: Vec::new(), via_crate_root: false };
-                        out.names.entry(binding).or_default().push(b);
+            let (files, submodule, via_crate_root) = match import_key(file.lang, file.path, &import.module) {
+                // A bare TypeScript import: a workspace package or a path alias, else outside the project.
+                None if file.lang.family() == Lang::TypeScript => {
+                    (self.bare_module_files(file.lang, file.path, &import.module), Vec::new(), false)
+                }
+                // A package outside the project (`import React from "react"`).
+                None => (Vec::new(), Vec::new(), false),
+                Some(key) => {
+                    let mut files = self.module_files(file.lang, &key);
+                    let via_crate_root = files.is_empty() && file.lang == Lang::Rust;
+                    if via_crate_root {
+                        files = self.rust_crate_root(file.path, &import.module);
                     }
-                    None => out.stars.push(bare),
+                    // In Python `from a import b` may bind the module `a.b` itself.
+                    let submodule = match (&import.name, file.lang) {
+                        (Some(item), Lang::Python) => self.module_files(file.lang, &format!("{key}.{item}")),
+                        _ => Vec::new(),
+                    };
+                    (files, submodule, via_crate_root)
                 }
-                continue;
-            }
-            let Some(key) = key else {
-                if let Some(binding) = import.binding.as_deref() {
-                    // A package outside the project (`import React from "react"`).
+            };
+            match import.binding.as_deref() {
+                Some(binding) => {
                     let item = import.name.as_deref();
-                    let b = Binding { item, files: Vec::new(), submodule: Vec::new(), via_crate_root: false };
-                    out.names.entry(binding).or_default().push(b);
+                    out.names.entry(binding).or_default().push(Binding { item, files, submodule, via_crate_root });
                 }
-                continue;
-            };
-            let mut files = self.module_files(file.lang, &key);
-            let via_crate_root = files.is_empty() && file.lang == Lang::Rust;
-            if via_crate_root {
-                files = self.rust_crate_root(file.path, &import.module);
+                None if !files.is_empty() => out.stars.push(files),
+                None => {}
             }
-            let Some(binding) = import.binding.as_deref() else {
-                if !files.is_empty() {
-                    out.stars.push(files);
-                }
-                continue;
-            };
-            // In Python `from a import b` may bind the module `a.b` itself.
-            let submodule = match (&import.name, file.lang) {
-                (Some(item), Lang::Python) => self.module_files(file.lang, &format!("{key}.{item}")),
-                _ => Vec::new(),
-            };
-            let item = import.name.as_deref();
-            out.names.entry(binding).or_default().push(Binding { item, files, submodule, via_crate_root });
         }
         out
     }

@@ -9,7 +9,7 @@
 use nerd_logic::vocab::{Provenance, SymbolKind};
 
 use super::index::{
-    callable, container_of, dir_of, is_declaration_file, is_type, path_of, type_scope, Index, TypeKey, TypeLookup,
+    callable, container_of, is_declaration_file, is_type, owner_name, path_of, type_scope, Index, TypeKey, TypeLookup,
 };
 use super::names::{builtin_function, builtin_global, builtin_type, std_method};
 use super::types::{return_type, type_name};
@@ -17,6 +17,7 @@ use super::FileView;
 use crate::world::imports::split_top_level;
 use crate::world::lang::Lang;
 use crate::world::project::{HintKind, ProjectedSymbol, TypeHint, RETURN_VAR};
+use crate::world::walk::dir_of;
 
 /// How many steps one resolution may take through hints, results and fields.
 const MAX_DEPTH: u32 = 8;
@@ -404,9 +405,7 @@ impl<'a> Index<'a> {
     fn owner_of(&self, method: &'a ProjectedSymbol) -> Option<TypeKey<'a>> {
         let file = self.files.get(path_of(&method.id))?;
         let lang = file.lang.family();
-        let owner = container_of(&method.id);
-        let name = owner.rsplit('.').next().unwrap_or(owner);
-        Some(TypeKey { lang, scope: type_scope(lang, file.path), name })
+        Some(TypeKey { lang, scope: type_scope(lang, file.path), name: owner_name(&method.id) })
     }
 
     fn is_abstract(&self, t: TypeKey<'a>) -> bool {
