@@ -89,7 +89,8 @@ pub fn read_and_project(root: &Path, w: &Walked) -> Result<(FileRecord, Option<F
 const PROJECTION_KEY: &str = "projection";
 
 /// Bumped whenever projection code (not only a query) changes what a file projects to.
-const PROJECTION_REVISION: &str = "3: type hints, macro arguments, overload stubs, a call's line is its name's";
+const PROJECTION_REVISION: &str =
+    "4: type hints, macro arguments, overload stubs, a call's line is its name's, alias hints";
 
 /// What a projection depends on besides the file: nerd's version, the
 /// projection code's revision and every grammar query.

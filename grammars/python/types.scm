@@ -4,6 +4,8 @@
 ; attribute of the enclosing class (`self.x = …`, a class-level annotation).
 (assignment left: (identifier) @hint.var type: (type) @hint.type)
 (assignment left: (identifier) @hint.var right: (call function: [(identifier) (attribute)] @hint.value))
+; A name that stands for another, referenced and not called: `get = session.get`.
+(assignment left: (identifier) @hint.var right: [(identifier) (attribute)] @hint.alias)
 (typed_parameter (identifier) @hint.var type: (type) @hint.type)
 (typed_default_parameter name: (identifier) @hint.var type: (type) @hint.type)
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @hint.value) alias: (as_pattern_target (identifier) @hint.var)))

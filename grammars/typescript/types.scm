@@ -15,5 +15,9 @@
 (class_heritage (extends_clause value: (_) @hint.base))
 (class_heritage (implements_clause (_) @hint.base))
 (extends_type_clause type: (_) @hint.base)
+; A name that stands for another, referenced and not called: `const stringType
+; = ZodString.create`, and `export { stringType as string }` without `from`.
+(variable_declarator name: (identifier) @hint.var value: [(identifier) (member_expression)] @hint.alias)
+(export_statement !source (export_clause (export_specifier name: (identifier) @hint.alias alias: (identifier) @hint.var)))
 (return_statement (new_expression constructor: (_) @hint.value)) @hint.return
 (return_statement (call_expression function: [(identifier) (member_expression)] @hint.value)) @hint.return

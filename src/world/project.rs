@@ -76,6 +76,10 @@ pub enum HintKind {
     /// The text is a base type of the enclosing type (a superclass, an embedded
     /// struct, an implemented trait or interface); the hint binds no name.
     Base,
+    /// The text is another name the name stands for, referenced and not
+    /// called (`const stringType = ZodString.create`, `export { stringType as
+    /// string }`, Python `get = session.get`): calling the name calls it.
+    Alias,
 }
 
 impl HintKind {
@@ -84,6 +88,7 @@ impl HintKind {
             HintKind::Type => "type",
             HintKind::Call => "call",
             HintKind::Base => "base",
+            HintKind::Alias => "alias",
         }
     }
 
@@ -92,6 +97,7 @@ impl HintKind {
             "type" => Some(HintKind::Type),
             "call" => Some(HintKind::Call),
             "base" => Some(HintKind::Base),
+            "alias" => Some(HintKind::Alias),
             _ => None,
         }
     }
@@ -160,6 +166,7 @@ struct Roles {
     hint_type: Option<u32>,
     hint_value: Option<u32>,
     hint_base: Option<u32>,
+    hint_alias: Option<u32>,
     hint_field: Option<u32>,
     hint_return: Option<u32>,
     macro_args: Option<u32>,
@@ -184,6 +191,7 @@ impl Roles {
             hint_type: index("hint.type"),
             hint_value: index("hint.value"),
             hint_base: index("hint.base"),
+            hint_alias: index("hint.alias"),
             hint_field: index("hint.field"),
             hint_return: index("hint.return"),
             macro_args: index("macro.args"),
@@ -234,6 +242,8 @@ impl Roles {
                 out.hint.text = Some((c.node, HintKind::Call));
             } else if i == self.hint_base {
                 out.hint.text = Some((c.node, HintKind::Base));
+            } else if i == self.hint_alias {
+                out.hint.text = Some((c.node, HintKind::Alias));
             } else if i == self.hint_field {
                 out.hint.field = true;
             } else if i == self.hint_return {

@@ -201,6 +201,13 @@ pub(super) struct Imports<'a> {
 /// The hints declaring one field, with the file that wrote each.
 pub(super) type FieldHints<'a> = Vec<(&'a TypeHint, &'a str)>;
 
+/// What a module passes on under one name, as `Index::exports` gathers it.
+#[derive(Default)]
+struct Exports<'a> {
+    symbols: Vec<&'a ProjectedSymbol>,
+    aliases: Vec<&'a TypeHint>,
+}
+
 /// The lookup tables of one resolution.
 pub(super) struct Index<'a> {
     pub files: HashMap<&'a str, &'a FileView<'a>>,
@@ -221,6 +228,9 @@ pub(super) struct Index<'a> {
     pub modules: HashMap<(Lang, &'a str), Vec<(&'a str, &'a str)>>,
     /// scope → hints on local names of that scope (a function, or a file at module level).
     pub hints: HashMap<&'a str, Vec<&'a TypeHint>>,
+    /// (file, name) → the module-level alias that name is (`export { f as g }`,
+    /// `const g = Foo.create`): what the module exports under it.
+    aliases: HashMap<(&'a str, &'a str), &'a TypeHint>,
     /// (type, field) → field hints, with the file that wrote them.
     pub fields: HashMap<(TypeKey<'a>, &'a str), FieldHints<'a>>,
     /// Type → its bases that are project types, each looked up from the file declaring it.
@@ -250,6 +260,7 @@ impl<'a> Index<'a> {
             methods_by_name: HashMap::default(),
             modules: HashMap::default(),
             hints: HashMap::default(),
+            aliases: HashMap::default(),
             fields: HashMap::default(),
             supertypes: HashMap::default(),
             foreign_base: HashSet::default(),
@@ -291,7 +302,12 @@ impl<'a> Index<'a> {
                     (_, true) => {
                         index.fields.entry((key(bare_name(&h.scope)), h.var.as_str())).or_default().push((h, f.path))
                     }
-                    (_, false) => index.hints.entry(h.scope.as_str()).or_default().push(h),
+                    (_, false) => {
+                        if h.kind == HintKind::Alias && h.scope == f.path {
+                            index.aliases.entry((f.path, h.var.as_str())).or_insert(h);
+                        }
+                        index.hints.entry(h.scope.as_str()).or_default().push(h)
+                    }
                 }
             }
             let module = module_path(f.lang, f.path);
@@ -540,20 +556,35 @@ impl<'a> Index<'a> {
     /// defined there or passed on by its imports and re-exports, keeping
     /// those `keep` accepts.
     pub fn exported(&self, files: &[&'a str], name: &str, keep: fn(SymbolKind) -> bool) -> Vec<&'a ProjectedSymbol> {
-        let mut out = Vec::new();
-        let mut seen = HashSet::default();
-        self.exported_into(files, name, keep, 0, &mut seen, &mut out);
-        out
+        self.exports(files, name, keep).0
     }
 
-    fn exported_into(
+    /// What the module made of `files` exports as `name`: the symbols `keep`
+    /// accepts, through re-exports and aliases of a plain name, and the
+    /// module-level aliases of a longer name (`const string = ZodString.create`)
+    /// that only a receiver's resolution can follow.
+    pub fn exports(
+        &self,
+        files: &[&'a str],
+        name: &str,
+        keep: fn(SymbolKind) -> bool,
+    ) -> (Vec<&'a ProjectedSymbol>, Vec<&'a TypeHint>) {
+        let mut out = Exports::default();
+        let mut seen = HashSet::default();
+        self.exports_into(files, name, keep, 0, &mut seen, &mut out);
+        out.symbols.sort_by(|a, b| a.id.cmp(&b.id));
+        out.symbols.dedup_by(|a, b| a.id == b.id);
+        (out.symbols, out.aliases)
+    }
+
+    fn exports_into(
         &self,
         files: &[&'a str],
         name: &str,
         keep: fn(SymbolKind) -> bool,
         depth: u32,
         seen: &mut HashSet<(&'a str, String)>,
-        out: &mut Vec<&'a ProjectedSymbol>,
+        out: &mut Exports<'a>,
     ) {
         if depth > 6 {
             return;
@@ -571,19 +602,25 @@ impl<'a> Index<'a> {
                 .filter(|s| keep(s.kind) && s.depth == 0)
                 .collect();
             if !defined.is_empty() {
-                out.extend(defined);
+                out.symbols.extend(defined);
+                continue;
+            }
+            if let Some(alias) = self.aliases.get(&(file, name)) {
+                if alias.text.contains(['.', ':']) {
+                    out.aliases.push(alias);
+                } else {
+                    self.exports_into(&[file], &alias.text, keep, depth + 1, seen, out);
+                }
                 continue;
             }
             let Some(imports) = self.imports.get(file) else { continue };
             for b in imports.names.get(name).into_iter().flatten() {
-                self.exported_into(&b.files, b.item.unwrap_or(name), keep, depth + 1, seen, out);
+                self.exports_into(&b.files, b.item.unwrap_or(name), keep, depth + 1, seen, out);
             }
             for star in &imports.stars {
-                self.exported_into(star, name, keep, depth + 1, seen, out);
+                self.exports_into(star, name, keep, depth + 1, seen, out);
             }
         }
-        out.sort_by(|a, b| a.id.cmp(&b.id));
-        out.dedup_by(|a, b| a.id == b.id);
     }
 
     /// The files of the module that the module made of `files` passes on

@@ -226,7 +226,9 @@ fn enclosing_caller(symbols: &[ProjectedSymbol], line: u32) -> Option<&Projected
 
 /// Lays the precise tier over `resolution`. In each file it covered, its
 /// edges are added as `precise`, and a heuristic edge or unresolved call is
-/// dropped where the indexer resolved the same name on the same line. A
+/// dropped where the indexer resolved the same name on the same line, except
+/// an `inferred` dispatch edge (an override, an implementation) at a site
+/// where the heuristic tier also linked the method the indexer names. A
 /// guessed (`inferred` or `name_only`) heuristic edge into a covered file
 /// that the indexer did not confirm (it reported every reference there, and
 /// not this one) stays only as an unresolved call: the indexer could not
@@ -243,11 +245,23 @@ pub fn overlay(resolution: &mut Resolution, precise: &[PreciseFile]) {
         let confirmed: HashSet<(&str, &str, u32)> =
             p.calls.iter().map(|(a, b, l, _)| (a.as_str(), b.as_str(), *l)).collect();
         let file = resolution.files.entry(p.path.clone()).or_default();
+        // Sites where the heuristic tier linked the very symbol the indexer names.
+        let agreed: HashSet<(String, u32)> = file
+            .calls
+            .iter()
+            .filter(|(caller, callee, line, _)| confirmed.contains(&(caller.as_str(), callee.as_str(), *line)))
+            .map(|(caller, _, line, _)| (caller.clone(), *line))
+            .collect();
         let mut unconfirmed = Vec::new();
         file.calls.retain(|(caller, callee, line, provenance)| {
             let name = bare_name(callee);
             if sites.contains(&(*line, name)) {
-                return false;
+                // The indexer names the declared method; the overrides or
+                // implementations dispatch may run there stay, where the
+                // heuristic tier agreed on that declared method.
+                return *provenance == Provenance::Inferred
+                    && !confirmed.contains(&(caller.as_str(), callee.as_str(), *line))
+                    && agreed.contains(&(caller.clone(), *line));
             }
             // Constructing a class runs its constructor: the indexer names the class only.
             let class = callee.rsplit_once('.').map(|(class, _)| class);
@@ -452,6 +466,12 @@ mod tests {
                 ("a.py#run", "b.py#Cart.__init__", 13, Inferred),
                 // A constructor of a class the indexer did not confirm there: uncertain.
                 ("a.py#run", "b.py#Shelf.__init__", 14, Inferred),
+                // Dispatch where the indexer names the declared method the
+                // heuristic tier also linked: the override stays.
+                ("a.py#run", "b.py#Base.render", 15, Inferred),
+                ("a.py#run", "b.py#Child.render", 15, Inferred),
+                // Where the heuristic tier linked another method than the indexer's: replaced.
+                ("a.py#run", "b.py#Other.render", 16, Inferred),
             ],
             &[("a.py#run", "get", 11), ("a.py#run", "mystery", 12)],
         );
@@ -461,8 +481,10 @@ mod tests {
                 calls: vec![
                     ("a.py#test_x".into(), "b.py#api_get".into(), 3, "b.py".into()),
                     ("a.py#run".into(), "b.py#Cart".into(), 13, "b.py".into()),
+                    ("a.py#run".into(), "b.py#Base.render".into(), 15, "b.py".into()),
+                    ("a.py#run".into(), "b.py#Base.render".into(), 16, "b.py".into()),
                 ],
-                sites: vec![(3, "get".into()), (11, "get".into())],
+                sites: vec![(3, "get".into()), (11, "get".into()), (15, "render".into()), (16, "render".into())],
                 test_links: vec![("a.py#test_x".into(), "b.py#api_get".into())],
                 unanswered: vec![],
             },
@@ -476,6 +498,8 @@ mod tests {
             ("a.py#test_x", "b.py#api_get", Precise),
             ("a.py#run", "b.py#Cart", Precise),
             ("a.py#run", "b.py#Cart.__init__", Inferred),
+            ("a.py#run", "b.py#Base.render", Precise),
+            ("a.py#run", "b.py#Child.render", Inferred),
             ("a.py#run", "b.py#taxed_alias", Exact),
             ("a.py#run", "c.py#other", NameOnly),
             ("a.py#run", "b.py#Value.set", Inferred),

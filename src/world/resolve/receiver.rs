@@ -3,10 +3,11 @@
 //! method call through what the receiver is: `self`'s type, a local whose
 //! type a hint gives (an annotation, a constructor, a function's declared
 //! return type), a field, a module, an interface whose implementations all
-//! answer. A receiver the language's own library answers is never linked to
+//! answer, a class whose subclasses' overrides may answer. A receiver the language's own library answers is never linked to
 //! the project. Pure over the index; knows nothing about storage.
 
 use nerd_logic::vocab::{Provenance, SymbolKind};
+use rustc_hash::FxHashSet as HashSet;
 
 use super::index::{
     callable, container_of, is_declaration_file, is_type, owner_name, path_of, type_scope, Index, TypeKey, TypeLookup,
@@ -21,6 +22,9 @@ use crate::world::walk::dir_of;
 
 /// How many steps one resolution may take through hints, results and fields.
 const MAX_DEPTH: u32 = 8;
+
+/// How many subclasses one virtual call looks through for overrides.
+const MAX_SUBCLASSES: usize = 512;
 
 /// Where a call is written.
 pub(super) struct Cx<'c, 'a> {
@@ -43,17 +47,28 @@ pub(super) enum Outcome<'a> {
 #[derive(Clone, Debug)]
 enum Value<'a> {
     /// A value of one of these project types (a type and, for `super()`, its bases).
-    Types(Vec<TypeKey<'a>>, Provenance),
+    Types(Vec<TypeKey<'a>>, Provenance, Dispatch),
     /// A project module (its files).
     Module(Vec<&'a str>),
     External,
     Unknown,
 }
 
+/// Whether a method called on a value may be a subclass's override.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dispatch {
+    /// The value is exactly of its types: just constructed, a class named
+    /// for a static call, or `super()`.
+    Static,
+    /// The value may be an instance of a subclass: `self`/`this`, or a value
+    /// declared with the type (a parameter, a field, a return type).
+    Virtual,
+}
+
 impl Value<'_> {
     fn inferred(self) -> Self {
         match self {
-            Value::Types(t, _) => Value::Types(t, Provenance::Inferred),
+            Value::Types(t, _, dispatch) => Value::Types(t, Provenance::Inferred, dispatch),
             other => other,
         }
     }
@@ -129,7 +144,7 @@ impl<'a> Index<'a> {
             return Outcome::Unknown;
         }
         let outcome = match qualifier.map(str::trim) {
-            None | Some("") => self.plain(cx, name),
+            None | Some("") => self.plain(cx, name, depth),
             Some(q) if cx.file.lang == Lang::Rust && !method => self.path_call(cx, q, name, depth),
             Some(q) => {
                 let value = self.receiver_value(cx, q, depth + 1);
@@ -157,9 +172,9 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// A bare call: the file, its imports, its package, the language's
-    /// builtins, then a unique name anywhere as a guess.
-    fn plain(&self, cx: &Cx<'_, 'a>, name: &str) -> Outcome<'a> {
+    /// A bare call: the file, a name standing for another, its imports, its
+    /// package, the language's builtins, then a unique name anywhere as a guess.
+    fn plain(&self, cx: &Cx<'_, 'a>, name: &str, depth: u32) -> Outcome<'a> {
         let file = cx.file;
         let family = file.lang.family();
         let local: Vec<&ProjectedSymbol> = self
@@ -184,6 +199,9 @@ impl<'a> Index<'a> {
                 .unwrap_or(local[0]);
             return Outcome::Found(vec![best], Provenance::Exact);
         }
+        if let Some(alias) = self.local_hint(cx, name).filter(|h| h.kind == HintKind::Alias) {
+            return self.alias_outcome(alias, depth);
+        }
         if let Some(imports) = self.imports.get(file.path) {
             if let Some(bindings) = imports.names.get(name) {
                 let mut found = Vec::new();
@@ -192,7 +210,7 @@ impl<'a> Index<'a> {
                     if b.files.is_empty() && b.submodule.is_empty() {
                         external = true;
                     }
-                    found.extend(self.exported(&b.files, b.item.unwrap_or(name), plain_callable));
+                    found.extend(self.exported_callables(&b.files, b.item.unwrap_or(name), depth));
                 }
                 if !found.is_empty() {
                     return Outcome::Found(found, Provenance::Exact);
@@ -202,7 +220,7 @@ impl<'a> Index<'a> {
                 }
             }
             for star in &imports.stars {
-                let found = self.exported(star, name, plain_callable);
+                let found = self.exported_callables(star, name, depth);
                 if !found.is_empty() {
                     return Outcome::Found(found, Provenance::Exact);
                 }
@@ -249,7 +267,7 @@ impl<'a> Index<'a> {
             .filter(|s| !s.is_empty() && !matches!(*s, "crate" | "self" | "super" | "$crate"))
             .collect();
         let (Some(&head), Some(&last)) = (segments.first(), segments.last()) else {
-            return self.plain(cx, name);
+            return self.plain(cx, name, depth);
         };
         if builtin_global(Lang::Rust, head) {
             return Outcome::External;
@@ -286,7 +304,7 @@ impl<'a> Index<'a> {
             }
         };
         if let Some((types, provenance)) = types {
-            return match self.call_on(cx, Value::Types(types, provenance), name, depth) {
+            return match self.call_on(cx, Value::Types(types, provenance, Dispatch::Static), name, depth) {
                 // A project type without that function: a derived or std trait's (`Foo::default()`) or a variant.
                 Outcome::Unknown => Outcome::External,
                 other => other,
@@ -321,11 +339,32 @@ impl<'a> Index<'a> {
         }
     }
 
+    /// The callables the module made of `files` exports as `name`, its
+    /// aliases of longer names (`const string = ZodString.create`) followed.
+    fn exported_callables(&self, files: &[&'a str], name: &str, depth: u32) -> Vec<&'a ProjectedSymbol> {
+        let (mut found, aliases) = self.exports(files, name, plain_callable);
+        for alias in aliases {
+            if let Outcome::Found(targets, _) = self.alias_outcome(alias, depth) {
+                found.extend(targets);
+            }
+        }
+        found
+    }
+
+    /// What calling a name that stands for another calls: the other name,
+    /// resolved where the alias is written.
+    fn alias_outcome(&self, alias: &'a TypeHint, depth: u32) -> Outcome<'a> {
+        let Some(file) = self.files.get(path_of(&alias.scope)) else { return Outcome::Unknown };
+        let cx = Cx { file, caller: &alias.scope, line: alias.line };
+        let (qualifier, name, method) = split_callee(file.lang, &alias.text);
+        self.resolve_call(&cx, name, qualifier, method, depth + 1)
+    }
+
     /// A call of `name` on a value.
     fn call_on(&self, cx: &Cx<'_, 'a>, value: Value<'a>, name: &str, depth: u32) -> Outcome<'a> {
         match value {
-            Value::Types(types, provenance) => {
-                let (found, dispatched) = self.methods_on(cx, &types, name);
+            Value::Types(types, provenance, dispatch) => {
+                let (found, dispatched) = self.methods_on(cx, &types, name, dispatch);
                 if found.is_empty() {
                     // Inherited from a base outside the project, or a callable held in a field.
                     return if self.has_foreign_base(&types) { Outcome::External } else { Outcome::Unknown };
@@ -334,7 +373,7 @@ impl<'a> Index<'a> {
                 Outcome::Found(found, provenance)
             }
             Value::Module(files) => {
-                let found = self.exported(&files, name, plain_callable);
+                let found = self.exported_callables(&files, name, depth);
                 if found.is_empty() {
                     Outcome::Unknown
                 } else {
@@ -368,9 +407,16 @@ impl<'a> Index<'a> {
     }
 
     /// The methods named `method` of `types`, their bases when they lack it,
-    /// and, for an interface or trait, of every type implementing it. The
-    /// flag says whether dispatch was involved.
-    fn methods_on(&self, cx: &Cx<'_, 'a>, types: &[TypeKey<'a>], method: &str) -> (Vec<&'a ProjectedSymbol>, bool) {
+    /// for an interface or trait those of every type implementing it, and,
+    /// when the value may be a subclass's instance (TypeScript, Python), the
+    /// overrides its subclasses declare. The flag says whether dispatch was involved.
+    fn methods_on(
+        &self,
+        cx: &Cx<'_, 'a>,
+        types: &[TypeKey<'a>],
+        method: &str,
+        dispatch: Dispatch,
+    ) -> (Vec<&'a ProjectedSymbol>, bool) {
         let family = cx.file.lang.family();
         let mut out: Vec<&'a ProjectedSymbol> = Vec::new();
         let mut dispatched = false;
@@ -398,7 +444,34 @@ impl<'a> Index<'a> {
                 queue.extend(self.supertypes.get(&t).into_iter().flatten().map(|b| (*b, level + 1)));
             }
         }
+        if dispatch == Dispatch::Virtual && matches!(family, Lang::TypeScript | Lang::Python) {
+            let overrides = self.overrides(types, method);
+            dispatched |= !overrides.is_empty();
+            out.extend(overrides);
+        }
         (out, dispatched)
+    }
+
+    /// The methods named `method` that subclasses of `types`, at any depth,
+    /// declare: what a call on `this` or on a declared instance may run.
+    fn overrides(&self, types: &[TypeKey<'a>], method: &str) -> Vec<&'a ProjectedSymbol> {
+        let mut out = Vec::new();
+        let mut queue: Vec<TypeKey<'a>> =
+            types.iter().flat_map(|t| self.implementors.get(t).into_iter().flatten()).copied().collect();
+        let mut seen: HashSet<TypeKey<'a>> = HashSet::default();
+        while let Some(t) = queue.pop() {
+            if seen.len() >= MAX_SUBCLASSES || !seen.insert(t) {
+                continue;
+            }
+            out.extend(self.methods.get(&(t, method)).into_iter().flatten());
+            queue.extend(self.implementors.get(&t).into_iter().flatten());
+        }
+        out
+    }
+
+    /// An instance of the caller's type or of a subclass (`: this`, `Self`).
+    fn virtual_instance(&self, t: Option<TypeKey<'a>>) -> Value<'a> {
+        t.map_or(Value::Unknown, |t| Value::Types(vec![t], Provenance::Inferred, Dispatch::Virtual))
     }
 
     /// The type a method belongs to.
@@ -564,9 +637,12 @@ impl<'a> Index<'a> {
         if !is_identifier(head) {
             return Value::Unknown;
         }
+        if head == "super" && lang.family() == Lang::TypeScript {
+            return self.bases_of_enclosing(cx);
+        }
         if matches!(head, "self" | "this" | "cls" | "Self") || self.is_python_self(cx, head) {
             return match self.enclosing_type(cx) {
-                Some(t) => Value::Types(vec![t], Provenance::Exact),
+                Some(t) => Value::Types(vec![t], Provenance::Exact, Dispatch::Virtual),
                 None => Value::Unknown,
             };
         }
@@ -581,7 +657,7 @@ impl<'a> Index<'a> {
                     Some(item) => {
                         let types = self.exported(&b.files, item, is_type);
                         if !types.is_empty() {
-                            return Value::Types(self.type_keys(&types), Provenance::Exact);
+                            return Value::Types(self.type_keys(&types), Provenance::Exact, Dispatch::Static);
                         }
                         modules.extend(&b.submodule);
                         // `import { z } from "zod"`, where the package binds `z` to a whole module.
@@ -597,7 +673,7 @@ impl<'a> Index<'a> {
             }
         }
         match self.type_named(cx.file, head) {
-            TypeLookup::Project(types, provenance) => return Value::Types(types, provenance),
+            TypeLookup::Project(types, provenance) => return Value::Types(types, provenance, Dispatch::Static),
             TypeLookup::External => return Value::External,
             TypeLookup::NotFound => {}
         }
@@ -618,18 +694,24 @@ impl<'a> Index<'a> {
         first == head
     }
 
-    /// `super()`: the bases of the caller's type.
+    /// `super()` (Python), `super` (TypeScript): the bases of the caller's type.
     fn bases_of_enclosing(&self, cx: &Cx<'_, 'a>) -> Value<'a> {
         let Some(t) = self.enclosing_type(cx) else { return Value::Unknown };
         match self.supertypes.get(&t) {
-            Some(bases) if !bases.is_empty() => Value::Types(bases.clone(), Provenance::Exact),
+            Some(bases) if !bases.is_empty() => Value::Types(bases.clone(), Provenance::Exact, Dispatch::Static),
             _ => Value::External,
         }
     }
 
-    /// What a hint in the caller's scopes says the local name `var` holds:
-    /// the caller, its enclosing functions, its file, and in Go its package.
+    /// What a hint in the caller's scopes says the local name `var` holds.
     fn local_value(&self, cx: &Cx<'_, 'a>, var: &str, depth: u32) -> Option<Value<'a>> {
+        self.local_hint(cx, var).map(|hint| self.value_of_hint(hint, depth + 1))
+    }
+
+    /// The hint on the local name `var` that the caller sees: in the caller,
+    /// its enclosing functions, its file, and in Go its package; the last one
+    /// written before the call, else the first.
+    fn local_hint(&self, cx: &Cx<'_, 'a>, var: &str) -> Option<&'a TypeHint> {
         let mut scope = cx.caller;
         let mut scopes = vec![scope];
         while let Some((outer, _)) = scope.rsplit_once('.').filter(|(o, _)| o.contains('#')) {
@@ -653,8 +735,7 @@ impl<'a> Index<'a> {
             let Some(hints) = self.hints.get(scope) else { continue };
             let mut named = hints.iter().copied().filter(|h| h.var == var).peekable();
             let Some(first) = named.peek().copied() else { continue };
-            let hint = named.rfind(|h| h.line <= cx.line).unwrap_or(first);
-            return Some(self.value_of_hint(hint, depth + 1));
+            return Some(named.rfind(|h| h.line <= cx.line).unwrap_or(first));
         }
         None
     }
@@ -666,6 +747,7 @@ impl<'a> Index<'a> {
         let value = match hint.kind {
             HintKind::Type => self.type_value(&cx, &hint.text),
             HintKind::Call => self.value_of_callee(&cx, &hint.text, depth + 1),
+            HintKind::Alias => self.receiver_value(&cx, &hint.text, depth + 1),
             HintKind::Base => Value::Unknown,
         };
         value.inferred()
@@ -674,10 +756,10 @@ impl<'a> Index<'a> {
     /// The value of a written type.
     fn type_value(&self, cx: &Cx<'_, 'a>, text: &str) -> Value<'a> {
         if type_name(cx.file.lang, text).is_some_and(|(_, name)| name == "Self") {
-            return self.enclosing_type(cx).map_or(Value::Unknown, |t| Value::Types(vec![t], Provenance::Inferred));
+            return self.virtual_instance(self.enclosing_type(cx));
         }
         match self.written_type(cx.file, text) {
-            TypeLookup::Project(types, _) => Value::Types(types, Provenance::Inferred),
+            TypeLookup::Project(types, _) => Value::Types(types, Provenance::Inferred, Dispatch::Virtual),
             TypeLookup::External => Value::External,
             TypeLookup::NotFound => Value::Unknown,
         }
@@ -699,7 +781,10 @@ impl<'a> Index<'a> {
     /// What calling `s` gives: an instance of a type, or a function's declared return type.
     fn result_value(&self, s: &'a ProjectedSymbol, depth: u32) -> Value<'a> {
         if is_type(s.kind) {
-            return self.type_key(s).map_or(Value::Unknown, |t| Value::Types(vec![t], Provenance::Inferred));
+            // A constructor's result is exactly of its class.
+            return self
+                .type_key(s)
+                .map_or(Value::Unknown, |t| Value::Types(vec![t], Provenance::Inferred, Dispatch::Static));
         }
         let Some(file) = self.files.get(path_of(&s.id)) else { return Value::Unknown };
         if depth > MAX_DEPTH {
@@ -713,7 +798,7 @@ impl<'a> Index<'a> {
         let cx = Cx { file, caller: &s.id, line: s.line };
         if returned == "this" {
             // A fluent method returns its own receiver: at least the type that declares it.
-            return self.enclosing_type(&cx).map_or(Value::Unknown, |t| Value::Types(vec![t], Provenance::Inferred));
+            return self.virtual_instance(self.enclosing_type(&cx));
         }
         self.type_value(&cx, returned)
     }
@@ -735,7 +820,7 @@ impl<'a> Index<'a> {
             return Value::Unknown;
         }
         match value {
-            Value::Types(types, _) => {
+            Value::Types(types, _, _) => {
                 let mut queue: Vec<TypeKey<'a>> = types;
                 let mut seen = Vec::new();
                 while let Some(t) = queue.pop() {
@@ -753,7 +838,7 @@ impl<'a> Index<'a> {
             Value::Module(files) => {
                 let types = self.exported(&files, part, is_type);
                 if !types.is_empty() {
-                    return Value::Types(self.type_keys(&types), Provenance::Exact);
+                    return Value::Types(self.type_keys(&types), Provenance::Exact, Dispatch::Static);
                 }
                 let mut sub = self.submodule_files(cx.file.lang, &files, part);
                 if sub.is_empty() {
