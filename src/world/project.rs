@@ -763,9 +763,16 @@ fn has_pub_modifier(node: Node<'_>) -> bool {
     found
 }
 
-/// The definition's text up to its body, on one line.
+/// The definition's text up to its body, on one line. A field or constant
+/// holding a function (`static create = (…): T => {…}`) reads up to that
+/// function's body, so its parameters and return type stay in it.
 fn signature(node: Node<'_>, source: &[u8]) -> String {
-    let end = match node.child_by_field_name("body") {
+    let function_value = || {
+        node.child_by_field_name("value")
+            .filter(|v| matches!(v.kind(), "arrow_function" | "function_expression" | "function" | "lambda"))
+            .and_then(|v| v.child_by_field_name("body"))
+    };
+    let end = match node.child_by_field_name("body").or_else(function_value) {
         Some(body) => body.start_byte(),
         None => {
             let start = node.start_byte();
@@ -774,7 +781,8 @@ fn signature(node: Node<'_>, source: &[u8]) -> String {
         }
     };
     let raw = String::from_utf8_lossy(&source[node.start_byte()..end]);
-    compact(raw.trim_end_matches([' ', '{', ':', '=', '\n']).trim_end(), SIGNATURE_MAX_CHARS)
+    let text = raw.trim_end_matches([' ', '{', ':', '=', '\n']).trim_end();
+    compact(text.strip_suffix("=>").unwrap_or(text).trim_end(), SIGNATURE_MAX_CHARS)
 }
 
 /// The definitions of a file, to find what encloses a position.
