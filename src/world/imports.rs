@@ -193,6 +193,12 @@ fn python(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {
     if node.kind() == "import_statement" {
         for name in node.children_by_field_name("name", &mut cursor) {
             let (module, alias) = aliased(name, source);
+            if alias.is_none() {
+                // `import a.b` binds `a`, the top package, through which `a.b` is reached.
+                if let Some((top, _)) = module.split_once('.') {
+                    out.push(Import { module: top.to_string(), name: None, binding: Some(top.to_string()), line });
+                }
+            }
             let binding = alias.unwrap_or_else(|| module.clone());
             out.push(Import { module, name: None, binding: Some(binding), line });
         }
