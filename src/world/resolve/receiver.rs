@@ -366,6 +366,9 @@ impl<'a> Index<'a> {
             Value::Types(types, provenance, dispatch) => {
                 let (found, dispatched) = self.methods_on(cx, &types, name, dispatch);
                 if found.is_empty() {
+                    if let Some(found) = self.trait_methods_in_scope(cx, name) {
+                        return found;
+                    }
                     // Inherited from a base outside the project, or a callable held in a field.
                     return if self.has_foreign_base(&types) { Outcome::External } else { Outcome::Unknown };
                 }
@@ -380,10 +383,48 @@ impl<'a> Index<'a> {
                     Outcome::Found(found, Provenance::Exact)
                 }
             }
-            Value::External => Outcome::External,
+            Value::External => self.trait_methods_in_scope(cx, name).unwrap_or(Outcome::External),
             Value::Unknown if depth > MAX_DEPTH => Outcome::Unknown,
-            Value::Unknown => self.guess_method(cx, name),
+            Value::Unknown => self.trait_methods_in_scope(cx, name).unwrap_or_else(|| self.guess_method(cx, name)),
         }
+    }
+
+    /// Rust: a method of a type the project does not answer for (a standard
+    /// type, a type of no known type) reaches project code only through a
+    /// project trait in scope in the calling file (declared there or imported:
+    /// `use itertools::Itertools`), implemented for that type by a blanket or
+    /// a specific impl. Its method of that name, and the implementations'
+    /// overrides, answer, unless the language's own types answer the name too.
+    fn trait_methods_in_scope(&self, cx: &Cx<'_, 'a>, name: &str) -> Option<Outcome<'a>> {
+        if cx.file.lang != Lang::Rust || std_method(Lang::Rust, name) {
+            return None;
+        }
+        let mut found = Vec::new();
+        for method in self.methods_by_name.get(&(Lang::Rust, name)).into_iter().flatten() {
+            let Some(owner) = self.owner_of(method).filter(|o| self.is_abstract(*o)) else { continue };
+            let in_scope = self.declared.get(&owner).into_iter().flatten().any(|t| self.trait_in_scope(cx, t));
+            if in_scope && self.reachable(cx, method) {
+                found.push(*method);
+                for implementor in self.implementors.get(&owner).into_iter().flatten() {
+                    found.extend(self.methods.get(&(*implementor, name)).into_iter().flatten());
+                }
+            }
+        }
+        (!found.is_empty()).then_some(Outcome::Found(found, Provenance::Inferred))
+    }
+
+    /// Whether the calling file can call the methods of the trait `t`: it declares or imports it.
+    fn trait_in_scope(&self, cx: &Cx<'_, 'a>, t: &'a ProjectedSymbol) -> bool {
+        if path_of(&t.id) == cx.file.path {
+            return true;
+        }
+        let Some(imports) = self.imports.get(cx.file.path) else { return false };
+        let names_it = |files: &[&'a str], item: &str| self.exported(files, item, is_type).iter().any(|s| s.id == t.id);
+        let named = imports.names.get(t.name.as_str()).into_iter().flatten();
+        // `use some::Trait as _;` brings the trait's methods in scope without a name.
+        let unnamed = imports.names.get("_").into_iter().flatten().filter(|b| b.item == Some(t.name.as_str()));
+        named.chain(unnamed).any(|b| names_it(&b.files, b.item.unwrap_or(&t.name)))
+            || imports.stars.iter().any(|star| names_it(star, &t.name))
     }
 
     /// A method on a receiver of unknown type: a unique project method of that
