@@ -24,9 +24,25 @@ pub enum AuditError {
     Checkpoint { path: PathBuf, source: std::io::Error },
     #[error(
         "the audit trail was changed outside nerd (its head is record {found}, the checkpoint {checkpoint} says \
-         {expected}); nothing more is run or recorded until it is examined: run `nerd audit verify`"
+         {expected}); nothing more is run or recorded until it is examined: run `nerd audit verify`, then \
+         `nerd audit accept` to go on from the trail as it is"
     )]
     Diverged { found: i64, expected: i64, checkpoint: PathBuf },
+    #[error(
+        "audit record {seq} was edited ({reason}): nerd cannot vouch for a trail whose records changed; keep \
+         .nerd/state.db aside as evidence (move it), then `nerd audit accept` starts a new trail"
+    )]
+    Edited { seq: i64, reason: String },
+}
+
+/// What `accept` did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Accepted {
+    /// The checkpoint already vouched for the trail.
+    Intact { length: i64 },
+    /// The checkpoint now vouches for the trail as it is; the one that did
+    /// not (what it said: `None` when it was missing) is kept beside it.
+    Accepted { length: i64, checkpoint_said: Option<i64>, kept: Option<PathBuf> },
 }
 
 /// What `verify` found.
@@ -165,24 +181,70 @@ pub fn append(root: &Path, store: &StateDb, body: &serde_json::Value) -> Result<
     Ok(seq.0)
 }
 
-/// Checks every link and the checkpoint.
-pub fn verify(root: &Path, store: &StateDb) -> Result<Verdict, AuditError> {
-    let records = store.audit_records()?;
+/// The first record of a trail that does not link to the one before.
+struct Broken {
+    seq: i64,
+    reason: String,
+}
+
+/// The head of a trail whose every record links to the one before.
+fn chain(records: &[crate::store::AuditRow]) -> Result<(i64, String), Broken> {
     let mut prev = GENESIS.to_string();
     for (i, r) in records.iter().enumerate() {
         if r.seq != i as i64 + 1 {
-            return Ok(Verdict::Tampered { seq: i as i64 + 1, reason: format!("record {} is missing", i + 1) });
+            return Err(Broken { seq: i as i64 + 1, reason: format!("record {} is missing", i + 1) });
         }
         if r.prev != prev {
-            return Ok(Verdict::Tampered { seq: r.seq, reason: "its link to the previous record is broken".into() });
+            return Err(Broken { seq: r.seq, reason: "its link to the previous record is broken".into() });
         }
         if !links(&prev, r.seq, r.at_ns, &r.body, &r.hash) {
-            return Ok(Verdict::Tampered { seq: r.seq, reason: "its content does not match its hash".into() });
+            return Err(Broken { seq: r.seq, reason: "its content does not match its hash".into() });
         }
         prev = r.hash.clone();
     }
-    let length = records.len() as i64;
-    let head = (length, prev);
+    Ok((records.len() as i64, prev))
+}
+
+/// After a person has examined a trail the checkpoint no longer vouches for
+/// (records deleted with `.nerd/`, appended or rewritten outside nerd), makes
+/// the checkpoint vouch for the trail as it is, so that nerd can go on. The
+/// old checkpoint is kept beside the new one (`….checkpoint.superseded-<ns>`).
+/// A trail whose records themselves were edited (a broken link) is refused:
+/// nerd cannot vouch for it. Only a person runs this (`nerd audit accept`);
+/// the router never does. The caller records the acceptance in the trail.
+pub fn accept(root: &Path, store: &StateDb) -> Result<Accepted, AuditError> {
+    store.locked(|store| {
+        let head = chain(&store.audit_records()?).map_err(|b| AuditError::Edited { seq: b.seq, reason: b.reason })?;
+        let old = Checkpoint::read(root);
+        match &old {
+            Some(c) if c.vouches(&head) => return Ok(Accepted::Intact { length: head.0 }),
+            None if head.0 == 0 => return Ok(Accepted::Intact { length: 0 }),
+            _ => {}
+        }
+        let path = checkpoint_path(root);
+        let kept = match old {
+            Some(_) => {
+                let kept = path.with_extension(format!("checkpoint.superseded-{}", crate::timing::now_ns()));
+                std::fs::rename(&path, &kept)
+                    .map_err(|source| AuditError::Checkpoint { path: path.clone(), source })?;
+                Some(kept)
+            }
+            None => None,
+        };
+        let checkpoint_said = old.map(|c| c.head.0);
+        Checkpoint { head: head.clone(), before: None }.write(root)?;
+        Ok(Accepted::Accepted { length: head.0, checkpoint_said, kept })
+    })
+}
+
+/// Checks every link and the checkpoint.
+pub fn verify(root: &Path, store: &StateDb) -> Result<Verdict, AuditError> {
+    let records = store.audit_records()?;
+    let head = match chain(&records) {
+        Ok(head) => head,
+        Err(Broken { seq, reason }) => return Ok(Verdict::Tampered { seq, reason }),
+    };
+    let length = head.0;
     match Checkpoint::read(root) {
         None if length == 0 => Ok(Verdict::Intact { length }),
         None => Ok(Verdict::Truncated { length, expected: -1 }),
@@ -255,6 +317,39 @@ mod tests {
         }
         let conn = rusqlite::Connection::open(dir.path().join(".nerd/state.db")).unwrap();
         (dir, store, conn)
+    }
+
+    #[test]
+    fn a_person_accepts_a_trail_the_checkpoint_no_longer_vouches_for_unless_records_were_edited() {
+        // The records deleted (as with `.nerd/`): appends stop until a person accepts.
+        let (dir, store, conn) = trail(3);
+        conn.execute("DELETE FROM audit_record", []).unwrap();
+        let refused = append(dir.path(), &store, &serde_json::json!({"turn": "x"})).unwrap_err();
+        assert!(refused.to_string().contains("nerd audit accept"), "{refused}");
+        let Accepted::Accepted { length: 0, checkpoint_said: Some(3), kept: Some(kept) } =
+            accept(dir.path(), &store).unwrap()
+        else {
+            panic!("not accepted")
+        };
+        assert!(kept.exists(), "the old checkpoint is kept");
+        assert_eq!(verify(dir.path(), &store).unwrap(), Verdict::Intact { length: 0 });
+        append(dir.path(), &store, &serde_json::json!({"turn": "after"})).unwrap();
+        assert_eq!(accept(dir.path(), &store).unwrap(), Accepted::Intact { length: 1 });
+
+        // The checkpoint deleted: the chain is whole, so it is accepted as it is.
+        let (dir, store, _conn) = trail(2);
+        std::fs::remove_file(checkpoint_path(dir.path())).unwrap();
+        assert_eq!(
+            accept(dir.path(), &store).unwrap(),
+            Accepted::Accepted { length: 2, checkpoint_said: None, kept: None }
+        );
+        assert_eq!(verify(dir.path(), &store).unwrap(), Verdict::Intact { length: 2 });
+
+        // A record edited: refused, and the checkpoint still disagrees.
+        let (dir, store, conn) = trail(3);
+        conn.execute("UPDATE audit_record SET body = '{\"turn\":99}' WHERE seq = 2", []).unwrap();
+        assert!(matches!(accept(dir.path(), &store), Err(AuditError::Edited { seq: 2, .. })));
+        assert!(matches!(verify(dir.path(), &store).unwrap(), Verdict::Tampered { seq: 2, .. }));
     }
 
     #[test]

@@ -128,6 +128,8 @@ impl NerdError {
             NerdError::Memory(MemoryError::Stored(_) | MemoryError::StoredRule(_)) => exit::RUNTIME,
             NerdError::Agent(AgentError::Memory(MemoryError::Stored(_) | MemoryError::StoredRule(_))) => exit::RUNTIME,
             NerdError::Memory(_) | NerdError::Agent(AgentError::Memory(_)) => exit::USAGE,
+            // A trail whose records were edited: nerd refuses to vouch for it, as `audit verify` exits 1.
+            NerdError::Audit(AuditError::Edited { .. }) => exit::LOGIC_SAID_NO,
             NerdError::Index(_) | NerdError::Watch(_) | NerdError::Audit(_) => exit::RUNTIME,
             NerdError::Terminal(_) | NerdError::Output(_) => exit::RUNTIME,
             NerdError::Router(r) | NerdError::Agent(AgentError::Router(r)) => router_code(r),
@@ -160,7 +162,8 @@ impl NerdError {
         const STATE: &str = "`nerd doctor` says what can be recovered; copy .nerd/state.db aside before trying \
                              `sqlite3 .nerd/state.db .recover`";
         const TRAIL: &str =
-            "`nerd audit verify` checks the trail; its checkpoint lives in $XDG_STATE_HOME/nerd/audit (or ~/.local/state)";
+            "`nerd audit verify` checks the trail and `nerd audit accept` goes on from it as it is; its checkpoint \
+             lives in $XDG_STATE_HOME/nerd/audit (or ~/.local/state)";
         let store = |s: &StoreError| match s {
             StoreError::TooNew { .. } => Some("this database was written by a newer nerd"),
             StoreError::StateDamaged { .. } => Some(STATE),

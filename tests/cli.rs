@@ -337,3 +337,33 @@ fn watch_reports_derived_atoms_appearing_and_disappearing() {
     child.kill().unwrap();
     let _ = child.wait();
 }
+
+#[test]
+fn a_trail_lost_with_nerd_dir_is_accepted_by_a_person_and_the_acceptance_is_recorded() {
+    let dir = repo();
+    let read = r#"{"kind":"read_file","path":"src/lib.rs"}"#;
+    let act = |dir: &std::path::Path| nerd(dir, &["act", "--action", read]);
+    assert!(act(dir.path()).status.success(), "{}", stderr(&act(dir.path())));
+    // `.nerd/` deleted: the checkpoint outside the workspace still names the old head.
+    std::fs::remove_dir_all(dir.path().join(".nerd")).unwrap();
+    let refused = act(dir.path());
+    assert_eq!(refused.status.code(), Some(3), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("`nerd audit accept`"), "the way on is named: {}", stderr(&refused));
+    assert_eq!(nerd(dir.path(), &["audit", "verify"]).status.code(), Some(1));
+
+    let accepted = nerd(dir.path(), &["audit", "accept"]);
+    assert!(accepted.status.success(), "{}", stderr(&accepted));
+    let said = String::from_utf8_lossy(&accepted.stdout).to_string();
+    assert!(said.contains("audit accepted: 0 records") && said.contains("recorded as record 1"), "{said}");
+    // The old checkpoint is kept, not deleted.
+    let kept = said.split("(kept at ").nth(1).and_then(|r| r.split(')').next()).expect(&said).to_string();
+    assert!(std::path::Path::new(&kept).exists(), "{kept}");
+
+    assert!(nerd(dir.path(), &["audit", "verify"]).status.success());
+    assert!(act(dir.path()).status.success(), "nerd goes on after the acceptance");
+    let show = String::from_utf8_lossy(&nerd(dir.path(), &["audit", "show"]).stdout).to_string();
+    assert!(show.lines().next().is_some_and(|l| l.contains("accepted") && l.contains("the checkpoint said")), "{show}");
+    // Accepting an intact trail changes nothing.
+    let again = nerd(dir.path(), &["audit", "accept"]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("nothing to accept"));
+}

@@ -91,6 +91,32 @@ pub fn verify(root: &Path) -> Result<i32, NerdError> {
     Ok(if matches!(verdict, Verdict::Intact { .. }) { exit::SUCCESS } else { exit::LOGIC_SAID_NO })
 }
 
+/// `nerd audit accept`: the checkpoint vouches for the trail as it is, and the trail says so.
+pub fn accept(root: &Path) -> Result<i32, NerdError> {
+    let store = StateDb::open(root)?;
+    let mut out = std::io::stdout().lock();
+    match audit::accept(root, &store)? {
+        audit::Accepted::Intact { length } => {
+            writeln!(out, "audit intact: {length} records; nothing to accept")?;
+        }
+        audit::Accepted::Accepted { length, checkpoint_said, kept } => {
+            let kept_text = kept.as_ref().map(|k| k.display().to_string());
+            let record = Record::AuditAccepted { length, checkpoint_said, kept: kept_text.clone() };
+            let stored = Stored { session: format!("audit-accept-{:x}", crate::timing::now_ns()), record };
+            let body = serde_json::to_value(&stored)
+                .map_err(|e| NerdError::Router(router::RouterError::Record(e.to_string())))?;
+            let seq = audit::append(root, &store, &body)?;
+            let said = checkpoint_said.map_or("was missing".to_string(), |n| format!("said {n}"));
+            let kept_line = kept_text.map_or(String::new(), |k| format!(" (kept at {k})"));
+            writeln!(
+                out,
+                "audit accepted: {length} records, the checkpoint {said}{kept_line}; recorded as record {seq}"
+            )?;
+        }
+    }
+    Ok(exit::SUCCESS)
+}
+
 /// What `nerd audit verify` and `nerd doctor` say of the trail.
 fn verdict_line(verdict: &Verdict) -> String {
     match verdict {
@@ -156,6 +182,13 @@ pub fn show(root: &Path, json_out: bool) -> Result<i32, NerdError> {
                     } else {
                         format!(", {} left alone as edited since ({})", conflicts.len(), conflicts.join(", "))
                     }
+                ),
+            ),
+            Ok(Record::AuditAccepted { length, checkpoint_said, .. }) => (
+                "accepted",
+                format!(
+                    "the trail as it was ({length} records) accepted by a person; the checkpoint {}",
+                    checkpoint_said.map_or("was missing".to_string(), |n| format!("said {n}"))
                 ),
             ),
             // A record this nerd does not know (older, newer or damaged) is shown as it is.

@@ -315,6 +315,10 @@ pub enum AuditAction {
     },
     /// Re-derive decision record N from its recorded facts and compare.
     Replay { n: i64 },
+    /// After examining a trail the checkpoint no longer vouches for (records
+    /// deleted with .nerd/, appended or rewritten outside nerd): go on from
+    /// the trail as it is. The old checkpoint is kept and the acceptance recorded.
+    Accept,
 }
 
 #[derive(Subcommand, Debug)]
@@ -454,6 +458,7 @@ pub fn run(cli: Cli) -> Result<i32, NerdError> {
                 AuditAction::Verify => act::verify(&root),
                 AuditAction::Show { json } => act::show(&root, json),
                 AuditAction::Replay { n } => act::replay(&root, n),
+                AuditAction::Accept => act::accept(&root),
             }
         }
         Command::Context { request, budget, facts, json } => context::run(

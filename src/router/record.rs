@@ -106,6 +106,10 @@ pub enum Record {
         /// Files left alone because they changed after nerd wrote them.
         conflicts: Vec<String>,
     },
+    /// A person accepted a trail the checkpoint no longer vouched for
+    /// (`nerd audit accept`): how long it was, what the checkpoint said
+    /// (`None`: it was missing) and where the old checkpoint is kept.
+    AuditAccepted { length: i64, checkpoint_said: Option<i64>, kept: Option<String> },
     Approval {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         action: Option<Action>,

@@ -76,7 +76,7 @@ pub fn undo(root: &Path, force: bool) -> Result<Undone, RouterError> {
         audit::Verdict::Intact { .. } => {}
         other => {
             return Err(RouterError::Undo(format!(
-                "the audit trail is not intact ({other:?}); run `nerd audit verify`"
+                "the audit trail is not intact ({other:?}); run `nerd audit verify`, then `nerd audit accept`"
             )))
         }
     }
