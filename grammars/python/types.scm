@@ -13,6 +13,11 @@
   left: (attribute object: (identifier) @_self attribute: (identifier) @hint.var)
   right: (call function: [(identifier) (attribute)] @hint.value)
   (#eq? @_self "self")) @hint.field
+; `self.command = command`: the field holds what the name holds where it is written.
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier) @hint.var)
+  right: (identifier) @hint.alias
+  (#eq? @_self "self")) @hint.field
 (assignment
   left: (attribute object: (identifier) @_self attribute: (identifier) @hint.var)
   type: (type) @hint.type

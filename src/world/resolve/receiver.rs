@@ -74,6 +74,16 @@ impl Value<'_> {
     }
 }
 
+/// The innermost function or method of `file` whose span holds `line`.
+fn function_at<'a>(file: &FileView<'a>, line: u32) -> Option<&'a ProjectedSymbol> {
+    file.projection
+        .symbols
+        .iter()
+        .filter(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method))
+        .filter(|s| s.line <= line && line <= s.end_line)
+        .max_by_key(|s| s.depth)
+}
+
 fn plain_callable(kind: SymbolKind) -> bool {
     callable(kind) && kind != SymbolKind::Method
 }
@@ -784,7 +794,13 @@ impl<'a> Index<'a> {
     /// The value a hint gives its name, evaluated where the hint is written.
     fn value_of_hint(&self, hint: &'a TypeHint, depth: u32) -> Value<'a> {
         let Some(file) = self.files.get(path_of(&hint.scope)) else { return Value::Unknown };
-        let cx = Cx { file, caller: &hint.scope, line: hint.line };
+        // A field set from a name (`self.command = command`) reads that name
+        // where it is written: in the method, whose parameters type it.
+        let scope = match (hint.field, hint.kind) {
+            (true, HintKind::Alias) => function_at(file, hint.line).map_or(hint.scope.as_str(), |f| f.id.as_str()),
+            _ => hint.scope.as_str(),
+        };
+        let cx = Cx { file, caller: scope, line: hint.line };
         let value = match hint.kind {
             HintKind::Type => self.type_value(&cx, &hint.text),
             HintKind::Call => self.value_of_callee(&cx, &hint.text, depth + 1),
