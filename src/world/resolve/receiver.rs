@@ -754,9 +754,44 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// What a hint in the caller's scopes says the local name `var` holds.
+    /// What a hint in the caller's scopes says the local name `var` holds,
+    /// or, for a test's parameter, the pytest fixture of that name.
     fn local_value(&self, cx: &Cx<'_, 'a>, var: &str, depth: u32) -> Option<Value<'a>> {
-        self.local_hint(cx, var).map(|hint| self.value_of_hint(hint, depth + 1))
+        match self.local_hint(cx, var) {
+            Some(hint) => Some(self.value_of_hint(hint, depth + 1)),
+            None => self.fixture_value(cx, var, depth),
+        }
+    }
+
+    /// Python: a parameter of a function in a test file that names a pytest
+    /// fixture (a function of that name in the same file or in a `conftest.py`
+    /// of its folder or one above) holds what the fixture returns.
+    fn fixture_value(&self, cx: &Cx<'_, 'a>, var: &str, depth: u32) -> Option<Value<'a>> {
+        if cx.file.lang != Lang::Python || !self.test_files.contains(cx.file.path) || depth > MAX_DEPTH {
+            return None;
+        }
+        let caller = self.by_id.get(cx.caller)?;
+        let params = caller.signature.split_once('(').map_or("", |(_, p)| p);
+        let is_param = split_top_level(params.trim_end_matches([')', ':']), ',')
+            .iter()
+            .any(|p| p.split([':', '=']).next().unwrap_or("").trim() == var);
+        if !is_param {
+            return None;
+        }
+        let mut places: Vec<&'a str> = vec![cx.file.path];
+        let mut dir = dir_of(cx.file.path);
+        loop {
+            let conftest = if dir.is_empty() { "conftest.py".to_string() } else { format!("{dir}/conftest.py") };
+            places.extend(self.files.get(conftest.as_str()).map(|f| f.path));
+            if dir.is_empty() {
+                break;
+            }
+            dir = dir_of(dir);
+        }
+        let fixture = places.into_iter().find_map(|file| {
+            self.local.get(&(file, var))?.iter().copied().find(|s| s.depth == 0 && s.kind == SymbolKind::Function)
+        })?;
+        Some(self.result_value(fixture, depth + 1).inferred())
     }
 
     /// The hint on the local name `var` that the caller sees: in the caller,
