@@ -3,6 +3,8 @@
 //! what they exercise. Pure over file projections; knows nothing about
 //! storage or git.
 
+mod call;
+mod dispatch;
 mod index;
 mod names;
 pub mod precise;
@@ -18,8 +20,8 @@ use nerd_logic::vocab::{Provenance, SymbolKind};
 use super::lang::Lang;
 use super::packages::Manifests;
 use super::project::{FileProjection, HintKind, ProjectedSymbol};
+use call::{Cx, Outcome};
 use index::{callable, Index};
-use receiver::{Cx, Outcome};
 
 /// One projected file as resolution sees it.
 pub struct FileView<'a> {

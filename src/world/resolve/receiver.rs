@@ -2,15 +2,17 @@
 //! and, as a last resort, a unique name (a `name_only` guess); a path or a
 //! method call through what the receiver is: `self`'s type, a local whose
 //! type a hint gives (an annotation, a constructor, a function's declared
-//! return type), a field, a module, an interface whose implementations all
-//! answer, a class whose subclasses' overrides may answer. A receiver the language's own library answers is never linked to
-//! the project. Pure over the index; knows nothing about storage.
+//! return type, a fixture), a field, a module; which methods of a typed value
+//! may run is `dispatch.rs`'s. A receiver the language's own library answers
+//! is never linked to the project. Pure over the index; knows nothing about
+//! storage.
 
 use nerd_logic::vocab::{Provenance, SymbolKind};
-use rustc_hash::FxHashSet as HashSet;
 
+use super::call::{Cx, Outcome};
+use super::dispatch::Dispatch;
 use super::index::{
-    callable, container_of, is_declaration_file, is_type, owner_name, path_of, type_scope, Index, TypeKey, TypeLookup,
+    callable, container_of, is_declaration_file, is_type, path_of, type_scope, Index, TypeKey, TypeLookup,
 };
 use super::names::{builtin_function, builtin_global, builtin_type, std_method};
 use super::types::{return_type, type_name};
@@ -23,26 +25,6 @@ use crate::world::walk::dir_of;
 /// How many steps one resolution may take through hints, results and fields.
 const MAX_DEPTH: u32 = 8;
 
-/// How many subclasses one virtual call looks through for overrides.
-const MAX_SUBCLASSES: usize = 512;
-
-/// Where a call is written.
-pub(super) struct Cx<'c, 'a> {
-    pub file: &'c FileView<'a>,
-    pub caller: &'c str,
-    pub line: u32,
-}
-
-/// What a call resolves to.
-pub(super) enum Outcome<'a> {
-    /// Project symbols, and how they were established.
-    Found(Vec<&'a ProjectedSymbol>, Provenance),
-    /// Something outside the project: a builtin, a standard type's method, a dependency.
-    External,
-    /// Not known.
-    Unknown,
-}
-
 /// What a receiver expression holds.
 #[derive(Clone, Debug)]
 enum Value<'a> {
@@ -52,17 +34,6 @@ enum Value<'a> {
     Module(Vec<&'a str>),
     External,
     Unknown,
-}
-
-/// Whether a method called on a value may be a subclass's override.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Dispatch {
-    /// The value is exactly of its types: just constructed, a class named
-    /// for a static call, or `super()`.
-    Static,
-    /// The value may be an instance of a subclass: `self`/`this`, or a value
-    /// declared with the type (a parameter, a field, a return type).
-    Virtual,
 }
 
 impl Value<'_> {
@@ -165,7 +136,7 @@ impl<'a> Index<'a> {
     }
 
     /// Code outside tests never calls into test files (in Go it cannot).
-    fn reachable(&self, cx: &Cx<'_, 'a>, s: &ProjectedSymbol) -> bool {
+    pub(super) fn reachable(&self, cx: &Cx<'_, 'a>, s: &ProjectedSymbol) -> bool {
         self.test_files.contains(cx.file.path) || !self.in_test_file(s)
     }
 
@@ -399,44 +370,6 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// Rust: a method of a type the project does not answer for (a standard
-    /// type, a type of no known type) reaches project code only through a
-    /// project trait in scope in the calling file (declared there or imported:
-    /// `use itertools::Itertools`), implemented for that type by a blanket or
-    /// a specific impl. Its method of that name, and the implementations'
-    /// overrides, answer, unless the language's own types answer the name too.
-    fn trait_methods_in_scope(&self, cx: &Cx<'_, 'a>, name: &str) -> Option<Outcome<'a>> {
-        if cx.file.lang != Lang::Rust || std_method(Lang::Rust, name) {
-            return None;
-        }
-        let mut found = Vec::new();
-        for method in self.methods_by_name.get(&(Lang::Rust, name)).into_iter().flatten() {
-            let Some(owner) = self.owner_of(method).filter(|o| self.is_abstract(*o)) else { continue };
-            let in_scope = self.declared.get(&owner).into_iter().flatten().any(|t| self.trait_in_scope(cx, t));
-            if in_scope && self.reachable(cx, method) {
-                found.push(*method);
-                for implementor in self.implementors.get(&owner).into_iter().flatten() {
-                    found.extend(self.methods.get(&(*implementor, name)).into_iter().flatten());
-                }
-            }
-        }
-        (!found.is_empty()).then_some(Outcome::Found(found, Provenance::Inferred))
-    }
-
-    /// Whether the calling file can call the methods of the trait `t`: it declares or imports it.
-    fn trait_in_scope(&self, cx: &Cx<'_, 'a>, t: &'a ProjectedSymbol) -> bool {
-        if path_of(&t.id) == cx.file.path {
-            return true;
-        }
-        let Some(imports) = self.imports.get(cx.file.path) else { return false };
-        let names_it = |files: &[&'a str], item: &str| self.exported(files, item, is_type).iter().any(|s| s.id == t.id);
-        let named = imports.names.get(t.name.as_str()).into_iter().flatten();
-        // `use some::Trait as _;` brings the trait's methods in scope without a name.
-        let unnamed = imports.names.get("_").into_iter().flatten().filter(|b| b.item == Some(t.name.as_str()));
-        named.chain(unnamed).any(|b| names_it(&b.files, b.item.unwrap_or(&t.name)))
-            || imports.stars.iter().any(|star| names_it(star, &t.name))
-    }
-
     /// A method on a receiver of unknown type: a unique project method of that
     /// name, unless the language's own types answer the name too.
     fn guess_method(&self, cx: &Cx<'_, 'a>, name: &str) -> Outcome<'a> {
@@ -457,102 +390,9 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// The methods named `method` of `types`, their bases when they lack it,
-    /// for an interface or trait those of every type implementing it, and,
-    /// when the value may be a subclass's instance (TypeScript, Python), the
-    /// overrides its subclasses declare. The flag says whether dispatch was involved.
-    fn methods_on(
-        &self,
-        cx: &Cx<'_, 'a>,
-        types: &[TypeKey<'a>],
-        method: &str,
-        dispatch: Dispatch,
-    ) -> (Vec<&'a ProjectedSymbol>, bool) {
-        let family = cx.file.lang.family();
-        let mut out: Vec<&'a ProjectedSymbol> = Vec::new();
-        let mut dispatched = false;
-        let mut queue: Vec<(TypeKey<'a>, u32)> = types.iter().map(|t| (*t, 0)).collect();
-        let mut seen: Vec<TypeKey<'a>> = Vec::new();
-        while let Some((t, level)) = queue.pop() {
-            if seen.contains(&t) || level > 4 {
-                continue;
-            }
-            seen.push(t);
-            let own = self.methods.get(&(t, method)).map(Vec::as_slice).unwrap_or_default();
-            out.extend(own);
-            if self.is_abstract(t) {
-                dispatched = true;
-                for implementor in self.implementors.get(&t).into_iter().flatten() {
-                    out.extend(self.methods.get(&(*implementor, method)).into_iter().flatten());
-                }
-                if family == Lang::Go {
-                    // Go interfaces are satisfied structurally: every concrete method of that name.
-                    let concrete = self.methods_by_name.get(&(family, method)).into_iter().flatten();
-                    out.extend(concrete.filter(|m| !self.owner_of(m).is_some_and(|o| self.is_abstract(o))));
-                }
-            }
-            if own.is_empty() {
-                queue.extend(self.supertypes.get(&t).into_iter().flatten().map(|b| (*b, level + 1)));
-            }
-        }
-        if dispatch == Dispatch::Virtual && matches!(family, Lang::TypeScript | Lang::Python) {
-            let overrides = self.overrides(types, method);
-            dispatched |= !overrides.is_empty();
-            out.extend(overrides);
-        }
-        (out, dispatched)
-    }
-
-    /// The methods named `method` that subclasses of `types`, at any depth,
-    /// declare: what a call on `this` or on a declared instance may run.
-    fn overrides(&self, types: &[TypeKey<'a>], method: &str) -> Vec<&'a ProjectedSymbol> {
-        let mut out = Vec::new();
-        let mut queue: Vec<TypeKey<'a>> =
-            types.iter().flat_map(|t| self.implementors.get(t).into_iter().flatten()).copied().collect();
-        let mut seen: HashSet<TypeKey<'a>> = HashSet::default();
-        while let Some(t) = queue.pop() {
-            if seen.len() >= MAX_SUBCLASSES || !seen.insert(t) {
-                continue;
-            }
-            out.extend(self.methods.get(&(t, method)).into_iter().flatten());
-            queue.extend(self.implementors.get(&t).into_iter().flatten());
-        }
-        out
-    }
-
     /// An instance of the caller's type or of a subclass (`: this`, `Self`).
     fn virtual_instance(&self, t: Option<TypeKey<'a>>) -> Value<'a> {
         t.map_or(Value::Unknown, |t| Value::Types(vec![t], Provenance::Inferred, Dispatch::Virtual))
-    }
-
-    /// The type a method belongs to.
-    fn owner_of(&self, method: &'a ProjectedSymbol) -> Option<TypeKey<'a>> {
-        let file = self.files.get(path_of(&method.id))?;
-        let lang = file.lang.family();
-        Some(TypeKey { lang, scope: type_scope(lang, file.path), name: owner_name(&method.id) })
-    }
-
-    fn is_abstract(&self, t: TypeKey<'a>) -> bool {
-        self.declared
-            .get(&t)
-            .is_some_and(|ts| ts.iter().any(|s| matches!(s.kind, SymbolKind::Interface | SymbolKind::Trait)))
-    }
-
-    /// Whether some type among `types` (or their bases) derives from a type outside the project.
-    fn has_foreign_base(&self, types: &[TypeKey<'a>]) -> bool {
-        let mut queue: Vec<TypeKey<'a>> = types.to_vec();
-        let mut seen: Vec<TypeKey<'a>> = Vec::new();
-        while let Some(t) = queue.pop() {
-            if seen.contains(&t) || seen.len() > 32 {
-                continue;
-            }
-            if self.foreign_base.contains(&t) {
-                return true;
-            }
-            seen.push(t);
-            queue.extend(self.supertypes.get(&t).into_iter().flatten());
-        }
-        false
     }
 
     /// The type whose method or function the caller is (`self`, `this`, `cls`, `Self`).
