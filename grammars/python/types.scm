@@ -24,5 +24,10 @@
   (#eq? @_self "self")) @hint.field
 (class_definition body: (block (expression_statement (assignment left: (identifier) @hint.var type: (type) @hint.type) @hint.field)))
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @hint.base))
+; A decorated function, at module level or inside a function, holds what its
+; outermost decorator makes: `@click.group()\ndef cli(): …` holds a `Group`.
+; (Methods are left alone: `@property` and the like do not rebind a local name.)
+(module (decorated_definition . (decorator [(call function: [(identifier) (attribute)] @hint.value) (identifier) @hint.value (attribute) @hint.value]) definition: (function_definition name: (identifier) @hint.var)) @hint.decorated)
+(function_definition body: (block (decorated_definition . (decorator [(call function: [(identifier) (attribute)] @hint.value) (identifier) @hint.value (attribute) @hint.value]) definition: (function_definition name: (identifier) @hint.var)) @hint.decorated))
 ; What a function without a declared return type returns: `return Session()`.
 (return_statement (call function: [(identifier) (attribute)] @hint.value)) @hint.return

@@ -169,6 +169,7 @@ struct Roles {
     hint_alias: Option<u32>,
     hint_field: Option<u32>,
     hint_return: Option<u32>,
+    hint_decorated: Option<u32>,
     macro_args: Option<u32>,
 }
 
@@ -194,6 +195,7 @@ impl Roles {
             hint_alias: index("hint.alias"),
             hint_field: index("hint.field"),
             hint_return: index("hint.return"),
+            hint_decorated: index("hint.decorated"),
             macro_args: index("macro.args"),
         }
     }
@@ -248,6 +250,8 @@ impl Roles {
                 out.hint.field = true;
             } else if i == self.hint_return {
                 out.hint.returned = true;
+            } else if i == self.hint_decorated {
+                out.hint.decorated = true;
             }
         }
         out
@@ -394,6 +398,9 @@ struct HintCaptures<'t> {
     field: bool,
     /// What the enclosing function returns: the hint binds `return`.
     returned: bool,
+    /// A decorated function's name holds what its outermost decorator makes:
+    /// the hint is placed at the decorator, in the scope around the function.
+    decorated: bool,
 }
 
 impl HintCaptures<'_> {
@@ -405,7 +412,7 @@ impl HintCaptures<'_> {
             (Some(v), _) => text(v, source).to_string(),
             (None, _) => return None,
         };
-        let anchor = self.var.unwrap_or(node);
+        let anchor = if self.decorated { node } else { self.var.unwrap_or(node) };
         Some(HintSite {
             at: anchor.start_byte(),
             line: line_of(anchor),

@@ -21,6 +21,10 @@ const TRANSPARENT: &[&str] = &[
     "Optional",
     "t.Optional",
     "typing.Optional",
+    // `Union[A, B]` reads as `A | B`: its first alternative.
+    "Union",
+    "t.Union",
+    "typing.Union",
     "Promise",
     "Readonly",
     "type",
