@@ -15,7 +15,7 @@ use super::index::{
     callable, container_of, is_declaration_file, is_type, path_of, type_scope, Index, TypeKey, TypeLookup,
 };
 use super::names::{builtin_function, builtin_global, builtin_type, std_method};
-use super::types::{return_type, type_name};
+use super::types::{parameter_names, return_type, type_name};
 use super::FileView;
 use crate::world::imports::split_top_level;
 use crate::world::lang::Lang;
@@ -580,9 +580,7 @@ impl<'a> Index<'a> {
             return false;
         }
         let Some(method) = self.by_id.get(cx.caller).filter(|s| s.kind == SymbolKind::Method) else { return false };
-        let params = method.signature.split_once('(').map_or("", |(_, p)| p);
-        let first = params.split([',', ')', ':', '=']).next().unwrap_or("").trim();
-        first == head
+        parameter_names(&method.signature).first() == Some(&head)
     }
 
     /// `super()` (Python), `super` (TypeScript): the bases of the caller's type.
@@ -597,10 +595,16 @@ impl<'a> Index<'a> {
     /// What a hint in the caller's scopes says the local name `var` holds,
     /// or, for a test's parameter, the pytest fixture of that name.
     fn local_value(&self, cx: &Cx<'_, 'a>, var: &str, depth: u32) -> Option<Value<'a>> {
-        match self.local_hint(cx, var) {
-            Some(hint) => Some(self.value_of_hint(hint, depth + 1)),
-            None => self.fixture_value(cx, var, depth),
+        let hint = self.local_hint(cx, var);
+        // A parameter shadows the names around its function: a hint written
+        // outside the caller (the fixture's own `@pytest.fixture` definition
+        // in the same file) does not say what the parameter holds.
+        if hint.is_none_or(|h| h.scope != cx.caller) {
+            if let Some(value) = self.fixture_value(cx, var, depth) {
+                return Some(value);
+            }
         }
+        hint.map(|h| self.value_of_hint(h, depth + 1))
     }
 
     /// Python: a parameter of a function in a test file that names a pytest
@@ -611,11 +615,7 @@ impl<'a> Index<'a> {
             return None;
         }
         let caller = self.by_id.get(cx.caller)?;
-        let params = caller.signature.split_once('(').map_or("", |(_, p)| p);
-        let is_param = split_top_level(params.trim_end_matches([')', ':']), ',')
-            .iter()
-            .any(|p| p.split([':', '=']).next().unwrap_or("").trim() == var);
-        if !is_param {
+        if !parameter_names(&caller.signature).contains(&var) {
             return None;
         }
         let mut places: Vec<&'a str> = vec![cx.file.path];

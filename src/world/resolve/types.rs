@@ -95,6 +95,18 @@ fn generic(t: &str) -> Option<(&str, &str)> {
 }
 
 /// The index just past the bracket group opening at `open`, if it closes.
+/// The parameter names a signature declares (`self`, `runner`, `*args` as
+/// `args`), read between its first `(` and the matching `)`.
+pub fn parameter_names(signature: &str) -> Vec<&str> {
+    let Some(open) = signature.find('(') else { return Vec::new() };
+    let Some(close) = past_group(signature, open) else { return Vec::new() };
+    split_top_level(&signature[open + 1..close - 1], ',')
+        .into_iter()
+        .map(|p| p.split([':', '=']).next().unwrap_or("").trim().trim_start_matches('*'))
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
 fn past_group(s: &str, open: usize) -> Option<usize> {
     let bytes = s.as_bytes();
     let (o, c) = match bytes.get(open)? {
@@ -162,6 +174,18 @@ pub fn return_type(lang: Lang, signature: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parameter_names_stop_at_the_closing_parenthesis() {
+        assert_eq!(
+            parameter_names("def f(self, runner: CliRunner = None, *args, **kw)"),
+            ["self", "runner", "args", "kw"]
+        );
+        // A comment between the signature and the body is no parameter.
+        assert_eq!(parameter_names("def test_x(runner): # uses the runner: a fixture"), ["runner"]);
+        assert_eq!(parameter_names("def g(cb: Callable[[int, str], None], x)"), ["cb", "x"]);
+        assert!(parameter_names("const x = 1").is_empty());
+    }
 
     #[test]
     fn written_types_come_down_to_one_name() {
