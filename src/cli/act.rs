@@ -102,11 +102,9 @@ pub fn accept(root: &Path) -> Result<i32, NerdError> {
         audit::Accepted::Accepted { length, checkpoint_said, kept } => {
             let kept_text = kept.as_ref().map(|k| k.display().to_string());
             let record = Record::AuditAccepted { length, checkpoint_said, kept: kept_text.clone() };
-            let stored = Stored { session: format!("audit-accept-{:x}", crate::timing::now_ns()), record };
-            let body = serde_json::to_value(&stored)
-                .map_err(|e| NerdError::Router(router::RouterError::Record(e.to_string())))?;
-            let seq = audit::append(root, &store, &body)?;
-            let said = checkpoint_said.map_or("was missing".to_string(), |n| format!("said {n}"));
+            let session = format!("audit-accept-{:x}", crate::timing::now_ns());
+            let seq = router::append_record(root, &store, session, record)?;
+            let said = checkpoint_words(checkpoint_said);
             let kept_line = kept_text.map_or(String::new(), |k| format!(" (kept at {k})"));
             writeln!(
                 out,
@@ -115,6 +113,11 @@ pub fn accept(root: &Path) -> Result<i32, NerdError> {
         }
     }
     Ok(exit::SUCCESS)
+}
+
+/// What an accepted trail's checkpoint had said: `said N`, or `was missing`.
+fn checkpoint_words(said: Option<i64>) -> String {
+    said.map_or("was missing".to_string(), |n| format!("said {n}"))
 }
 
 /// What `nerd audit verify` and `nerd doctor` say of the trail.
@@ -188,7 +191,7 @@ pub fn show(root: &Path, json_out: bool) -> Result<i32, NerdError> {
                 "accepted",
                 format!(
                     "the trail as it was ({length} records) accepted by a person; the checkpoint {}",
-                    checkpoint_said.map_or("was missing".to_string(), |n| format!("said {n}"))
+                    checkpoint_words(checkpoint_said)
                 ),
             ),
             // A record this nerd does not know (older, newer or damaged) is shown as it is.

@@ -285,9 +285,7 @@ impl Router {
 
     /// Appends a record to the audit trail, under this router's session.
     pub fn record(&self, record: Record) -> Result<i64, RouterError> {
-        let stored = Stored { session: self.session.clone(), record };
-        let body = serde_json::to_value(&stored).map_err(|e| RouterError::Record(e.to_string()))?;
-        Ok(audit::append(&self.root, &self.state, &body)?)
+        append_record(&self.root, &self.state, self.session.clone(), record)
     }
 
     /// What the constitution would decide about `action` now, without acting or recording.
@@ -755,4 +753,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = path.file_name().ok_or_else(|| std::io::Error::other("no file name"))?;
     std::fs::create_dir_all(parent)?;
     files::write_atomic(&parent.canonicalize()?.join(name), bytes)
+}
+
+/// Appends `record` to `root`'s audit trail under `session`: the one way a
+/// record is written, by a router or by a command acting without one (`nerd
+/// undo`, `nerd audit accept`). Returns its sequence number.
+pub fn append_record(root: &Path, state: &StateDb, session: String, record: Record) -> Result<i64, RouterError> {
+    let body = serde_json::to_value(Stored { session, record }).map_err(|e| RouterError::Record(e.to_string()))?;
+    Ok(audit::append(root, state, &body)?)
 }

@@ -193,9 +193,7 @@ fn record(
         })
         .collect();
     let record = Record::Undo { forced, files, conflicts: conflicts.iter().map(|c| c.path.clone()).collect() };
-    let stored = Stored { session: format!("undo-{:x}", crate::timing::now_ns()), record };
-    let body = serde_json::to_value(&stored).map_err(|e| RouterError::Record(e.to_string()))?;
-    audit::append(root, state, &body)?;
+    super::append_record(root, state, format!("undo-{:x}", crate::timing::now_ns()), record)?;
     Ok(())
 }
 

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::walk::dir_of;
+use super::walk::{dir_of, join};
 
 /// The file names read as manifests.
 pub fn is_manifest(path: &str) -> bool {
@@ -391,22 +391,6 @@ fn inside(path: &str, dir: &str) -> bool {
 
 /// Joins a relative path onto a workspace folder, resolving `.` and `..`;
 /// a path that climbs out of the workspace keeps its `..` and matches nothing.
-fn join(dir: &str, rel: &str) -> String {
-    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
-    for seg in rel.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                if parts.pop().is_none() {
-                    parts.push("..");
-                }
-            }
-            s => parts.push(s),
-        }
-    }
-    parts.join("/")
-}
-
 /// Drops `//` and `/* */` comments and trailing commas outside strings: tsconfig is JSON with comments.
 fn strip_jsonc(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();

@@ -43,6 +43,28 @@ pub fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
+/// The folder of `path` and each folder above it, nearest first; `""` (the root) last.
+pub fn folders_above(path: &str) -> impl Iterator<Item = &str> {
+    std::iter::successors(Some(dir_of(path)), |d| (!d.is_empty()).then(|| dir_of(d)))
+}
+
+/// A relative path `rel` read from the folder `dir` (`""` is the root), `.` and `..` resolved.
+pub fn join(dir: &str, rel: &str) -> String {
+    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+    for seg in rel.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    parts.push("..");
+                }
+            }
+            s => parts.push(s),
+        }
+    }
+    parts.join("/")
+}
+
 /// Whether a relative path is one nerd never projects.
 pub fn is_excluded(rel: &str) -> bool {
     rel.split('/').any(|part| part == ".git" || part == ".nerd")

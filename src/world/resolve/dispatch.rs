@@ -44,10 +44,8 @@ impl<'a> Index<'a> {
             let Some(owner) = self.owner_of(method).filter(|o| self.is_abstract(*o)) else { continue };
             let in_scope = self.declared.get(&owner).into_iter().flatten().any(|t| self.trait_in_scope(cx, t));
             if in_scope && self.reachable(cx, method) {
-                found.push(*method);
-                for implementor in self.implementors.get(&owner).into_iter().flatten() {
-                    found.extend(self.methods.get(&(*implementor, name)).into_iter().flatten());
-                }
+                // A call on the trait itself: its method and the implementations'.
+                found.extend(self.methods_on(cx, &[owner], name, Dispatch::Static).0);
             }
         }
         (!found.is_empty()).then_some(Outcome::Found(found, Provenance::Inferred))

@@ -12,7 +12,7 @@ use super::FileView;
 use crate::world::lang::Lang;
 use crate::world::packages::Manifests;
 use crate::world::project::{HintKind, ProjectedSymbol, TypeHint};
-use crate::world::walk::dir_of;
+use crate::world::walk::{dir_of, folders_above, join};
 
 /// Symbols a bare call can name: functions, and types called as constructors.
 pub(super) fn callable(kind: SymbolKind) -> bool {
@@ -506,19 +506,11 @@ impl<'a> Index<'a> {
         if module.contains("::") && first != "crate" {
             return Vec::new();
         }
-        let mut dir = dir_of(from);
-        loop {
-            for root in ["src/lib.rs", "src/main.rs"] {
-                let candidate = if dir.is_empty() { root.to_string() } else { format!("{dir}/{root}") };
-                if let Some((path, _)) = self.files.get_key_value(candidate.as_str()) {
-                    return vec![*path];
-                }
-            }
-            if dir.is_empty() {
-                return Vec::new();
-            }
-            dir = dir_of(dir);
-        }
+        folders_above(from)
+            .flat_map(|dir| ["src/lib.rs", "src/main.rs"].map(|root| join(dir, root)))
+            .find_map(|candidate| self.files.get_key_value(candidate.as_str()).map(|(path, _)| *path))
+            .into_iter()
+            .collect()
     }
 
     /// Rust: the files of module `name` declared by the module made of

@@ -20,7 +20,7 @@ use super::FileView;
 use crate::world::imports::split_top_level;
 use crate::world::lang::Lang;
 use crate::world::project::{HintKind, ProjectedSymbol, TypeHint, RETURN_VAR};
-use crate::world::walk::dir_of;
+use crate::world::walk::{dir_of, folders_above, join};
 
 /// How many steps one resolution may take through hints, results and fields.
 const MAX_DEPTH: u32 = 8;
@@ -618,17 +618,9 @@ impl<'a> Index<'a> {
         if !parameter_names(&caller.signature).contains(&var) {
             return None;
         }
-        let mut places: Vec<&'a str> = vec![cx.file.path];
-        let mut dir = dir_of(cx.file.path);
-        loop {
-            let conftest = if dir.is_empty() { "conftest.py".to_string() } else { format!("{dir}/conftest.py") };
-            places.extend(self.files.get(conftest.as_str()).map(|f| f.path));
-            if dir.is_empty() {
-                break;
-            }
-            dir = dir_of(dir);
-        }
-        let fixture = places.into_iter().find_map(|file| {
+        let conftests = folders_above(cx.file.path)
+            .filter_map(|dir| self.files.get(join(dir, "conftest.py").as_str()).map(|f| f.path));
+        let fixture = std::iter::once(cx.file.path).chain(conftests).find_map(|file| {
             self.local.get(&(file, var))?.iter().copied().find(|s| s.depth == 0 && s.kind == SymbolKind::Function)
         })?;
         Some(self.result_value(fixture, depth + 1).inferred())
