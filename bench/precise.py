@@ -21,7 +21,9 @@ name and link to another type's method of that name), leaving out dispatch
 edges: an `inferred` edge to another method of the same name at a site where
 the heuristic tier also linked the indexer's symbol (the override or
 implementation a call on `self`/`this` or an interface may run; the indexer
-names only the declared method), counted apart as "dispatch". Also prints each
+names only the declared method), counted apart as "dispatch". A second table
+compares functions named as values where they are not called (`map(f)`,
+`callback=f`, a struct field's value), as edges. Also prints each
 indexer's time and reach, the share of heuristic edges by
 provenance and the parse errors, and the hand-checked questions of
 bench/truth/ answered with the precise tier in place.
@@ -30,8 +32,9 @@ bench/truth/ answered with the precise tier in place.
            (PROJECTS_DIR from bench/eight.sh; the indexers on PATH:
            scripts/install-indexers prints the PATH to use; --misses writes
            DIR/PROJECT.missed and DIR/PROJECT.wrong, one site per line, with
-           its source line, and DIR/PROJECT.misedge, edges at a confirmed
-           site that link another symbol than the indexer's)
+           its source line, DIR/PROJECT.misedge, edges at a confirmed
+           site that link another symbol than the indexer's, and
+           DIR/PROJECT.value-missed and .value-wrong for functions named as values)
 """
 import collections, json, os, re, sqlite3, subprocess, sys, time
 
@@ -122,6 +125,15 @@ def main():
                     if p in covered and callee.split("#")[0] in covered and callee not in unanswered
                     and keep(prov) and call_site(lines_of(p), l, callee)}
 
+        def values(rows, keep):
+            # Functions named where they are not called (`map(f)`,
+            # `callback=f`): the indexer reports these references too.
+            return {(p, l, callee) for caller, callee, p, l, prov in rows
+                    if p in covered and callee.split("#")[0] in covered and callee not in unanswered
+                    and keep(prov) and not call_site(lines_of(p), l, callee)}
+
+        value_truth = values(both, lambda prov: prov == "precise")
+        value_certain = values(heuristic, lambda prov: prov in ("exact", "inferred"))
         truth_edges = edges(both, lambda prov: prov == "precise")
         certain_edges = edges(heuristic, lambda prov: prov in ("exact", "inferred"))
         # Dispatch edges: see the docstring; they stay out of "edge prec".
@@ -138,6 +150,10 @@ def main():
                 for p, l, callee in sorted(x for x in certain_edges - truth_edges if (x[0], x[1]) in answered):
                     said = sorted(c for q, m, c in truth_edges if (q, m) == (p, l))
                     out.write(f"{p}:{l}\t{callee}\tindexer: {' '.join(said)}\n")
+            for kind, found in (("value-missed", value_truth - value_certain), ("value-wrong", value_certain - value_truth)):
+                with open(os.path.join(misses, f"{project}.{kind}"), "w") as out:
+                    for p, l, callee in sorted(found):
+                        out.write(f"{p}:{l}\t{callee}\t{lines_of(p).get(int(l), '').strip()}\n")
             for kind, found in (("missed", truth - certain), ("wrong", certain - truth)):
                 with open(os.path.join(misses, f"{project}.{kind}"), "w") as out:
                     for p, l, name in sorted(found):
@@ -157,6 +173,10 @@ def main():
             c["edges"] += len({x for x in he if (x[0], x[1]) in confirmed})
             c["edges_right"] += len(he & {x for x in truth_edges if lang(x[0]) == language})
             c["dispatch"] += len({x for x in dispatch if lang(x[0]) == language})
+            vt, vh = mine(value_truth), mine(value_certain)
+            c["values"] += len(vt)
+            c["values_certain"] += len(vh)
+            c["values_right"] += len(vt & vh)
     print("indexer runs (wall time of `nerd index --precise`, indexers included):")
     for project, r, wall in runs:
         detail = f"{r['files']} files, {r['calls']} edges, {r['elapsed_ms'] / 1000:.1f} s" if r["status"] == "ran" else r.get("hint") or r.get("message", "")
@@ -171,6 +191,13 @@ def main():
         r2 = c["all_right"] / c["precise"] if c["precise"] else 1
         p3 = c["edges_right"] / c["edges"] if c["edges"] else 1
         print(f"{language:11} {c['precise']:8} {c['certain']:12} {p1:6.1%} {r1:6.1%} {c['all']:9} {p2:6.1%} {r2:6.1%} {p3:9.1%} {c['dispatch']:8}")
+    print()
+    print("functions named as values, not called (`map(f)`, `callback=f`): certain heuristic edges against the precise tier's")
+    print(f"{'language':11} {'precise':>8} {'heur.certain':>12} {'prec':>6} {'recall':>6}")
+    for language, c in sorted(by_lang.items()):
+        p4 = c["values_right"] / c["values_certain"] if c["values_certain"] else 1
+        r4 = c["values_right"] / c["values"] if c["values"] else 1
+        print(f"{language:11} {c['values']:8} {c['values_certain']:12} {p4:6.1%} {r4:6.1%}")
     print()
     print(f"{'project':14} {'parse errors':>12}  heuristic edges by provenance")
     for project in sorted(provenance):

@@ -4,3 +4,17 @@
 ; A decorator named without parentheses is called with the function it decorates.
 (decorator (identifier) @name) @reference.call
 (decorator (attribute object: (_) @qualifier attribute: (identifier) @name)) @reference.call
+; A function named as a value, not called: an argument (`map(f, xs)`,
+; `callback=f`), a dict or list item, an assigned or returned value. Code
+; that hands a function on may run it.
+(argument_list (identifier) @name @reference.value)
+(argument_list (attribute object: (_) @qualifier attribute: (identifier) @name) @reference.value)
+(keyword_argument value: (identifier) @name @reference.value)
+(keyword_argument value: (attribute object: (_) @qualifier attribute: (identifier) @name) @reference.value)
+(pair value: (identifier) @name @reference.value)
+(pair value: (attribute object: (_) @qualifier attribute: (identifier) @name) @reference.value)
+(list (identifier) @name @reference.value)
+(tuple (identifier) @name @reference.value)
+(assignment right: (attribute object: (_) @qualifier attribute: (identifier) @name) @reference.value)
+(assignment right: (identifier) @name @reference.value)
+(return_statement (identifier) @name @reference.value)

@@ -8,3 +8,14 @@
 ; A macro's arguments are tokens to the grammar: they are parsed again as call
 ; arguments (`assert!(x.is_ok())`, `format!("{}", f())`) by the projection.
 (macro_invocation (token_tree) @macro.args)
+; A function named as a value, not called: an argument (`.map(Error::msg)`), a
+; struct field's value (`Vtable { drop: object_drop::<E> }`). Code that hands
+; a function on may run it.
+(arguments (identifier) @name @reference.value)
+(arguments (scoped_identifier path: (_) @qualifier name: (identifier) @name) @reference.value)
+(arguments (generic_function function: (identifier) @name) @reference.value)
+(arguments (generic_function function: (scoped_identifier path: (_) @qualifier name: (identifier) @name)) @reference.value)
+(field_initializer value: (identifier) @name @reference.value)
+(field_initializer value: (scoped_identifier path: (_) @qualifier name: (identifier) @name) @reference.value)
+(field_initializer value: (generic_function function: (identifier) @name) @reference.value)
+(field_initializer value: (generic_function function: (scoped_identifier path: (_) @qualifier name: (identifier) @name)) @reference.value)

@@ -45,7 +45,7 @@ macro_rules! tables {
                     "a definition projected by tree-sitter";
                 World rows defines(Path: PathId, Id: SymbolId) "a file defines a symbol";
                 World rows calls(CallerId: SymbolId, CalleeId: SymbolId, Path: PathId, Line: Line, Provenance: Provenance)
-                    "a call resolved to a symbol, and how (precise, exact, inferred, name_only)";
+                    "a call resolved to a symbol, and how (precise, exact, inferred, implicit, name_only)";
                 World rows unresolved_call(CallerId: SymbolId, Name: Sym, Path: PathId, Line: Line)
                     "a call whose target did not resolve";
                 World rows imports(Path: PathId, ImportPath: Sym) "a file imports a module or package";

@@ -108,10 +108,13 @@ vocabulary!(
     /// How a call edge was established, from strongest to weakest evidence:
     /// a language's own indexer (`precise`), name resolution that proved it
     /// (`exact`), an inferred receiver type or interface dispatch (`inferred`),
-    /// a bare-name guess (`name_only`). What a test run was seen to execute is
-    /// not a call edge (it has no call site): it is `covers`.
+    /// a call the language makes where no syntax writes one (`implicit`: a
+    /// Rust value's `Drop::drop`, credited to the function that makes the
+    /// value, at its definition), a bare-name guess (`name_only`). What a test
+    /// run was seen to execute is not a call edge (it has no call site): it is
+    /// `covers`.
     Provenance, "provenance" {
-        Precise => "precise", Exact => "exact", Inferred => "inferred", NameOnly => "name_only",
+        Precise => "precise", Exact => "exact", Inferred => "inferred", Implicit => "implicit", NameOnly => "name_only",
     }
 );
 

@@ -33,7 +33,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::world::imports::Import;
 use crate::world::lang::Lang;
-use crate::world::project::{FileProjection, HintKind, ProjectedSymbol, RawCall, TypeHint};
+use crate::world::project::{CallForm, FileProjection, HintKind, ProjectedSymbol, RawCall, TypeHint};
 use crate::world::resolve::Resolution;
 
 /// A storage failure, with the database path where it helps.
@@ -210,7 +210,7 @@ impl Store {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )?;
             let mut call = tx.prepare_cached(
-                "INSERT INTO raw_call(path, caller, name, qualifier, line, method) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO raw_call(path, caller, name, qualifier, line, form) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?;
             let mut import = tx.prepare_cached(
                 "INSERT INTO import_binding(path, module, name, binding, line) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -247,7 +247,7 @@ impl Store {
                             ])?;
                         }
                         for c in &p.calls {
-                            call.execute(params![r.path, c.caller, c.name, c.qualifier, c.line, c.method])?;
+                            call.execute(params![r.path, c.caller, c.name, c.qualifier, c.line, c.form.code()])?;
                         }
                         for i in &p.imports {
                             import.execute(params![r.path, i.module, i.name, i.binding, i.line])?;
@@ -355,9 +355,9 @@ impl Store {
             });
         }
         let calls_sql = if with_calls {
-            "SELECT path, caller, name, qualifier, line, method FROM raw_call ORDER BY rowid"
+            "SELECT path, caller, name, qualifier, line, form FROM raw_call ORDER BY rowid"
         } else {
-            "SELECT path, caller, name, qualifier, line, method FROM raw_call WHERE 0"
+            "SELECT path, caller, name, qualifier, line, form FROM raw_call WHERE 0"
         };
         let mut stmt = self.conn.prepare(calls_sql)?;
         let mut rows = stmt.query([])?;
@@ -371,7 +371,8 @@ impl Store {
                 name: r.get(2)?,
                 qualifier: r.get(3)?,
                 line: r.get(4)?,
-                method: r.get(5)?,
+                form: CallForm::from_code(r.get(5)?)
+                    .ok_or_else(|| StoreError::Corrupt("a raw call of an unknown form".into()))?,
             });
         }
         let mut stmt =

@@ -7,6 +7,7 @@ pub mod doc;
 pub mod git;
 pub mod imports;
 pub mod lang;
+mod locals;
 pub mod packages;
 pub mod project;
 pub mod resolve;

@@ -4,13 +4,14 @@
 //! Knows nothing about other files (resolution happens later) or storage.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use nerd_logic::vocab::{SymbolKind, Visibility};
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator, Tree};
 
 use super::imports::{self, Import};
 use super::lang::{GrammarError, Lang};
+use super::locals::Locals;
 
 /// Files longer than this many lines get symbol-aligned chunks.
 pub const CHUNK_THRESHOLD_LINES: u32 = 400;
@@ -62,8 +63,41 @@ pub struct RawCall {
     /// `pkg` in `pkg.F()`, `Type` in `Type::new()`, the receiver expression of a method call.
     pub qualifier: Option<String>,
     pub line: u32,
-    /// Written in method syntax on a value (`x.f()` in Rust, where only methods answer it).
-    pub method: bool,
+    pub form: CallForm,
+}
+
+/// How a function is used where a raw call was read.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum CallForm {
+    /// A call: `f()`, `pkg.f()`, `Type::f()`.
+    Call,
+    /// A call in method syntax on a value (`x.f()` in Rust), which only methods answer.
+    Method,
+    /// A function named as a value and not called there (`map(f)`,
+    /// `callback=f`, `Vtable { drop: object_drop::<E> }`): code that hands a
+    /// function on may run it, so it depends on it as on a call.
+    Reference,
+}
+
+impl CallForm {
+    /// The form's code in the index (`raw_call.form`).
+    pub fn code(self) -> i64 {
+        match self {
+            CallForm::Call => 0,
+            CallForm::Method => 1,
+            CallForm::Reference => 2,
+        }
+    }
+
+    /// The form a stored code names; `None` for a code no version wrote.
+    pub fn from_code(code: i64) -> Option<CallForm> {
+        match code {
+            0 => Some(CallForm::Call),
+            1 => Some(CallForm::Method),
+            2 => Some(CallForm::Reference),
+            _ => None,
+        }
+    }
 }
 
 /// What a hint says about the name it binds.
@@ -161,6 +195,7 @@ struct Roles {
     qualifier: Option<u32>,
     scope: Option<u32>,
     call: Option<u32>,
+    value: Option<u32>,
     import: Option<u32>,
     hint_var: Option<u32>,
     hint_type: Option<u32>,
@@ -187,6 +222,7 @@ impl Roles {
             qualifier: index("qualifier"),
             scope: index("scope"),
             call: index("reference.call"),
+            value: index("reference.value"),
             import: index("import"),
             hint_var: index("hint.var"),
             hint_type: index("hint.type"),
@@ -209,6 +245,7 @@ struct Captured<'t> {
     receiver: Option<Node<'t>>,
     qualifier: Option<Node<'t>>,
     call: Option<Node<'t>>,
+    value: Option<Node<'t>>,
     imports: Vec<Node<'t>>,
     macros: Vec<Node<'t>>,
     hint: HintCaptures<'t>,
@@ -232,6 +269,8 @@ impl Roles {
                 out.qualifier = Some(c.node);
             } else if i == self.call {
                 out.call = Some(c.node);
+            } else if i == self.value {
+                out.value = Some(c.node);
             } else if i == self.import {
                 out.imports.push(c.node);
             } else if i == self.macro_args {
@@ -262,8 +301,14 @@ impl Captured<'_> {
     /// The call this match captured, if it is one; `first_row` places rows of
     /// a re-parsed macro argument list back in the file.
     fn call_site(&self, source: &[u8], first_row: u32) -> Option<CallSite> {
-        let (node, name) = (self.call?, self.name?);
-        // A call's `@receiver` is the value of a method call: it qualifies the call and makes it a method call.
+        let name = self.name?;
+        let (node, form) = match (self.call, self.value) {
+            // A call's `@receiver` is the value of a method call: it qualifies the call and makes it a method call.
+            (Some(call), _) if self.receiver.is_some() => (call, CallForm::Method),
+            (Some(call), _) => (call, CallForm::Call),
+            (None, Some(value)) => (value, CallForm::Reference),
+            (None, None) => return None,
+        };
         Some(CallSite {
             at: node.start_byte(),
             // The line of the name called: in a chain written over several
@@ -272,7 +317,7 @@ impl Captured<'_> {
             node_id: Some(node.id()),
             name: text(name, source).to_string(),
             qualifier: self.qualifier.or(self.receiver).map(|q| compact(text(q, source), 80)),
-            method: self.receiver.is_some(),
+            form,
         })
     }
 }
@@ -294,7 +339,7 @@ struct CallSite {
     node_id: Option<usize>,
     name: String,
     qualifier: Option<String>,
-    method: bool,
+    form: CallForm,
 }
 
 /// A type hint before its scope is known.
@@ -348,6 +393,7 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
     let mut hints: Vec<HintSite> = Vec::new();
     let mut macros: Vec<Node> = Vec::new();
     let mut import_nodes: Vec<Node> = Vec::new();
+    let mut locals = Locals::new(lang, source);
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, root, source);
     while let Some(m) = matches.next() {
@@ -361,13 +407,19 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
                 defs.push(Def { node, name, kind, receiver, pattern: m.pattern_index });
             }
         } else if let Some(call) = found.call_site(source, 0) {
-            calls.push(call);
+            // A name the function binds for itself is its own value, not a function of the module.
+            let shadowed = call.form == CallForm::Reference
+                && call.qualifier.is_none()
+                && found.value.is_some_and(|v| locals.binds(v, &call.name));
+            if !shadowed {
+                calls.push(call);
+            }
         } else if let Some(site) = found.hint.site(source) {
             hints.push(site);
         }
     }
     for node in macros {
-        macro_calls(lang, (query, &roles), node, source, 0, &mut calls)?;
+        macro_calls(lang, (query, &roles), (node, node), source, 0, &mut locals, &mut calls)?;
     }
 
     // The same node can match several patterns; the earliest pattern wins.
@@ -379,9 +431,10 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
     let (symbol_of_def, def_ids) = assign_symbols(lang, path, source, is_test_file, &defs, &mut out.symbols);
     let enclosing =
         Enclosing { path, defs: &defs, symbol_of_def: &symbol_of_def, def_ids: &def_ids, symbols: &out.symbols };
+    out.imports = import_nodes.into_iter().flat_map(|n| imports::read(lang, n, source)).collect();
+    keep_resolvable_references(lang, &mut calls, &defs, &out.imports, &hints);
     out.calls = enclosing.attribute_calls(calls);
     out.hints = enclosing.attribute_hints(hints);
-    out.imports = import_nodes.into_iter().flat_map(|n| imports::read(lang, n, source)).collect();
     out.parse_error = first_syntax_error(root, source);
     out.chunks = chunks(&out.symbols, end_line_of(root));
     Ok(out)
@@ -424,6 +477,28 @@ impl HintCaptures<'_> {
     }
 }
 
+/// Keeps a bare name handed on as a value only where it can name a function
+/// of the project: one this file defines, imports or aliases. A Go package's
+/// functions are visible from its other files, so Go keeps every such name.
+fn keep_resolvable_references(
+    lang: Lang,
+    calls: &mut Vec<CallSite>,
+    defs: &[Def<'_>],
+    imports: &[Import],
+    hints: &[HintSite],
+) {
+    if lang.family() == Lang::Go {
+        return;
+    }
+    let known: HashSet<&str> = defs
+        .iter()
+        .map(|d| d.name.as_str())
+        .chain(imports.iter().filter_map(|i| i.binding.as_deref().or(i.name.as_deref())))
+        .chain(hints.iter().filter(|h| h.kind == HintKind::Alias).map(|h| h.var.as_str()))
+        .collect();
+    calls.retain(|c| c.form != CallForm::Reference || c.qualifier.is_some() || known.contains(c.name.as_str()));
+}
+
 /// How deep macro arguments are read inside macro arguments.
 const MACRO_DEPTH: u32 = 3;
 
@@ -434,9 +509,10 @@ const MACRO_DEPTH: u32 = 3;
 fn macro_calls(
     lang: Lang,
     (query, roles): (&Query, &Roles),
-    args: Node<'_>,
+    (args, anchor): (Node<'_>, Node<'_>),
     source: &[u8],
     depth: u32,
+    locals: &mut Locals<'_>,
     out: &mut Vec<CallSite>,
 ) -> Result<(), GrammarError> {
     let inner = &source[args.byte_range()];
@@ -458,11 +534,15 @@ fn macro_calls(
         nested.append(&mut found.macros);
         // The wrapper's own `f(...)` call is not in the source.
         let Some(call) = found.call_site(&wrapped, first_row).filter(|c| c.at >= PREFIX.len()) else { continue };
+        // The macro stands in the function that binds the names its arguments use.
+        if call.form == CallForm::Reference && call.qualifier.is_none() && locals.binds(anchor, &call.name) {
+            continue;
+        }
         out.push(CallSite { at, node_id: None, ..call });
     }
     for node in nested {
         let mut inner_calls = Vec::new();
-        macro_calls(lang, (query, roles), node, &wrapped, depth + 1, &mut inner_calls)?;
+        macro_calls(lang, (query, roles), (node, anchor), &wrapped, depth + 1, locals, &mut inner_calls)?;
         for mut c in inner_calls {
             c.at = at;
             c.line += first_row;
@@ -875,7 +955,7 @@ impl Enclosing<'_, '_> {
                 name: call.name,
                 qualifier: call.qualifier,
                 line: call.line,
-                method: call.method,
+                form: call.form,
             })
             .collect()
     }

@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use nerd_logic::vocab::Provenance;
+
 use super::Applied;
 use crate::agent::event::{Event, Status};
 use crate::agent::verify::{Kind, Verdict, Verification};
@@ -71,7 +73,9 @@ impl Agent<'_> {
         let mut calls: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         let mut guessed: Vec<(String, u32)> = Vec::new();
         for (path, r) in &loaded.resolution.files {
-            for (_, _, line, provenance) in r.calls.iter().filter(|(_, callee, _, _)| *callee == symbol.id) {
+            // An implicit call (a value's `drop`) writes no token to rename.
+            let sites = r.calls.iter().filter(|(_, callee, _, p)| *callee == symbol.id && *p != Provenance::Implicit);
+            for (_, _, line, provenance) in sites {
                 if provenance.is_certain() {
                     calls.entry(path.clone()).or_default().push(*line);
                 } else {

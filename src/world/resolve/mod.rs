@@ -5,6 +5,7 @@
 
 mod call;
 mod dispatch;
+mod implicit;
 mod index;
 mod names;
 pub mod precise;
@@ -19,7 +20,7 @@ use nerd_logic::vocab::{Provenance, SymbolKind};
 
 use super::lang::Lang;
 use super::packages::Manifests;
-use super::project::{FileProjection, HintKind, ProjectedSymbol};
+use super::project::{CallForm, FileProjection, HintKind, ProjectedSymbol};
 use call::{Cx, Outcome};
 use index::{callable, Index};
 
@@ -100,28 +101,51 @@ fn tested_names(test: &str) -> Vec<String> {
 
 fn resolve_file(index: &Index<'_>, tests: &HashSet<&str>, f: &FileView<'_>) -> FileResolution {
     let mut out = FileResolution::default();
+    let mut link = |caller: &str, callee: &ProjectedSymbol, line: u32, provenance: Provenance| {
+        if provenance.is_certain() && tests.contains(caller) && callee.kind != SymbolKind::Test {
+            out.test_links.push((caller.to_string(), callee.id.clone()));
+        }
+        out.calls.push((caller.to_string(), callee.id.clone(), line, provenance));
+    };
+    let mut external = Vec::new();
+    let mut unresolved = Vec::new();
     for call in &f.projection.calls {
         let cx = Cx { file: f, caller: &call.caller, line: call.line };
-        match index.resolve_call(&cx, &call.name, call.qualifier.as_deref(), call.method, 0) {
+        let outcome = index.resolve_call(&cx, &call.name, call.qualifier.as_deref(), call.form == CallForm::Method, 0);
+        if call.form == CallForm::Reference {
+            // A name handed on links only where resolution proved it names a
+            // function; anything else there is a value of another kind, and
+            // no call that could reach somewhere unknown.
+            if let Outcome::Found(callees, provenance) = outcome {
+                for callee in
+                    callees.into_iter().filter(|c| matches!(c.kind, SymbolKind::Function | SymbolKind::Method))
+                {
+                    if provenance.is_certain() {
+                        link(&call.caller, callee, call.line, provenance);
+                    }
+                }
+            }
+            continue;
+        }
+        match outcome {
             Outcome::Found(mut callees, provenance) => {
                 // Constructing a class runs its constructor.
                 let constructors: Vec<&ProjectedSymbol> =
                     callees.iter().filter(|c| index::is_type(c.kind)).flat_map(|c| index.constructors_of(c)).collect();
                 callees.extend(constructors);
                 for callee in callees {
-                    if provenance.is_certain()
-                        && tests.contains(call.caller.as_str())
-                        && callee.kind != SymbolKind::Test
-                    {
-                        out.test_links.push((call.caller.clone(), callee.id.clone()));
-                    }
-                    out.calls.push((call.caller.clone(), callee.id.clone(), call.line, provenance));
+                    link(&call.caller, callee, call.line, provenance);
                 }
             }
-            Outcome::External => out.external.push((call.caller.clone(), call.name.clone(), call.line)),
-            Outcome::Unknown => out.unresolved.push((call.caller.clone(), call.name.clone(), call.line)),
+            Outcome::External => external.push((call.caller.clone(), call.name.clone(), call.line)),
+            Outcome::Unknown => unresolved.push((call.caller.clone(), call.name.clone(), call.line)),
         }
     }
+    for (function, drop) in index.implicit_drops(f) {
+        link(&function.id, drop, function.line, Provenance::Implicit);
+    }
+    out.external = external;
+    out.unresolved = unresolved;
     sort_unique(&mut out.calls);
     sort_unique(&mut out.unresolved);
     sort_unique(&mut out.external);

@@ -271,8 +271,9 @@ pub fn overlay(resolution: &mut Resolution, precise: &[PreciseFile]) {
                 return true;
             }
             // An `exact` edge was proved by name resolution (an alias or
-            // re-export the indexer named by another symbol): it stands.
-            if known(callee) && *provenance != Provenance::Exact {
+            // re-export the indexer named by another symbol): it stands. So
+            // does an `implicit` one: no syntax writes it for an indexer to see.
+            if known(callee) && !matches!(provenance, Provenance::Exact | Provenance::Implicit) {
                 unconfirmed.push((caller.clone(), name.to_string(), *line));
                 return false;
             }

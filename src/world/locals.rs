@@ -1,0 +1,196 @@
+//! The names a function binds for itself (parameters, locals, loop and
+//! pattern variables), read off the syntax tree: inside that function such a
+//! name is a value of its own, never the module's function of that name.
+//! Knows syntax trees only; nothing about symbols or resolution.
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use tree_sitter::Node;
+
+use super::lang::Lang;
+
+/// Whether a node kind is a function whose body can bind names.
+fn is_function(lang: Lang, kind: &str) -> bool {
+    match lang.family() {
+        Lang::Rust => matches!(kind, "function_item" | "closure_expression"),
+        Lang::Python => matches!(kind, "function_definition" | "lambda"),
+        Lang::Go => matches!(kind, "function_declaration" | "method_declaration" | "func_literal"),
+        _ => matches!(
+            kind,
+            "function_declaration"
+                | "function_expression"
+                | "generator_function_declaration"
+                | "generator_function"
+                | "arrow_function"
+                | "method_definition"
+        ),
+    }
+}
+
+/// The part of `node` that binds names, if `node` is a binding construct:
+/// every identifier under it is bound.
+fn binding_part<'t>(lang: Lang, node: Node<'t>) -> Option<Node<'t>> {
+    let field = |name: &str| node.child_by_field_name(name);
+    match (lang.family(), node.kind()) {
+        (Lang::Rust, "parameter" | "let_declaration" | "for_expression" | "let_condition" | "match_arm") => {
+            field("pattern")
+        }
+        (Lang::Rust, "closure_parameters") => Some(node),
+        (Lang::Python, "parameters" | "lambda_parameters" | "as_pattern_target") => Some(node),
+        (Lang::Python, "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause") => field("left"),
+        (Lang::Python, "named_expression") => field("name"),
+        (Lang::Go, "parameter_declaration" | "variadic_parameter_declaration" | "var_spec" | "const_spec") => {
+            field("name")
+        }
+        (Lang::Go, "short_var_declaration" | "range_clause") => field("left"),
+        (Lang::TypeScript, "required_parameter" | "optional_parameter") => field("pattern").or_else(|| field("name")),
+        (Lang::TypeScript, "variable_declarator") => field("name"),
+        (Lang::TypeScript, "arrow_function") => field("parameter"),
+        (Lang::TypeScript, "for_in_statement") => field("left"),
+        (Lang::TypeScript, "catch_clause") => field("parameter"),
+        _ => None,
+    }
+}
+
+/// Whether a node is a name as the language writes one.
+fn is_name(kind: &str) -> bool {
+    matches!(kind, "identifier" | "shorthand_property_identifier_pattern")
+}
+
+/// The names bound inside each function of one file, worked out once per
+/// function as references ask.
+pub struct Locals<'s> {
+    lang: Lang,
+    source: &'s [u8],
+    by_function: HashMap<usize, HashSet<&'s str>>,
+}
+
+impl<'s> Locals<'s> {
+    pub fn new(lang: Lang, source: &'s [u8]) -> Self {
+        Locals { lang, source, by_function: HashMap::default() }
+    }
+
+    /// Whether `name`, written at `at`, is bound by a function around it
+    /// (any of them: a closure sees its enclosing function's locals).
+    pub fn binds(&mut self, at: Node<'_>, name: &str) -> bool {
+        let mut node = at.parent();
+        while let Some(n) = node {
+            if is_function(self.lang, n.kind()) && self.bound_in(n).contains(name) {
+                return true;
+            }
+            node = n.parent();
+        }
+        false
+    }
+
+    fn bound_in(&mut self, function: Node<'_>) -> &HashSet<&'s str> {
+        let (lang, source) = (self.lang, self.source);
+        self.by_function.entry(function.id()).or_insert_with(|| {
+            let mut names = HashSet::default();
+            let mut stack = vec![function];
+            while let Some(node) = stack.pop() {
+                if let Some(part) = binding_part(lang, node) {
+                    collect_names(part, source, &mut names);
+                }
+                let mut cursor = node.walk();
+                stack.extend(node.named_children(&mut cursor));
+            }
+            names
+        })
+    }
+}
+
+/// Every name under `node`, the node itself included.
+fn collect_names<'s>(node: Node<'_>, source: &'s [u8], out: &mut HashSet<&'s str>) {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if is_name(n.kind()) {
+            if let Some(text) = source.get(n.byte_range()).and_then(|b| std::str::from_utf8(b).ok()) {
+                out.insert(text);
+            }
+            continue;
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::world::lang::Lang;
+    use crate::world::project::{project_file, CallForm};
+
+    /// The callers that hand on `f`, the file's own function, by name.
+    fn handing_on_f(lang: Lang, path: &str, source: &str) -> Vec<String> {
+        let projection = project_file(lang, path, source.as_bytes()).unwrap();
+        let mut callers: Vec<String> = projection
+            .calls
+            .iter()
+            .filter(|c| c.form == CallForm::Reference && c.name == "f" && c.qualifier.is_none())
+            .map(|c| c.caller.clone())
+            .collect();
+        callers.sort();
+        callers.dedup();
+        callers
+    }
+
+    /// In each source only `keep` hands on the module's `f`; every other
+    /// function binds an `f` of its own (a parameter, a local, a loop or
+    /// pattern variable, a closure's parameter, an enclosing function's local).
+    #[test]
+    fn a_name_a_function_binds_is_its_own_value_not_the_modules_function() {
+        let cases = [
+            (
+                Lang::Python,
+                "a.py",
+                "def f(x):\n    return x\n\ndef keep(xs):\n    return map(f, xs)\n\n\
+                 def param(f, xs):\n    return map(f, xs)\n\ndef local(xs):\n    f = len\n    return map(f, xs)\n\n\
+                 def loop(fs):\n    for f in fs:\n        run(f)\n\ndef walrus(xs):\n    if (f := xs[0]):\n        run(f)\n\n\
+                 def outer(xs):\n    f = len\n    def inner():\n        return map(f, xs)\n    return inner\n\n\
+                 def handler():\n    try:\n        pass\n    except E as f:\n        log(f)\n\n\
+                 def comprehension(fs):\n    return [run(f) for f in fs]\n",
+            ),
+            (
+                Lang::Rust,
+                "src/a.rs",
+                "fn f(x: u8) -> u8 { x }\nfn keep(xs: &[u8]) { xs.iter().copied().map(f); }\n\
+                 fn param(f: fn(u8) -> u8, xs: &[u8]) { xs.iter().copied().map(f); }\n\
+                 fn local(xs: &[u8]) { let f = |x: u8| x; xs.iter().copied().map(f); }\n\
+                 fn closure(fs: &[u8]) { fs.iter().for_each(|f| run(f)); }\n\
+                 fn each(fs: &[u8]) { for f in fs { run(f); } }\n\
+                 fn arm(o: Option<u8>) { match o { Some(f) => run(f), None => {} } }\n\
+                 fn iflet(o: Option<u8>) { if let Some(f) = o { run(f); } }\n\
+                 fn in_macro(o: u8) { let f = o; assert_eq!(run(f), f); }\n",
+            ),
+            (
+                Lang::Go,
+                "a/a.go",
+                "package a\nfunc f(x int) int { return x }\nfunc keep(xs []int) { Map(xs, f) }\n\
+                 func param(xs []int, f func(int) int) { Map(xs, f) }\n\
+                 func short(xs []int) { f := g; Map(xs, f) }\n\
+                 func decl(xs []int) { var f = g; Map(xs, f) }\n\
+                 func each(fs []func(int) int) { for _, f := range fs { run(f) } }\n\
+                 func lit(xs []int) func() { f := g; return func() { Map(xs, f) } }\n",
+            ),
+            (
+                Lang::TypeScript,
+                "src/a.ts",
+                "function f(x: number) { return x; }\nexport function keep(xs: number[]) { return xs.map(f); }\n\
+                 export function param(xs: number[], f: (x: number) => number) { return xs.map(f); }\n\
+                 export function local(xs: number[]) { const f = g; return xs.map(f); }\n\
+                 export function arrow(fs: number[]) { return fs.map((f) => run(f)).map(f => run(f)); }\n\
+                 export function each(fs: number[]) { for (const f of fs) { run(f); } }\n\
+                 export function destructure(o: { f: number }) { const { f } = o; run(f); }\n\
+                 export function caught() { try { run(0); } catch (f) { run(f); } }\n",
+            ),
+        ];
+        for (lang, path, source) in cases {
+            let keep = match lang {
+                Lang::Python => "a.py#keep",
+                Lang::Rust => "src/a.rs#keep",
+                Lang::Go => "a/a.go#keep",
+                _ => "src/a.ts#keep",
+            };
+            assert_eq!(handing_on_f(lang, path, source), vec![keep.to_string()], "{lang:?}");
+        }
+    }
+}
