@@ -65,6 +65,15 @@ def call_site(lines, line, callee):
     return re.search(r"\b" + re.escape(name) + r"\s*(::<[^()]*>)?\(", text) is not None
 
 
+def value_site(lines, line, callee):
+    """Whether the source line names the callee's bare name without calling
+    it (`map(f)`, `key=f`): written there, and followed by no `(` or `!`."""
+    text = lines.get(int(line), "")
+    name = re.escape(bare(callee))
+    return (re.search(r"\b" + name + r"\b(?!\s*(::<[^()]*>)?[(!])", text) is not None
+            and not call_site(lines, line, callee))
+
+
 def main():
     args = sys.argv[1:]
     misses = None
@@ -130,7 +139,7 @@ def main():
             # `callback=f`): the indexer reports these references too.
             return {(p, l, callee) for caller, callee, p, l, prov in rows
                     if p in covered and callee.split("#")[0] in covered and callee not in unanswered
-                    and keep(prov) and not call_site(lines_of(p), l, callee)}
+                    and keep(prov) and value_site(lines_of(p), l, callee)}
 
         value_truth = values(both, lambda prov: prov == "precise")
         value_certain = values(heuristic, lambda prov: prov in ("exact", "inferred"))

@@ -19,3 +19,9 @@
 (field_initializer value: (scoped_identifier path: (_) @qualifier name: (identifier) @name) @reference.value)
 (field_initializer value: (generic_function function: (identifier) @name) @reference.value)
 (field_initializer value: (generic_function function: (scoped_identifier path: (_) @qualifier name: (identifier) @name)) @reference.value)
+; A macro invoked: only the project's own macros answer it (`ensure!(…)`,
+; `$crate::__parse_ensure!(…)` in a transcriber).
+(macro_invocation macro: (identifier) @name) @reference.macro
+(macro_invocation macro: (scoped_identifier path: (_) @qualifier name: (identifier) @name)) @reference.macro
+; What a `macro_rules!` macro expands to: its transcribers' calls are the macro's own.
+(macro_rule right: (token_tree) @macro.body)

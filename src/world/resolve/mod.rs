@@ -7,6 +7,7 @@ mod call;
 mod dispatch;
 mod implicit;
 mod index;
+mod macros;
 mod names;
 pub mod precise;
 mod receiver;
@@ -111,6 +112,18 @@ fn resolve_file(index: &Index<'_>, tests: &HashSet<&str>, f: &FileView<'_>) -> F
     let mut unresolved = Vec::new();
     for call in &f.projection.calls {
         let cx = Cx { file: f, caller: &call.caller, line: call.line };
+        if call.form == CallForm::Macro {
+            // Only the project's own macros answer; the language's and the
+            // dependencies' are outside it, never unknown.
+            for (callee, provenance) in index
+                .macros_named(&cx, &call.name)
+                .into_iter()
+                .flat_map(|(found, p)| found.into_iter().map(move |s| (s, p)))
+            {
+                link(&call.caller, callee, call.line, provenance);
+            }
+            continue;
+        }
         let outcome = index.resolve_call(&cx, &call.name, call.qualifier.as_deref(), call.form == CallForm::Method, 0);
         if call.form == CallForm::Reference {
             // A name handed on links only where resolution proved it names a

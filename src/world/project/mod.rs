@@ -13,6 +13,8 @@ use super::imports::{self, Import};
 use super::lang::{GrammarError, Lang};
 use super::locals::Locals;
 
+mod macros;
+
 /// Files longer than this many lines get symbol-aligned chunks.
 pub const CHUNK_THRESHOLD_LINES: u32 = 400;
 /// Target size of one chunk.
@@ -77,6 +79,8 @@ pub enum CallForm {
     /// `callback=f`, `Vtable { drop: object_drop::<E> }`): code that hands a
     /// function on may run it, so it depends on it as on a call.
     Reference,
+    /// A Rust macro invoked (`ensure!(…)`), which only macros answer.
+    Macro,
 }
 
 impl CallForm {
@@ -86,6 +90,7 @@ impl CallForm {
             CallForm::Call => 0,
             CallForm::Method => 1,
             CallForm::Reference => 2,
+            CallForm::Macro => 3,
         }
     }
 
@@ -95,6 +100,7 @@ impl CallForm {
             0 => Some(CallForm::Call),
             1 => Some(CallForm::Method),
             2 => Some(CallForm::Reference),
+            3 => Some(CallForm::Macro),
             _ => None,
         }
     }
@@ -196,6 +202,7 @@ struct Roles {
     scope: Option<u32>,
     call: Option<u32>,
     value: Option<u32>,
+    macro_call: Option<u32>,
     import: Option<u32>,
     hint_var: Option<u32>,
     hint_type: Option<u32>,
@@ -206,6 +213,7 @@ struct Roles {
     hint_return: Option<u32>,
     hint_decorated: Option<u32>,
     macro_args: Option<u32>,
+    macro_body: Option<u32>,
 }
 
 impl Roles {
@@ -223,6 +231,7 @@ impl Roles {
             scope: index("scope"),
             call: index("reference.call"),
             value: index("reference.value"),
+            macro_call: index("reference.macro"),
             import: index("import"),
             hint_var: index("hint.var"),
             hint_type: index("hint.type"),
@@ -233,6 +242,7 @@ impl Roles {
             hint_return: index("hint.return"),
             hint_decorated: index("hint.decorated"),
             macro_args: index("macro.args"),
+            macro_body: index("macro.body"),
         }
     }
 }
@@ -246,8 +256,10 @@ struct Captured<'t> {
     qualifier: Option<Node<'t>>,
     call: Option<Node<'t>>,
     value: Option<Node<'t>>,
+    macro_call: Option<Node<'t>>,
     imports: Vec<Node<'t>>,
     macros: Vec<Node<'t>>,
+    bodies: Vec<Node<'t>>,
     hint: HintCaptures<'t>,
 }
 
@@ -271,6 +283,10 @@ impl Roles {
                 out.call = Some(c.node);
             } else if i == self.value {
                 out.value = Some(c.node);
+            } else if i == self.macro_call {
+                out.macro_call = Some(c.node);
+            } else if i == self.macro_body {
+                out.bodies.push(c.node);
             } else if i == self.import {
                 out.imports.push(c.node);
             } else if i == self.macro_args {
@@ -302,12 +318,13 @@ impl Captured<'_> {
     /// a re-parsed macro argument list back in the file.
     fn call_site(&self, source: &[u8], first_row: u32) -> Option<CallSite> {
         let name = self.name?;
-        let (node, form) = match (self.call, self.value) {
+        let (node, form) = match (self.call, self.value, self.macro_call) {
             // A call's `@receiver` is the value of a method call: it qualifies the call and makes it a method call.
-            (Some(call), _) if self.receiver.is_some() => (call, CallForm::Method),
-            (Some(call), _) => (call, CallForm::Call),
-            (None, Some(value)) => (value, CallForm::Reference),
-            (None, None) => return None,
+            (Some(call), _, _) if self.receiver.is_some() => (call, CallForm::Method),
+            (Some(call), _, _) => (call, CallForm::Call),
+            (None, Some(value), _) => (value, CallForm::Reference),
+            (None, None, Some(invocation)) => (invocation, CallForm::Macro),
+            (None, None, None) => return None,
         };
         Some(CallSite {
             at: node.start_byte(),
@@ -392,6 +409,7 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
     let mut calls: Vec<CallSite> = Vec::new();
     let mut hints: Vec<HintSite> = Vec::new();
     let mut macros: Vec<Node> = Vec::new();
+    let mut bodies: Vec<Node> = Vec::new();
     let mut import_nodes: Vec<Node> = Vec::new();
     let mut locals = Locals::new(lang, source);
     let mut cursor = QueryCursor::new();
@@ -400,6 +418,7 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
         let mut found = roles.read(m);
         import_nodes.append(&mut found.imports);
         macros.append(&mut found.macros);
+        bodies.append(&mut found.bodies);
         if let (Some((node, kind)), Some(name)) = (found.def, found.name) {
             let name = clean_name(text(name, source));
             if !name.is_empty() {
@@ -418,8 +437,12 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
             hints.push(site);
         }
     }
+    let reader = macros::Reader { lang, query, roles: &roles };
     for node in macros {
-        macro_calls(lang, (query, &roles), (node, node), source, 0, &mut locals, &mut calls)?;
+        reader.calls(macros::Tokens::Arguments, (node, node), source, &mut locals, &mut calls)?;
+    }
+    for node in bodies {
+        reader.calls(macros::Tokens::Transcriber, (node, node), source, &mut locals, &mut calls)?;
     }
 
     // The same node can match several patterns; the earliest pattern wins.
@@ -497,59 +520,6 @@ fn keep_resolvable_references(
         .chain(hints.iter().filter(|h| h.kind == HintKind::Alias).map(|h| h.var.as_str()))
         .collect();
     calls.retain(|c| c.form != CallForm::Reference || c.qualifier.is_some() || known.contains(c.name.as_str()));
-}
-
-/// How deep macro arguments are read inside macro arguments.
-const MACRO_DEPTH: u32 = 3;
-
-/// Reads the calls inside a Rust macro invocation's arguments (`assert!(x.is_ok())`,
-/// `format!("{}", f())`), which the grammar keeps as unparsed tokens: the
-/// arguments are parsed as the arguments of a call, and each call found is
-/// placed where the macro is, on its own line.
-fn macro_calls(
-    lang: Lang,
-    (query, roles): (&Query, &Roles),
-    (args, anchor): (Node<'_>, Node<'_>),
-    source: &[u8],
-    depth: u32,
-    locals: &mut Locals<'_>,
-    out: &mut Vec<CallSite>,
-) -> Result<(), GrammarError> {
-    let inner = &source[args.byte_range()];
-    if depth >= MACRO_DEPTH || inner.len() < 3 || inner.contains(&b'$') {
-        return Ok(());
-    }
-    const PREFIX: &[u8] = b"fn m(){f(";
-    let mut wrapped = Vec::with_capacity(inner.len() + 16);
-    wrapped.extend_from_slice(PREFIX);
-    wrapped.extend_from_slice(&inner[1..inner.len() - 1]);
-    wrapped.extend_from_slice(b");}");
-    let Some(tree) = parse(lang, &wrapped)? else { return Ok(()) };
-    let (at, first_row) = (args.start_byte(), args.start_position().row as u32);
-    let mut nested = Vec::new();
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(query, tree.root_node(), wrapped.as_slice());
-    while let Some(m) = matches.next() {
-        let mut found = roles.read(m);
-        nested.append(&mut found.macros);
-        // The wrapper's own `f(...)` call is not in the source.
-        let Some(call) = found.call_site(&wrapped, first_row).filter(|c| c.at >= PREFIX.len()) else { continue };
-        // The macro stands in the function that binds the names its arguments use.
-        if call.form == CallForm::Reference && call.qualifier.is_none() && locals.binds(anchor, &call.name) {
-            continue;
-        }
-        out.push(CallSite { at, node_id: None, ..call });
-    }
-    for node in nested {
-        let mut inner_calls = Vec::new();
-        macro_calls(lang, (query, roles), (node, anchor), &wrapped, depth + 1, locals, &mut inner_calls)?;
-        for mut c in inner_calls {
-            c.at = at;
-            c.line += first_row;
-            out.push(c);
-        }
-    }
-    Ok(())
 }
 
 /// Typing stubs are not definitions: a Python `@overload` stub, and a

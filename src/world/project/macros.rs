@@ -1,0 +1,152 @@
+//! Reads the calls that Rust macro tokens hold, which the grammar keeps
+//! unparsed: an invocation's arguments (`assert!(x.is_ok())`) and a
+//! `macro_rules!` transcriber, what the macro expands to (`$crate` read as
+//! `crate`, a metavariable as a name of no function). Each call found is
+//! placed where the tokens start, on its own line: an invocation's calls
+//! belong to the code around it, a transcriber's to the macro. Knows one
+//! file's syntax only.
+
+use std::collections::HashSet;
+
+use tree_sitter::{Node, Query, QueryCursor, StreamingIterator};
+
+use super::{parse, CallForm, CallSite, Roles};
+use crate::world::lang::{GrammarError, Lang};
+use crate::world::locals::Locals;
+
+/// How deep macro tokens are read inside macro tokens.
+const MACRO_DEPTH: u32 = 3;
+
+/// What a token tree is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Tokens {
+    /// A macro invocation's arguments, read as the arguments of a call.
+    Arguments,
+    /// A `macro_rules!` rule's right-hand side, read as a block.
+    Transcriber,
+}
+
+/// Reads macro tokens with one language's query.
+pub(super) struct Reader<'q> {
+    pub lang: Lang,
+    pub query: &'q Query,
+    pub roles: &'q Roles,
+}
+
+impl Reader<'_> {
+    /// The calls in the token tree `tokens`; `anchor` is where it stands in
+    /// the file, to find the names the enclosing function binds.
+    pub fn calls(
+        &self,
+        kind: Tokens,
+        (tokens, anchor): (Node<'_>, Node<'_>),
+        source: &[u8],
+        locals: &mut Locals<'_>,
+        out: &mut Vec<CallSite>,
+    ) -> Result<(), GrammarError> {
+        let (text, metavariables) = match kind {
+            Tokens::Arguments => (source[tokens.byte_range()].to_vec(), HashSet::new()),
+            Tokens::Transcriber => transcribed(&source[tokens.byte_range()]),
+        };
+        self.read(
+            kind,
+            (&text, tokens.start_byte(), tokens.start_position().row as u32),
+            anchor,
+            0,
+            &metavariables,
+            locals,
+            out,
+        )
+    }
+
+    /// Reads `text` (a token tree with its delimiters, starting at byte `at`
+    /// and row `first_row` of the file) at `depth`.
+    #[allow(clippy::too_many_arguments)]
+    fn read(
+        &self,
+        kind: Tokens,
+        (text, at, first_row): (&[u8], usize, u32),
+        anchor: Node<'_>,
+        depth: u32,
+        metavariables: &HashSet<String>,
+        locals: &mut Locals<'_>,
+        out: &mut Vec<CallSite>,
+    ) -> Result<(), GrammarError> {
+        if depth >= MACRO_DEPTH || text.len() < 3 || text.contains(&b'$') {
+            return Ok(());
+        }
+        let (prefix, suffix): (&[u8], &[u8]) = match kind {
+            Tokens::Arguments => (b"fn m(){f(", b");}"),
+            Tokens::Transcriber => (b"fn m(){", b"\n}"),
+        };
+        let mut wrapped = Vec::with_capacity(text.len() + 16);
+        wrapped.extend_from_slice(prefix);
+        wrapped.extend_from_slice(&text[1..text.len() - 1]);
+        wrapped.extend_from_slice(suffix);
+        let Some(tree) = parse(self.lang, &wrapped)? else { return Ok(()) };
+        let mut nested = Vec::new();
+        let mut cursor = QueryCursor::new();
+        let mut matches = cursor.matches(self.query, tree.root_node(), wrapped.as_slice());
+        while let Some(m) = matches.next() {
+            let mut found = self.roles.read(m);
+            nested.append(&mut found.macros);
+            // The wrapper's own `f(...)` call is not in the source.
+            let Some(call) = found.call_site(&wrapped, first_row).filter(|c| c.at >= prefix.len()) else { continue };
+            // A metavariable stands for tokens the caller writes, never for a function here.
+            if metavariables.contains(&call.name) {
+                continue;
+            }
+            // The macro stands in the function that binds the names its arguments use.
+            if call.form == CallForm::Reference && call.qualifier.is_none() && locals.binds(anchor, &call.name) {
+                continue;
+            }
+            out.push(CallSite { at, node_id: None, ..call });
+        }
+        for node in nested {
+            let row = first_row + node.start_position().row as u32;
+            let inner = (&wrapped[node.byte_range()], at, row);
+            self.read(Tokens::Arguments, inner, anchor, depth + 1, metavariables, locals, out)?;
+        }
+        Ok(())
+    }
+}
+
+/// A transcriber's tokens as Rust source of the same length, and the names
+/// its metavariables became: `$crate` reads ` crate`, a repetition `$(`
+/// reads ` (`, a metavariable `$name` reads `_name`.
+fn transcribed(tokens: &[u8]) -> (Vec<u8>, HashSet<String>) {
+    let mut text = tokens.to_vec();
+    let mut metavariables = HashSet::new();
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        let name_end = text[i + 1..]
+            .iter()
+            .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+            .map_or(text.len(), |n| i + 1 + n);
+        let name = &tokens[i + 1..name_end];
+        if name == b"crate" || name.is_empty() {
+            text[i] = b' ';
+        } else {
+            text[i] = b'_';
+            metavariables.insert(format!("_{}", String::from_utf8_lossy(name)));
+        }
+        i = name_end.max(i + 1);
+    }
+    (text, metavariables)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::transcribed;
+
+    #[test]
+    fn a_transcriber_reads_as_source_of_the_same_length() {
+        let (text, names) = transcribed(b"{ $crate::f($e, $($rest),*) }");
+        assert_eq!(String::from_utf8(text).unwrap(), "{  crate::f(_e,  (_rest),*) }");
+        assert_eq!(names, ["_e".to_string(), "_rest".to_string()].into_iter().collect());
+    }
+}
