@@ -70,8 +70,10 @@ def value_site(lines, line, callee):
     it (`map(f)`, `key=f`): written there, and followed by no `(` or `!`."""
     text = lines.get(int(line), "")
     name = re.escape(bare(callee))
-    return (re.search(r"\b" + name + r"\b(?!\s*(::<[^()]*>)?[(!])", text) is not None
-            and not call_site(lines, line, callee))
+    # Not a call (a Rust turbofish or a TypeScript type argument list may
+    # come first), a macro, nor a field or property written (`x.f = v`).
+    after = r"\b(?!\s*(::<[^()]*>|<[^()]*>)?[(!])(?!\s*=[^=>])"
+    return re.search(r"\b" + name + after, text) is not None and not call_site(lines, line, callee)
 
 
 def main():
@@ -137,9 +139,11 @@ def main():
         def values(rows, keep):
             # Functions named where they are not called (`map(f)`,
             # `callback=f`): the indexer reports these references too.
+            # Inside functions only: at a file's top level the precise tier
+            # counts calls only (its rule; see src/world/resolve/precise.rs).
             return {(p, l, callee) for caller, callee, p, l, prov in rows
                     if p in covered and callee.split("#")[0] in covered and callee not in unanswered
-                    and keep(prov) and value_site(lines_of(p), l, callee)}
+                    and "#" in caller and keep(prov) and value_site(lines_of(p), l, callee)}
 
         value_truth = values(both, lambda prov: prov == "precise")
         value_certain = values(heuristic, lambda prov: prov in ("exact", "inferred"))

@@ -6,15 +6,15 @@
 (decorator (attribute object: (_) @qualifier attribute: (identifier) @name)) @reference.call
 ; A function named as a value, not called: an argument (`map(f, xs)`,
 ; `callback=f`), a dict or list item, an assigned or returned value. Code
-; that hands a function on may run it.
+; that hands a function on may run it. An attribute read anywhere (`r.text`,
+; `callback=self.on_click`) names a method when its object's type has one of
+; that name: a property runs, a bound method is handed on. The projection
+; leaves out attributes called, decorating or written there.
 (argument_list (identifier) @name @reference.value)
-(argument_list (attribute object: (_) @qualifier attribute: (identifier) @name) @reference.value)
 (keyword_argument value: (identifier) @name @reference.value)
-(keyword_argument value: (attribute object: (_) @qualifier attribute: (identifier) @name) @reference.value)
 (pair value: (identifier) @name @reference.value)
-(pair value: (attribute object: (_) @qualifier attribute: (identifier) @name) @reference.value)
 (list (identifier) @name @reference.value)
 (tuple (identifier) @name @reference.value)
-(assignment right: (attribute object: (_) @qualifier attribute: (identifier) @name) @reference.value)
 (assignment right: (identifier) @name @reference.value)
 (return_statement (identifier) @name @reference.value)
+(attribute object: (_) @qualifier attribute: (identifier) @name) @reference.value

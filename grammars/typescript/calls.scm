@@ -5,13 +5,14 @@
 (new_expression constructor: (member_expression object: (_) @qualifier property: (property_identifier) @name)) @reference.call
 ; A function named as a value, not called: an argument (`xs.map(f)`), an
 ; object's or array's item, an assigned or returned value. Code that hands a
-; function on may run it.
+; function on may run it. A member read anywhere (`schema.shape`,
+; `this.parse.bind(this)`) names a method when its object's type has one of
+; that name: a getter runs, a method is handed on. The projection leaves out
+; members called, constructed or written there.
 (arguments (identifier) @name @reference.value)
-(arguments (member_expression object: (_) @qualifier property: (property_identifier) @name) @reference.value)
 (pair value: (identifier) @name @reference.value)
-(pair value: (member_expression object: (_) @qualifier property: (property_identifier) @name) @reference.value)
 (object (shorthand_property_identifier) @name @reference.value)
 (array (identifier) @name @reference.value)
 (assignment_expression right: (identifier) @name @reference.value)
-(assignment_expression right: (member_expression object: (_) @qualifier property: (property_identifier) @name) @reference.value)
 (return_statement (identifier) @name @reference.value)
+(member_expression object: (_) @qualifier property: (property_identifier) @name) @reference.value

@@ -426,11 +426,18 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
                 defs.push(Def { node, name, kind, receiver, pattern: m.pattern_index });
             }
         } else if let Some(call) = found.call_site(source, 0) {
-            // A name the function binds for itself is its own value, not a function of the module.
-            let shadowed = call.form == CallForm::Reference
-                && call.qualifier.is_none()
-                && found.value.is_some_and(|v| locals.binds(v, &call.name));
-            if !shadowed {
+            // A name the function binds for itself is its own value, not a
+            // function of the module; a member called, constructed, decorating
+            // or written there is no read of it.
+            let skipped = call.form == CallForm::Reference
+                && found.value.is_some_and(|v| {
+                    if call.qualifier.is_none() {
+                        locals.binds(v, &call.name)
+                    } else {
+                        !member_read(v)
+                    }
+                });
+            if !skipped {
                 calls.push(call);
             }
         } else if let Some(site) = found.hint.site(source) {
@@ -497,6 +504,22 @@ impl HintCaptures<'_> {
             text: compact(text(node, source), 120),
             field: self.field,
         })
+    }
+}
+
+/// Whether the member `node` (`a.b`) is read where it stands, rather than
+/// called (the call is read as one), constructed, decorating or written.
+fn member_read(node: Node<'_>) -> bool {
+    let Some(parent) = node.parent() else { return true };
+    let is = |field: &str| parent.child_by_field_name(field).is_some_and(|n| n.id() == node.id());
+    match parent.kind() {
+        "call" | "call_expression" => !is("function"),
+        "new_expression" => !is("constructor"),
+        "assignment" | "augmented_assignment" | "assignment_expression" | "augmented_assignment_expression" => {
+            !is("left")
+        }
+        "decorator" | "delete_statement" => false,
+        _ => true,
     }
 }
 
