@@ -14,3 +14,5 @@
 (assignment_statement right: (expression_list (identifier) @name @reference.value))
 (assignment_statement right: (expression_list (selector_expression operand: (_) @qualifier field: (field_identifier) @name) @reference.value))
 (return_statement (expression_list (identifier) @name @reference.value))
+; Functions whose parameters and locals shadow the package's names.
+[(function_declaration) (method_declaration) (func_literal)] @function.scope

@@ -18,3 +18,12 @@
 (assignment right: (identifier) @name @reference.value)
 (return_statement (identifier) @name @reference.value)
 (attribute object: (_) @qualifier attribute: (identifier) @name) @reference.value
+; Functions whose parameters and locals shadow the module's names, and
+; attributes that are no read where they stand: called, decorating, written.
+(function_definition) @function.scope
+(lambda) @function.scope
+(call function: (attribute) @member.not_read)
+(decorator (attribute) @member.not_read)
+(assignment left: (attribute) @member.not_read)
+(augmented_assignment left: (attribute) @member.not_read)
+(delete_statement (attribute) @member.not_read)

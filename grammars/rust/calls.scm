@@ -25,3 +25,6 @@
 (macro_invocation macro: (scoped_identifier path: (_) @qualifier name: (identifier) @name)) @reference.macro
 ; What a `macro_rules!` macro expands to: its transcribers' calls are the macro's own.
 (macro_rule right: (token_tree) @macro.body)
+; Functions whose parameters and locals shadow the module's names.
+(function_item) @function.scope
+(closure_expression) @function.scope

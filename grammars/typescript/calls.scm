@@ -16,3 +16,10 @@
 (assignment_expression right: (identifier) @name @reference.value)
 (return_statement (identifier) @name @reference.value)
 (member_expression object: (_) @qualifier property: (property_identifier) @name) @reference.value
+; Functions whose parameters and locals shadow the module's names, and
+; members that are no read where they stand: called, constructed, written.
+[(function_declaration) (function_expression) (generator_function_declaration) (generator_function) (arrow_function) (method_definition)] @function.scope
+(call_expression function: (member_expression) @member.not_read)
+(new_expression constructor: (member_expression) @member.not_read)
+(assignment_expression left: (member_expression) @member.not_read)
+(augmented_assignment_expression left: (member_expression) @member.not_read)

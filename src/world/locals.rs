@@ -8,24 +8,6 @@ use tree_sitter::Node;
 
 use super::lang::Lang;
 
-/// Whether a node kind is a function whose body can bind names.
-fn is_function(lang: Lang, kind: &str) -> bool {
-    match lang.family() {
-        Lang::Rust => matches!(kind, "function_item" | "closure_expression"),
-        Lang::Python => matches!(kind, "function_definition" | "lambda"),
-        Lang::Go => matches!(kind, "function_declaration" | "method_declaration" | "func_literal"),
-        _ => matches!(
-            kind,
-            "function_declaration"
-                | "function_expression"
-                | "generator_function_declaration"
-                | "generator_function"
-                | "arrow_function"
-                | "method_definition"
-        ),
-    }
-}
-
 /// The part of `node` that binds names, if `node` is a binding construct:
 /// every identifier under it is bound.
 fn binding_part<'t>(lang: Lang, node: Node<'t>) -> Option<Node<'t>> {
@@ -58,26 +40,28 @@ fn is_name(kind: &str) -> bool {
 
 /// The names bound inside each function of one file, worked out once per
 /// function as references ask.
-pub struct Locals<'s> {
+pub struct Locals<'s, 't> {
     lang: Lang,
     source: &'s [u8],
+    /// The file's functions (closures and lambdas included), as the query
+    /// found them (`@function.scope`).
+    functions: Vec<Node<'t>>,
     by_function: HashMap<usize, HashSet<&'s str>>,
 }
 
-impl<'s> Locals<'s> {
-    pub fn new(lang: Lang, source: &'s [u8]) -> Self {
-        Locals { lang, source, by_function: HashMap::default() }
+impl<'s, 't> Locals<'s, 't> {
+    pub fn new(lang: Lang, source: &'s [u8], functions: Vec<Node<'t>>) -> Self {
+        Locals { lang, source, functions, by_function: HashMap::default() }
     }
 
-    /// Whether `name`, written at `at`, is bound by a function around it
-    /// (any of them: a closure sees its enclosing function's locals).
-    pub fn binds(&mut self, at: Node<'_>, name: &str) -> bool {
-        let mut node = at.parent();
-        while let Some(n) = node {
-            if is_function(self.lang, n.kind()) && self.bound_in(n).contains(name) {
+    /// Whether `name`, written at byte `at`, is bound by a function around
+    /// it (any of them: a closure sees its enclosing function's locals).
+    pub fn binds(&mut self, at: usize, name: &str) -> bool {
+        for i in 0..self.functions.len() {
+            let function = self.functions[i];
+            if function.start_byte() <= at && at < function.end_byte() && self.bound_in(function).contains(name) {
                 return true;
             }
-            node = n.parent();
         }
         false
     }

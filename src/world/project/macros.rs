@@ -41,7 +41,7 @@ impl Reader<'_> {
         kind: Tokens,
         (tokens, anchor): (Node<'_>, Node<'_>),
         source: &[u8],
-        locals: &mut Locals<'_>,
+        locals: &mut Locals<'_, '_>,
         out: &mut Vec<CallSite>,
     ) -> Result<(), GrammarError> {
         let (text, metavariables) = match kind {
@@ -69,7 +69,7 @@ impl Reader<'_> {
         anchor: Node<'_>,
         depth: u32,
         metavariables: &HashSet<String>,
-        locals: &mut Locals<'_>,
+        locals: &mut Locals<'_, '_>,
         out: &mut Vec<CallSite>,
     ) -> Result<(), GrammarError> {
         if depth >= MACRO_DEPTH || text.len() < 3 || text.contains(&b'$') {
@@ -97,7 +97,10 @@ impl Reader<'_> {
                 continue;
             }
             // The macro stands in the function that binds the names its arguments use.
-            if call.form == CallForm::Reference && call.qualifier.is_none() && locals.binds(anchor, &call.name) {
+            if call.form == CallForm::Reference
+                && call.qualifier.is_none()
+                && locals.binds(anchor.start_byte(), &call.name)
+            {
                 continue;
             }
             out.push(CallSite { at, node_id: None, ..call });

@@ -214,6 +214,8 @@ struct Roles {
     hint_decorated: Option<u32>,
     macro_args: Option<u32>,
     macro_body: Option<u32>,
+    function_scope: Option<u32>,
+    not_read: Option<u32>,
 }
 
 impl Roles {
@@ -243,6 +245,8 @@ impl Roles {
             hint_decorated: index("hint.decorated"),
             macro_args: index("macro.args"),
             macro_body: index("macro.body"),
+            function_scope: index("function.scope"),
+            not_read: index("member.not_read"),
         }
     }
 }
@@ -260,6 +264,10 @@ struct Captured<'t> {
     imports: Vec<Node<'t>>,
     macros: Vec<Node<'t>>,
     bodies: Vec<Node<'t>>,
+    /// A function whose parameters and locals shadow the module's names.
+    function: Option<Node<'t>>,
+    /// A member called, constructed, decorating or written: no read of it.
+    not_read: Option<Node<'t>>,
     hint: HintCaptures<'t>,
 }
 
@@ -287,6 +295,10 @@ impl Roles {
                 out.macro_call = Some(c.node);
             } else if i == self.macro_body {
                 out.bodies.push(c.node);
+            } else if i == self.function_scope {
+                out.function = Some(c.node);
+            } else if i == self.not_read {
+                out.not_read = Some(c.node);
             } else if i == self.import {
                 out.imports.push(c.node);
             } else if i == self.macro_args {
@@ -411,7 +423,8 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
     let mut macros: Vec<Node> = Vec::new();
     let mut bodies: Vec<Node> = Vec::new();
     let mut import_nodes: Vec<Node> = Vec::new();
-    let mut locals = Locals::new(lang, source);
+    let mut functions: Vec<Node> = Vec::new();
+    let mut not_read: HashSet<usize> = HashSet::new();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, root, source);
     while let Some(m) = matches.next() {
@@ -419,6 +432,8 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
         import_nodes.append(&mut found.imports);
         macros.append(&mut found.macros);
         bodies.append(&mut found.bodies);
+        functions.extend(found.function);
+        not_read.extend(found.not_read.map(|n| n.id()));
         if let (Some((node, kind)), Some(name)) = (found.def, found.name) {
             let name = clean_name(text(name, source));
             if !name.is_empty() {
@@ -426,24 +441,22 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
                 defs.push(Def { node, name, kind, receiver, pattern: m.pattern_index });
             }
         } else if let Some(call) = found.call_site(source, 0) {
-            // A name the function binds for itself is its own value, not a
-            // function of the module; a member called, constructed, decorating
-            // or written there is no read of it.
-            let skipped = call.form == CallForm::Reference
-                && found.value.is_some_and(|v| {
-                    if call.qualifier.is_none() {
-                        locals.binds(v, &call.name)
-                    } else {
-                        !member_read(v)
-                    }
-                });
-            if !skipped {
-                calls.push(call);
-            }
+            calls.push(call);
         } else if let Some(site) = found.hint.site(source) {
             hints.push(site);
         }
     }
+    // A name the function binds for itself is its own value, not a function
+    // of the module; a member called, constructed, decorating or written
+    // there is no read of it.
+    let mut locals = Locals::new(lang, source, functions);
+    calls.retain(|c| {
+        c.form != CallForm::Reference
+            || match &c.qualifier {
+                None => !locals.binds(c.at, &c.name),
+                Some(_) => c.node_id.is_none_or(|id| !not_read.contains(&id)),
+            }
+    });
     let reader = macros::Reader { lang, query, roles: &roles };
     for node in macros {
         reader.calls(macros::Tokens::Arguments, (node, node), source, &mut locals, &mut calls)?;
@@ -504,22 +517,6 @@ impl HintCaptures<'_> {
             text: compact(text(node, source), 120),
             field: self.field,
         })
-    }
-}
-
-/// Whether the member `node` (`a.b`) is read where it stands, rather than
-/// called (the call is read as one), constructed, decorating or written.
-fn member_read(node: Node<'_>) -> bool {
-    let Some(parent) = node.parent() else { return true };
-    let is = |field: &str| parent.child_by_field_name(field).is_some_and(|n| n.id() == node.id());
-    match parent.kind() {
-        "call" | "call_expression" => !is("function"),
-        "new_expression" => !is("constructor"),
-        "assignment" | "augmented_assignment" | "assignment_expression" | "augmented_assignment_expression" => {
-            !is("left")
-        }
-        "decorator" | "delete_statement" => false,
-        _ => true,
     }
 }
 
