@@ -31,6 +31,9 @@ pub struct PreciseFile {
     /// Symbols defined here whose references the indexer could not give:
     /// heuristic edges into them stand.
     pub unanswered: Vec<String>,
+    /// Callers here whose bodies the indexer does not read (a Rust macro's
+    /// transcribers): their heuristic edges stand.
+    pub unseen: Vec<String>,
 }
 
 /// One file as the precise tier sees it: its text and nerd's symbols in it.
@@ -232,7 +235,8 @@ fn enclosing_caller(symbols: &[ProjectedSymbol], line: u32) -> Option<&Projected
 /// guessed (`inferred` or `name_only`) heuristic edge into a covered file
 /// that the indexer did not confirm (it reported every reference there, and
 /// not this one) stays only as an unresolved call: the indexer could not
-/// resolve that name, so statements reached through it stay uncertain.
+/// resolve that name, so statements reached through it stay uncertain. Code
+/// the indexer does not read (a macro's transcribers) keeps its edges.
 /// Everything else stays as it was.
 pub fn overlay(resolution: &mut Resolution, precise: &[PreciseFile]) {
     let covered: HashSet<&str> = precise.iter().map(|p| p.path.as_str()).collect();
@@ -252,8 +256,12 @@ pub fn overlay(resolution: &mut Resolution, precise: &[PreciseFile]) {
             .filter(|(caller, callee, line, _)| confirmed.contains(&(caller.as_str(), callee.as_str(), *line)))
             .map(|(caller, _, line, _)| (caller.clone(), *line))
             .collect();
+        let unseen: HashSet<&str> = p.unseen.iter().map(String::as_str).collect();
         let mut unconfirmed = Vec::new();
         file.calls.retain(|(caller, callee, line, provenance)| {
+            if unseen.contains(caller.as_str()) {
+                return true;
+            }
             let name = bare_name(callee);
             if sites.contains(&(*line, name)) {
                 // The indexer names the declared method; the overrides or
@@ -473,6 +481,8 @@ mod tests {
                 ("a.py#run", "b.py#Child.render", 15, Inferred),
                 // Where the heuristic tier linked another method than the indexer's: replaced.
                 ("a.py#run", "b.py#Other.render", 16, Inferred),
+                // In code the indexer does not read (a macro's transcriber): stands.
+                ("a.py#expand", "b.py#Shelf.total", 20, Inferred),
             ],
             &[("a.py#run", "get", 11), ("a.py#run", "mystery", 12)],
         );
@@ -488,6 +498,7 @@ mod tests {
                 sites: vec![(3, "get".into()), (11, "get".into()), (15, "render".into()), (16, "render".into())],
                 test_links: vec![("a.py#test_x".into(), "b.py#api_get".into())],
                 unanswered: vec![],
+                unseen: vec!["a.py#expand".into()],
             },
             PreciseFile { path: "b.py".into(), unanswered: vec!["b.py#Value.set".into()], ..Default::default() },
         ];
@@ -504,6 +515,7 @@ mod tests {
             ("a.py#run", "b.py#taxed_alias", Exact),
             ("a.py#run", "c.py#other", NameOnly),
             ("a.py#run", "b.py#Value.set", Inferred),
+            ("a.py#expand", "b.py#Shelf.total", Inferred),
         ]
         .into_iter()
         .collect();
