@@ -212,7 +212,7 @@ struct Exports<'a> {
 pub(super) struct Index<'a> {
     pub files: HashMap<&'a str, &'a FileView<'a>>,
     pub by_id: HashMap<&'a str, &'a ProjectedSymbol>,
-    /// (path, name) → callables and types that file defines.
+    /// (path, name) → callables, types and TypeScript namespaces that file defines.
     pub local: HashMap<(&'a str, &'a str), Vec<&'a ProjectedSymbol>>,
     /// (language, name) → callables anywhere.
     pub global: HashMap<(Lang, &'a str), Vec<&'a ProjectedSymbol>>,
@@ -281,7 +281,9 @@ impl<'a> Index<'a> {
             }
             for s in &f.projection.symbols {
                 index.by_id.insert(s.id.as_str(), s);
-                if callable(s.kind) || is_type(s.kind) {
+                // A TypeScript namespace declared in code answers for its members.
+                let namespace = s.kind == SymbolKind::Module && family == Lang::TypeScript;
+                if callable(s.kind) || is_type(s.kind) || namespace {
                     index.local.entry((f.path, s.name.as_str())).or_default().push(s);
                 }
                 if callable(s.kind) {

@@ -32,6 +32,9 @@ enum Value<'a> {
     Types(Vec<TypeKey<'a>>, Provenance, Dispatch),
     /// A project module (its files).
     Module(Vec<&'a str>),
+    /// A namespace declared in code (TypeScript `export namespace util {…}`):
+    /// its members are the symbols nested in it.
+    Namespace(Vec<&'a ProjectedSymbol>),
     External,
     Unknown,
 }
@@ -364,6 +367,15 @@ impl<'a> Index<'a> {
                     Outcome::Found(found, Provenance::Exact)
                 }
             }
+            Value::Namespace(namespaces) => {
+                let found: Vec<&'a ProjectedSymbol> =
+                    self.namespace_members(&namespaces, name).filter(|s| callable(s.kind)).collect();
+                if found.is_empty() {
+                    Outcome::Unknown
+                } else {
+                    Outcome::Found(found, Provenance::Exact)
+                }
+            }
             Value::External => self.trait_methods_in_scope(cx, name).unwrap_or(Outcome::External),
             Value::Unknown if depth > MAX_DEPTH => Outcome::Unknown,
             Value::Unknown => self.trait_methods_in_scope(cx, name).unwrap_or_else(|| self.guess_method(cx, name)),
@@ -540,6 +552,10 @@ impl<'a> Index<'a> {
         if let Some(value) = self.local_value(cx, head, depth) {
             return value;
         }
+        let own = self.namespaces(&[cx.file.path], head);
+        if !own.is_empty() {
+            return Value::Namespace(own);
+        }
         if let Some(bindings) = self.imports.get(cx.file.path).and_then(|i| i.names.get(head)) {
             let mut modules = Vec::new();
             for b in bindings {
@@ -549,6 +565,10 @@ impl<'a> Index<'a> {
                         let types = self.exported(&b.files, item, is_type);
                         if !types.is_empty() {
                             return Value::Types(self.type_keys(&types), Provenance::Exact, Dispatch::Static);
+                        }
+                        let namespaces = self.namespaces(&b.files, item);
+                        if !namespaces.is_empty() {
+                            return Value::Namespace(namespaces);
                         }
                         modules.extend(&b.submodule);
                         // `import { z } from "zod"`, where the package binds `z` to a whole module.
@@ -780,9 +800,41 @@ impl<'a> Index<'a> {
                 }
                 Value::Unknown
             }
+            Value::Namespace(namespaces) => {
+                let members: Vec<&'a ProjectedSymbol> = self.namespace_members(&namespaces, part).collect();
+                let types: Vec<&'a ProjectedSymbol> = members.iter().copied().filter(|s| is_type(s.kind)).collect();
+                if !types.is_empty() {
+                    return Value::Types(self.type_keys(&types), Provenance::Exact, Dispatch::Static);
+                }
+                let inner: Vec<&'a ProjectedSymbol> =
+                    members.into_iter().filter(|s| s.kind == SymbolKind::Module).collect();
+                if inner.is_empty() {
+                    Value::Unknown
+                } else {
+                    Value::Namespace(inner)
+                }
+            }
             Value::External => Value::External,
             Value::Unknown => Value::Unknown,
         }
+    }
+
+    /// The symbols named `name` declared directly in `namespaces`.
+    fn namespace_members<'n>(
+        &'n self,
+        namespaces: &'n [&'a ProjectedSymbol],
+        name: &'n str,
+    ) -> impl Iterator<Item = &'a ProjectedSymbol> + 'n {
+        namespaces.iter().filter_map(move |ns| self.by_id.get(format!("{}.{name}", ns.id).as_str()).copied())
+    }
+
+    /// The namespaces declared in code that `name` names in `files` (a
+    /// module's own, or one it exports).
+    fn namespaces(&self, files: &[&'a str], name: &str) -> Vec<&'a ProjectedSymbol> {
+        self.exported(files, name, |k| k == SymbolKind::Module)
+            .into_iter()
+            .filter(|s| matches!(self.files.get(path_of(&s.id)), Some(f) if f.lang.family() == Lang::TypeScript))
+            .collect()
     }
 }
 
