@@ -129,10 +129,12 @@ fn resolve_file(index: &Index<'_>, tests: &HashSet<&str>, f: &FileView<'_>) -> F
             // A name handed on links only where resolution proved it names a
             // function; anything else there is a value of another kind, and
             // no call that could reach somewhere unknown.
+            // A read of a member never runs its setter.
             if let Outcome::Found(callees, provenance) = outcome {
-                for callee in
-                    callees.into_iter().filter(|c| matches!(c.kind, SymbolKind::Function | SymbolKind::Method))
-                {
+                let runs = |c: &&ProjectedSymbol| {
+                    matches!(c.kind, SymbolKind::Function | SymbolKind::Method) && !is_setter(f.lang, &c.signature)
+                };
+                for callee in callees.into_iter().filter(runs) {
                     if provenance.is_certain() {
                         link(&call.caller, callee, call.line, provenance);
                     }
@@ -164,6 +166,12 @@ fn resolve_file(index: &Index<'_>, tests: &HashSet<&str>, f: &FileView<'_>) -> F
     sort_unique(&mut out.external);
     sort_unique(&mut out.test_links);
     out
+}
+
+/// Whether a signature declares a TypeScript setter (`set size(n)`).
+fn is_setter(lang: Lang, signature: &str) -> bool {
+    lang.family() == Lang::TypeScript
+        && signature.split('(').next().is_some_and(|head| head.split_whitespace().any(|word| word == "set"))
 }
 
 /// Sorts a list of edges and drops repeats: every list resolution hands on is a set.
