@@ -1,5 +1,6 @@
 //! Projects one source file into facts with tree-sitter: symbols with kind,
-//! visibility, span and signature; raw calls with their enclosing caller;
+//! visibility, span and signature; raw calls (calls, functions and members
+//! named as values, Rust macro invocations) with their enclosing caller;
 //! imports; chunks; the first syntax error. Driven by `grammars/<lang>/`.
 //! Knows nothing about other files (resolution happens later) or storage.
 

@@ -127,9 +127,9 @@ fn resolve_file(index: &Index<'_>, tests: &HashSet<&str>, f: &FileView<'_>) -> F
         let outcome = index.resolve_call(&cx, &call.name, call.qualifier.as_deref(), call.form == CallForm::Method, 0);
         if call.form == CallForm::Reference {
             // A name handed on links only where resolution proved it names a
-            // function; anything else there is a value of another kind, and
-            // no call that could reach somewhere unknown.
-            // A read of a member never runs its setter.
+            // function (never a setter: a read does not run it); anything else
+            // there is a value of another kind, and no call that could reach
+            // somewhere unknown.
             if let Outcome::Found(callees, provenance) = outcome {
                 let runs = |c: &&ProjectedSymbol| {
                     matches!(c.kind, SymbolKind::Function | SymbolKind::Method) && !is_setter(f.lang, &c.signature)

@@ -552,9 +552,11 @@ impl<'a> Index<'a> {
         if let Some(value) = self.local_value(cx, head, depth) {
             return value;
         }
-        let own = self.namespaces(&[cx.file.path], head);
-        if !own.is_empty() {
-            return Value::Namespace(own);
+        if lang.family() == Lang::TypeScript {
+            let own = self.namespaces(&[cx.file.path], head);
+            if !own.is_empty() {
+                return Value::Namespace(own);
+            }
         }
         if let Some(bindings) = self.imports.get(cx.file.path).and_then(|i| i.names.get(head)) {
             let mut modules = Vec::new();
@@ -566,9 +568,11 @@ impl<'a> Index<'a> {
                         if !types.is_empty() {
                             return Value::Types(self.type_keys(&types), Provenance::Exact, Dispatch::Static);
                         }
-                        let namespaces = self.namespaces(&b.files, item);
-                        if !namespaces.is_empty() {
-                            return Value::Namespace(namespaces);
+                        if lang.family() == Lang::TypeScript {
+                            let namespaces = self.namespaces(&b.files, item);
+                            if !namespaces.is_empty() {
+                                return Value::Namespace(namespaces);
+                            }
                         }
                         modules.extend(&b.submodule);
                         // `import { z } from "zod"`, where the package binds `z` to a whole module.
@@ -828,13 +832,11 @@ impl<'a> Index<'a> {
         namespaces.iter().filter_map(move |ns| self.by_id.get(format!("{}.{name}", ns.id).as_str()).copied())
     }
 
-    /// The namespaces declared in code that `name` names in `files` (a
-    /// module's own, or one it exports).
+    /// The TypeScript namespaces declared in code that `name` names in
+    /// `files` (a module's own, or one it exports); only TypeScript
+    /// namespaces are indexed by name (see `Index::local`).
     fn namespaces(&self, files: &[&'a str], name: &str) -> Vec<&'a ProjectedSymbol> {
         self.exported(files, name, |k| k == SymbolKind::Module)
-            .into_iter()
-            .filter(|s| matches!(self.files.get(path_of(&s.id)), Some(f) if f.lang.family() == Lang::TypeScript))
-            .collect()
     }
 }
 
