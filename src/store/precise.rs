@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::params;
 
 use super::{Store, StoreError};
+use crate::world::project::MACRO_RULES;
 use crate::world::resolve::precise::PreciseFile;
 
 /// Every table of the precise tier, each with a `path` column.
@@ -114,7 +115,8 @@ impl Store {
             }
         }
         // An indexer reads no `macro_rules!` transcriber: the macros' own calls stand.
-        let mut stmt = self.conn.prepare("SELECT path, id FROM symbol WHERE signature LIKE 'macro_rules!%'")?;
+        let sql = format!("SELECT path, id FROM symbol WHERE signature LIKE '{MACRO_RULES}%'");
+        let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             if let Some(file) = by_path.get_mut(&r.get::<_, String>(0)?) {

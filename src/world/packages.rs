@@ -389,8 +389,6 @@ fn inside(path: &str, dir: &str) -> bool {
     dir.is_empty() || path.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/'))
 }
 
-/// Joins a relative path onto a workspace folder, resolving `.` and `..`;
-/// a path that climbs out of the workspace keeps its `..` and matches nothing.
 /// Drops `//` and `/* */` comments and trailing commas outside strings: tsconfig is JSON with comments.
 fn strip_jsonc(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();

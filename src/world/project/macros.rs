@@ -34,12 +34,11 @@ pub(super) struct Reader<'q> {
 }
 
 impl Reader<'_> {
-    /// The calls in the token tree `tokens`; `anchor` is where it stands in
-    /// the file, to find the names the enclosing function binds.
+    /// The calls in the token tree `tokens`.
     pub fn calls(
         &self,
         kind: Tokens,
-        (tokens, anchor): (Node<'_>, Node<'_>),
+        tokens: Node<'_>,
         source: &[u8],
         locals: &mut Locals<'_, '_>,
         out: &mut Vec<CallSite>,
@@ -48,25 +47,17 @@ impl Reader<'_> {
             Tokens::Arguments => (source[tokens.byte_range()].to_vec(), HashSet::new()),
             Tokens::Transcriber => transcribed(&source[tokens.byte_range()]),
         };
-        self.read(
-            kind,
-            (&text, tokens.start_byte(), tokens.start_position().row as u32),
-            anchor,
-            0,
-            &metavariables,
-            locals,
-            out,
-        )
+        let at = (&text[..], tokens.start_byte(), tokens.start_position().row as u32);
+        self.read(kind, at, 0, &metavariables, locals, out)
     }
 
-    /// Reads `text` (a token tree with its delimiters, starting at byte `at`
-    /// and row `first_row` of the file) at `depth`.
-    #[allow(clippy::too_many_arguments)]
+    /// Reads `text` (a token tree with its delimiters, found at byte `at` and
+    /// row `first_row` of the file: nested tokens keep the outermost's place)
+    /// at `depth`.
     fn read(
         &self,
         kind: Tokens,
         (text, at, first_row): (&[u8], usize, u32),
-        anchor: Node<'_>,
         depth: u32,
         metavariables: &HashSet<String>,
         locals: &mut Locals<'_, '_>,
@@ -97,10 +88,7 @@ impl Reader<'_> {
                 continue;
             }
             // The macro stands in the function that binds the names its arguments use.
-            if call.form == CallForm::Reference
-                && call.qualifier.is_none()
-                && locals.binds(anchor.start_byte(), &call.name)
-            {
+            if call.form == CallForm::Reference && call.qualifier.is_none() && locals.binds(at, &call.name) {
                 continue;
             }
             out.push(CallSite { at, node_id: None, ..call });
@@ -108,7 +96,7 @@ impl Reader<'_> {
         for node in nested {
             let row = first_row + node.start_position().row as u32;
             let inner = (&wrapped[node.byte_range()], at, row);
-            self.read(Tokens::Arguments, inner, anchor, depth + 1, metavariables, locals, out)?;
+            self.read(Tokens::Arguments, inner, depth + 1, metavariables, locals, out)?;
         }
         Ok(())
     }

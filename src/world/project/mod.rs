@@ -16,6 +16,9 @@ use super::locals::Locals;
 
 mod macros;
 
+/// How the signature of a Rust `macro_rules!` macro starts.
+pub const MACRO_RULES: &str = "macro_rules!";
+
 /// Files longer than this many lines get symbol-aligned chunks.
 pub const CHUNK_THRESHOLD_LINES: u32 = 400;
 /// Target size of one chunk.
@@ -460,10 +463,10 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
     });
     let reader = macros::Reader { lang, query, roles: &roles };
     for node in macros {
-        reader.calls(macros::Tokens::Arguments, (node, node), source, &mut locals, &mut calls)?;
+        reader.calls(macros::Tokens::Arguments, node, source, &mut locals, &mut calls)?;
     }
     for node in bodies {
-        reader.calls(macros::Tokens::Transcriber, (node, node), source, &mut locals, &mut calls)?;
+        reader.calls(macros::Tokens::Transcriber, node, source, &mut locals, &mut calls)?;
     }
 
     // The same node can match several patterns; the earliest pattern wins.

@@ -8,11 +8,11 @@ use nerd_logic::vocab::Provenance;
 use super::call::Cx;
 use super::index::{path_of, type_scope, Index};
 use crate::world::lang::Lang;
-use crate::world::project::ProjectedSymbol;
+use crate::world::project::{ProjectedSymbol, MACRO_RULES};
 
 /// Whether a symbol is a `macro_rules!` macro.
 fn is_macro(s: &ProjectedSymbol) -> bool {
-    s.signature.starts_with("macro_rules!")
+    s.signature.starts_with(MACRO_RULES)
 }
 
 impl<'a> Index<'a> {

@@ -130,14 +130,13 @@ fn resolve_file(index: &Index<'_>, tests: &HashSet<&str>, f: &FileView<'_>) -> F
             // function (never a setter: a read does not run it); anything else
             // there is a value of another kind, and no call that could reach
             // somewhere unknown.
-            if let Outcome::Found(callees, provenance) = outcome {
+            let Outcome::Found(callees, provenance) = outcome else { continue };
+            if provenance.is_certain() {
                 let runs = |c: &&ProjectedSymbol| {
                     matches!(c.kind, SymbolKind::Function | SymbolKind::Method) && !is_setter(f.lang, &c.signature)
                 };
                 for callee in callees.into_iter().filter(runs) {
-                    if provenance.is_certain() {
-                        link(&call.caller, callee, call.line, provenance);
-                    }
+                    link(&call.caller, callee, call.line, provenance);
                 }
             }
             continue;
