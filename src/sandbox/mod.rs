@@ -110,9 +110,17 @@ fn network_line(c: &Confinement, relay: &Option<Result<Relay, String>>, loopback
     }
 }
 
+/// The address space one confined process may map. It bounds a runaway
+/// allocation, not resident memory: V8 reserves about 10 GiB of it for each
+/// WebAssembly memory (its guard regions), and a Node test runner whose main
+/// thread and a worker each load a Wasm module (vitest through vite) needs
+/// more than 20 GiB. At 16 GiB such runs died before any test ran.
+const ADDRESS_SPACE: u64 = 64 << 30;
+
 /// Prepares a confinement in the parent, for a program that will run in `cwd`.
 pub fn prepare(c: &Confinement, cwd: &Path) -> Prepared {
-    let rlimits = format!("processes 4096, address space 16 GiB, CPU {} s, file size 1 GiB", c.cpu_seconds);
+    let rlimits =
+        format!("processes 4096, address space {} GiB, CPU {} s, file size 1 GiB", ADDRESS_SPACE >> 30, c.cpu_seconds);
     match bwrap::usable() {
         Ok(path) => {
             let relay = Relay::new(c);
@@ -232,7 +240,7 @@ impl Prepared {
             unsafe { libc::setrlimit(resource, &lim) }
         };
         set(libc::RLIMIT_NPROC, 4096);
-        set(libc::RLIMIT_AS, 16 << 30);
+        set(libc::RLIMIT_AS, ADDRESS_SPACE);
         set(libc::RLIMIT_CPU, self.cpu_seconds.max(1));
         set(libc::RLIMIT_FSIZE, 1 << 30);
         // SAFETY: prctl and raw syscalls with valid arguments; no allocation happens here.
