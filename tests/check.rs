@@ -389,7 +389,7 @@ fn check_all_respects_gitignore_and_never_lints_nerds_own_folder() {
     let pyproject = ("pyproject.toml", "[project]\nname = \"p\"\nversion = \"0\"\n");
     let dir = repo(&[pyproject, (".gitignore", "build/\n"), ("pkg/__init__.py", "")]);
     let broken = "def f():\n    return undefined_name\n";
-    write(dir.path(), &[("build/gen.py", broken), (".nerd/staged/pkg/x.py", broken), (".nerd/head/y.py", broken)]);
+    write(dir.path(), &[("build/gen.py", broken), (".nerd/staged/pkg/x.py", broken), (".nerd/cache/y.py", broken)]);
     let out = nerd_with_path(dir.path(), &["check", "--all", "--json"], &path_with_tools());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(0), "{v}");
@@ -445,4 +445,37 @@ fn an_instruction_becomes_a_rule_the_gate_enforces() {
             2
         )]
     );
+}
+
+#[test]
+fn the_trees_checked_live_outside_the_workspace_where_no_runner_of_the_user_finds_them() {
+    let cache = tempfile::tempdir().unwrap();
+    let test_file = ("test/calc.test.js", "const t = require(\"node:test\");\nt(\"adds\", () => {});\n");
+    let dir =
+        repo(&[("package.json", "{\"name\": \"p\"}\n"), test_file, (".nerd/config.toml", "[check]\ntests = true\n")]);
+    // A tree an earlier version left inside, and one of a workspace that is gone.
+    write(dir.path(), &[(".nerd/staged/test/calc.test.js", test_file.1)]);
+    let gone = cache.path().join("nerd/trees/0123456789abcdef0123456789abcdef");
+    write(&gone, &[("workspace", "/nonexistent/clone"), ("staged/a.txt", "x")]);
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_nerd"))
+            .args(["check", "--json"])
+            .current_dir(dir.path())
+            .env("XDG_CACHE_HOME", cache.path())
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(!dir.path().join(".nerd/staged").exists(), "the tree left inside is removed");
+    assert!(!gone.exists(), "the trees of a workspace that is gone are removed");
+    let trees: Vec<PathBuf> =
+        std::fs::read_dir(cache.path().join("nerd/trees")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(trees.len(), 1, "{trees:?}");
+    assert!(trees[0].join("staged/test/calc.test.js").is_file());
+    assert_eq!(std::fs::read(trees[0].join("workspace")).unwrap(), dir.path().as_os_str().as_encoded_bytes());
+    // The user's own `node --test` in the workspace runs the one test, not nerd's copy as well.
+    let own = Command::new("node").args(["--test"]).current_dir(dir.path()).output().unwrap();
+    let tap = String::from_utf8_lossy(&own.stdout);
+    assert!(tap.lines().any(|l| l == "# tests 1"), "{tap}");
 }

@@ -11,6 +11,7 @@
 
 pub mod baseline;
 pub mod environment;
+pub mod jest;
 pub mod learned;
 pub mod parse;
 pub mod rules;
@@ -116,6 +117,7 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
     let root = snapshot::toplevel(dir)?;
     let config = Config::load(&root)?;
     let mut store = Store::open(&root)?;
+    remove_trees_inside(&root)?;
     phases.mark("open");
 
     // The content hash comes first: on a cache hit nothing is materialised or run.
@@ -136,7 +138,8 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
         (Some(s), _) => s,
         (None, Some(manifest)) => {
             let previous = store.snapshot_manifest()?;
-            let staged_dir = root.join(".nerd/staged");
+            prepare_trees(&root)?;
+            let staged_dir = trees_dir(&root).join("staged");
             snapshot::materialise(&root, &staged_dir, manifest, &previous)?;
             if *manifest != previous {
                 store.set_snapshot_manifest(manifest)?;
@@ -231,6 +234,68 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
     })
 }
 
+/// Where the trees nerd checks (the staged tree, HEAD's) are materialised:
+/// `$XDG_CACHE_HOME/nerd/trees/<workspace hash>/` (or `~/.cache/...`), outside
+/// the workspace, so that no test runner, linter or search the user runs there
+/// finds nerd's copies of their files. (vitest, jest and `node --test` walk
+/// every folder but node_modules, dot-folders included.) Without a home, the
+/// workspace's own `.nerd/` holds them.
+pub fn trees_dir(root: &Path) -> PathBuf {
+    let key = crate::digest::sha256_hex(root.as_os_str().as_encoded_bytes());
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .map_or_else(|| root.join(".nerd"), |cache| cache.join("nerd/trees").join(&key[..32]))
+}
+
+/// The file in a workspace's trees folder that names the workspace.
+const WORKSPACE_FILE: &str = "workspace";
+
+/// Makes the workspace's trees folder, naming the workspace in it, and
+/// removes the trees of workspaces that no longer exist (temporary clones).
+fn prepare_trees(root: &Path) -> Result<(), CheckError> {
+    let dir = trees_dir(root);
+    if dir.starts_with(root) {
+        return Ok(());
+    }
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| CheckError::Snapshot(SnapshotError::Io { path, source })
+    };
+    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    let named = dir.join(WORKSPACE_FILE);
+    if std::fs::read(&named).ok().as_deref() != Some(root.as_os_str().as_encoded_bytes()) {
+        std::fs::write(&named, root.as_os_str().as_encoded_bytes()).map_err(io(&named))?;
+    }
+    let Some(all) = dir.parent() else { return Ok(()) };
+    for entry in std::fs::read_dir(all).map_err(io(all))?.flatten() {
+        let Ok(workspace) = std::fs::read(entry.path().join(WORKSPACE_FILE)) else { continue };
+        let workspace = PathBuf::from(<std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(workspace));
+        if !workspace.join(".nerd").is_dir() {
+            // Another process may be removing it too; what is left is removed next time.
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+    Ok(())
+}
+
+/// Removes the trees earlier versions materialised inside the workspace
+/// (`.nerd/staged/`, `.nerd/head/`), which the user's own test runners would run.
+fn remove_trees_inside(root: &Path) -> Result<(), CheckError> {
+    if trees_dir(root).starts_with(root) {
+        return Ok(());
+    }
+    for name in ["staged", "head"] {
+        let dir = root.join(".nerd").join(name);
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => return Err(SnapshotError::Io { path: dir, source }.into()),
+        }
+    }
+    Ok(())
+}
+
 /// Ignored dependency folders of the work tree that checks need in the snapshot.
 const DEPENDENCY_DIRS: &[&str] = &["node_modules"];
 
@@ -258,7 +323,8 @@ fn head_findings(
     if let Some(found) = store.cached_check(&key)?.and_then(|j| serde_json::from_str::<Vec<Finding>>(&j).ok()) {
         return Ok(Some((found, Baseline::Cached)));
     }
-    let dir = root.join(".nerd/head");
+    prepare_trees(root)?;
+    let dir = trees_dir(root).join("head");
     // The folder is rebuilt from scratch: what it held before is not recorded anywhere trusted.
     match std::fs::remove_dir_all(&dir) {
         Ok(()) => {}

@@ -1,5 +1,5 @@
 //! The staged snapshot: the content of the git index materialised as a real
-//! directory (`.nerd/staged/`), so compilers judge exactly what would be
+//! directory (`check::trees_dir`), so compilers judge exactly what would be
 //! committed. Incremental: only entries whose blob id changed since the last
 //! snapshot are written, in one `git cat-file --batch`, and vanished entries
 //! are removed. Index paths are validated before anything is written.
