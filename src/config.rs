@@ -35,12 +35,14 @@ pub enum Tool {
     GoTest,
     Tsc,
     NodeTest,
+    Vitest,
+    Jest,
     Ruff,
     Pytest,
 }
 
 impl Tool {
-    pub const ALL: [Tool; 10] = [
+    pub const ALL: [Tool; 12] = [
         Tool::CargoCheck,
         Tool::Clippy,
         Tool::CargoTest,
@@ -49,6 +51,8 @@ impl Tool {
         Tool::GoTest,
         Tool::Tsc,
         Tool::NodeTest,
+        Tool::Vitest,
+        Tool::Jest,
         Tool::Ruff,
         Tool::Pytest,
     ];
@@ -63,6 +67,8 @@ impl Tool {
             Tool::GoTest => "go-test",
             Tool::Tsc => "tsc",
             Tool::NodeTest => "node-test",
+            Tool::Vitest => "vitest",
+            Tool::Jest => "jest",
             Tool::Ruff => "ruff",
             Tool::Pytest => "pytest",
         }
@@ -70,7 +76,7 @@ impl Tool {
 
     /// Whether the tool runs tests (only when `tests = true` or listed explicitly).
     pub fn is_test_runner(self) -> bool {
-        matches!(self, Tool::CargoTest | Tool::GoTest | Tool::NodeTest | Tool::Pytest)
+        matches!(self, Tool::CargoTest | Tool::GoTest | Tool::NodeTest | Tool::Vitest | Tool::Jest | Tool::Pytest)
     }
 }
 

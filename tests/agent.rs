@@ -29,7 +29,7 @@ struct Repo {
 impl Repo {
     fn new(fixture: &str) -> Repo {
         let dir = copy_fixture(&format!("agent/{fixture}"));
-        std::fs::write(dir.path().join(".gitignore"), "target/\nCargo.lock\n__pycache__/\n").unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "target/\nCargo.lock\n__pycache__/\nnode_modules\n").unwrap();
         git(dir.path(), &["init", "-q", "-b", "main"]);
         git(dir.path(), &["add", "-A"]);
         git(dir.path(), &["commit", "-q", "-m", "init"]);
@@ -340,6 +340,52 @@ fn constraints_said_in_a_request_refuse_the_writes_that_break_them_and_name_them
         "--allow-unsafe-refactor",
     ]);
     assert!(repo.read("calc/ops.py").contains("def times"), "{code}: {events:#?}");
+}
+
+/// The TypeScript fixture, whose `npm install` is the test tools' own
+/// node_modules (vitest, installed by `scripts/install-test-deps`).
+fn typescript() -> Repo {
+    let repo = Repo::new("ts-calc");
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tools/node_modules");
+    assert!(tools.join(".bin/vitest").is_file(), "scripts/install-test-deps installs vitest");
+    std::os::unix::fs::symlink(&tools, repo.path().join("node_modules")).unwrap();
+    repo
+}
+
+#[test]
+fn a_typescript_repair_is_verified_by_the_project_s_own_vitest() {
+    let repo = typescript();
+    let transcript = repo.transcript(&[edit("src/calc.ts", 8, "  return a * b;\n", "mul added one")]);
+    let (code, events) = repo.run_json(&["fix the failing tests", "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!((code, done(&events)["status"].as_str()), (0, Some("succeeded")), "{events:#?}");
+    let checked = of_kind(&events, "checked");
+    let first = checked[0];
+    assert_eq!(
+        (first["tool"].as_str(), first["test_state"].as_str(), first["failed"].as_u64(), first["tests_run"].as_u64()),
+        (Some("vitest"), Some("failing"), Some(1), Some(2)),
+        "vitest's own report, read: {first}"
+    );
+    let last = checked.last().unwrap();
+    assert_eq!((last["verification"].as_str(), last["tests_run"].as_u64()), (Some("verified_pass"), Some(2)));
+    assert!(repo.read("src/calc.ts").contains("return a * b;"));
+
+    // One test by its title (dots and all): vitest runs it alone, by file and name.
+    let (_, events) = repo.run_json(&["run the test \"multiplies 2.5 by 2\""]);
+    let argv: Vec<String> = of_kind(&events, "action").iter().map(|a| a["action"]["argv"].to_string()).collect();
+    assert!(argv.iter().any(|a| a.contains(r#""test/calc.test.ts","-t","multiplies 2\\.5 by 2$""#)), "{argv:#?}");
+    let checked = of_kind(&events, "checked");
+    assert_eq!(checked[0]["tests_run"].as_u64(), Some(1), "{checked:#?}");
+
+    // A test file that cannot load is never a pass, even with every other test green.
+    repo.write(
+        "test/broken.test.ts",
+        "import { gone } from \"../src/gone\";\nimport { it } from \"vitest\";\nit(\"x\", () => gone());\n",
+    );
+    let (code, events) = repo.run_json(&["are the tests passing"]);
+    let end = done(&events);
+    assert_ne!(end["status"], "succeeded", "{events:#?}");
+    let reason = end["verification"]["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("test/broken.test.ts"), "the file that could not load is named: {reason} ({code})");
 }
 
 #[test]

@@ -86,8 +86,10 @@ pub fn runs_language_of(tool: Tool, path: &str) -> bool {
         (Tool::Pytest, Some(Lang::Python)) | (Tool::CargoTest, Some(Lang::Rust)) | (Tool::GoTest, Some(Lang::Go)) => {
             true
         }
-        (Tool::NodeTest, Some(Lang::TypeScript)) => true,
-        (Tool::NodeTest, None) => path.ends_with(".js") || path.ends_with(".mjs") || path.ends_with(".cjs"),
+        (Tool::NodeTest | Tool::Vitest | Tool::Jest, Some(Lang::TypeScript)) => true,
+        (Tool::NodeTest | Tool::Vitest | Tool::Jest, None) => {
+            path.ends_with(".js") || path.ends_with(".mjs") || path.ends_with(".cjs")
+        }
         _ => false,
     }
 }
@@ -127,6 +129,17 @@ impl OneTest {
             Tool::NodeTest => {
                 argv.extend(["--test-name-pattern".to_string(), format!("^{}$", self.leaf()), self.path.clone()])
             }
+            // A test's full name is its describe path and its title, which the
+            // symbol's name is (a title may hold dots): the pattern anchors its end.
+            Tool::Vitest => {
+                argv.extend([self.path.clone(), "-t".to_string(), format!("{}$", regex::escape(&self.name))])
+            }
+            Tool::Jest => argv.extend([
+                "--runTestsByPath".to_string(),
+                self.path.clone(),
+                "-t".to_string(),
+                format!("{}$", regex::escape(&self.name)),
+            ]),
             _ => return None,
         }
         Some(())
@@ -175,7 +188,7 @@ pub fn read(tool: Tool, root: &Path, outcome: Option<Outcome>, reasons: Vec<Stri
             let code = if timed_out { None } else { code };
             run.exit = if timed_out { Exit::TimedOut } else { Exit::Code(code) };
             run.findings = tools::findings(tool, root, code, &stdout, &stderr);
-            run.summary = summary::read(tool, &stdout);
+            run.summary = summary::read(tool, root, &stdout);
             run.network = crate::sandbox::network_refusal(&[&stdout, &stderr], &connections);
             if code != Some(0) {
                 run.environment = environment::missing_dependencies(tool, root, &format!("{stdout}\n{stderr}"));
@@ -359,7 +372,7 @@ fn errors(findings: &[Finding]) -> (u32, u32) {
     findings.iter().fold((0, 0), |(parsed, synthetic), f| match &f.found {
         // A file that could not be collected says why elsewhere (the environment, an import error).
         Found::Diagnostic { severity: Severity::Error, code, .. }
-            if unreadable(code) || code == crate::check::parse::COLLECTION_ERROR =>
+            if unreadable(code) || crate::check::parse::is_collection_error(code) =>
         {
             (parsed, synthetic + 1)
         }
@@ -533,6 +546,18 @@ mod tests {
         assert_eq!(
             narrowed(Tool::GoTest, "geo/area_test.go#TestComputeArea", &["go", "test", "-json", "./..."]),
             Some(["go", "test", "-json", "-run", "^TestComputeArea$", "./geo"].map(String::from).to_vec())
+        );
+        assert_eq!(
+            narrowed(Tool::Vitest, "test/semver.test.ts#parses 1.2.3 (strict)", &["vitest", "run"]),
+            Some(
+                ["vitest", "run", "test/semver.test.ts", "-t", r"parses 1\.2\.3 \(strict\)$"]
+                    .map(String::from)
+                    .to_vec()
+            )
+        );
+        assert_eq!(
+            narrowed(Tool::Jest, "sum.test.js#adds", &["jest", "--ci"]),
+            Some(["jest", "--ci", "--runTestsByPath", "sum.test.js", "-t", "adds$"].map(String::from).to_vec())
         );
         assert_eq!(narrowed(Tool::Ruff, "a.py#test_x", &["ruff"]), None);
         assert_eq!(OneTest::of_symbol("no-symbol"), None);

@@ -34,7 +34,7 @@ pub fn missing_dependencies(tool: Tool, root: &Path, output: &str) -> Vec<String
                 }
             }
         }
-        Tool::NodeTest => {
+        Tool::NodeTest | Tool::Vitest | Tool::Jest => {
             let re = rx(&NODE, r"Cannot find (?:module|package) '([^'./][^']*)'");
             for c in re.captures_iter(output) {
                 let mut parts = c[1].split('/');

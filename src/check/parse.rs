@@ -306,6 +306,12 @@ pub fn tsc(root: &Path, text: &str) -> Vec<Finding> {
 /// The code of a test file pytest could not collect.
 pub const COLLECTION_ERROR: &str = "pytest-collection";
 
+/// Whether `code` says a test file could not be collected or loaded
+/// (`pytest-collection`, `vitest-collection`, `jest-collection`): no test of it ran.
+pub fn is_collection_error(code: &str) -> bool {
+    code.ends_with("-collection")
+}
+
 /// `pytest -q -rf --tb=line`: `FAILED path::name - msg`, located by the `path:N:` traceback lines.
 pub fn pytest(root: &Path, stdout: &str) -> Vec<Finding> {
     static FAILED: OnceLock<Regex> = OnceLock::new();

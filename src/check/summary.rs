@@ -5,6 +5,7 @@
 //! tools or about what the agent does with the result.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 use std::sync::OnceLock;
 
 use regex::Regex;
@@ -28,12 +29,13 @@ pub struct Summary {
 
 /// The summary of a test runner's output; `None` for tools that are not test
 /// runners and for output that holds no summary.
-pub fn read(tool: Tool, stdout: &str) -> Option<Summary> {
+pub fn read(tool: Tool, root: &Path, stdout: &str) -> Option<Summary> {
     match tool {
         Tool::Pytest => pytest(stdout),
         Tool::CargoTest => libtest(stdout),
         Tool::GoTest => go_test(stdout),
         Tool::NodeTest => node_tap(stdout),
+        Tool::Vitest | Tool::Jest => super::jest::summary(root, stdout),
         _ => None,
     }
 }

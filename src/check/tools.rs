@@ -56,7 +56,7 @@ pub fn detect(dir: &Path, config: &CheckConfig, has_python: bool) -> Vec<Tool> {
         tools.push(Tool::Tsc);
     }
     if has("package.json") {
-        tools.push(Tool::NodeTest);
+        tools.push(node_runner(&dir.join("package.json")));
     }
     let python_project = ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"].iter().any(|f| has(f));
     if python_project || has_python {
@@ -65,6 +65,36 @@ pub fn detect(dir: &Path, config: &CheckConfig, has_python: bool) -> Vec<Tool> {
     }
     tools.retain(|t| config.tests || !t.is_test_runner());
     tools
+}
+
+/// The test runner a Node project uses: the one its `test` script runs, else
+/// the one it depends on (vitest before jest), else Node's own `node --test`.
+/// A manifest that cannot be read names none, and Node's runner stands in.
+fn node_runner(manifest: &Path) -> Tool {
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Manifest {
+        scripts: std::collections::BTreeMap<String, serde_json::Value>,
+        dependencies: std::collections::BTreeMap<String, serde_json::Value>,
+        #[serde(rename = "devDependencies")]
+        dev_dependencies: std::collections::BTreeMap<String, serde_json::Value>,
+    }
+    let Some(m) = std::fs::read(manifest).ok().and_then(|b| serde_json::from_slice::<Manifest>(&b).ok()) else {
+        return Tool::NodeTest;
+    };
+    let words: Vec<&str> = match m.scripts.get("test").and_then(|t| t.as_str()) {
+        Some(script) => script.split(|c: char| c.is_whitespace() || c == '&' || c == ';').collect(),
+        None => vec![],
+    };
+    let named = |runner: &str| words.iter().any(|w| w.rsplit('/').next() == Some(runner));
+    let depends = |runner: &str| m.dependencies.contains_key(runner) || m.dev_dependencies.contains_key(runner);
+    match () {
+        _ if named("vitest") => Tool::Vitest,
+        _ if named("jest") => Tool::Jest,
+        _ if depends("vitest") => Tool::Vitest,
+        _ if depends("jest") => Tool::Jest,
+        _ => Tool::NodeTest,
+    }
 }
 
 /// What to install when a tool is missing.
@@ -76,6 +106,8 @@ pub fn hint(tool: Tool) -> &'static str {
         Tool::GoBuild | Tool::GoVet | Tool::GoTest => "install Go (Debian: apt-get install golang-go)",
         Tool::Tsc => "npm install --save-dev typescript",
         Tool::NodeTest => "install Node.js (Debian: apt-get install nodejs)",
+        Tool::Vitest => "npm install --save-dev vitest (the project's tests use it)",
+        Tool::Jest => "npm install --save-dev jest (the project's tests use it)",
         Tool::Ruff => "pip install ruff",
         Tool::Pytest => "pip install pytest",
     }
@@ -87,8 +119,9 @@ pub fn argv(tool: Tool, workspace: &Path) -> Option<Vec<OsString>> {
 }
 
 /// The argv of `tool`; `snapshot`: it runs in one of nerd's materialised trees,
-/// which sit under nerd's own ignored folder and hold only tracked files.
-/// Elsewhere the tools respect `.gitignore` and never look into `.nerd/`.
+/// which hold only tracked files (and may sit under nerd's own ignored folder,
+/// when there is no home for them). Elsewhere the tools respect `.gitignore`
+/// and never look into `.nerd/`.
 fn argv_in(tool: Tool, workspace: &Path, snapshot: bool) -> Option<Vec<OsString>> {
     let os = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
     let python_module = |module: &str, rest: &[&str]| -> Option<Vec<OsString>> {
@@ -121,11 +154,28 @@ fn argv_in(tool: Tool, workspace: &Path, snapshot: bool) -> Option<Vec<OsString>
         Tool::GoVet => os(&["go", "vet", "./..."]),
         Tool::GoTest => os(&["go", "test", "-json", "./..."]),
         Tool::Tsc => {
-            let local: PathBuf = workspace.join("node_modules/.bin/tsc");
-            let tsc = if local.is_file() { local.into_os_string() } else { OsString::from("tsc") };
-            vec![tsc, "--noEmit".into(), "--pretty".into(), "false".into(), "-p".into(), ".".into()]
+            vec![
+                node_bin(workspace, "tsc"),
+                "--noEmit".into(),
+                "--pretty".into(),
+                "false".into(),
+                "-p".into(),
+                ".".into(),
+            ]
         }
         Tool::NodeTest => os(&["node", "--test", "--test-reporter=tap"]),
+        // The JSON reports of both carry every test's outcome, its describe
+        // path and the line it is declared at; `--ci` keeps jest from writing snapshots.
+        Tool::Vitest => {
+            let mut v = vec![node_bin(workspace, "vitest")];
+            v.extend(["run", "--reporter=json", "--includeTaskLocation"].map(OsString::from));
+            v
+        }
+        Tool::Jest => {
+            let mut v = vec![node_bin(workspace, "jest")];
+            v.extend(["--ci", "--json", "--testLocationInResults"].map(OsString::from));
+            v
+        }
         Tool::Ruff => {
             let mut args = vec!["check", "--output-format", "json-lines", "--exit-zero", "--no-cache"];
             args.extend(if snapshot { &["--no-respect-gitignore"][..] } else { &["--extend-exclude", ".nerd"][..] });
@@ -141,6 +191,16 @@ fn argv_in(tool: Tool, workspace: &Path, snapshot: bool) -> Option<Vec<OsString>
         Tool::Pytest => return python_module("pytest", &["-q", "-rfEp", "--tb=line", "-p", "no:cacheprovider"]),
     })
     .filter(|v| exec::which(&v[0].to_string_lossy()).is_some())
+}
+
+/// The workspace's own copy of a Node tool (what `npx NAME` runs), else the one on PATH.
+fn node_bin(workspace: &Path, name: &str) -> OsString {
+    let local: PathBuf = workspace.join("node_modules/.bin").join(name);
+    if local.is_file() {
+        local.into_os_string()
+    } else {
+        OsString::from(name)
+    }
 }
 
 /// Runs one tool in `dir` and reads its findings.
@@ -215,6 +275,7 @@ pub fn findings(tool: Tool, dir: &Path, code: Option<i32>, stdout: &str, stderr:
         Tool::GoTest => parse::go_test(dir, stdout),
         Tool::Tsc => parse::tsc(dir, stdout),
         Tool::NodeTest => parse::node_tap(dir, stdout),
+        Tool::Vitest | Tool::Jest => super::jest::findings(dir, stdout, tool.name()),
         Tool::Ruff => parse::ruff(dir, stdout),
         Tool::Pytest => parse::pytest(dir, stdout),
     };

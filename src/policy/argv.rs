@@ -572,8 +572,11 @@ impl<'s> Reading<'s, '_, '_> {
                     self.rec.refused(&program, "a backup suffix with `/` writes the backup somewhere else");
                 }
             }
+            // The reporters built into node --test, vitest and jest; any other name is a module.
             Kind::Reporter => {
-                if !matches!(value, "spec" | "tap" | "dot" | "junit" | "lcov") {
+                let built_in = ["spec", "tap", "tap-flat", "dot", "junit", "lcov", "json", "default", "basic"];
+                let more = ["verbose", "tree", "summary", "github-actions", "hanging-process"];
+                if !built_in.contains(&value) && !more.contains(&value) {
                     self.rec
                         .refused(&program, &format!("the reporter `{value}` is a module that would be loaded and run"));
                 }

@@ -35,11 +35,17 @@ fn one_test(loaded: &Loaded, focus: &[Candidate]) -> Option<verify::OneTest> {
     (symbol.kind == nerd_logic::vocab::SymbolKind::Test).then(|| verify::OneTest::of_symbol(&symbol.id)).flatten()
 }
 
-/// The symbol id of the test a runner names `path::Class::test[params]` (pytest) or `test`.
+/// The symbol id of the test a runner names `path::Class::test[params]`
+/// (pytest), `path::describe > title` (jest, vitest) or `test`.
 fn test_symbol_id(path: &str, name: &str) -> String {
     let name = name.strip_prefix(path).and_then(|n| n.strip_prefix("::")).unwrap_or(name);
-    let name = name.split('[').next().unwrap_or(name);
-    format!("{path}#{}", name.replace("::", "."))
+    match Lang::of_path(path).map(Lang::family) {
+        // A jest or vitest test's symbol is its title alone, whatever describes it.
+        Some(Lang::TypeScript) | None => {
+            format!("{path}#{}", name.rsplit(crate::check::jest::NESTING).next().unwrap_or(name))
+        }
+        _ => format!("{path}#{}", name.split('[').next().unwrap_or(name).replace("::", ".")),
+    }
 }
 
 /// A patch writer's prompt, the files a patch may change as read to
@@ -86,9 +92,8 @@ impl Agent<'_> {
     ) -> Result<Result<TestRun, Flow>, AgentError> {
         let tools = verify::tools_for(&self.root, &self.config.check, Kind::Tests, has_python(loaded));
         if tools.is_empty() {
-            let text =
-                "Not verified: no test runner found here (nerd runs cargo test, go test, pytest and node --test, \
-                        detected from Cargo.toml, go.mod, Python files and package.json).";
+            let text = "Not verified: no test runner found here (nerd runs cargo test, go test, pytest, and vitest, \
+                        jest or node --test, detected from Cargo.toml, go.mod, Python files and package.json).";
             self.verified = Some(Verification::nothing("no test runner applies to this workspace"));
             return Ok(Err(Flow::Stop(Status::Unverified, text.into())));
         }
@@ -615,5 +620,8 @@ mod tests {
         assert_eq!(id("tests/test_api.py", "tests/test_api.py::test_parse[example]"), "tests/test_api.py#test_parse");
         assert_eq!(id("tests/test_a.py", "tests/test_a.py::TestX::test_y"), "tests/test_a.py#TestX.test_y");
         assert_eq!(id("pkg/x_test.go", "TestParse"), "pkg/x_test.go#TestParse");
+        let vitest = "test/calc.test.ts::calc > nested > handles [] in 1.5";
+        assert_eq!(id("test/calc.test.ts", vitest), "test/calc.test.ts#handles [] in 1.5");
+        assert_eq!(id("sum.test.js", "sum.test.js::adds"), "sum.test.js#adds");
     }
 }
