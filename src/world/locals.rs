@@ -44,39 +44,72 @@ pub struct Locals<'s, 't> {
     lang: Lang,
     source: &'s [u8],
     /// The file's functions (closures and lambdas included), as the query
-    /// found them (`@function.scope`).
-    functions: Vec<Node<'t>>,
-    by_function: HashMap<usize, HashSet<&'s str>>,
+    /// found them (`@function.scope`), by where they start.
+    functions: Vec<Scope<'t>>,
+    /// The same, by node id: a function's walk stops at the functions inside it.
+    function_ids: HashSet<usize>,
+    /// The names each function binds itself, by its place in `functions`.
+    bound: HashMap<usize, HashSet<&'s str>>,
+}
+
+/// One function and where it lies.
+struct Scope<'t> {
+    node: Node<'t>,
+    start: usize,
+    end: usize,
+    /// The innermost function around it, by its place in `functions`.
+    parent: Option<usize>,
 }
 
 impl<'s, 't> Locals<'s, 't> {
-    pub fn new(lang: Lang, source: &'s [u8], functions: Vec<Node<'t>>) -> Self {
-        Locals { lang, source, functions, by_function: HashMap::default() }
+    pub fn new(lang: Lang, source: &'s [u8], mut nodes: Vec<Node<'t>>) -> Self {
+        nodes.sort_by_key(|n| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
+        nodes.dedup_by_key(|n| n.id());
+        let function_ids = nodes.iter().map(Node::id).collect();
+        let mut functions: Vec<Scope<'t>> = Vec::with_capacity(nodes.len());
+        // The functions open around the one being placed, innermost last.
+        let mut open: Vec<usize> = Vec::new();
+        for node in nodes {
+            let (start, end) = (node.start_byte(), node.end_byte());
+            while open.last().is_some_and(|&i| functions[i].end <= start) {
+                open.pop();
+            }
+            functions.push(Scope { node, start, end, parent: open.last().copied() });
+            open.push(functions.len() - 1);
+        }
+        Locals { lang, source, functions, function_ids, bound: HashMap::default() }
     }
 
     /// Whether `name`, written at byte `at`, is bound by a function around
     /// it (any of them: a closure sees its enclosing function's locals).
     pub fn binds(&mut self, at: usize, name: &str) -> bool {
-        for i in 0..self.functions.len() {
-            let function = self.functions[i];
-            if function.start_byte() <= at && at < function.end_byte() && self.bound_in(function).contains(name) {
+        // The last function starting at or before `at`, then out through its parents.
+        let mut around = self.functions.partition_point(|f| f.start <= at).checked_sub(1);
+        while let Some(i) = around {
+            if at < self.functions[i].end && self.bound_in(i).contains(name) {
                 return true;
             }
+            around = self.functions[i].parent;
         }
         false
     }
 
-    fn bound_in(&mut self, function: Node<'_>) -> &HashSet<&'s str> {
-        let (lang, source) = (self.lang, self.source);
-        self.by_function.entry(function.id()).or_insert_with(|| {
+    /// The names the `i`th function binds itself. Its walk stops at the
+    /// functions inside it, which bind their own (`binds` asks each one around
+    /// a name), so every node of a file is walked once however deep functions nest.
+    fn bound_in(&mut self, i: usize) -> &HashSet<&'s str> {
+        let (lang, source, functions) = (self.lang, self.source, &self.function_ids);
+        let function = self.functions[i].node;
+        self.bound.entry(i).or_insert_with(|| {
             let mut names = HashSet::default();
             let mut stack = vec![function];
+            let mut cursor = function.walk();
             while let Some(node) = stack.pop() {
                 if let Some(part) = binding_part(lang, node) {
                     collect_names(part, source, &mut names);
                 }
-                let mut cursor = node.walk();
-                stack.extend(node.named_children(&mut cursor));
+                let inner = |n: &Node<'_>| !functions.contains(&n.id());
+                stack.extend(node.named_children(&mut cursor).filter(inner));
             }
             names
         })
@@ -176,5 +209,19 @@ mod tests {
             };
             assert_eq!(handing_on_f(lang, path, source), vec![keep.to_string()], "{lang:?}");
         }
+    }
+
+    /// A name bound inside a nested function, or a sibling, is not bound
+    /// around it: the outer function and the sibling hand on the module's `f`.
+    #[test]
+    fn a_name_bound_in_a_nested_function_is_not_bound_outside_it() {
+        let python = "def f(x):\n    return x\n\n\
+                      def outer(xs):\n    def inner(f):\n        return f\n    return map(f, xs)\n\n\
+                      def sibling(xs):\n    return map(f, xs)\n";
+        assert_eq!(handing_on_f(Lang::Python, "a.py", python), ["a.py#outer", "a.py#sibling"]);
+        let typescript = "function f(x: number) { return x; }\n\
+                          export function outer(xs: number[]) { const g = (f: number) => f; return xs.map(f); }\n\
+                          export function later(xs: number[]) { [1].forEach((f) => f); return xs.map(f); }\n";
+        assert_eq!(handing_on_f(Lang::TypeScript, "src/a.ts", typescript), ["src/a.ts#later", "src/a.ts#outer"]);
     }
 }

@@ -3,6 +3,8 @@
 //! file's imports bind. Built once per resolution from file projections;
 //! knows nothing about calls.
 
+use std::cell::RefCell;
+
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use nerd_logic::symbols::bare_name;
@@ -245,7 +247,15 @@ pub(super) struct Index<'a> {
     pub test_files: HashSet<&'a str>,
     /// The workspace's package names and path aliases, for bare TypeScript imports.
     manifests: &'a Manifests,
+    /// What `exports` found, by its question: a barrel file's `export *`
+    /// chains are walked once per name, not once per call through them.
+    exported: RefCell<HashMap<ExportsQuestion<'a>, ExportsAnswer<'a>>>,
 }
+
+/// One question to `Index::exports`: the module's files, the name, and the
+/// kinds kept (the filter function's address).
+type ExportsQuestion<'a> = (Vec<&'a str>, String, usize);
+type ExportsAnswer<'a> = (Vec<&'a ProjectedSymbol>, Vec<&'a TypeHint>);
 
 impl<'a> Index<'a> {
     pub fn build(views: &'a [FileView<'a>], manifests: &'a Manifests) -> Self {
@@ -269,6 +279,7 @@ impl<'a> Index<'a> {
             imports: HashMap::default(),
             test_files: HashSet::default(),
             manifests,
+            exported: RefCell::default(),
         };
         let mut bases: Vec<(TypeKey<'a>, &'a str, &'a str)> = Vec::new();
         for f in views {
@@ -557,18 +568,19 @@ impl<'a> Index<'a> {
     /// accepts, through re-exports and aliases of a plain name, and the
     /// module-level aliases of a longer name (`const string = ZodString.create`)
     /// that only a receiver's resolution can follow.
-    pub fn exports(
-        &self,
-        files: &[&'a str],
-        name: &str,
-        keep: fn(SymbolKind) -> bool,
-    ) -> (Vec<&'a ProjectedSymbol>, Vec<&'a TypeHint>) {
+    pub fn exports(&self, files: &[&'a str], name: &str, keep: fn(SymbolKind) -> bool) -> ExportsAnswer<'a> {
+        let question = (files.to_vec(), name.to_string(), keep as usize);
+        if let Some(answer) = self.exported.borrow().get(&question) {
+            return answer.clone();
+        }
         let mut out = Exports::default();
         let mut seen = HashSet::default();
         self.exports_into(files, name, keep, 0, &mut seen, &mut out);
         out.symbols.sort_by(|a, b| a.id.cmp(&b.id));
         out.symbols.dedup_by(|a, b| a.id == b.id);
-        (out.symbols, out.aliases)
+        let answer = (out.symbols, out.aliases);
+        self.exported.borrow_mut().insert(question, answer.clone());
+        answer
     }
 
     fn exports_into(

@@ -100,7 +100,7 @@ fn tested_names(test: &str) -> Vec<String> {
     out
 }
 
-fn resolve_file(index: &Index<'_>, tests: &HashSet<&str>, f: &FileView<'_>) -> FileResolution {
+fn resolve_file<'a>(index: &Index<'a>, tests: &HashSet<&str>, f: &FileView<'a>) -> FileResolution {
     let mut out = FileResolution::default();
     let mut link = |caller: &str, callee: &ProjectedSymbol, line: u32, provenance: Provenance| {
         if provenance.is_certain() && tests.contains(caller) && callee.kind != SymbolKind::Test {
