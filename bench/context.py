@@ -11,6 +11,9 @@ failing tests" would be shown:
            failing test: the kernel's spreading activation from those tests, the
            selected code spans (the function counts when a selected span holds its
            definition line)
+    nerd+pass  the same, also told which tests passed (`test_outcome(..., "pass")`):
+           every other test of the index, since bench/mutation.py ran the whole
+           suite; the kernel then weighs what only the failing tests run (Ochiai)
     bm25   Okapi BM25 over the project's source files (the SWE-bench retrieval
            baseline), the query being the request, the failing tests' names and
            their source; files in rank order until the budget is spent (the
@@ -115,7 +118,7 @@ def symbols(nerd, repo):
     table = {}
     for line in out.stdout.splitlines():
         a = json.loads(line)["args"]
-        table[a[0]] = (a[3], a[4], a[5])
+        table[a[0]] = (a[3], a[4], a[5], a[1])
     return table
 
 
@@ -123,7 +126,7 @@ def test_source(repo, table, test):
     info = table.get(test)
     if not info:
         return ""
-    path, start, end = info
+    path, start, end = info[:3]
     try:
         lines = open(os.path.join(repo, path), encoding="utf-8", errors="replace").read().splitlines()
     except OSError:
@@ -131,11 +134,11 @@ def test_source(repo, table, test):
     return "\n".join(lines[start - 1 : end])
 
 
-def nerd_contains(nerd, repo, failed, budget, fn_path, fn_line):
+def nerd_contains(nerd, repo, failed, budget, fn_path, fn_line, passed=()):
     args = [nerd, "context", "fix the failing tests", "--budget", str(budget), "--json"]
-    for t in failed:
+    for t, outcome in [(t, "fail") for t in failed] + [(t, "pass") for t in passed]:
         path, _, name = t.partition("#")
-        args += ["--fact", "test_outcome(%s, %s, 0, \"fail\")" % (json.dumps(name), json.dumps(path))]
+        args += ["--fact", "test_outcome(%s, %s, 0, \"%s\")" % (json.dumps(name), json.dumps(path), outcome)]
     out = subprocess.run(args, cwd=repo, capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         raise RuntimeError(out.stderr)
@@ -175,6 +178,7 @@ def main():
     ap.add_argument("--budgets", default="4000,8000")
     ap.add_argument("--aider-budgets", default="8000", help="aider takes ~13 s a map: the budgets it is asked for")
     ap.add_argument("--json")
+    ap.add_argument("--no-passing", dest="passing", action="store_false", help="skip the nerd+pass selector")
     opts = ap.parse_args()
     budgets = [int(b) for b in opts.budgets.split(",")]
     aider_budgets = [int(b) for b in opts.aider_budgets.split(",")]
@@ -197,21 +201,24 @@ def main():
             if fn not in table:
                 log(f"  {fn}: not in nerd's symbols; skipped")
                 continue
-            fn_path, fn_line, _ = table[fn]
+            fn_path, fn_line = table[fn][:2]
             query = "fix the failing tests\n" + "\n".join(
                 t.partition("#")[2] + "\n" + test_source(repo, table, t)[:4000] for t in failed[:50]
             )
             row = {"project": project, "lang": lang, "function": fn, "failing_tests": len(failed)}
+            passed = sorted(t for t, info in table.items() if info[3] == "test" and t not in set(failed))
             for b in budgets:
                 hit, used, n = nerd_contains(opts.nerd, repo, failed, b, fn_path, fn_line)
                 row[f"nerd_{b}"] = hit
                 row[f"nerd_{b}_tokens"] = used
+                if opts.passing:
+                    row[f"nerd+pass_{b}"] = nerd_contains(opts.nerd, repo, failed, b, fn_path, fn_line, passed)[0]
                 row[f"bm25_{b}"] = bm25_contains(bm, query, b, fn_path, fn_line)
                 if opts.aider and b in aider_budgets:
                     row[f"aider_{b}"] = aider_contains(opts.aider, repo, failed, b, fn_path, fn_line)
             rows.append(row)
-            log("  " + fn + "  " + "  ".join(f"{k}={v}" for k, v in row.items() if k.startswith(("nerd_", "bm25_", "aider_")) and not k.endswith("tokens")))
-    selectors = ["nerd", "bm25"] + (["aider"] if opts.aider else [])
+            log("  " + fn + "  " + "  ".join(f"{k}={v}" for k, v in row.items() if k.startswith(("nerd_", "nerd+pass_", "bm25_", "aider_")) and not k.endswith("tokens")))
+    selectors = ["nerd"] + (["nerd+pass"] if opts.passing else []) + ["bm25"] + (["aider"] if opts.aider else [])
     print(f"context selection against {len(rows)} mutations ({', '.join(sorted({r['project'] for r in rows}))}):")
     for lang in sorted({r["lang"] for r in rows}) + ["all"]:
         part = [r for r in rows if lang == "all" or r["lang"] == lang]
@@ -223,9 +230,10 @@ def main():
                 hits = sum(1 for r in part if r.get(f"{s}_{b}"))
                 cells.append(f"{s}@{b // 1000}k {hits}/{len(part)} ({100 * hits / max(1, len(part)):.0f}%)")
         print(f"  {lang:<7} " + "  ".join(cells))
-    for r in rows:
-        if not r.get(f"nerd_{budgets[-1]}"):
-            print(f"  nerd missed at {budgets[-1] // 1000}k: {r['function']} ({r['failing_tests']} failing tests)")
+    for s in ["nerd"] + (["nerd+pass"] if opts.passing else []):
+        for r in rows:
+            if not r.get(f"{s}_{budgets[-1]}"):
+                print(f"  {s} missed at {budgets[-1] // 1000}k: {r['function']} ({r['failing_tests']} failing tests)")
     if opts.json:
         json.dump(rows, open(opts.json, "w"), indent=1)
 

@@ -152,3 +152,45 @@ fn a_request_naming_no_code_is_seeded_by_what_recall_finds_by_meaning_and_nonsen
     let none = context_with(dir.path(), &model, &["what is the weather like"]);
     assert_eq!(none["context"]["items"], serde_json::json!([]), "{none:#}");
 }
+
+/// Told which tests passed in the same run, context weighs what only the
+/// failing test runs above what a passing test runs as well (Ochiai): the
+/// loader every test goes through drops, the failing test's own path keeps
+/// its score, and the passing test itself comes last.
+#[test]
+fn the_tests_that_passed_weigh_down_what_they_run_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("shop")).unwrap();
+    std::fs::create_dir_all(root.join("tests")).unwrap();
+    std::fs::write(root.join("shop/__init__.py"), "").unwrap();
+    std::fs::write(
+        root.join("shop/cart.py"),
+        "def load(raw):\n    return list(raw)\n\n\ndef tax(total):\n    return total * 0.2\n\n\n\
+         def checkout(cart):\n    return sum(cart) + tax(sum(cart))\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("tests/test_cart.py"),
+        "from shop.cart import checkout, load\n\n\ndef test_checkout():\n    assert checkout(load([1, 2])) == 3.6\n\n\n\
+         def test_load():\n    assert load([1]) == [1]\n",
+    )
+    .unwrap();
+    common::git(root, &["init", "-q", "-b", "main"]);
+    let failing = "test_outcome(\"test_checkout\", \"tests/test_cart.py\", 4, \"fail\")";
+    let passing = "test_outcome(\"test_load\", \"tests/test_cart.py\", 8, \"pass\")";
+    let score = |v: &Value, id: &str| {
+        let items = v["context"]["items"].as_array().unwrap();
+        items.iter().find(|i| i["id"] == id).map(|i| i["score"].as_u64().unwrap())
+    };
+    let failing_only = context(root, &["fix the failing tests", "--fact", failing]);
+    let both = context(root, &["fix the failing tests", "--fact", failing, "--fact", passing]);
+    assert_eq!(score(&failing_only, "shop/cart.py#load"), Some(500), "{failing_only:#}");
+    // Run by the failing test and the passing one: 500 * (1/8 + 7/8 / sqrt(2)).
+    assert_eq!(score(&both, "shop/cart.py#load"), Some(372), "{both:#}");
+    for id in ["shop/cart.py#checkout", "shop/cart.py#tax"] {
+        assert_eq!(score(&both, id), score(&failing_only, id), "{id} only the failing test runs");
+    }
+    let last = ids(&both);
+    assert_eq!(last.last().map(String::as_str), Some("tests/test_cart.py#test_load"), "{last:?}");
+}

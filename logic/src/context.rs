@@ -12,18 +12,27 @@
 //! to 4 by its score when the request has no seeds of its own. `activation(Seed, Item, Cost)`
 //! holds for every path cost up to `MAX_COST`; `context_atom(Item, Score)`
 //! sums `1000 >> Cost` of the cheapest path from each seed, so what several seeds reach outranks what one
-//! does. `select` keeps the best-scoring items whose code fits a token budget.
+//! does. When the run that failed also names the tests that passed
+//! (`passing_test`), the sum is weighed by how much the failures, and only
+//! they, run the item (spectrum-based fault localisation, Ochiai): what every
+//! failing test runs and no passing test does keeps its whole score; what
+//! every test runs, failing or not (the parser all of them go through), keeps
+//! a fraction; what no failing test runs keeps an eighth.
+//! `select` keeps the best-scoring items whose code fits a token budget.
 //! Evaluated on demand; knows nothing about files' text or how tokens are
 //! counted.
 
 use ascent::aggregators::{count, min, sum};
-use ascent::ascent;
+use ascent::{ascent, Dual};
 
 use crate::atom::Atom;
 use crate::impact::CallSites;
 use crate::proof::{Premise, Proof};
 use crate::schema::{atoms, relation, Facts};
 use crate::symbols::{PathId, Sym, SymbolId, Symbols};
+
+/// Why a failing test is a seed (`context_seed(Test, "failing_test")`).
+pub const FAILING_TEST: &str = "failing_test";
 
 /// The most a path may cost: six calls deep, or three callers up.
 pub const MAX_COST: u32 = 6;
@@ -84,11 +93,22 @@ ascent! {
     relation defines(Sym, Sym);
     relation knowledge_link(Sym, Sym, Sym);
     relation vector_recall(Sym, Sym, u32);
+    relation failing_test(Sym);
+    relation passing_test(Sym);
 
     relation activation(Sym, Sym, u32);
     relation cheapest(Sym, Sym, u32);
     relation contribution(Sym, Sym, u32);
+    relation activation_sum(Sym, u32);
     relation context_atom(Sym, u32);
+    // Spectrum: what a test runs (certain calls, test links, coverage), at its fewest steps.
+    relation executes(Sym, Sym);
+    lattice runs(Sym, Sym, Dual<u32>);
+    relation failing_runs(Sym, Sym);
+    relation passing_runs(Sym, Sym);
+    relation failing_total(usize);
+    relation spectrum(Sym, usize, usize);
+    relation weighed(bool);
     relation executed_by(Sym, usize);
     relation context_link(Sym, Sym, Sym);
     relation edge(Sym, Sym, Via);
@@ -127,10 +147,44 @@ ascent! {
     // Each seed adds 1000 halved per unit of its cheapest cost; the sum is the item's score.
     cheapest(s, x, c) <-- activation(s, x, _), agg c = min(k) in activation(s, x, k);
     contribution(s, x, 1000u32 >> c) <-- cheapest(s, x, c);
-    context_atom(x, total) <-- activation(_, x, _), agg total = sum(w) in contribution(_, x, w);
+    activation_sum(x, total) <-- activation(_, x, _), agg total = sum(w) in contribution(_, x, w);
+
+    // Without the tests that passed, the sum is the score.
+    weighed(true) <-- passing_test(_), failing_test(_);
+    context_atom(x, total) <-- activation_sum(x, total), !weighed(true);
+    // With them: what each test of the run runs, up to MAX_COST calls deep.
+    executes(a, b) <-- calls(a, b, true);
+    executes(t, x) <-- test_of(t, x);
+    executes(t, x) <-- covers(t, x);
+    runs(t, t, Dual(0)) <-- failing_test(t);
+    runs(t, t, Dual(0)) <-- passing_test(t);
+    runs(t, b, Dual(d + 1)) <-- runs(t, a, ?Dual(d)), if *d < MAX_COST, executes(a, b);
+    failing_runs(t, x) <-- runs(t, x, _), failing_test(t);
+    passing_runs(t, x) <-- runs(t, x, _), passing_test(t);
+    failing_total(n) <-- weighed(true), agg n = count() in failing_test(_);
+    spectrum(x, failed, passed) <--
+        activation_sum(x, _), weighed(true),
+        agg failed = count() in failing_runs(_, x),
+        agg passed = count() in passing_runs(_, x);
+    context_atom(x, ochiai_weighed(*total, *failed, *passed, *all)) <--
+        activation_sum(x, total), spectrum(x, failed, passed), failing_total(all);
     // How many tests a coverage run saw execute an activated item: among equal scores,
     // what fewer tests execute says more about these failures.
     executed_by(x, n) <-- context_atom(x, _), covers(_, x), agg n = count() in covers(_, x);
+}
+
+/// An item's score weighed by its Ochiai suspiciousness, `failed /
+/// sqrt(all_failed * (failed + passed))`: `failed` of the `all_failed` failing
+/// tests run it, and `passed` passing ones. The weight runs from 1/8 (no
+/// failing test runs it) to 1 (every failing test does, no passing one).
+pub fn ochiai_weighed(score: u32, failed: usize, passed: usize, all_failed: usize) -> u32 {
+    let ochiai = if failed == 0 || all_failed == 0 {
+        0.0
+    } else {
+        failed as f64 / ((all_failed * (failed + passed)) as f64).sqrt()
+    };
+    let weight = 0.125 + 0.875 * ochiai.min(1.0);
+    (f64::from(score) * weight).round() as u32
 }
 
 /// Where a recalled item starts: cost 2 at a fused score of 0.6 or more
@@ -163,6 +217,13 @@ pub fn run(facts: &Facts, uncertain: &[(Sym, Sym)]) -> ContextProgram {
         defines: facts.defines.iter().map(|&(p, s)| (p.0, s.sym())).collect(),
         knowledge_link: relation::knowledge_link(facts),
         vector_recall: relation::vector_recall(facts),
+        failing_test: facts
+            .context_seed
+            .iter()
+            .filter(|&&(_, why)| facts.symbols.resolve(why) == FAILING_TEST)
+            .map(|&(t, _)| (t,))
+            .collect(),
+        passing_test: relation::passing_test(facts),
         ..Default::default()
     };
     p.run();
@@ -316,9 +377,18 @@ impl ContextProgram {
                 .filter(|c| c.1 == item)
                 .map(|&(seed, _, cost)| Premise::Holds(atoms::activation(s, (seed, item, cost))))
                 .collect();
+            let sum = self.activation_sum.iter().find(|a| a.0 == item).map_or(score, |a| a.1);
             premises.push(Premise::Check(format!(
-                "the sum over seeds of 1000 >> (the cheapest cost from each) is {score}"
+                "the sum over seeds of 1000 >> (the cheapest cost from each) is {sum}"
             )));
+            if let (Some(&(_, failed, passed)), Some(&(all,))) =
+                (self.spectrum.iter().find(|x| x.0 == item), self.failing_total.first())
+            {
+                premises.push(Premise::Check(format!(
+                    "{failed} of the {all} failing tests and {passed} passing ones run it: \
+                     weighed by Ochiai, {sum} becomes {score}"
+                )));
+            }
             out.push((atoms::context_atom(s, (item, score)), Proof { rule: "context/score", premises }));
         }
     }

@@ -124,6 +124,8 @@ macro_rules! tables {
                 Perception flag pending_patch() "a validated patch proposal awaits application";
                 Perception rows context_seed(Item: Sym, Why: Sym)
                     "where context activation starts: the request's target or focus, a failing test, an error";
+                Perception set passing_test(Test: Sym)
+                    "a test the run that failed saw pass: context weighs what only the failing tests run above what every test runs";
                 Perception rows remembered(Item: Sym, Age: u32)
                     "what an earlier request targeted or changed (age 0: the latest), from memory: activation starts there at cost 2 + age, at most 6";
                 Perception rows knowledge_link(A: Sym, Relation: Sym, B: Sym)

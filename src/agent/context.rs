@@ -61,7 +61,7 @@ pub struct Context {
 
 /// Asserts `context_seed` facts for the request: confident groundings of
 /// its target, failing or erroring tests, and symbols holding error
-/// diagnostics; `remembered` facts for what earlier requests touched that
+/// diagnostics; `passing_test` facts for the tests the same run saw pass; `remembered` facts for what earlier requests touched that
 /// still exists and is no seed; graph memory's `knowledge_link` facts (a
 /// recalled memory linked to its subject by `about`); and `vector_recall`
 /// facts for the symbols that still exist and the memories recall found.
@@ -75,9 +75,17 @@ pub fn seed(f: &mut Facts, index: &SymbolIndex<'_>, candidates: &[Candidate], me
     let s = &f.symbols;
     for &(name, path, line, _) in failing_tests(f) {
         if let Some(id) = index.test(s.resolve(path.0), s.resolve(name), line.0) {
-            seeds.insert((id.to_string(), "failing_test"));
+            seeds.insert((id.to_string(), nerd_logic::context::FAILING_TEST));
         }
     }
+    // The tests the same run saw pass (a test that also failed there is no such evidence).
+    let passing: BTreeSet<&str> = f
+        .test_outcome
+        .iter()
+        .filter(|r| r.3 == TestOutcome::Pass)
+        .filter_map(|&(name, path, line, _)| index.test(s.resolve(path.0), s.resolve(name), line.0))
+        .filter(|id| !seeds.iter().any(|(seed, _)| seed == id))
+        .collect();
     for &(_, path, line, _, _) in errors(f) {
         if let Some(id) = index.enclosing(s.resolve(path.0), line.0) {
             seeds.insert((id.to_string(), "diagnostic"));
@@ -86,6 +94,10 @@ pub fn seed(f: &mut Facts, index: &SymbolIndex<'_>, candidates: &[Candidate], me
     for (item, why) in &seeds {
         let row = (f.sym(item), f.sym(why));
         f.context_seed.push(row);
+    }
+    for id in passing {
+        let test = f.sym(id);
+        f.passing_test.push(test);
     }
     let known = |item: &str| index.symbol(item).is_some() || index.by_path.contains_key(item);
     for (subject, age) in &memory.touched {
@@ -323,7 +335,9 @@ impl<'a> SymbolIndex<'a> {
             return Some(s.id.as_str());
         }
         let symbols = self.by_path.get(path)?;
-        if let Some(found) = symbols.iter().find(|s| s.name == name) {
+        // A jest or vitest test is named `describe > … > title`; its symbol by the title.
+        let title = name.rsplit(crate::check::jest::NESTING).next().unwrap_or(name);
+        if let Some(found) = symbols.iter().find(|s| s.name == name || s.name == title) {
             return Some(found.id.as_str());
         }
         let base = name.split('[').next().unwrap_or(name);
