@@ -378,9 +378,8 @@ impl ContextProgram {
                 .map(|&(seed, _, cost)| Premise::Holds(atoms::activation(s, (seed, item, cost))))
                 .collect();
             let sum = self.activation_sum.iter().find(|a| a.0 == item).map_or(score, |a| a.1);
-            premises.push(Premise::Check(format!(
-                "the sum over seeds of 1000 >> (the cheapest cost from each) is {sum}"
-            )));
+            premises
+                .push(Premise::Check(format!("the sum over seeds of 1000 >> (the cheapest cost from each) is {sum}")));
             if let (Some(&(_, failed, passed)), Some(&(all,))) =
                 (self.spectrum.iter().find(|x| x.0 == item), self.failing_total.first())
             {

@@ -1,7 +1,7 @@
 //! The JSON report that jest (`--json`) and vitest (`--reporter=json`) share:
 //! read once into findings (each failing test at its place, each test file
-//! that could not load) and into the runner's summary (which tests ran,
-//! failed and passed). A test's id is its file and its describe path,
+//! that could not load) and into the run's outcomes (which tests ran,
+//! failed and passed), which the runner's summary is made of. A test's id is its file and its describe path,
 //! `test/calc.test.ts::calc > nested > multiplies`, the same in both.
 //! Knows nothing about running the tools.
 
@@ -14,7 +14,6 @@ use regex::Regex;
 use serde::Deserialize;
 
 use super::parse::{relative_to, rx, Finding, Found};
-use super::summary::Summary;
 
 /// The separator of a test id's describe path, as vitest prints it.
 pub const NESTING: &str = " > ";
@@ -143,28 +142,35 @@ pub fn findings(root: &Path, stdout: &str, tool: &str) -> Vec<Finding> {
     out
 }
 
-/// The runner's summary: tests that ran (skipped ones do not count), failed and
-/// passed ids, files that failed as a whole; `None` when there is no report.
-pub fn summary(root: &Path, stdout: &str) -> Option<Summary> {
+/// What a report says of the run as a whole.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcomes {
+    /// Tests that ran to an outcome (skipped, pending and todo ones did not).
+    pub ran: u32,
+    pub failed: BTreeSet<String>,
+    pub passed: BTreeSet<String>,
+    /// Files that failed as a whole: `path (why)`.
+    pub broken: Vec<String>,
+}
+
+/// The outcomes of the report in `stdout`; `None` when there is no report.
+pub fn outcomes(root: &Path, stdout: &str) -> Option<Outcomes> {
     let report = report(stdout)?;
-    let mut s = Summary::default();
-    let (mut failed, mut passed) = (BTreeSet::new(), BTreeSet::new());
+    let mut out = Outcomes::default();
     for file in &report.files {
         for test in &file.tests {
             match test.status() {
-                Status::Passed => passed.insert(id(root, file, test)),
-                Status::Failed => failed.insert(id(root, file, test)),
+                Status::Passed => out.passed.insert(id(root, file, test)),
+                Status::Failed => out.failed.insert(id(root, file, test)),
                 Status::NotRun => continue,
             };
-            s.ran += 1;
+            out.ran += 1;
         }
         if failed_whole(file) {
-            s.uncollected.push(format!("{} ({})", relative_to(root, &file.name), why(file)));
+            out.broken.push(format!("{} ({})", relative_to(root, &file.name), why(file)));
         }
     }
-    s.failed = failed;
-    s.passed = passed;
-    Some(s)
+    Some(out)
 }
 
 #[cfg(test)]
@@ -216,13 +222,13 @@ mod tests {
     }
 
     #[test]
-    fn vitest_summary_counts_what_ran() {
-        let s = summary(root(), VITEST).unwrap();
+    fn vitest_outcomes_count_what_ran() {
+        let s = outcomes(root(), VITEST).unwrap();
         assert_eq!(s.ran, 3);
         assert_eq!(s.failed, ids(&["test/calc.test.ts::calc > nested > multiplies"]));
         assert_eq!(s.passed, ids(&["test/calc.test.ts::calc > adds", "test/hook.test.ts::ok"]));
-        assert_eq!(s.uncollected.len(), 2);
-        assert!(s.uncollected[0].starts_with("test/broken.test.ts (Cannot find module"));
+        assert_eq!(s.broken.len(), 2);
+        assert!(s.broken[0].starts_with("test/broken.test.ts (Cannot find module"));
     }
 
     #[test]
@@ -237,20 +243,20 @@ mod tests {
             f[1].found,
             Found::Diagnostic { severity: Severity::Error, code: "jest-collection".into(), message: why.into() }
         );
-        let s = summary(root(), JEST).unwrap();
+        let s = outcomes(root(), JEST).unwrap();
         assert_eq!(s.ran, 2);
         assert_eq!(s.failed, ids(&["sum.test.js::sum > adds"]));
         assert_eq!(s.passed, ids(&["sum.test.js::other"]));
-        assert_eq!(s.uncollected, vec![format!("broken.test.js ({why})")]);
+        assert_eq!(s.broken, vec![format!("broken.test.js ({why})")]);
     }
 
     #[test]
-    fn output_without_a_report_has_no_summary() {
-        assert!(summary(root(), "No test files found, exiting with code 1\n").is_none());
-        assert!(summary(root(), "{\"unrelated\": true}").is_none());
+    fn output_without_a_report_has_no_outcomes() {
+        assert!(outcomes(root(), "No test files found, exiting with code 1\n").is_none());
+        assert!(outcomes(root(), "{\"unrelated\": true}").is_none());
         assert!(findings(root(), "{ not json", "vitest").is_empty());
         // A banner before the report is passed over.
-        let s = summary(root(), &format!("RUN v3.2.7 /w {{curly}}\n{VITEST}")).unwrap();
+        let s = outcomes(root(), &format!("RUN v3.2.7 /w {{curly}}\n{VITEST}")).unwrap();
         assert_eq!(s.ran, 3);
     }
 

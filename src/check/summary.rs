@@ -35,7 +35,7 @@ pub fn read(tool: Tool, root: &Path, stdout: &str) -> Option<Summary> {
         Tool::CargoTest => libtest(stdout),
         Tool::GoTest => go_test(stdout),
         Tool::NodeTest => node_tap(stdout),
-        Tool::Vitest | Tool::Jest => super::jest::summary(root, stdout),
+        Tool::Vitest | Tool::Jest => jest(root, stdout),
         _ => None,
     }
 }
@@ -154,6 +154,13 @@ fn go_test(stdout: &str) -> Option<Summary> {
         }
     }
     (packages_done > 0 || s.ran > 0).then_some(s)
+}
+
+/// jest's and vitest's JSON report (`check::jest`): files that failed as a
+/// whole could not be collected.
+fn jest(root: &Path, stdout: &str) -> Option<Summary> {
+    let o = super::jest::outcomes(root, stdout)?;
+    Some(Summary { ran: o.ran, failed: o.failed, passed: o.passed, uncollected: o.broken })
 }
 
 /// `node --test --test-reporter=tap`: the closing `# pass N` / `# fail N`

@@ -345,7 +345,8 @@ impl Agent<'_> {
         // (pytest, vitest, jest): context weighs what only the failing tests run.
         for id in self.verified.iter().flat_map(|v| v.passed.iter()) {
             if let Some((path, name)) = id.split_once("::") {
-                let row = (facts.sym(name), facts.path(path), nerd_logic::Line(0), nerd_logic::vocab::TestOutcome::Pass);
+                let row =
+                    (facts.sym(name), facts.path(path), nerd_logic::Line(0), nerd_logic::vocab::TestOutcome::Pass);
                 facts.test_outcome.push(row);
             }
         }
