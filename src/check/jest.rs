@@ -1,8 +1,9 @@
 //! The JSON report that jest (`--json`) and vitest (`--reporter=json`) share:
 //! read once into findings (each failing test at its place, each test file
-//! that could not load) and into the run's outcomes (which tests ran,
-//! failed and passed), which the runner's summary is made of. A test's id is its file and its describe path,
-//! `test/calc.test.ts::calc > nested > multiplies`, the same in both.
+//! that could not load) and into the run's outcomes (which tests ran, failed
+//! and passed), which the runner's summary is made of. A test's id is its
+//! file and its describe path, `test/calc.test.ts::calc > nested > multiplies`,
+//! the same in both.
 //! Knows nothing about running the tools.
 
 use std::collections::BTreeSet;
