@@ -453,10 +453,14 @@ fn the_trees_checked_live_outside_the_workspace_where_no_runner_of_the_user_find
     let test_file = ("test/calc.test.js", "const t = require(\"node:test\");\nt(\"adds\", () => {});\n");
     let dir =
         repo(&[("package.json", "{\"name\": \"p\"}\n"), test_file, (".nerd/config.toml", "[check]\ntests = true\n")]);
-    // A tree an earlier version left inside, and one of a workspace that is gone.
+    // A tree an earlier version left inside, one of a workspace that is gone, and a
+    // stale one at this very path (an earlier clone there), of which nothing is recorded.
     write(dir.path(), &[(".nerd/staged/test/calc.test.js", test_file.1)]);
     let gone = cache.path().join("nerd/trees/0123456789abcdef0123456789abcdef");
     write(&gone, &[("workspace", "/nonexistent/clone"), ("staged/a.txt", "x")]);
+    let key = nerd::digest::sha256_hex(dir.path().as_os_str().as_encoded_bytes());
+    let stale = cache.path().join("nerd/trees").join(&key[..32]).join("staged/test/old.test.js");
+    write(stale.parent().unwrap(), &[("old.test.js", test_file.1)]);
     let run = || {
         Command::new(env!("CARGO_BIN_EXE_nerd"))
             .args(["check", "--json"])
@@ -473,6 +477,7 @@ fn the_trees_checked_live_outside_the_workspace_where_no_runner_of_the_user_find
         std::fs::read_dir(cache.path().join("nerd/trees")).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(trees.len(), 1, "{trees:?}");
     assert!(trees[0].join("staged/test/calc.test.js").is_file());
+    assert!(!stale.exists(), "a file the index does not hold is not left in the tree");
     assert_eq!(std::fs::read(trees[0].join("workspace")).unwrap(), dir.path().as_os_str().as_encoded_bytes());
     // The user's own `node --test` in the workspace runs the one test, not nerd's copy as well.
     let own = Command::new("node").args(["--test"]).current_dir(dir.path()).output().unwrap();

@@ -140,6 +140,11 @@ pub fn check(dir: &Path, mode: Mode, override_reason: Option<&str>, use_cache: b
             let previous = store.snapshot_manifest()?;
             prepare_trees(&root)?;
             let staged_dir = trees_dir(&root).join("staged");
+            if previous.is_empty() {
+                // Nothing recorded of what the folder holds (a new `.nerd/`, a new clone at a
+                // path checked before): it starts empty, so no file outside the index stays in it.
+                remove_dir(&staged_dir)?;
+            }
             snapshot::materialise(&root, &staged_dir, manifest, &previous)?;
             if *manifest != previous {
                 store.set_snapshot_manifest(manifest)?;
@@ -286,14 +291,18 @@ fn remove_trees_inside(root: &Path) -> Result<(), CheckError> {
         return Ok(());
     }
     for name in ["staged", "head"] {
-        let dir = root.join(".nerd").join(name);
-        match std::fs::remove_dir_all(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(source) => return Err(SnapshotError::Io { path: dir, source }.into()),
-        }
+        remove_dir(&root.join(".nerd").join(name))?;
     }
     Ok(())
+}
+
+/// Removes a folder and all it holds; one that is not there is no error.
+fn remove_dir(dir: &Path) -> Result<(), CheckError> {
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(SnapshotError::Io { path: dir.to_path_buf(), source }.into()),
+    }
 }
 
 /// Ignored dependency folders of the work tree that checks need in the snapshot.
@@ -326,11 +335,7 @@ fn head_findings(
     prepare_trees(root)?;
     let dir = trees_dir(root).join("head");
     // The folder is rebuilt from scratch: what it held before is not recorded anywhere trusted.
-    match std::fs::remove_dir_all(&dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(source) => return Err(SnapshotError::Io { path: dir, source }.into()),
-    }
+    remove_dir(&dir)?;
     snapshot::materialise(root, &dir, &head, &snapshot::Manifest::new())?;
     link_dependencies(root, &dir)?;
     let has_python =
