@@ -316,6 +316,42 @@ impl<'a> SymbolIndex<'a> {
         self.by_id.get(id).copied()
     }
 
+    /// The passing tests a runner's ids name, as `(path, name)` for
+    /// `test_outcome`: `path::name` where the path is a file of the index
+    /// (pytest, vitest, jest), else the one test whose qualified name ends
+    /// the id (go test's `pkg.TestX/sub`, libtest's `tests::adds`); an id
+    /// that names no test, or several, names none.
+    pub fn runner_tests<'i>(&self, ids: impl Iterator<Item = &'i str>) -> Vec<(&'a str, &'a str)> {
+        let mut by_name: HashMap<&'a str, Vec<(&'a str, &'a str)>> = HashMap::new();
+        for (id, (path, s)) in &self.by_id {
+            if s.kind == nerd_logic::vocab::SymbolKind::Test {
+                let name = id.split_once('#').map_or(*id, |(_, n)| n);
+                by_name.entry(name).or_default().push((path, name));
+            }
+        }
+        let mut out = Vec::new();
+        for id in ids {
+            if let Some((path, name)) = id.split_once("::").filter(|(p, _)| self.by_path.contains_key(p)) {
+                if let Some((path, _)) = self.by_path.get_key_value(path) {
+                    if let Some(test) = self.test(path, name, 0) {
+                        out.push((*path, test.split_once('#').map_or(test, |(_, n)| n)));
+                    }
+                }
+                continue;
+            }
+            let dotted = id.replace("::", ".");
+            // Each suffix after a dot, longest first; a Go sub-test's `/…` is its test's.
+            let suffixes = std::iter::once(0).chain(dotted.match_indices('.').map(|(at, _)| at + 1));
+            let found = suffixes
+                .map(|at| dotted[at..].split('/').next().unwrap_or_default())
+                .find_map(|name| by_name.get(name).filter(|tests| tests.len() == 1));
+            if let Some(&[test]) = found.map(Vec::as_slice) {
+                out.push(test);
+            }
+        }
+        out
+    }
+
     /// The innermost symbol of `path` whose lines hold `line`.
     fn enclosing(&self, path: &str, line: u32) -> Option<&'a str> {
         self.by_path
@@ -410,5 +446,47 @@ impl Spans for CodeSpans<'_, '_> {
             self.texts.insert(item, text);
             self.sent.entry(path.to_string()).or_default().extend(symbol.line..=symbol.end_line);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SymbolIndex;
+    use crate::kernel::Loaded;
+    use crate::world::lang::Lang;
+    use crate::world::project::project_file;
+
+    fn loaded(files: &[(Lang, &str, &str)]) -> Loaded {
+        let projections = files
+            .iter()
+            .map(|&(lang, path, source)| (path.to_string(), (lang, project_file(lang, path, source.as_bytes()).unwrap())))
+            .collect();
+        Loaded { files: vec![], projections, resolution: Default::default(), git: Default::default() }
+    }
+
+    /// Each runner's id of a passing test names its test symbol: pytest's by
+    /// its file, go test's and libtest's by the one test whose name ends it;
+    /// a name two packages share, or none, names nothing.
+    #[test]
+    fn runner_ids_of_passing_tests_name_their_test_symbols() {
+        let go = "package pflag\nimport \"testing\"\nfunc TestParse(t *testing.T) {}\nfunc TestOther(t *testing.T) {}\n";
+        let loaded = loaded(&[
+            (Lang::Go, "flag_test.go", go),
+            (Lang::Go, "sub/a_test.go", "package sub\nimport \"testing\"\nfunc TestOther(t *testing.T) {}\n"),
+            (Lang::Rust, "src/lib.rs", "#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {}\n}\n"),
+            (Lang::Python, "tests/test_a.py", "class TestApi:\n    def test_get(self):\n        pass\n"),
+        ]);
+        let index = SymbolIndex::new(&loaded);
+        let ids = [
+            "github.com/spf13/pflag.TestParse/with_dots.1",
+            "tests::adds",
+            "tests/test_a.py::TestApi::test_get",
+            "github.com/spf13/pflag.TestOther",
+            "github.com/spf13/pflag.TestMissing",
+        ];
+        assert_eq!(
+            index.runner_tests(ids.into_iter()),
+            [("flag_test.go", "TestParse"), ("src/lib.rs", "tests.adds"), ("tests/test_a.py", "TestApi.test_get")]
+        );
     }
 }

@@ -341,18 +341,15 @@ impl Agent<'_> {
     ) -> Result<(context::Context, BTreeMap<String, String>), AgentError> {
         let mut facts = loaded.facts();
         crate::check::assert_findings(&mut facts, findings);
-        // The tests the last run saw pass, where the runner names their file
-        // (pytest, vitest, jest): context weighs what only the failing tests run.
-        for id in self.verified.iter().flat_map(|v| v.passed.iter()) {
-            if let Some((path, name)) = id.split_once("::") {
-                let row =
-                    (facts.sym(name), facts.path(path), nerd_logic::Line(0), nerd_logic::vocab::TestOutcome::Pass);
-                facts.test_outcome.push(row);
-            }
-        }
         // What the last three requests touched starts activation too, further away.
         let memory = self.recollect(loaded, query)?;
         let index = context::SymbolIndex::new(loaded);
+        // The tests the last run saw pass: context weighs what only the failing tests run.
+        let passed = self.verified.iter().flat_map(|v| v.passed.iter().map(String::as_str));
+        for (path, name) in index.runner_tests(passed) {
+            let row = (facts.sym(name), facts.path(path), nerd_logic::Line(0), nerd_logic::vocab::TestOutcome::Pass);
+            facts.test_outcome.push(row);
+        }
         context::seed(&mut facts, &index, focus, &memory);
         let fixpoint = nerd_logic::evaluate(facts);
         let budget = self.options.context_budget;
