@@ -14,7 +14,8 @@
 //! sums `1000 >> Cost` of the cheapest path from each seed, so what several seeds reach outranks what one
 //! does. When the run that failed also names the tests that passed
 //! (`passing_test`), the sum is weighed by how much the failures, and only
-//! they, run the item (spectrum-based fault localisation, Ochiai): what every
+//! they, run the item (spectrum-based fault localisation, Ochiai; what a test
+//! runs is what a coverage run saw it execute, else what its calls reach): what every
 //! failing test runs and no passing test does keeps its whole score; what
 //! every test runs, failing or not (the parser all of them go through), keeps
 //! a fraction; what no failing test runs keeps an eighth.
@@ -103,6 +104,7 @@ ascent! {
     relation context_atom(Sym, u32);
     // Spectrum: what a test runs (certain calls, test links, coverage), at its fewest steps.
     relation executes(Sym, Sym);
+    relation observed(Sym);
     lattice runs(Sym, Sym, Dual<u32>);
     relation failing_runs(Sym, Sym);
     relation passing_runs(Sym, Sym);
@@ -152,13 +154,17 @@ ascent! {
     // Without the tests that passed, the sum is the score.
     weighed(true) <-- passing_test(_), failing_test(_);
     context_atom(x, total) <-- activation_sum(x, total), !weighed(true);
-    // With them: what each test of the run runs, up to MAX_COST calls deep.
+    // With them: what each test of the run runs. A test a coverage run
+    // observed runs what it was seen to execute; any other, what certain calls
+    // and test links reach from it, up to MAX_COST calls deep (static calls
+    // reach every branch and every implementation, so they over-count).
+    observed(t) <-- covers(t, _);
     executes(a, b) <-- calls(a, b, true);
     executes(t, x) <-- test_of(t, x);
-    executes(t, x) <-- covers(t, x);
     runs(t, t, Dual(0)) <-- failing_test(t);
     runs(t, t, Dual(0)) <-- passing_test(t);
-    runs(t, b, Dual(d + 1)) <-- runs(t, a, ?Dual(d)), if *d < MAX_COST, executes(a, b);
+    runs(t, x, Dual(1)) <-- runs(t, t, _), covers(t, x);
+    runs(t, b, Dual(d + 1)) <-- runs(t, a, ?Dual(d)), !observed(t), if *d < MAX_COST, executes(a, b);
     failing_runs(t, x) <-- runs(t, x, _), failing_test(t);
     passing_runs(t, x) <-- runs(t, x, _), passing_test(t);
     failing_total(n) <-- weighed(true), agg n = count() in failing_test(_);

@@ -459,7 +459,9 @@ mod tests {
     fn loaded(files: &[(Lang, &str, &str)]) -> Loaded {
         let projections = files
             .iter()
-            .map(|&(lang, path, source)| (path.to_string(), (lang, project_file(lang, path, source.as_bytes()).unwrap())))
+            .map(|&(lang, path, source)| {
+                (path.to_string(), (lang, project_file(lang, path, source.as_bytes()).unwrap()))
+            })
             .collect();
         Loaded { files: vec![], projections, resolution: Default::default(), git: Default::default() }
     }
@@ -469,7 +471,8 @@ mod tests {
     /// a name two packages share, or none, names nothing.
     #[test]
     fn runner_ids_of_passing_tests_name_their_test_symbols() {
-        let go = "package pflag\nimport \"testing\"\nfunc TestParse(t *testing.T) {}\nfunc TestOther(t *testing.T) {}\n";
+        let go =
+            "package pflag\nimport \"testing\"\nfunc TestParse(t *testing.T) {}\nfunc TestOther(t *testing.T) {}\n";
         let loaded = loaded(&[
             (Lang::Go, "flag_test.go", go),
             (Lang::Go, "sub/a_test.go", "package sub\nimport \"testing\"\nfunc TestOther(t *testing.T) {}\n"),
