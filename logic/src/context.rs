@@ -14,11 +14,11 @@
 //! sums `1000 >> Cost` of the cheapest path from each seed, so what several seeds reach outranks what one
 //! does. When the run that failed also names the tests that passed
 //! (`passing_test`), the sum is weighed by how much the failures, and only
-//! they, run the item (spectrum-based fault localisation, Ochiai; what a test
-//! runs is what a coverage run saw it execute, else what its calls reach): what every
-//! failing test runs and no passing test does keeps its whole score; what
-//! every test runs, failing or not (the parser all of them go through), keeps
-//! a fraction; what no failing test runs keeps an eighth.
+//! they, run the item (spectrum-based fault localisation, Ochiai). What a
+//! test runs is what a coverage run saw it execute, else what its calls
+//! reach. What every failing test runs and no passing test does keeps its
+//! whole score; what every test runs, failing or not (the parser all of them
+//! go through), keeps a fraction; what no failing test runs keeps an eighth.
 //! `select` keeps the best-scoring items whose code fits a token budget.
 //! Evaluated on demand; knows nothing about files' text or how tokens are
 //! counted.
@@ -102,7 +102,7 @@ ascent! {
     relation contribution(Sym, Sym, u32);
     relation activation_sum(Sym, u32);
     relation context_atom(Sym, u32);
-    // Spectrum: what a test runs (certain calls, test links, coverage), at its fewest steps.
+    // The spectrum: what each test runs, at its fewest steps, and who runs each item.
     relation executes(Sym, Sym);
     relation observed(Sym);
     lattice runs(Sym, Sym, Dual<u32>);
