@@ -11,11 +11,13 @@ Toolchains the suites need, all installed under target/ by bench/eval.sh:
   Go         go (the module has no dependencies; GOPROXY=off)
   TypeScript target/eval-node: vitest and the two packages zod's tests import, pinned in
              bench/eval/node/package.json; the npm package of zod ships its tests but no
-             runner or config, so each copy of ts-zod gets node_modules linked in (and
-             git-excluded) and runs vitest with bench/eval/node/zod.vitest.config.mjs
+             runner or config, so each copy of ts-zod gets node_modules and that config
+             (bench/eval/node/zod.vitest.config.mjs as vitest.config.mjs) copied in and
+             git-excluded, and runs vitest with it
 """
 import os
 import re
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 
@@ -66,18 +68,25 @@ class Project:
         return env
 
     def prepare(self, repo):
-        """Makes a fresh copy of the project ready for its suite (links the node toolchain into ts-zod)."""
+        """Makes a fresh copy of the project ready for its suite: ts-zod gets the node
+        toolchain and the vitest config, as a project that ran `npm install` has them.
+        Both are copies, not links: an agent's sandbox (nerd's) may write only inside the
+        workspace, and vite writes its bundled config into node_modules/.vite-temp."""
         if self.language != "typescript":
             return
-        link = os.path.join(repo, "node_modules")
-        if not os.path.lexists(link):
-            os.symlink(os.path.join(NODE_DIR, "node_modules"), link)
+        modules = os.path.join(repo, "node_modules")
+        if not os.path.lexists(modules):
+            shutil.copytree(os.path.join(NODE_DIR, "node_modules"), modules, symlinks=True)
+        config = os.path.join(repo, "vitest.config.mjs")
+        if not os.path.lexists(config):
+            shutil.copyfile(ZOD_CONFIG, config)
         exclude = os.path.join(repo, ".git", "info", "exclude")
         os.makedirs(os.path.dirname(exclude), exist_ok=True)
         existing = open(exclude).read().split() if os.path.exists(exclude) else []
-        if "node_modules" not in existing:
-            with open(exclude, "a") as f:
-                f.write("\nnode_modules\n")
+        with open(exclude, "a") as f:
+            for name in ("node_modules", "vitest.config.mjs"):
+                if name not in existing:
+                    f.write(f"\n{name}\n")
 
     def run_suite(self, repo, fast=False):
         """(exit code or None on timeout, output) of the suite in `repo`."""
