@@ -61,8 +61,9 @@ pub struct Context {
 
 /// Asserts `context_seed` facts for the request: confident groundings of
 /// its target, failing or erroring tests, and symbols holding error
-/// diagnostics; `passing_test` facts for the tests the same run saw pass; `remembered` facts for what earlier requests touched that
-/// still exists and is no seed; graph memory's `knowledge_link` facts (a
+/// diagnostics; `passing_test` facts for the tests the same run saw pass;
+/// `remembered` facts for what earlier requests touched that still exists and
+/// is no seed; graph memory's `knowledge_link` facts (a
 /// recalled memory linked to its subject by `about`); and `vector_recall`
 /// facts for the symbols that still exist and the memories recall found.
 /// Returns how many seeds there are.
@@ -331,11 +332,11 @@ impl<'a> SymbolIndex<'a> {
         }
         let mut out = Vec::new();
         for id in ids {
-            if let Some((path, name)) = id.split_once("::").filter(|(p, _)| self.by_path.contains_key(p)) {
-                if let Some((path, _)) = self.by_path.get_key_value(path) {
-                    if let Some(test) = self.test(path, name, 0) {
-                        out.push((*path, test.split_once('#').map_or(test, |(_, n)| n)));
-                    }
+            let in_file =
+                id.split_once("::").and_then(|(path, name)| Some((self.by_path.get_key_value(path)?.0, name)));
+            if let Some((&path, name)) = in_file {
+                if let Some(test) = self.test(path, name, 0) {
+                    out.push((path, test.split_once('#').map_or(test, |(_, n)| n)));
                 }
                 continue;
             }

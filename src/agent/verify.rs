@@ -109,6 +109,12 @@ impl OneTest {
         (!path.is_empty() && !name.is_empty()).then(|| OneTest { path: path.into(), name: name.into() })
     }
 
+    /// A jest or vitest name pattern for this test: its title, escaped, at the
+    /// end of the full name (the describe path comes before it).
+    fn title_pattern(&self) -> String {
+        format!("{}$", regex::escape(&self.name))
+    }
+
     fn leaf(&self) -> &str {
         self.name.rsplit('.').next().unwrap_or(&self.name)
     }
@@ -131,15 +137,10 @@ impl OneTest {
             }
             // A test's full name is its describe path and its title, which the
             // symbol's name is (a title may hold dots): the pattern anchors its end.
-            Tool::Vitest => {
-                argv.extend([self.path.clone(), "-t".to_string(), format!("{}$", regex::escape(&self.name))])
+            Tool::Vitest => argv.extend([self.path.clone(), "-t".to_string(), self.title_pattern()]),
+            Tool::Jest => {
+                argv.extend(["--runTestsByPath".to_string(), self.path.clone(), "-t".to_string(), self.title_pattern()])
             }
-            Tool::Jest => argv.extend([
-                "--runTestsByPath".to_string(),
-                self.path.clone(),
-                "-t".to_string(),
-                format!("{}$", regex::escape(&self.name)),
-            ]),
             _ => return None,
         }
         Some(())

@@ -16,6 +16,25 @@ use nerd_logic::vocab::{Access, Effect};
 use super::record::Recorder;
 use super::scripts;
 
+/// The test reporters built into node --test, vitest and jest; any other
+/// reporter name is a module that would be loaded and run.
+const BUILT_IN_REPORTERS: &[&str] = &[
+    "spec",
+    "tap",
+    "tap-flat",
+    "dot",
+    "junit",
+    "lcov",
+    "json",
+    "default",
+    "basic",
+    "verbose",
+    "tree",
+    "summary",
+    "github-actions",
+    "hanging-process",
+];
+
 /// How deep wrappers may nest (`env timeout nice cargo test` is four).
 const MAX_DEPTH: usize = 8;
 
@@ -572,11 +591,8 @@ impl<'s> Reading<'s, '_, '_> {
                     self.rec.refused(&program, "a backup suffix with `/` writes the backup somewhere else");
                 }
             }
-            // The reporters built into node --test, vitest and jest; any other name is a module.
             Kind::Reporter => {
-                let built_in = ["spec", "tap", "tap-flat", "dot", "junit", "lcov", "json", "default", "basic"];
-                let more = ["verbose", "tree", "summary", "github-actions", "hanging-process"];
-                if !built_in.contains(&value) && !more.contains(&value) {
+                if !BUILT_IN_REPORTERS.contains(&value) {
                     self.rec
                         .refused(&program, &format!("the reporter `{value}` is a module that would be loaded and run"));
                 }

@@ -3,7 +3,7 @@
 //! name is a value of its own, never the module's function of that name.
 //! Knows syntax trees only; nothing about symbols or resolution.
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashSet as HashSet;
 use tree_sitter::Node;
 
 use super::lang::Lang;
@@ -48,8 +48,8 @@ pub struct Locals<'s, 't> {
     functions: Vec<Scope<'t>>,
     /// The same, by node id: a function's walk stops at the functions inside it.
     function_ids: HashSet<usize>,
-    /// The names each function binds itself, by its place in `functions`.
-    bound: HashMap<usize, HashSet<&'s str>>,
+    /// The names each function binds itself, by its place in `functions`, once asked.
+    bound: Vec<Option<HashSet<&'s str>>>,
 }
 
 /// One function and where it lies.
@@ -77,7 +77,8 @@ impl<'s, 't> Locals<'s, 't> {
             functions.push(Scope { node, start, end, parent: open.last().copied() });
             open.push(functions.len() - 1);
         }
-        Locals { lang, source, functions, function_ids, bound: HashMap::default() }
+        let bound = functions.iter().map(|_| None).collect();
+        Locals { lang, source, functions, function_ids, bound }
     }
 
     /// Whether `name`, written at byte `at`, is bound by a function around
@@ -100,7 +101,7 @@ impl<'s, 't> Locals<'s, 't> {
     fn bound_in(&mut self, i: usize) -> &HashSet<&'s str> {
         let (lang, source, functions) = (self.lang, self.source, &self.function_ids);
         let function = self.functions[i].node;
-        self.bound.entry(i).or_insert_with(|| {
+        self.bound[i].get_or_insert_with(|| {
             let mut names = HashSet::default();
             let mut stack = vec![function];
             let mut cursor = function.walk();
