@@ -1,12 +1,12 @@
 //! The observed tier end to end: `nerd index --coverage` runs a project's own
-//! tests under coverage.py (Python), `go test -cover` (Go) and LLVM coverage
-//! (Rust) in the sandbox,
+//! tests under coverage.py (Python), `go test -cover` (Go), LLVM coverage
+//! (Rust) and vitest with nerd's V8 setup file (TypeScript) in the sandbox,
 //! and what each test executed becomes `covers(Test, Symbol)`, compared as a
 //! set. The projects are built so that the call graph cannot see the links
 //! (a pytest fixture hands the function over, a Go function is passed as a
 //! value, Rust formats through a trait); after an edit, `needs_testing`
 //! follows what the run observed. `scripts/install-test-deps` installs
-//! coverage.py, pytest and the toolchain's llvm-tools.
+//! coverage.py, pytest, the toolchain's llvm-tools and vitest.
 
 mod common;
 
@@ -200,4 +200,87 @@ fn a_missing_coverage_tool_is_a_note_and_what_was_observed_stays() {
     assert_eq!(run["status"], "missing", "{run:?}");
     assert!(run["hint"].as_str().unwrap().contains("pip install coverage"), "{run:?}");
     assert_eq!(pairs(dir.path(), "covers"), before);
+}
+
+const TYPESCRIPT: &[(&str, &str)] = &[
+    ("package.json", "{\"type\": \"module\", \"scripts\": {\"test\": \"vitest run\"}, \"devDependencies\": {\"vitest\": \"^3.2.0\"}}\n"),
+    (
+        // The project's own config must hold: its alias is how the tests import the code.
+        "vitest.config.ts",
+        "import { defineConfig } from \"vitest/config\";\nimport { fileURLToPath } from \"node:url\";\n\n\
+         export default defineConfig({\n  resolve: { alias: { \"@shop\": fileURLToPath(new URL(\"./src\", import.meta.url)) } },\n  \
+         test: { include: [\"test/**/*.test.ts\"] },\n});\n",
+    ),
+    (
+        "src/cart.ts",
+        "export class Cart {\n  items: number[] = [];\n\n  add(x: number): this {\n    this.items.push(x);\n    return this;\n  }\n\n  \
+         total(): number {\n    return this.items.reduce((a, b) => a + b, 0);\n  }\n}\n\n\
+         /** The price of some of one item. */\nexport function price(item: { price: number; qty?: number }): number {\n  \
+         return item.price * (item.qty ?? 1);\n}\n\n\
+         export function table(): Map<string, number> {\n  return new Map([[\"a\", 1]]);\n}\n\n\
+         export function unused(): number {\n  return 0;\n}\n",
+    ),
+    (
+        "test/cart.test.ts",
+        "import { describe, expect, it } from \"vitest\";\nimport { Cart, price, table } from \"@shop/cart\";\n\n\
+         const known = table();\n\n\
+         describe(\"cart\", () => {\n  it(\"sums\", () => {\n    const cart = new Cart().add(2).add(3);\n    \
+         const method = [\"to\", \"tal\"].join(\"\") as \"total\";\n    expect(cart[method]()).toBe(5);\n  });\n});\n\n\
+         describe(\"prices\", () => {\n  it(\"sums\", () => {\n    expect(price({ price: 3, qty: 2 })).toBe(6);\n  });\n});\n\n\
+         it(\"nothing\", () => {\n  expect(known.size).toBe(1);\n});\n",
+    ),
+];
+
+/// A TypeScript project whose `npm install` is the test tools' own node_modules
+/// (vitest, installed by `scripts/install-test-deps`).
+fn typescript(dir: &Path) {
+    write(dir, TYPESCRIPT);
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tools/node_modules");
+    assert!(tools.join(".bin/vitest").is_file(), "scripts/install-test-deps installs vitest");
+    std::os::unix::fs::symlink(&tools, dir.join("node_modules")).unwrap();
+    write(dir, &[(".gitignore", "node_modules\n")]);
+    commit(dir);
+}
+
+#[test]
+fn typescript_tests_run_under_vitest_link_through_dynamic_calls_and_what_their_file_ran_loading() {
+    let dir = tempfile::tempdir().unwrap();
+    typescript(dir.path());
+    let report = index_coverage(dir.path());
+    let runs = report["coverage"]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!((runs[0]["tool"].as_str(), runs[0]["status"].as_str()), (Some("vitest"), Some("ran")), "{:?}", runs[0]);
+    assert_eq!(runs[0]["tests"], 3, "{:?}", runs[0]);
+    // The two tests titled "sums" are told apart by their lines; `table` ran
+    // while the file loaded, so it counts for each of its tests.
+    let want = set(&[
+        ("test/cart.test.ts#sums", "src/cart.ts#Cart.add"),
+        ("test/cart.test.ts#sums", "src/cart.ts#Cart.total"),
+        ("test/cart.test.ts#sums", "src/cart.ts#table"),
+        ("test/cart.test.ts#sums~2", "src/cart.ts#price"),
+        ("test/cart.test.ts#sums~2", "src/cart.ts#table"),
+        ("test/cart.test.ts#nothing", "src/cart.ts#table"),
+    ]);
+    assert_eq!(pairs(dir.path(), "covers"), want);
+    // Nothing was written into the workspace (vite's cache and bundled config went to scratch).
+    let status = std::process::Command::new("git").args(["status", "--porcelain"]).current_dir(dir.path()).output();
+    assert_eq!(String::from_utf8_lossy(&status.unwrap().stdout), "");
+
+    // `total` is called through a computed name: only the run links it to its test.
+    let cart = dir.path().join("src/cart.ts");
+    let text = std::fs::read_to_string(&cart).unwrap().replace("(a, b) => a + b, 0", "(a, b) => b + a, 0");
+    std::fs::write(&cart, text).unwrap();
+    assert!(ids(dir.path(), "needs_testing").contains("test/cart.test.ts#sums"));
+}
+
+#[test]
+fn a_typescript_project_tested_by_another_runner_says_vitest_is_what_nerd_observes() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), TYPESCRIPT);
+    write(dir.path(), &[("package.json", "{\"scripts\": {\"test\": \"jest\"}}\n")]);
+    commit(dir.path());
+    let report = index_coverage(dir.path());
+    let run = &report["coverage"]["runs"][0];
+    assert_eq!((run["tool"].as_str(), run["status"].as_str()), (Some("vitest"), Some("missing")), "{run:?}");
+    assert!(run["hint"].as_str().unwrap().contains("run with jest"), "{run:?}");
 }

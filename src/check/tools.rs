@@ -70,7 +70,7 @@ pub fn detect(dir: &Path, config: &CheckConfig, has_python: bool) -> Vec<Tool> {
 /// The test runner a Node project uses: the one its `test` script runs, else
 /// the one it depends on (vitest before jest), else Node's own `node --test`.
 /// A manifest that cannot be read names none, and Node's runner stands in.
-fn node_runner(manifest: &Path) -> Tool {
+pub fn node_runner(manifest: &Path) -> Tool {
     #[derive(Deserialize, Default)]
     #[serde(default)]
     struct Manifest {
@@ -194,7 +194,7 @@ fn argv_in(tool: Tool, workspace: &Path, snapshot: bool) -> Option<Vec<OsString>
 }
 
 /// The workspace's own copy of a Node tool (what `npx NAME` runs), else the one on PATH.
-fn node_bin(workspace: &Path, name: &str) -> OsString {
+pub fn node_bin(workspace: &Path, name: &str) -> OsString {
     let local: PathBuf = workspace.join("node_modules/.bin").join(name);
     if local.is_file() {
         local.into_os_string()

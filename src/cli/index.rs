@@ -186,7 +186,7 @@ fn start_precise_in_background(root: &Path) {
         .spawn();
 }
 
-/// What `--coverage` did, one line per collector and one for languages none covers.
+/// What `--coverage` did, one line per collector of a language the workspace has.
 fn write_coverage(out: &mut impl Write, report: &CoverageReport) -> std::io::Result<()> {
     use coverage::Outcome as Ran;
     for (collector, outcome) in &report.runs {
@@ -213,10 +213,6 @@ fn write_coverage(out: &mut impl Write, report: &CoverageReport) -> std::io::Res
             }
         }
     }
-    if !report.uncollected.is_empty() {
-        let langs: Vec<&str> = report.uncollected.iter().map(|l| l.name()).collect();
-        writeln!(out, "coverage: no collector for {} yet; their tests link through calls only", langs.join(", "))?;
-    }
     Ok(())
 }
 
@@ -239,6 +235,5 @@ fn coverage_json(report: &CoverageReport) -> serde_json::Value {
             value
         })
         .collect();
-    let uncollected: Vec<&str> = report.uncollected.iter().map(|l| l.name()).collect();
-    json!({"runs": runs, "uncollected": uncollected})
+    json!({"runs": runs})
 }

@@ -104,8 +104,8 @@ fn tests_by_dir<'a>(holders: &Holders<'a>) -> BTreeMap<&'a str, BTreeMap<&'a str
             continue;
         }
         let dir = dir_of(path);
-        for (id, qualified) in tests {
-            out.entry(dir).or_default().insert(qualified, id);
+        for test in tests {
+            out.entry(dir).or_default().insert(test.qualified, test.id);
         }
     }
     out

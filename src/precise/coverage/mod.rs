@@ -1,6 +1,7 @@
 //! `nerd index --coverage`: runs the project's own tests under a coverage
 //! tool (coverage.py with per-test contexts for Python, one `go test -cover`
-//! run per test for Go, LLVM source-based coverage per test for Rust) in the
+//! run per test for Go, LLVM source-based coverage per test for Rust, V8's
+//! function coverage around each vitest test for TypeScript) in the
 //! sandbox, maps each test's executed lines to the
 //! symbols that hold them, and stores `covers(Test, Symbol)` (provenance
 //! `observed`). What the confined run wrote is read as untrusted data.
@@ -9,6 +10,7 @@
 mod go;
 mod python;
 mod rust;
+mod vitest;
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
@@ -33,16 +35,19 @@ pub enum Collector {
     GoCover,
     /// `cargo test` built with `-C instrument-coverage`, one run per test.
     LlvmCov,
+    /// vitest with nerd's setup file: V8's function coverage around each test.
+    Vitest,
 }
 
 impl Collector {
-    pub const ALL: [Collector; 3] = [Collector::CoveragePy, Collector::GoCover, Collector::LlvmCov];
+    pub const ALL: [Collector; 4] = [Collector::CoveragePy, Collector::GoCover, Collector::LlvmCov, Collector::Vitest];
 
     pub fn name(self) -> &'static str {
         match self {
             Collector::CoveragePy => "coverage.py",
             Collector::GoCover => "go test -cover",
             Collector::LlvmCov => "llvm-cov",
+            Collector::Vitest => "vitest",
         }
     }
 
@@ -51,13 +56,10 @@ impl Collector {
             Collector::CoveragePy => Lang::Python,
             Collector::GoCover => Lang::Go,
             Collector::LlvmCov => Lang::Rust,
+            Collector::Vitest => Lang::TypeScript,
         }
     }
 }
-
-/// Languages whose tests no collector runs yet: they link to code through the
-/// call graph only. Said once per run, never an error.
-pub const UNCOLLECTED: [Lang; 1] = [Lang::TypeScript];
 
 /// What one collector did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,8 +76,6 @@ pub enum Outcome {
 #[derive(Debug, Default)]
 pub struct CoverageReport {
     pub runs: Vec<(Collector, Outcome)>,
-    /// Languages of the workspace no collector covers.
-    pub uncollected: Vec<Lang>,
 }
 
 /// What one collector observed: `(test, symbol)` pairs over the tests that ran.
@@ -103,7 +103,7 @@ pub fn run(
         store.projections(&|_| false, false)?.into_iter().map(|(p, l, proj)| (p, (l, proj))).collect();
     let holders = Holders::new(&projections);
     let mut report = CoverageReport::default();
-    let has = |lang: Lang| projections.values().any(|(l, _)| *l == lang);
+    let has = |lang: Lang| projections.values().any(|(l, _)| l.family() == lang);
     for collector in Collector::ALL {
         if !has(collector.lang()) {
             continue;
@@ -125,6 +125,7 @@ pub fn run(
             Collector::CoveragePy => python::collect(&session, config, &holders),
             Collector::GoCover => go::collect(&session, &holders),
             Collector::LlvmCov => rust::collect(&session, &holders),
+            Collector::Vitest => vitest::collect(&session, &holders),
         };
         let outcome = match collected {
             Ok(Collected::Ran(observed)) => {
@@ -141,8 +142,6 @@ pub fn run(
         };
         report.runs.push((collector, outcome));
     }
-    report.uncollected =
-        UNCOLLECTED.into_iter().filter(|&l| has(l) || (l == Lang::TypeScript && has(Lang::Tsx))).collect();
     Ok(report)
 }
 
@@ -185,13 +184,20 @@ struct Holders<'a> {
     /// Per file, per line (index), the innermost function or method there.
     lines: HashMap<&'a str, Vec<Option<&'a str>>>,
     /// Every test symbol, by file.
-    tests: BTreeMap<&'a str, Vec<(&'a str, &'a str)>>,
+    tests: BTreeMap<&'a str, Vec<TestAt<'a>>>,
+}
+
+/// A test symbol: its id, its name within its file, and the line it is declared on.
+struct TestAt<'a> {
+    id: &'a str,
+    qualified: &'a str,
+    line: u32,
 }
 
 impl<'a> Holders<'a> {
     fn new(projections: &'a BTreeMap<String, (Lang, FileProjection)>) -> Self {
         let mut lines = HashMap::with_capacity(projections.len());
-        let mut tests: BTreeMap<&str, Vec<(&str, &str)>> = BTreeMap::new();
+        let mut tests: BTreeMap<&str, Vec<TestAt<'_>>> = BTreeMap::new();
         for (path, (_, projection)) in projections {
             let mut callables: Vec<_> = projection
                 .symbols
@@ -200,7 +206,7 @@ impl<'a> Holders<'a> {
                 .collect();
             for t in projection.symbols.iter().filter(|s| s.kind == SymbolKind::Test) {
                 let qualified = t.id.split_once('#').map_or(t.name.as_str(), |(_, q)| q);
-                tests.entry(path.as_str()).or_default().push((t.id.as_str(), qualified));
+                tests.entry(path.as_str()).or_default().push(TestAt { id: t.id.as_str(), qualified, line: t.line });
             }
             if callables.is_empty() {
                 continue;
@@ -228,7 +234,7 @@ impl<'a> Holders<'a> {
     /// Whether `id` is a test symbol (a test's own lines are not something it covers).
     fn is_test(&self, id: &str) -> bool {
         let path = id.split_once('#').map_or(id, |(p, _)| p);
-        self.tests.get(path).is_some_and(|ts| ts.iter().any(|(t, _)| *t == id))
+        self.tests.get(path).is_some_and(|ts| ts.iter().any(|t| t.id == id))
     }
 }
 

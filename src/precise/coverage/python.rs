@@ -144,8 +144,8 @@ fn test_keys<'a>(holders: &Holders<'a>) -> HashMap<String, Vec<&'a str>> {
         let parts: Vec<&str> = module.split('/').collect();
         for start in 0..parts.len() {
             let module = parts[start..].join(".");
-            for (id, qualified) in tests {
-                keys.entry(format!("{module}.{qualified}")).or_default().push(id);
+            for test in tests {
+                keys.entry(format!("{module}.{}", test.qualified)).or_default().push(test.id);
             }
         }
     }

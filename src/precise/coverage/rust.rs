@@ -213,10 +213,7 @@ fn test_of_run<'a>(holders: &Holders<'a>, name: &str, lines: &Executed) -> Optio
         let tests = holders.tests.get(path.as_str())?;
         lines.iter().find_map(|&line| {
             let holder = holders.at(path, line)?;
-            tests
-                .iter()
-                .find(|(id, qualified)| *id == holder && qualified.rsplit('.').next() == Some(last))
-                .map(|(id, _)| *id)
+            tests.iter().find(|t| t.id == holder && t.qualified.rsplit('.').next() == Some(last)).map(|t| t.id)
         })
     })
 }
