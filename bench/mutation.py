@@ -321,7 +321,8 @@ class Project:
         return None
 
     def configure_coverage(self):
-        """Python: the interpreter and pytest arguments the suite runs with, as [index] settings."""
+        """What `nerd index --coverage` needs in the repository. Python: the interpreter and
+        pytest arguments the suite runs with, as [index] settings."""
         if self.lang != "py":
             return
         os.makedirs(os.path.join(self.repo, ".nerd"), exist_ok=True)
@@ -604,6 +605,23 @@ export default {
 
     def production(self, path):
         return path.startswith("src/") and path.endswith(".ts") and not path.endswith(".d.ts") and not TESTY.search(path)
+
+    def configure_coverage(self):
+        """`nerd index --coverage` runs the project's own vitest in the repository, so it gets
+        what `npm install` and a config of its own would give it: node_modules (a link to the
+        one beside --vitest) and bench/eval's zod config as vitest.config.mjs, both git-excluded."""
+        nm = os.path.dirname(os.path.dirname(os.path.realpath(self.vitest)))
+        link, config = os.path.join(self.repo, "node_modules"), os.path.join(self.repo, "vitest.config.mjs")
+        if not os.path.lexists(link):
+            os.symlink(nm, link)
+        if not os.path.lexists(config):
+            shutil.copyfile(os.path.join(os.path.dirname(os.path.abspath(__file__)), "eval", "node", "zod.vitest.config.mjs"), config)
+        exclude = os.path.join(self.repo, ".git", "info", "exclude")
+        existing = open(exclude).read().split() if os.path.exists(exclude) else []
+        with open(exclude, "a") as f:
+            for name in ("node_modules", "vitest.config.mjs"):
+                if name not in existing:
+                    f.write(f"\n{name}\n")
 
     def check_tools(self):
         v = self.opts.vitest or shutil.which("vitest")

@@ -83,8 +83,13 @@ pub(super) fn collect(session: &Session<'_>, holders: &Holders<'_>) -> Result<Co
     }
     let (mut observed, unmatched) = observe(&read, &real_root, holders);
     if observed.tests == 0 {
+        let workspace = ["vitest.workspace.ts", "vitest.workspace.mts", "vitest.workspace.js", "vitest.workspace.mjs"]
+            .into_iter()
+            .find(|f| root.join(f).is_file())
+            .map(|f| format!(" ({f} names projects nerd cannot add its setup file to; inline `test.projects` instead)"))
+            .unwrap_or_default();
         return Err(format!(
-            "no test of the workspace was seen to run (exit {:?}): {}",
+            "no test of the workspace was seen to run{workspace} (exit {:?}): {}",
             finished.code,
             tail(&finished)
         ));
@@ -119,13 +124,17 @@ fn wrapper(base: Option<&Path>, setup: &Path, cache: &Path) -> String {
         ),
         None => "const base = {};\n".to_string(),
     };
+    // Inline projects (`test.projects`) do not inherit the root's setup files: each gets nerd's too.
     format!(
         "// Written by nerd for `nerd index --coverage`.\n{import}\
          const list = (x) => (x == null ? [] : Array.isArray(x) ? x : [x]);\n\
+         const observed = (test) => ({{ ...test, setupFiles: [...list(test?.setupFiles), {setup}], includeTaskLocation: true }});\n\
+         const inline = (p) => p !== null && typeof p === 'object' && !Array.isArray(p);\n\
          const test = base.test ?? {{}};\n\
-         export default {{\n  ...base,\n  cacheDir: {cache},\n  test: {{\n    ...test,\n    \
-         setupFiles: [...list(test.setupFiles), {setup}],\n    includeTaskLocation: true,\n    watch: false,\n    \
-         coverage: {{ ...test.coverage, enabled: false }},\n  }},\n}};\n",
+         const projects = Array.isArray(test.projects)\n  \
+         ? {{ projects: test.projects.map((p) => (inline(p) ? {{ ...p, test: observed(p.test) }} : p)) }}\n  : {{}};\n\
+         export default {{\n  ...base,\n  cacheDir: {cache},\n  test: {{\n    ...observed(test),\n    ...projects,\n    \
+         watch: false,\n    coverage: {{ ...test.coverage, enabled: false }},\n  }},\n}};\n",
         cache = literal(cache),
         setup = literal(setup),
     )
@@ -355,7 +364,7 @@ mod tests {
     fn the_wrapper_imports_the_workspace_config_and_adds_the_setup_file() {
         let with = wrapper(Some(Path::new("/w/vitest.config.ts")), Path::new("/s/setup.mjs"), Path::new("/s/vite"));
         assert!(with.contains("import * as imported from \"/w/vitest.config.ts\";"), "{with}");
-        assert!(with.contains("setupFiles: [...list(test.setupFiles), \"/s/setup.mjs\"]"), "{with}");
+        assert!(with.contains("setupFiles: [...list(test?.setupFiles), \"/s/setup.mjs\"]"), "{with}");
         assert!(with.contains("cacheDir: \"/s/vite\""), "{with}");
         let without = wrapper(None, Path::new("/s/a\"b.mjs"), Path::new("/s/vite"));
         assert!(!without.contains("import"), "{without}");
