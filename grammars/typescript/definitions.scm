@@ -23,6 +23,16 @@
 (module name: [(identifier) (nested_identifier) (string)] @name) @definition.module
 (program (lexical_declaration (variable_declarator name: (identifier) @name) @definition.const))
 (program (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name) @definition.const)))
+; The function-valued members of a module-level const's object literal (`export const coerce = { string: (arg) => … }`)
+; are its methods; resolution reads such a const as a namespace (`coerce.string()`).
+(program (lexical_declaration (variable_declarator value: [
+  (object (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method)
+  (as_expression (object (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method))
+  (satisfies_expression (object (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method))])))
+(program (export_statement declaration: (lexical_declaration (variable_declarator value: [
+  (object (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method)
+  (as_expression (object (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method))
+  (satisfies_expression (object (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method))]))))
 (call_expression
   function: (identifier) @_test
   arguments: (arguments . [(string (string_fragment) @name) (template_string) @name])

@@ -826,8 +826,11 @@ fn visibility(lang: Lang, def: &Def, container: Option<&Def>, source: &[u8]) -> 
             let exported = std::iter::successors(def.node.parent(), |n| n.parent())
                 .take(3)
                 .any(|n| n.kind() == "export_statement");
-            let member =
-                matches!(def.node.kind(), "method_definition" | "method_signature" | "abstract_method_signature");
+            // Members are public unless marked: a class's methods, an object literal's (`pair`: `name: () => …`).
+            let member = matches!(
+                def.node.kind(),
+                "method_definition" | "method_signature" | "abstract_method_signature" | "pair"
+            );
             !private && !def.name.starts_with('#') && (exported || member)
         }
     };

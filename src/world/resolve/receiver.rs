@@ -788,6 +788,13 @@ impl<'a> Index<'a> {
                 if !types.is_empty() {
                     return Value::Types(self.type_keys(&types), Provenance::Exact, Dispatch::Static);
                 }
+                // `z.util.f()` or `z.coerce.string()`: a namespace, or a const holding functions, the module exports.
+                if cx.file.lang.family() == Lang::TypeScript {
+                    let namespaces = self.namespaces(&files, part);
+                    if !namespaces.is_empty() {
+                        return Value::Namespace(namespaces);
+                    }
+                }
                 let mut sub = self.submodule_files(cx.file.lang, &files, part);
                 if sub.is_empty() {
                     // `z.coerce`, with `export * as coerce from "./coerce"` somewhere behind `z`.
@@ -834,9 +841,10 @@ impl<'a> Index<'a> {
 
     /// The TypeScript namespaces declared in code that `name` names in
     /// `files` (a module's own, or one it exports); only TypeScript
-    /// namespaces are indexed by name (see `Index::local`).
+    /// namespaces, and consts whose object literal holds functions, are
+    /// indexed by name among modules and consts (see `Index::local`).
     fn namespaces(&self, files: &[&'a str], name: &str) -> Vec<&'a ProjectedSymbol> {
-        self.exported(files, name, |k| k == SymbolKind::Module)
+        self.exported(files, name, |k| matches!(k, SymbolKind::Module | SymbolKind::Const))
     }
 }
 
