@@ -34,8 +34,10 @@ if (!process[KEY]) {
     ready: (async () => {
       await post(session, 'Profiler.enable');
       await post(session, 'Profiler.startPreciseCoverage', { callCount: true, detailed: false });
-      // Script sources (with their inline source maps) come from the debugger.
+      // Script sources (with their inline source maps) come from the debugger,
+      // which never stops the tests (a `debugger;` statement is skipped).
       await post(session, 'Debugger.enable');
+      await post(session, 'Debugger.setSkipAllPauses', { skip: true });
     })(),
   };
 }
