@@ -273,14 +273,77 @@ fn typescript_tests_run_under_vitest_link_through_dynamic_calls_and_what_their_f
     assert!(ids(dir.path(), "needs_testing").contains("test/cart.test.ts#sums"));
 }
 
+/// The same project, tested by jest with ts-jest: its configuration (here the
+/// `jest` key of package.json, with a setup file of its own) keeps holding.
+fn typescript_under_jest(dir: &Path) {
+    write(dir, TYPESCRIPT);
+    let manifest =
+        "{\"scripts\": {\"test\": \"jest\"}, \"jest\": {\"preset\": \"ts-jest\", \"testEnvironment\": \"node\", \
+                    \"moduleNameMapper\": {\"^@shop/(.*)$\": \"<rootDir>/src/$1\"}, \
+                    \"setupFilesAfterEnv\": [\"<rootDir>/test/setup.ts\"]}}\n";
+    write(
+        dir,
+        &[
+            ("package.json", manifest),
+            (
+                "tsconfig.json",
+                "{\"compilerOptions\": {\"strict\": true, \"esModuleInterop\": true, \"baseUrl\": \".\", \
+                 \"paths\": {\"@shop/*\": [\"src/*\"]}}}\n",
+            ),
+            // The project's own setup file: nerd's comes after it, never instead of it
+            // (without it, the test file would not call `table` while loading).
+            ("test/setup.ts", "(globalThis as { ready?: boolean }).ready = true;\n"),
+        ],
+    );
+    std::fs::remove_file(dir.join("vitest.config.ts")).unwrap();
+    let test = dir.join("test/cart.test.ts");
+    let text = std::fs::read_to_string(&test).unwrap().replace(
+        "import { describe, expect, it } from \"vitest\";",
+        "import { describe, expect, it } from \"@jest/globals\";",
+    );
+    // jest names a test by its describe titles and its own, joined by spaces, with no
+    // line: "prices sums prices" is the test titled "sums prices", the longest title that
+    // ends it. (Two tests titled alike cannot be told apart by name, and are left out.)
+    let text = text.replace("it(\"sums\", () => {\n    expect(price", "it(\"sums prices\", () => {\n    expect(price");
+    let ready = "const known = (globalThis as { ready?: boolean }).ready ? table() : new Map([[\"a\", 1]]);";
+    std::fs::write(&test, text.replace("const known = table();", ready)).unwrap();
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tools/node_modules");
+    assert!(tools.join(".bin/jest").is_file(), "scripts/install-test-deps installs jest and ts-jest");
+    std::os::unix::fs::symlink(&tools, dir.join("node_modules")).unwrap();
+    write(dir, &[(".gitignore", "node_modules\n")]);
+    commit(dir);
+}
+
 #[test]
-fn a_typescript_project_tested_by_another_runner_says_vitest_is_what_nerd_observes() {
+fn typescript_tests_run_under_jest_with_the_project_s_config_link_by_the_title_that_ends_their_name() {
+    let dir = tempfile::tempdir().unwrap();
+    typescript_under_jest(dir.path());
+    let report = index_coverage(dir.path());
+    let runs = report["coverage"]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!((runs[0]["tool"].as_str(), runs[0]["status"].as_str()), (Some("jest"), Some("ran")), "{:?}", runs[0]);
+    assert_eq!(runs[0]["tests"], 3, "{:?}", runs[0]);
+    let want = set(&[
+        ("test/cart.test.ts#sums", "src/cart.ts#Cart.add"),
+        ("test/cart.test.ts#sums", "src/cart.ts#Cart.total"),
+        ("test/cart.test.ts#sums", "src/cart.ts#table"),
+        ("test/cart.test.ts#sums prices", "src/cart.ts#price"),
+        ("test/cart.test.ts#sums prices", "src/cart.ts#table"),
+        ("test/cart.test.ts#nothing", "src/cart.ts#table"),
+    ]);
+    assert_eq!(pairs(dir.path(), "covers"), want);
+    let status = std::process::Command::new("git").args(["status", "--porcelain"]).current_dir(dir.path()).output();
+    assert_eq!(String::from_utf8_lossy(&status.unwrap().stdout), "");
+}
+
+#[test]
+fn a_typescript_project_tested_by_node_s_own_runner_says_what_nerd_observes() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), TYPESCRIPT);
-    write(dir.path(), &[("package.json", "{\"scripts\": {\"test\": \"jest\"}}\n")]);
+    write(dir.path(), &[("package.json", "{\"scripts\": {\"test\": \"node --test\"}}\n")]);
     commit(dir.path());
     let report = index_coverage(dir.path());
     let run = &report["coverage"]["runs"][0];
     assert_eq!((run["tool"].as_str(), run["status"].as_str()), (Some("vitest"), Some("missing")), "{run:?}");
-    assert!(run["hint"].as_str().unwrap().contains("run with jest"), "{run:?}");
+    assert!(run["hint"].as_str().unwrap().contains("under vitest or jest"), "{run:?}");
 }

@@ -1,16 +1,16 @@
 //! `nerd index --coverage`: runs the project's own tests under a coverage
 //! tool (coverage.py with per-test contexts for Python, one `go test -cover`
 //! run per test for Go, LLVM source-based coverage per test for Rust, V8's
-//! function coverage around each vitest test for TypeScript) in the
+//! function coverage around each vitest or jest test for TypeScript) in the
 //! sandbox, maps each test's executed lines to the
 //! symbols that hold them, and stores `covers(Test, Symbol)` (provenance
 //! `observed`). What the confined run wrote is read as untrusted data.
 //! Knows nothing about the kernel's rules.
 
 mod go;
+mod node;
 mod python;
 mod rust;
-mod vitest;
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
@@ -37,10 +37,13 @@ pub enum Collector {
     LlvmCov,
     /// vitest with nerd's setup file: V8's function coverage around each test.
     Vitest,
+    /// jest with nerd's setup file, the same way.
+    Jest,
 }
 
 impl Collector {
-    pub const ALL: [Collector; 4] = [Collector::CoveragePy, Collector::GoCover, Collector::LlvmCov, Collector::Vitest];
+    pub const ALL: [Collector; 5] =
+        [Collector::CoveragePy, Collector::GoCover, Collector::LlvmCov, Collector::Vitest, Collector::Jest];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -48,6 +51,7 @@ impl Collector {
             Collector::GoCover => "go test -cover",
             Collector::LlvmCov => "llvm-cov",
             Collector::Vitest => "vitest",
+            Collector::Jest => "jest",
         }
     }
 
@@ -56,7 +60,7 @@ impl Collector {
             Collector::CoveragePy => Lang::Python,
             Collector::GoCover => Lang::Go,
             Collector::LlvmCov => Lang::Rust,
-            Collector::Vitest => Lang::TypeScript,
+            Collector::Vitest | Collector::Jest => Lang::TypeScript,
         }
     }
 }
@@ -104,8 +108,16 @@ pub fn run(
     let holders = Holders::new(&projections);
     let mut report = CoverageReport::default();
     let has = |lang: Lang| projections.values().any(|(l, _)| l.family() == lang);
+    // TypeScript tests run under one runner: jest's collector for jest, vitest's for any other.
+    let node_runner = node::runner(root);
+    let jest = node_runner == Some(crate::config::Tool::Jest);
     for collector in Collector::ALL {
-        if !has(collector.lang()) {
+        let other_runner = match collector {
+            Collector::Vitest => jest,
+            Collector::Jest => !jest,
+            _ => false,
+        };
+        if !has(collector.lang()) || other_runner {
             continue;
         }
         let scratch = match Scratch::new() {
@@ -125,7 +137,10 @@ pub fn run(
             Collector::CoveragePy => python::collect(&session, config, &holders),
             Collector::GoCover => go::collect(&session, &holders),
             Collector::LlvmCov => rust::collect(&session, &holders),
-            Collector::Vitest => vitest::collect(&session, &holders),
+            Collector::Vitest | Collector::Jest => match node_runner {
+                Some(runner) => node::collect(&session, &holders, runner),
+                None => Err("no package.json at the workspace root names the tests' runner".to_string()),
+            },
         };
         let outcome = match collected {
             Ok(Collected::Ran(observed)) => {

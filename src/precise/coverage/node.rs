@@ -1,15 +1,17 @@
-//! TypeScript: the project's own vitest, run once with nerd's setup file
-//! (`vitest-setup.mjs`) added to the project's config. Around each test the
-//! setup file takes V8's function coverage and maps each function that ran
-//! through its module's source map to the line it starts on; what runs while
-//! a test file loads counts for each test of that file. Tests map to their
-//! symbols by file and line (vitest's task location), else by title.
+//! TypeScript: the project's own test runner, vitest or jest, run once with
+//! nerd's setup file added to the project's own configuration. Around each
+//! test the setup file (`coverage-core.cjs`, loaded by `vitest-setup.mjs` or
+//! `jest-setup.cjs`) takes V8's function coverage and maps each function that
+//! ran through its module's source map to the line it starts on; what runs
+//! while a test file loads counts for each test of that file. vitest tests map
+//! to their symbols by file and line (the task's location), else by title;
+//! jest tests by the title that ends their full name.
 //! Knows nothing about the store.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
@@ -17,10 +19,10 @@ use super::{add_lines, finish, tail, Collected, Executed, Holders, Observed, Ses
 use crate::check::tools::{node_bin, node_runner};
 use crate::config::Tool;
 
-const HINT: &str = "npm install --save-dev vitest (the workspace's own node_modules, or vitest on PATH)";
-
-/// nerd's setup file, written to the scratch folder for each run.
-const SETUP: &str = include_str!("vitest-setup.mjs");
+/// nerd's scripts, written to the scratch folder for each run.
+const CORE: &str = include_str!("coverage-core.cjs");
+const VITEST_SETUP: &str = include_str!("vitest-setup.mjs");
+const JEST_SETUP: &str = include_str!("jest-setup.cjs");
 
 /// The config files vitest looks for, in its order.
 const CONFIGS: [&str; 12] = [
@@ -42,40 +44,44 @@ const CONFIGS: [&str; 12] = [
 /// (zod's 1,432 tests write about 1 MB) is cut here, and says so.
 const MAX_RECORD_BYTES: u64 = 256 << 20;
 
-pub(super) fn collect(session: &Session<'_>, holders: &Holders<'_>) -> Result<Collected, String> {
-    let root = session.runner.root;
+/// The runner a workspace's TypeScript tests run with (its `package.json`
+/// says), `None` without a manifest.
+pub(super) fn runner(root: &Path) -> Option<Tool> {
     let manifest = root.join("package.json");
-    if !manifest.is_file() {
-        return Err("no package.json at the workspace root".into());
+    manifest.is_file().then(|| node_runner(&manifest))
+}
+
+/// Runs the workspace's tests under `runner` (vitest or jest) with nerd's setup file.
+pub(super) fn collect(session: &Session<'_>, holders: &Holders<'_>, runner: Tool) -> Result<Collected, String> {
+    let root = session.runner.root;
+    let name = runner.name();
+    if !matches!(runner, Tool::Vitest | Tool::Jest) {
+        return Ok(Collected::Missing(format!(
+            "the tests run with {name}; nerd observes TypeScript tests under vitest or jest"
+        )));
     }
-    match node_runner(&manifest) {
-        Tool::Vitest => {}
-        other => {
-            return Ok(Collected::Missing(format!(
-                "the tests run with {}; nerd observes TypeScript tests under vitest only",
-                other.name()
-            )))
-        }
-    }
-    let vitest = node_bin(root, "vitest");
-    if !session.probe(vec![vitest.clone(), "--version".into()], root) {
-        return Ok(Collected::Missing(HINT.to_string()));
+    let bin = node_bin(root, name);
+    if !session.probe(vec![bin.clone(), "--version".into()], root) {
+        return Ok(Collected::Missing(format!(
+            "npm install --save-dev {name} (the workspace's own node_modules, or {name} on PATH)"
+        )));
     }
     let scratch = session.runner.scratch;
-    let records = scratch.join("vitest-coverage");
+    let records = scratch.join("coverage-records");
     std::fs::create_dir_all(&records).map_err(|e| format!("cannot make a folder for the records: {e}"))?;
-    let setup = scratch.join("nerd-coverage-setup.mjs");
-    std::fs::write(&setup, SETUP).map_err(|e| format!("cannot write the setup file: {e}"))?;
-    let config = scratch.join("nerd-vitest.config.mjs");
-    let base = CONFIGS.iter().map(|name| root.join(name)).find(|p| p.is_file());
-    std::fs::write(&config, wrapper(base.as_deref(), &setup, &scratch.join("vite")))
-        .map_err(|e| format!("cannot write the vitest config: {e}"))?;
-    // vite names modules by their real paths.
+    let core = scratch.join("nerd-coverage-core.cjs");
+    std::fs::write(&core, CORE).map_err(|e| format!("cannot write the coverage core: {e}"))?;
+    let argv = match runner {
+        Tool::Jest => jest_argv(session, bin)?,
+        _ => vitest_argv(root, scratch, bin)?,
+    };
+    // vite and jest name modules by their real paths.
     let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let argv: Vec<OsString> =
-        vec![vitest, "run".into(), "--config".into(), config.into_os_string(), "--reporter=dot".into()];
-    let env =
-        [("NERD_COVERAGE_OUT", records.clone().into_os_string()), ("NERD_COVERAGE_ROOT", real_root.clone().into())];
+    let env = [
+        ("NERD_COVERAGE_OUT", records.clone().into_os_string()),
+        ("NERD_COVERAGE_ROOT", real_root.clone().into()),
+        ("NERD_COVERAGE_CORE", core.into_os_string()),
+    ];
     let finished = session.exec(argv, root, &env)?;
     let read = read_records(&records).map_err(|e| format!("unreadable coverage records: {e}"))?;
     if let Some(error) = &read.error {
@@ -85,7 +91,7 @@ pub(super) fn collect(session: &Session<'_>, holders: &Holders<'_>) -> Result<Co
     if observed.tests == 0 {
         let workspace = ["vitest.workspace.ts", "vitest.workspace.mts", "vitest.workspace.js", "vitest.workspace.mjs"]
             .into_iter()
-            .find(|f| root.join(f).is_file())
+            .find(|f| runner == Tool::Vitest && root.join(f).is_file())
             .map(|f| format!(" ({f} names projects nerd cannot add its setup file to; inline `test.projects` instead)"))
             .unwrap_or_default();
         return Err(format!(
@@ -96,7 +102,7 @@ pub(super) fn collect(session: &Session<'_>, holders: &Holders<'_>) -> Result<Co
     }
     let mut notes = Vec::new();
     if !matches!(finished.code, Some(0) | Some(1)) {
-        notes.push(format!("vitest exited with {:?}: {}", finished.code, tail(&finished)));
+        notes.push(format!("{name} exited with {:?}: {}", finished.code, tail(&finished)));
     }
     if read.unreadable > 0 {
         notes.push(format!("{} record lines could not be read", read.unreadable));
@@ -105,10 +111,60 @@ pub(super) fn collect(session: &Session<'_>, holders: &Holders<'_>) -> Result<Co
         notes.push(format!("records past {} MiB were not read", MAX_RECORD_BYTES >> 20));
     }
     if unmatched > 0 {
-        notes.push(format!("{unmatched} tests that ran are not test symbols of the index"));
+        notes.push(format!("{unmatched} tests that ran are not test symbols of the index (or not one alone)"));
     }
     observed.note = (!notes.is_empty()).then(|| notes.join("; "));
     Ok(Collected::Ran(observed))
+}
+
+/// `vitest run` with a config of nerd's that wraps the workspace's own.
+fn vitest_argv(root: &Path, scratch: &Path, bin: OsString) -> Result<Vec<OsString>, String> {
+    let setup = scratch.join("nerd-coverage-setup.mjs");
+    std::fs::write(&setup, VITEST_SETUP).map_err(|e| format!("cannot write the setup file: {e}"))?;
+    let config = scratch.join("nerd-vitest.config.mjs");
+    let base = CONFIGS.iter().map(|name| root.join(name)).find(|p| p.is_file());
+    std::fs::write(&config, wrapper(base.as_deref(), &setup, &scratch.join("vite")))
+        .map_err(|e| format!("cannot write the vitest config: {e}"))?;
+    Ok(vec![bin, "run".into(), "--config".into(), config.into_os_string(), "--reporter=dot".into()])
+}
+
+/// `jest` with nerd's setup file after the project's own: jest says what
+/// those are (`--showConfig`, whatever file or key configures it), since a
+/// setup file given on the command line replaces the configured ones.
+fn jest_argv(session: &Session<'_>, bin: OsString) -> Result<Vec<OsString>, String> {
+    let root = session.runner.root;
+    let setup = session.runner.scratch.join("nerd-coverage-setup.cjs");
+    std::fs::write(&setup, JEST_SETUP).map_err(|e| format!("cannot write the setup file: {e}"))?;
+    let shown = session.exec(vec![bin.clone(), "--showConfig".into()], root, &[])?;
+    if shown.code != Some(0) {
+        return Err(format!("jest --showConfig failed: {}", tail(&shown)));
+    }
+    let mut setups = jest_setup_files(&shown.stdout)?;
+    setups.push(setup);
+    let mut argv: Vec<OsString> = vec![bin, "--ci".into(), "--coverage=false".into(), "--no-watchman".into()];
+    argv.push("--setupFilesAfterEnv".into());
+    argv.extend(setups.into_iter().map(PathBuf::into_os_string));
+    Ok(argv)
+}
+
+/// The setup files (after the environment) of the one project jest's
+/// `--showConfig` prints; several projects are not observed.
+fn jest_setup_files(shown: &str) -> Result<Vec<PathBuf>, String> {
+    #[derive(Deserialize)]
+    struct Shown {
+        configs: Vec<Project>,
+    }
+    #[derive(Deserialize)]
+    struct Project {
+        #[serde(default, rename = "setupFilesAfterEnv")]
+        setup_files_after_env: Vec<PathBuf>,
+    }
+    let json = shown.find('{').map_or("", |at| &shown[at..]);
+    let shown: Shown = serde_json::from_str(json).map_err(|e| format!("jest --showConfig printed no config: {e}"))?;
+    match <[Project; 1]>::try_from(shown.configs) {
+        Ok([project]) => Ok(project.setup_files_after_env),
+        Err(configs) => Err(format!("jest runs {} projects; nerd observes a single-project jest only", configs.len())),
+    }
 }
 
 /// The config vitest runs with: the workspace's own (imported, so that its
@@ -145,12 +201,15 @@ fn wrapper(base: Option<&Path>, setup: &Path, cache: &Path) -> String {
 struct Record {
     #[serde(default)]
     file: Option<String>,
-    /// The test's title; absent for what ran between tests.
+    /// The test's title (vitest); absent for what ran between tests.
     #[serde(default)]
     test: Option<String>,
-    /// The line the test is declared on.
+    /// The line the test is declared on (vitest).
     #[serde(default)]
     line: Option<u32>,
+    /// The test's describe titles and its own, joined by spaces (jest).
+    #[serde(default)]
+    full: Option<String>,
     #[serde(default)]
     lines: BTreeMap<String, Vec<u32>>,
     /// The setup file could not start the inspector.
@@ -158,13 +217,22 @@ struct Record {
     error: Option<String>,
 }
 
+/// How a runner names a test that ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Named {
+    /// vitest: its own title, and the line it is declared on.
+    Title(String, Option<u32>),
+    /// jest: its describe titles and its own, joined by spaces.
+    Full(String),
+}
+
 /// What the records say, before tests are matched to symbols.
 #[derive(Default)]
 struct Records {
-    /// Per test file (absolute, as vitest names it), what ran between its tests.
+    /// Per test file (absolute, as the runner names it), what ran between its tests.
     loading: HashMap<String, Executed>,
-    /// Each test that ran: its file, title, declared line, and what it ran.
-    tests: Vec<(String, String, Option<u32>, Executed)>,
+    /// Each test that ran: its file, how the runner named it, and what it ran.
+    tests: Vec<(String, Named, Executed)>,
     unreadable: usize,
     cut: bool,
     error: Option<String>,
@@ -211,8 +279,13 @@ fn add(read: &mut Records, record: Record) {
     }
     let Some(file) = record.file else { return };
     let lines: Executed = record.lines.into_iter().map(|(p, ls)| (p, ls.into_iter().collect())).collect();
-    match record.test {
-        Some(title) => read.tests.push((file, title, record.line, lines)),
+    let named = match (record.test, record.full) {
+        (Some(title), _) => Some(Named::Title(title, record.line)),
+        (None, Some(full)) => Some(Named::Full(full)),
+        (None, None) => None,
+    };
+    match named {
+        Some(named) => read.tests.push((file, named, lines)),
         None => {
             let loading = read.loading.entry(file).or_default();
             for (path, ls) in lines {
@@ -229,8 +302,12 @@ fn observe(read: &Records, root: &Path, holders: &Holders<'_>) -> (Observed, usi
     let mut covers = Vec::new();
     let mut ran = BTreeSet::new();
     let mut unmatched = 0;
-    for (file, title, line, lines) in &read.tests {
-        let Some(symbol) = file.strip_prefix(&prefix).and_then(|rel| test_symbol(holders, rel, title, *line)) else {
+    for (file, named, lines) in &read.tests {
+        let symbol = file.strip_prefix(&prefix).and_then(|rel| match named {
+            Named::Title(title, line) => test_symbol(holders, rel, title, *line),
+            Named::Full(full) => test_named(holders, rel, full),
+        });
+        let Some(symbol) = symbol else {
             unmatched += 1;
             continue;
         };
@@ -266,6 +343,25 @@ fn test_symbol<'a>(holders: &Holders<'a>, path: &str, title: &str, line: Option<
         (1, _) => Some(same[0].id),
         (_, Some(line)) => same.into_iter().min_by_key(|t| t.line.abs_diff(line)).map(|t| t.id),
         (_, None) => None,
+    }
+}
+
+/// The test symbol of `path` a jest test is: the one whose title ends the
+/// test's full name (its describe titles and its own, joined by spaces), the
+/// longest such title, and only if one symbol has it (a repeated title,
+/// `title~N` in the index, cannot be told apart by name).
+fn test_named<'a>(holders: &Holders<'a>, path: &str, full: &str) -> Option<&'a str> {
+    let title = |t: &TestAt<'a>| match t.qualified.rsplit_once('~') {
+        Some((title, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => title,
+        _ => t.qualified,
+    };
+    let ends = |title: &str| full == title || full.strip_suffix(title).is_some_and(|rest| rest.ends_with(' '));
+    let tests = holders.tests.get(path)?;
+    let longest = tests.iter().map(title).filter(|t| ends(t)).max_by_key(|t| t.len())?;
+    let mut with: Vec<&TestAt<'a>> = tests.iter().filter(|t| title(t) == longest).collect();
+    match with.len() {
+        1 => with.pop().map(|t| t.id),
+        _ => None,
     }
 }
 
@@ -317,6 +413,29 @@ mod tests {
     }
 
     #[test]
+    fn a_jest_test_is_the_symbol_whose_title_ends_its_full_name_when_one_symbol_has_it() {
+        let projections = projections();
+        let holders = Holders::new(&projections);
+        let named = |full: &str| test_named(&holders, "test/cart.test.ts", full);
+        assert_eq!(named("nothing"), Some("test/cart.test.ts#nothing"));
+        assert_eq!(named("cart totals nothing"), Some("test/cart.test.ts#nothing"));
+        // A title only ends the name at a word: "something" is not "nothing".
+        assert_eq!(named("something"), None);
+        // "sums" and "sums~2" are two tests titled alike: no name tells them apart.
+        assert_eq!(named("cart sums"), None);
+        assert_eq!(test_named(&holders, "test/other.test.ts", "nothing"), None);
+    }
+
+    #[test]
+    fn jest_says_which_setup_files_its_one_project_has() {
+        let shown = "warning\n{\"configs\": [{\"rootDir\": \"/w\", \"setupFilesAfterEnv\": [\"/w/test/setup.ts\"]}], \"globalConfig\": {}}";
+        assert_eq!(jest_setup_files(shown), Ok(vec![PathBuf::from("/w/test/setup.ts")]));
+        assert_eq!(jest_setup_files("{\"configs\": [{}]}"), Ok(vec![]));
+        assert!(jest_setup_files("{\"configs\": [{}, {}]}").unwrap_err().contains("2 projects"));
+        assert!(jest_setup_files("no json").is_err());
+    }
+
+    #[test]
     fn records_become_links_with_what_loading_ran_counted_for_every_test_of_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let root = Path::new("/work/shop");
@@ -330,6 +449,8 @@ mod tests {
             r#"{"file":"/elsewhere/x.test.ts","test":"sums","line":6,"lines":{"src/cart.ts":[1]}}"#,
             r#"{"file":"/work/shop/test/cart.test.ts","test":"dynamic","line":40,"lines":{"src/cart.ts":[1]}}"#,
             r#"{"file":"/work/shop/test/cart.test.ts","test":"nothing","line":18,"lines":{"src/cart.ts":[99]}}"#,
+            // jest's record names a test in full, with no line.
+            r#"{"file":"/work/shop/test/cart.test.ts","full":"cart nothing","lines":{"src/cart.ts":[2]}}"#,
         ];
         std::fs::write(dir.path().join("1-0.jsonl"), lines.join("\n")).unwrap();
         std::fs::create_dir(dir.path().join("not-a-file")).unwrap();
@@ -345,6 +466,7 @@ mod tests {
             ("test/cart.test.ts#sums", "src/cart.ts#table"),
             ("test/cart.test.ts#sums~2", "src/cart.ts#table"),
             ("test/cart.test.ts#nothing", "src/cart.ts#table"),
+            ("test/cart.test.ts#nothing", "src/cart.ts#price"),
         ]
         .iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
