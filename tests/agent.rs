@@ -352,6 +352,42 @@ fn typescript() -> Repo {
     repo
 }
 
+/// The same project tested by jest with ts-jest (installed by
+/// `scripts/install-test-deps` beside vitest).
+fn typescript_under_jest() -> Repo {
+    let repo = Repo::new("ts-calc-jest");
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tools/node_modules");
+    assert!(tools.join(".bin/jest").is_file(), "scripts/install-test-deps installs jest and ts-jest");
+    std::os::unix::fs::symlink(&tools, repo.path().join("node_modules")).unwrap();
+    repo
+}
+
+#[test]
+fn a_typescript_repair_is_verified_by_the_project_s_own_jest() {
+    let repo = typescript_under_jest();
+    let transcript = repo.transcript(&[edit("src/calc.ts", 8, "  return a * b;\n", "mul added one")]);
+    let (code, events) = repo.run_json(&["fix the failing tests", "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!((code, done(&events)["status"].as_str()), (0, Some("succeeded")), "{events:#?}");
+    let checked = of_kind(&events, "checked");
+    let first = checked[0];
+    assert_eq!(
+        (first["tool"].as_str(), first["test_state"].as_str(), first["failed"].as_u64(), first["tests_run"].as_u64()),
+        (Some("jest"), Some("failing"), Some(1), Some(2)),
+        "jest's own report, read: {first}"
+    );
+    let last = checked.last().unwrap();
+    assert_eq!((last["verification"].as_str(), last["tests_run"].as_u64()), (Some("verified_pass"), Some(2)));
+    assert!(repo.read("src/calc.ts").contains("return a * b;"));
+
+    // One test by its title: jest runs that file alone, and in it the tests the title names.
+    let (_, events) = repo.run_json(&["run the test \"multiplies 2.5 by 2\""]);
+    let argv: Vec<String> = of_kind(&events, "action").iter().map(|a| a["action"]["argv"].to_string()).collect();
+    let alone = r#""--runTestsByPath","test/calc.test.ts","-t","multiplies 2\\.5 by 2$""#;
+    assert!(argv.iter().any(|a| a.contains(alone)), "{argv:#?}");
+    let checked = of_kind(&events, "checked");
+    assert_eq!(checked[0]["tests_run"].as_u64(), Some(1), "{checked:#?}");
+}
+
 #[test]
 fn a_typescript_repair_is_verified_by_the_project_s_own_vitest() {
     let repo = typescript();
