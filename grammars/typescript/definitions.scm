@@ -1,4 +1,4 @@
-; TypeScript and TSX definitions. Tests are `it`/`test` calls named by their first argument.
+; TypeScript and TSX definitions. Tests are `it`/`test` calls (`it.skip`, `test.each(table)` too) named by their first argument.
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
 (function_signature name: (identifier) @name) @definition.function
@@ -34,6 +34,22 @@
   (as_expression (object (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method))
   (satisfies_expression (object (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method))]))))
 (call_expression
-  function: (identifier) @_test
+  function: [
+    (identifier) @_test
+    (member_expression object: (identifier) @_test)
+    (call_expression function: (member_expression object: (identifier) @_test))]
   arguments: (arguments . [(string (string_fragment) @name) (template_string) @name])
+  (#match? @_test "^(it|test)$")) @definition.test
+; A test whose title is computed (`test(t.input, () => …)` over a table of cases) is
+; named by the title's source text; it must be followed by its function.
+(call_expression
+  function: [
+    (identifier) @_test
+    (member_expression object: (identifier) @_test)
+    (call_expression function: (member_expression object: (identifier) @_test))]
+  arguments: (arguments
+    .
+    [(identifier) (member_expression) (call_expression) (binary_expression) (subscript_expression) (ternary_expression)] @name
+    .
+    [(arrow_function) (function_expression)])
   (#match? @_test "^(it|test)$")) @definition.test

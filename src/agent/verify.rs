@@ -110,9 +110,13 @@ impl OneTest {
     }
 
     /// A jest or vitest name pattern for this test: its title, escaped, at the
-    /// end of the full name (the describe path comes before it).
-    fn title_pattern(&self) -> String {
-        format!("{}$", regex::escape(&self.name))
+    /// end of the full name (the describe path comes before it). `None` for a
+    /// title written as a template (`${…}`) or a `test.each` format (`%s`, `%i`…),
+    /// which names other titles at run time: the test's file then runs whole.
+    fn title_pattern(&self) -> Option<String> {
+        let each_format =
+            self.name.split('%').skip(1).any(|rest| rest.starts_with(|c: char| "sdifjoOpc#%".contains(c)));
+        (!self.name.contains("${") && !each_format).then(|| format!("{}$", regex::escape(&self.name)))
     }
 
     fn leaf(&self) -> &str {
@@ -137,9 +141,13 @@ impl OneTest {
             }
             // A test's full name is its describe path and its title, which the
             // symbol's name is (a title may hold dots): the pattern anchors its end.
-            Tool::Vitest => argv.extend([self.path.clone(), "-t".to_string(), self.title_pattern()]),
+            Tool::Vitest => {
+                argv.push(self.path.clone());
+                argv.extend(self.title_pattern().map(|p| ["-t".to_string(), p]).into_iter().flatten());
+            }
             Tool::Jest => {
-                argv.extend(["--runTestsByPath".to_string(), self.path.clone(), "-t".to_string(), self.title_pattern()])
+                argv.extend(["--runTestsByPath".to_string(), self.path.clone()]);
+                argv.extend(self.title_pattern().map(|p| ["-t".to_string(), p]).into_iter().flatten());
             }
             _ => return None,
         }
@@ -559,6 +567,19 @@ mod tests {
         assert_eq!(
             narrowed(Tool::Jest, "sum.test.js#adds", &["jest", "--ci"]),
             Some(["jest", "--ci", "--runTestsByPath", "sum.test.js", "-t", "adds$"].map(String::from).to_vec())
+        );
+        // A title that names other titles at run time: its file runs whole.
+        assert_eq!(
+            narrowed(Tool::Vitest, "test/a.test.ts#adds %i and %i", &["vitest", "run"]),
+            Some(["vitest", "run", "test/a.test.ts"].map(String::from).to_vec())
+        );
+        assert_eq!(
+            narrowed(Tool::Jest, "a.test.ts#parses ${t.input}", &["jest"]),
+            Some(["jest", "--runTestsByPath", "a.test.ts"].map(String::from).to_vec())
+        );
+        assert_eq!(
+            narrowed(Tool::Vitest, "a.test.ts#100% sure", &["vitest", "run"]),
+            Some(["vitest", "run", "a.test.ts", "-t", "100% sure$"].map(String::from).to_vec())
         );
         assert_eq!(narrowed(Tool::Ruff, "a.py#test_x", &["ruff"]), None);
         assert_eq!(OneTest::of_symbol("no-symbol"), None);
