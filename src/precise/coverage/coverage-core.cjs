@@ -95,7 +95,6 @@ function decode(mappings) {
 }
 
 // A script's line starts and decoded inline source map, once per script.
-// A script's line starts and decoded inline source map, once per script.
 function sourceOf(state, scriptId) {
   let known = state.sources.get(scriptId);
   if (known) return known;
@@ -103,7 +102,7 @@ function sourceOf(state, scriptId) {
   const starts = [0];
   for (let i = 0; i < scriptSource.length; i++) if (scriptSource.charCodeAt(i) === 10) starts.push(i + 1);
   let map = null;
-  // vite-node puts the map's comment inside the wrapper it runs the module in, not last.
+  // The runner may close the wrapper it runs the module in after the map's comment (vite-node does).
   const at = scriptSource.lastIndexOf('//# sourceMappingURL=data:application/json');
   const inline = at < 0 ? null : /^[^,\n]*;base64,([A-Za-z0-9+/=]+)/.exec(scriptSource.slice(at));
   if (inline) {
