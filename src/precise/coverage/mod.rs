@@ -139,7 +139,7 @@ pub fn run(
             Collector::LlvmCov => rust::collect(&session, &holders),
             Collector::Vitest | Collector::Jest => match node_runner {
                 Some(runner) => node::collect(&session, &holders, runner),
-                None => Err("no package.json at the workspace root names the tests' runner".to_string()),
+                None => Ok(Collected::Missing("no package.json at the workspace root names the tests' runner".into())),
             },
         };
         let outcome = match collected {
