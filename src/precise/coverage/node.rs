@@ -238,6 +238,8 @@ struct Records {
     error: Option<String>,
 }
 
+/// Reads every record file the setup files wrote into `dir`, at most
+/// `MAX_RECORD_BYTES` in all, counting the lines that do not parse.
 fn read_records(dir: &Path) -> std::io::Result<Records> {
     let mut read = Records::default();
     let mut budget = MAX_RECORD_BYTES;
@@ -272,6 +274,7 @@ fn read_records(dir: &Path) -> std::io::Result<Records> {
     Ok(read)
 }
 
+/// Files one record: an error, a test that ran, or what ran between tests.
 fn add(read: &mut Records, record: Record) {
     if let Some(error) = record.error {
         read.error.get_or_insert(error);
