@@ -109,14 +109,15 @@ impl OneTest {
         (!path.is_empty() && !name.is_empty()).then(|| OneTest { path: path.into(), name: name.into() })
     }
 
-    /// A jest or vitest name pattern for this test: its title, escaped, at the
-    /// end of the full name (the describe path comes before it). `None` for a
-    /// title written as a template (`${…}`) or a `test.each` format (`%s`, `%i`…),
-    /// which names other titles at run time: the test's file then runs whole.
-    fn title_pattern(&self) -> Option<String> {
+    /// jest's and vitest's name filter for this test, `-t PATTERN`: its title,
+    /// escaped, at the end of the full name (the describe path comes before it).
+    /// None for a title written as a template (`${…}`) or a `test.each` format
+    /// (`%s`, `%i`…), which names other titles at run time: its file runs whole.
+    fn title_filter(&self) -> Option<[String; 2]> {
         let each_format =
             self.name.split('%').skip(1).any(|rest| rest.starts_with(|c: char| "sdifjoOpc#%".contains(c)));
-        (!self.name.contains("${") && !each_format).then(|| format!("{}$", regex::escape(&self.name)))
+        (!self.name.contains("${") && !each_format)
+            .then(|| ["-t".to_string(), format!("{}$", regex::escape(&self.name))])
     }
 
     fn leaf(&self) -> &str {
@@ -143,11 +144,11 @@ impl OneTest {
             // symbol's name is (a title may hold dots): the pattern anchors its end.
             Tool::Vitest => {
                 argv.push(self.path.clone());
-                argv.extend(self.title_pattern().map(|p| ["-t".to_string(), p]).into_iter().flatten());
+                argv.extend(self.title_filter().into_iter().flatten());
             }
             Tool::Jest => {
                 argv.extend(["--runTestsByPath".to_string(), self.path.clone()]);
-                argv.extend(self.title_pattern().map(|p| ["-t".to_string(), p]).into_iter().flatten());
+                argv.extend(self.title_filter().into_iter().flatten());
             }
             _ => return None,
         }

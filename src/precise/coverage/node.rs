@@ -328,9 +328,7 @@ fn observe(read: &Records, root: &Path, holders: &Holders<'_>) -> (Observed, usi
 /// nearest to its line when there are several.
 fn test_symbol<'a>(holders: &Holders<'a>, path: &str, title: &str, line: Option<u32>) -> Option<&'a str> {
     let tests = holders.tests.get(path)?;
-    let titled = |t: &&TestAt<'a>| {
-        t.qualified == title || t.qualified.strip_prefix(title).is_some_and(|rest| rest.starts_with('~'))
-    };
+    let titled = |t: &&TestAt<'a>| title_of(t) == title;
     let on_line: Vec<&TestAt<'a>> = tests.iter().filter(|t| Some(t.line) == line).collect();
     match on_line[..] {
         [one] => return Some(one.id),
@@ -349,19 +347,23 @@ fn test_symbol<'a>(holders: &Holders<'a>, path: &str, title: &str, line: Option<
     }
 }
 
+/// A test symbol's title: its name without the `~N` the index gives a repeated one.
+fn title_of<'a>(test: &TestAt<'a>) -> &'a str {
+    match test.qualified.rsplit_once('~') {
+        Some((title, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => title,
+        _ => test.qualified,
+    }
+}
+
 /// The test symbol of `path` a jest test is: the one whose title ends the
 /// test's full name (its describe titles and its own, joined by spaces), the
 /// longest such title, and only if one symbol has it (a repeated title,
 /// `title~N` in the index, cannot be told apart by name).
 fn test_named<'a>(holders: &Holders<'a>, path: &str, full: &str) -> Option<&'a str> {
-    let title = |t: &TestAt<'a>| match t.qualified.rsplit_once('~') {
-        Some((title, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => title,
-        _ => t.qualified,
-    };
     let ends = |title: &str| full == title || full.strip_suffix(title).is_some_and(|rest| rest.ends_with(' '));
     let tests = holders.tests.get(path)?;
-    let longest = tests.iter().map(title).filter(|t| ends(t)).max_by_key(|t| t.len())?;
-    let mut with: Vec<&TestAt<'a>> = tests.iter().filter(|t| title(t) == longest).collect();
+    let longest = tests.iter().map(title_of).filter(|t| ends(t)).max_by_key(|t| t.len())?;
+    let mut with: Vec<&TestAt<'a>> = tests.iter().filter(|t| title_of(t) == longest).collect();
     match with.len() {
         1 => with.pop().map(|t| t.id),
         _ => None,
@@ -389,6 +391,7 @@ mod tests {
                 symbol("test/cart.test.ts#sums", SymbolKind::Test, 6, 9),
                 symbol("test/cart.test.ts#sums~2", SymbolKind::Test, 13, 15),
                 symbol("test/cart.test.ts#nothing", SymbolKind::Test, 18, 20),
+                symbol("test/cart.test.ts#ends~well", SymbolKind::Test, 22, 24),
             ],
             ..Default::default()
         };
@@ -412,6 +415,9 @@ mod tests {
         // A line off by some (a formatted title): the nearest with the title.
         assert_eq!(at("sums", Some(12)), Some("test/cart.test.ts#sums~2"));
         assert_eq!(at("renamed", Some(30)), None);
+        // A `~` in a title is the title's own; only `~N` marks a repeat.
+        assert_eq!(at("ends~well", None), Some("test/cart.test.ts#ends~well"));
+        assert_eq!(at("ends", None), None);
         assert_eq!(test_symbol(&holders, "test/other.test.ts", "sums", Some(6)), None);
     }
 

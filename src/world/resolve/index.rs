@@ -290,17 +290,22 @@ impl<'a> Index<'a> {
             if f.lang.is_test_path(f.path) {
                 index.test_files.insert(f.path);
             }
-            // Symbols that hold others (`coerce` of `coerce.string`).
-            let holders: HashSet<&str> = match family {
-                Lang::TypeScript => f.projection.symbols.iter().filter_map(|s| holder_id(&s.id)).collect(),
-                _ => HashSet::default(),
-            };
+            // The qualified names of symbols that hold others (`coerce` of `coerce.string`),
+            // read only where a TypeScript const may be one.
+            let symbols = &f.projection.symbols;
+            let holders: HashSet<&str> =
+                if family == Lang::TypeScript && symbols.iter().any(|s| s.kind == SymbolKind::Const) {
+                    symbols.iter().map(|s| container_of(&s.id)).filter(|c| !c.is_empty()).collect()
+                } else {
+                    HashSet::default()
+                };
             for s in &f.projection.symbols {
                 index.by_id.insert(s.id.as_str(), s);
                 // A TypeScript namespace declared in code answers for its members, and so does
                 // a module-level const whose object literal holds functions.
+                let holds = || holders.contains(s.id.split_once('#').map_or("", |(_, q)| q));
                 let namespace = family == Lang::TypeScript
-                    && (s.kind == SymbolKind::Module || s.kind == SymbolKind::Const && holders.contains(s.id.as_str()));
+                    && (s.kind == SymbolKind::Module || s.kind == SymbolKind::Const && holds());
                 if callable(s.kind) || is_type(s.kind) || namespace {
                     index.local.entry((f.path, s.name.as_str())).or_default().push(s);
                 }
@@ -680,11 +685,4 @@ impl<'a> Index<'a> {
     pub fn in_test_file(&self, s: &ProjectedSymbol) -> bool {
         self.test_files.contains(path_of(&s.id))
     }
-}
-
-/// The id of the symbol that holds `id` (`a.ts#coerce` for `a.ts#coerce.string`), if any.
-fn holder_id(id: &str) -> Option<&str> {
-    let (path, qualified) = id.split_once('#')?;
-    let (holder, _) = qualified.rsplit_once('.')?;
-    Some(&id[..path.len() + 1 + holder.len()])
 }
