@@ -28,7 +28,15 @@ struct Repo {
 
 impl Repo {
     fn new(fixture: &str) -> Repo {
+        Repo::with(fixture, &[])
+    }
+
+    /// The fixture with `overrides` written over its files, committed.
+    fn with(fixture: &str, overrides: &[(&str, &str)]) -> Repo {
         let dir = copy_fixture(&format!("agent/{fixture}"));
+        for (path, text) in overrides {
+            std::fs::write(dir.path().join(path), text).unwrap();
+        }
         std::fs::write(dir.path().join(".gitignore"), "target/\nCargo.lock\n__pycache__/\nnode_modules\n").unwrap();
         git(dir.path(), &["init", "-q", "-b", "main"]);
         git(dir.path(), &["add", "-A"]);
@@ -343,28 +351,35 @@ fn constraints_said_in_a_request_refuse_the_writes_that_break_them_and_name_them
 }
 
 /// The TypeScript fixture, whose `npm install` is the test tools' own
-/// node_modules (vitest, installed by `scripts/install-test-deps`).
+/// node_modules (installed by `scripts/install-test-deps`), with `overrides`
+/// written over its files before its first commit.
+fn typescript_with(runner: &str, overrides: &[(&str, &str)]) -> Repo {
+    let repo = Repo::with("ts-calc", overrides);
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tools/node_modules");
+    assert!(tools.join(".bin").join(runner).is_file(), "scripts/install-test-deps installs {runner}");
+    std::os::unix::fs::symlink(&tools, repo.path().join("node_modules")).unwrap();
+    repo
+}
+
+/// The fixture as it is: tested by vitest.
 fn typescript() -> Repo {
-    let repo = Repo::new("ts-calc");
-    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tools/node_modules");
-    assert!(tools.join(".bin/vitest").is_file(), "scripts/install-test-deps installs vitest");
-    std::os::unix::fs::symlink(&tools, repo.path().join("node_modules")).unwrap();
-    repo
+    typescript_with("vitest", &[])
 }
 
-/// The same project tested by jest with ts-jest (installed by
-/// `scripts/install-test-deps` beside vitest).
+/// The same project tested by jest with ts-jest, configured in its package.json.
 fn typescript_under_jest() -> Repo {
-    let repo = Repo::new("ts-calc-jest");
-    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tools/node_modules");
-    assert!(tools.join(".bin/jest").is_file(), "scripts/install-test-deps installs jest and ts-jest");
-    std::os::unix::fs::symlink(&tools, repo.path().join("node_modules")).unwrap();
-    repo
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agent/ts-calc/test/calc.test.ts");
+    let test = std::fs::read_to_string(fixture).unwrap().replace("from \"vitest\"", "from \"@jest/globals\"");
+    let manifest = "{\"name\": \"ts-calc-jest\", \"private\": true, \"scripts\": {\"test\": \"jest\"}, \
+                    \"jest\": {\"preset\": \"ts-jest\", \"testEnvironment\": \"node\"}}\n";
+    let tsconfig = "{\"compilerOptions\": {\"strict\": true, \"esModuleInterop\": true}}\n";
+    typescript_with("jest", &[("package.json", manifest), ("tsconfig.json", tsconfig), ("test/calc.test.ts", &test)])
 }
 
-#[test]
-fn a_typescript_repair_is_verified_by_the_project_s_own_jest() {
-    let repo = typescript_under_jest();
+/// The recorded fix of the fixture's failing test, verified by `runner`'s own
+/// report (1 of 2 failing, then 2 of 2 passing); then "run the test" by its
+/// title runs it alone, with `alone` in the runner's argv.
+fn a_repair_is_verified_and_one_test_runs_alone(repo: &Repo, runner: &str, alone: &str) {
     let transcript = repo.transcript(&[edit("src/calc.ts", 8, "  return a * b;\n", "mul added one")]);
     let (code, events) = repo.run_json(&["fix the failing tests", "--transcript", transcript.to_str().unwrap()]);
     assert_eq!((code, done(&events)["status"].as_str()), (0, Some("succeeded")), "{events:#?}");
@@ -372,45 +387,33 @@ fn a_typescript_repair_is_verified_by_the_project_s_own_jest() {
     let first = checked[0];
     assert_eq!(
         (first["tool"].as_str(), first["test_state"].as_str(), first["failed"].as_u64(), first["tests_run"].as_u64()),
-        (Some("jest"), Some("failing"), Some(1), Some(2)),
-        "jest's own report, read: {first}"
+        (Some(runner), Some("failing"), Some(1), Some(2)),
+        "{runner}'s own report, read: {first}"
     );
     let last = checked.last().unwrap();
     assert_eq!((last["verification"].as_str(), last["tests_run"].as_u64()), (Some("verified_pass"), Some(2)));
     assert!(repo.read("src/calc.ts").contains("return a * b;"));
 
-    // One test by its title: jest runs that file alone, and in it the tests the title names.
     let (_, events) = repo.run_json(&["run the test \"multiplies 2.5 by 2\""]);
     let argv: Vec<String> = of_kind(&events, "action").iter().map(|a| a["action"]["argv"].to_string()).collect();
-    let alone = r#""--runTestsByPath","test/calc.test.ts","-t","multiplies 2\\.5 by 2$""#;
     assert!(argv.iter().any(|a| a.contains(alone)), "{argv:#?}");
     let checked = of_kind(&events, "checked");
     assert_eq!(checked[0]["tests_run"].as_u64(), Some(1), "{checked:#?}");
 }
 
 #[test]
+fn a_typescript_repair_is_verified_by_the_project_s_own_jest() {
+    // jest runs that file alone, and in it the tests the title names (dots and all).
+    let alone = r#""--runTestsByPath","test/calc.test.ts","-t","multiplies 2\\.5 by 2$""#;
+    a_repair_is_verified_and_one_test_runs_alone(&typescript_under_jest(), "jest", alone);
+}
+
+#[test]
 fn a_typescript_repair_is_verified_by_the_project_s_own_vitest() {
     let repo = typescript();
-    let transcript = repo.transcript(&[edit("src/calc.ts", 8, "  return a * b;\n", "mul added one")]);
-    let (code, events) = repo.run_json(&["fix the failing tests", "--transcript", transcript.to_str().unwrap()]);
-    assert_eq!((code, done(&events)["status"].as_str()), (0, Some("succeeded")), "{events:#?}");
-    let checked = of_kind(&events, "checked");
-    let first = checked[0];
-    assert_eq!(
-        (first["tool"].as_str(), first["test_state"].as_str(), first["failed"].as_u64(), first["tests_run"].as_u64()),
-        (Some("vitest"), Some("failing"), Some(1), Some(2)),
-        "vitest's own report, read: {first}"
-    );
-    let last = checked.last().unwrap();
-    assert_eq!((last["verification"].as_str(), last["tests_run"].as_u64()), (Some("verified_pass"), Some(2)));
-    assert!(repo.read("src/calc.ts").contains("return a * b;"));
-
-    // One test by its title (dots and all): vitest runs it alone, by file and name.
-    let (_, events) = repo.run_json(&["run the test \"multiplies 2.5 by 2\""]);
-    let argv: Vec<String> = of_kind(&events, "action").iter().map(|a| a["action"]["argv"].to_string()).collect();
-    assert!(argv.iter().any(|a| a.contains(r#""test/calc.test.ts","-t","multiplies 2\\.5 by 2$""#)), "{argv:#?}");
-    let checked = of_kind(&events, "checked");
-    assert_eq!(checked[0]["tests_run"].as_u64(), Some(1), "{checked:#?}");
+    // vitest runs the test alone, by file and name (dots and all).
+    let alone = r#""test/calc.test.ts","-t","multiplies 2\\.5 by 2$""#;
+    a_repair_is_verified_and_one_test_runs_alone(&repo, "vitest", alone);
 
     // A test file that cannot load is never a pass, even with every other test green.
     repo.write(

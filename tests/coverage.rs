@@ -231,26 +231,42 @@ const TYPESCRIPT: &[(&str, &str)] = &[
     ),
 ];
 
-/// A TypeScript project whose `npm install` is the test tools' own node_modules
-/// (vitest, installed by `scripts/install-test-deps`).
-fn typescript(dir: &Path) {
-    write(dir, TYPESCRIPT);
+/// Gives the project in `dir` the test tools' own node_modules as its `npm
+/// install` (`runner` among them, installed by `scripts/install-test-deps`),
+/// and commits it.
+fn install_and_commit(dir: &Path, runner: &str) {
     let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tools/node_modules");
-    assert!(tools.join(".bin/vitest").is_file(), "scripts/install-test-deps installs vitest");
+    assert!(tools.join(".bin").join(runner).is_file(), "scripts/install-test-deps installs {runner}");
     std::os::unix::fs::symlink(&tools, dir.join("node_modules")).unwrap();
     write(dir, &[(".gitignore", "node_modules\n")]);
     commit(dir);
+}
+
+/// The one coverage run `--coverage` made: `tool` ran and saw `tests` test symbols.
+fn the_run_of(report: &serde_json::Value, tool: &str, tests: u64) {
+    let runs = report["coverage"]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!((runs[0]["tool"].as_str(), runs[0]["status"].as_str()), (Some(tool), Some("ran")), "{:?}", runs[0]);
+    assert_eq!(runs[0]["tests"], tests, "{:?}", runs[0]);
+}
+
+/// Nothing was written into the workspace (the runner's caches and nerd's config went to scratch).
+fn nothing_written(dir: &Path) {
+    let status = std::process::Command::new("git").args(["status", "--porcelain"]).current_dir(dir).output();
+    assert_eq!(String::from_utf8_lossy(&status.unwrap().stdout), "");
+}
+
+/// The TypeScript project, tested by vitest.
+fn typescript(dir: &Path) {
+    write(dir, TYPESCRIPT);
+    install_and_commit(dir, "vitest");
 }
 
 #[test]
 fn typescript_tests_run_under_vitest_link_through_dynamic_calls_and_what_their_file_ran_loading() {
     let dir = tempfile::tempdir().unwrap();
     typescript(dir.path());
-    let report = index_coverage(dir.path());
-    let runs = report["coverage"]["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 1, "{runs:?}");
-    assert_eq!((runs[0]["tool"].as_str(), runs[0]["status"].as_str()), (Some("vitest"), Some("ran")), "{:?}", runs[0]);
-    assert_eq!(runs[0]["tests"], 3, "{:?}", runs[0]);
+    the_run_of(&index_coverage(dir.path()), "vitest", 3);
     // The two tests titled "sums" are told apart by their lines; `table` ran
     // while the file loaded, so it counts for each of its tests.
     let want = set(&[
@@ -262,9 +278,7 @@ fn typescript_tests_run_under_vitest_link_through_dynamic_calls_and_what_their_f
         ("test/cart.test.ts#nothing", "src/cart.ts#table"),
     ]);
     assert_eq!(pairs(dir.path(), "covers"), want);
-    // Nothing was written into the workspace (vite's cache and bundled config went to scratch).
-    let status = std::process::Command::new("git").args(["status", "--porcelain"]).current_dir(dir.path()).output();
-    assert_eq!(String::from_utf8_lossy(&status.unwrap().stdout), "");
+    nothing_written(dir.path());
 
     // `total` is called through a computed name: only the run links it to its test.
     let cart = dir.path().join("src/cart.ts");
@@ -307,22 +321,14 @@ fn typescript_under_jest(dir: &Path) {
     let text = text.replace("it(\"sums\", () => {\n    expect(price", "it(\"sums prices\", () => {\n    expect(price");
     let ready = "const known = (globalThis as { ready?: boolean }).ready ? table() : new Map([[\"a\", 1]]);";
     std::fs::write(&test, text.replace("const known = table();", ready)).unwrap();
-    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tools/node_modules");
-    assert!(tools.join(".bin/jest").is_file(), "scripts/install-test-deps installs jest and ts-jest");
-    std::os::unix::fs::symlink(&tools, dir.join("node_modules")).unwrap();
-    write(dir, &[(".gitignore", "node_modules\n")]);
-    commit(dir);
+    install_and_commit(dir, "jest");
 }
 
 #[test]
 fn typescript_tests_run_under_jest_with_the_project_s_config_link_by_the_title_that_ends_their_name() {
     let dir = tempfile::tempdir().unwrap();
     typescript_under_jest(dir.path());
-    let report = index_coverage(dir.path());
-    let runs = report["coverage"]["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 1, "{runs:?}");
-    assert_eq!((runs[0]["tool"].as_str(), runs[0]["status"].as_str()), (Some("jest"), Some("ran")), "{:?}", runs[0]);
-    assert_eq!(runs[0]["tests"], 3, "{:?}", runs[0]);
+    the_run_of(&index_coverage(dir.path()), "jest", 3);
     let want = set(&[
         ("test/cart.test.ts#sums", "src/cart.ts#Cart.add"),
         ("test/cart.test.ts#sums", "src/cart.ts#Cart.total"),
@@ -332,8 +338,7 @@ fn typescript_tests_run_under_jest_with_the_project_s_config_link_by_the_title_t
         ("test/cart.test.ts#nothing", "src/cart.ts#table"),
     ]);
     assert_eq!(pairs(dir.path(), "covers"), want);
-    let status = std::process::Command::new("git").args(["status", "--porcelain"]).current_dir(dir.path()).output();
-    assert_eq!(String::from_utf8_lossy(&status.unwrap().stdout), "");
+    nothing_written(dir.path());
 }
 
 #[test]
