@@ -109,7 +109,7 @@ pub fn run(
     let mut report = CoverageReport::default();
     let has = |lang: Lang| projections.values().any(|(l, _)| l.family() == lang);
     // TypeScript tests run under one runner: jest's collector for jest, vitest's for any other.
-    let node_runner = node::runner(root);
+    let node_runner = if has(Lang::TypeScript) { node::runner(root) } else { None };
     let jest = node_runner == Some(crate::config::Tool::Jest);
     for collector in Collector::ALL {
         let other_runner = match collector {
