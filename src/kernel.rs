@@ -11,7 +11,7 @@ use nerd_logic::{evaluate, Facts, FileFact, Fixpoint, Line, SymbolFact, Symbols}
 use crate::store::{FileRecord, Store, StoreError};
 use crate::world::git::{self, GitState};
 use crate::world::lang::Lang;
-use crate::world::project::FileProjection;
+use crate::world::project::{FileProjection, ProjectedSymbol};
 use crate::world::resolve::Resolution;
 
 /// Everything the world contributes to one evaluation.
@@ -63,6 +63,7 @@ pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
     for (path, (_, p)) in w.projections {
         let path_id = f.path(path);
         let ranges = w.modified.get(path);
+        let own = ranges.map(|r| own_changes(&p.symbols, r)).unwrap_or_default();
         for s in &p.symbols {
             let fact = SymbolFact {
                 id: f.symbol_id(&s.id),
@@ -79,8 +80,12 @@ pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
                 Some(r) => r.iter().any(|&(lo, hi)| lo <= s.end_line && s.line <= hi),
                 None => false,
             };
-            if touched || w.modified_symbols.contains(&s.id) {
+            let named = w.modified_symbols.contains(&s.id);
+            if touched || named {
                 f.modified.push(fact.id.sym());
+            }
+            if named || own.contains(s.id.as_str()) {
+                f.modified_own.push(fact.id);
             }
             f.symbol.push(fact);
         }
@@ -108,6 +113,8 @@ pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
     }
     f.modified.sort_unstable();
     f.modified.dedup();
+    f.modified_own.sort_unstable();
+    f.modified_own.dedup();
     for path in w.staged {
         let s = f.path(path);
         f.staged.push(s);
@@ -133,6 +140,58 @@ pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
         f.covers.push(row);
     }
     f
+}
+
+/// The symbols of one file whose own code changed. A function, method or
+/// test owns every changed line in its span, those of functions nested in it
+/// included: its run makes them (a getter cached after its first call, a
+/// callback kept for later). A class or other container owns a changed line
+/// only outside the functions and methods in it, since coverage credits a line
+/// that runs to the innermost function holding it. `ranges` empty means the
+/// whole file changed: every symbol owns a change.
+fn own_changes<'p>(symbols: &'p [ProjectedSymbol], ranges: &[(u32, u32)]) -> HashSet<&'p str> {
+    if ranges.is_empty() {
+        return symbols.iter().map(|s| s.id.as_str()).collect();
+    }
+    let overlaps = |lo: u32, hi: u32, s: &ProjectedSymbol| lo <= s.end_line && s.line <= hi;
+    let touched: Vec<&ProjectedSymbol> =
+        symbols.iter().filter(|s| ranges.iter().any(|&(lo, hi)| overlaps(lo, hi, s))).collect();
+    let mut out = HashSet::with_capacity(touched.len());
+    for s in &touched {
+        if is_callable(s) {
+            out.insert(s.id.as_str());
+            continue;
+        }
+        // The changed stretches inside the container, less those of callables in it.
+        let mut left: Vec<(u32, u32)> = ranges
+            .iter()
+            .filter(|&&(lo, hi)| overlaps(lo, hi, s))
+            .map(|&(lo, hi)| (lo.max(s.line), hi.min(s.end_line)))
+            .collect();
+        let nested = touched
+            .iter()
+            .filter(|c| is_callable(c) && c.depth > s.depth && s.line <= c.line && c.end_line <= s.end_line);
+        for c in nested {
+            left = left
+                .into_iter()
+                .flat_map(|(lo, hi)| {
+                    let before = (lo < c.line).then(|| (lo, hi.min(c.line - 1)));
+                    let after = (hi > c.end_line).then(|| (lo.max(c.end_line.saturating_add(1)), hi));
+                    before.into_iter().chain(after)
+                })
+                .collect();
+        }
+        if !left.is_empty() {
+            out.insert(s.id.as_str());
+        }
+    }
+    out
+}
+
+/// Whether coverage can see a symbol run: a function, method or test.
+fn is_callable(s: &ProjectedSymbol) -> bool {
+    use nerd_logic::vocab::SymbolKind::{Function, Method, Test};
+    matches!(s.kind, Function | Method | Test)
 }
 
 /// Adds the facts of the last page the workspace's browser showed, if any
@@ -219,5 +278,89 @@ impl Loaded {
 
     pub fn evaluate(&self) -> Fixpoint {
         evaluate(self.facts())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nerd_logic::vocab::SymbolKind::{Class, Function, Method};
+
+    /// `modified` and `modified_own` of one TypeScript file whose lines
+    /// `ranges` changed (empty: the whole file), as sorted symbol ids.
+    fn changed(ranges: &[(u32, u32)], named: &[&str]) -> (Vec<String>, Vec<String>) {
+        let symbols = vec![
+            ProjectedSymbol::spanning("s.ts#K", Class, 1, 20, 0),
+            ProjectedSymbol::spanning("s.ts#K.a", Method, 2, 6, 1),
+            ProjectedSymbol::spanning("s.ts#K.b", Method, 8, 14, 1),
+            ProjectedSymbol::spanning("s.ts#K.b.inner", Function, 10, 12, 2),
+        ];
+        let projection = FileProjection { symbols, ..Default::default() };
+        let projections = BTreeMap::from([("s.ts".to_string(), (Lang::TypeScript, projection))]);
+        let modified = BTreeMap::from([("s.ts".to_string(), ranges.to_vec())]);
+        let modified_symbols: HashSet<String> = named.iter().map(|s| s.to_string()).collect();
+        let world = World {
+            files: &[],
+            projections: &projections,
+            resolution: &Resolution::default(),
+            modified: &modified,
+            changed_paths: &BTreeSet::new(),
+            modified_symbols: &modified_symbols,
+            staged: &[],
+        };
+        let f = world_facts(&world, Symbols::default(), FactScope::Rules);
+        let names = |ids: Vec<&str>| {
+            let mut v: Vec<String> = ids.into_iter().filter(|s| s.contains('#')).map(String::from).collect();
+            v.sort();
+            v
+        };
+        let modified = names(f.modified.iter().map(|&s| f.symbols.resolve(s)).collect());
+        let own = names(f.modified_own.iter().map(|&s| f.symbols.resolve(s.sym())).collect());
+        (modified, own)
+    }
+
+    /// Lines changed, symbols named as changed, and what must be `modified`
+    /// and `modified_own`.
+    struct Case {
+        ranges: &'static [(u32, u32)],
+        named: &'static [&'static str],
+        modified: &'static [&'static str],
+        own: &'static [&'static str],
+    }
+
+    #[test]
+    fn a_class_owns_a_change_only_outside_its_methods_and_a_function_owns_its_nested_ones() {
+        const ALL: &[&str] = &["s.ts#K", "s.ts#K.a", "s.ts#K.b", "s.ts#K.b.inner"];
+        let cases = [
+            // A line of a method: the class around it changed, but the change is the method's.
+            Case { ranges: &[(4, 4)], named: &[], modified: &["s.ts#K", "s.ts#K.a"], own: &["s.ts#K.a"] },
+            // A line of a function nested in a method: the method's run makes that function.
+            Case {
+                ranges: &[(11, 11)],
+                named: &[],
+                modified: &["s.ts#K", "s.ts#K.b", "s.ts#K.b.inner"],
+                own: &["s.ts#K.b", "s.ts#K.b.inner"],
+            },
+            // A line of the class between its methods (a field, a decorator): the class's own.
+            Case { ranges: &[(7, 7)], named: &[], modified: &["s.ts#K"], own: &["s.ts#K"] },
+            // One hunk from a method's end over the gap into the next: each owns some line of it.
+            Case {
+                ranges: &[(5, 9)],
+                named: &[],
+                modified: &["s.ts#K", "s.ts#K.a", "s.ts#K.b"],
+                own: &["s.ts#K", "s.ts#K.a", "s.ts#K.b"],
+            },
+            // Lines of b around its nested function, and none of the class's own.
+            Case { ranges: &[(9, 9), (13, 13)], named: &[], modified: &["s.ts#K", "s.ts#K.b"], own: &["s.ts#K.b"] },
+            // The whole file: everything.
+            Case { ranges: &[], named: &[], modified: ALL, own: ALL },
+            // Outside every symbol: nothing; a symbol named as changed (under watch) owns its change.
+            Case { ranges: &[(30, 31)], named: &["s.ts#K"], modified: &["s.ts#K"], own: &["s.ts#K"] },
+        ];
+        for case in cases {
+            let (m, own) = changed(case.ranges, case.named);
+            assert_eq!(m, case.modified, "modified for {:?}", case.ranges);
+            assert_eq!(own, case.own, "modified_own for {:?}", case.ranges);
+        }
     }
 }

@@ -14,7 +14,8 @@
 //! was seen to execute (`covers`, observed by coverage). For a test whose run
 //! was observed, what it executed is the better evidence: it is impacted when
 //! its run executed a modified symbol, or statically by a change that no
-//! observed run executed (coverage says nothing of those); a static path to a
+//! observed run executed (coverage says nothing of those: a function's own
+//! change, `modified_own`, or a class's outside its methods); a static path to a
 //! change its run did not execute makes it only `maybe_impacted`. A bare-name
 //! guess, or a call that did not resolve but names a symbol, is an
 //! `uncertain_call`: it never makes a statement true, but it makes "no test
@@ -41,6 +42,7 @@ ascent! {
     relation callable_name(Sym, Sym);
     relation defines(Sym, Sym);
     relation modified(Sym);
+    relation modified_own(Sym);
     relation test_symbol(Sym);
     relation test_of(Sym, Sym);
     relation covers(Sym, Sym);
@@ -102,8 +104,10 @@ ascent! {
     impacted(p), w_impacted_file(p, s) <-- defines(p, s), impacted(s);
     // A test whose run executed a modified symbol is impacted (observed by coverage).
     impacted(t), w_impacted_observed(t, s) <-- covers(t, s), modified(s);
-    // What a change that no observed run executed reaches statically, observed tests included.
-    unobserved_impact(x) <-- modified(x), !observed_symbol(x);
+    // What a change that no observed run executed reaches statically, observed
+    // tests included. A class counts only for a changed line of its own: one
+    // inside a method is the method's change, which coverage sees run or not.
+    unobserved_impact(x) <-- modified_own(x), !observed_symbol(x);
     unobserved_impact(x) <-- calls(x, y, true), unobserved_impact(y);
     impacted(t), w_impacted_unobserved(t, y) <-- observed_test(t), calls(t, y, true), unobserved_impact(y);
 
@@ -210,6 +214,7 @@ pub fn run(facts: &Facts) -> ImpactProgram {
         unresolved_call: unresolved,
         defines: facts.defines.iter().map(|&(p, s)| (p.sym(), s.sym())).collect(),
         modified: crate::schema::relation::modified(facts),
+        modified_own: facts.modified_own.iter().map(|&s| (s.sym(),)).collect(),
         test_symbol: facts.test_symbols().map(|t| (t.sym(),)).collect(),
         test_of: facts.test_of.iter().map(|&(t, s)| (t.sym(), s.sym())).collect(),
         covers: facts.covers.iter().map(|&(t, s)| (t.sym(), s.sym())).collect(),

@@ -57,6 +57,8 @@ macro_rules! tables {
                     "a compiler, linter or test diagnostic";
                 World rows test_outcome(Name: Sym, Path: PathId, Line: Line, Outcome: TestOutcome) "one test case's result";
                 World set modified(SymbolOrPath: Sym) "differs from git HEAD; outside git, changed under watch";
+                World set modified_own(Symbol: SymbolId)
+                    "a modified symbol whose own code changed: a function, method or test with a changed line (a function nested in it included: its run makes that function); a class or other container only with a changed line outside its functions and methods";
                 World set staged(Path: PathId) "a path staged in the git index";
                 World set binary_file(Path: PathId) "a file whose bytes are not text (an image, an archive, a compiled program)";
                 World rows changed_file(Path: PathId, Added: u32, Removed: u32) "what this turn changed";
