@@ -23,3 +23,13 @@
 (new_expression constructor: (member_expression) @member.not_read)
 (assignment_expression left: (member_expression) @member.not_read)
 (augmented_assignment_expression left: (member_expression) @member.not_read)
+; A method bound back onto its own property (`this.m = this.m.bind(this)`)
+; hands nothing on: a call `x.m()` reaches the method already.
+(assignment_expression
+  left: (member_expression) @_left
+  right: (call_expression
+    function: (member_expression
+      object: (member_expression) @member.not_read
+      property: (property_identifier) @_bind))
+  (#eq? @_bind "bind")
+  (#eq? @_left @member.not_read))

@@ -135,6 +135,10 @@ pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) ->
                 if ["def", "function", "fn", "func"].iter().any(|k| before.ends_with(k)) {
                     return None;
                 }
+                // A method bound back onto its own property hands nothing on.
+                if rebinds_itself(line, name) {
+                    return None;
+                }
                 let end = scip::byte_offset(line, o.range.end_char, doc.encoding);
                 Some(Reference { line: o.range.start_line + 1, name, call_shaped: call_follows(&line[end..]), target })
             });
@@ -180,6 +184,17 @@ pub fn from_references<'a>(
     sort_unique(&mut file.sites);
     sort_unique(&mut file.test_links);
     file
+}
+
+/// Whether `line` binds a method back onto its own property
+/// (`this.m = this.m.bind(this)`): neither `m` there is a use that hands the
+/// method on, since a call `x.m()` reaches it already. The heuristic tier's
+/// TypeScript query leaves the same reference out.
+fn rebinds_itself(line: &str, name: &str) -> bool {
+    let Some((left, right)) = line.trim().split_once('=') else { return false };
+    let (left, right) = (left.trim_end(), right.trim_start());
+    let member = left.strip_suffix(name).is_some_and(|r| r.ends_with('.'));
+    member && !right.starts_with('=') && right.strip_prefix(left).is_some_and(|r| r.starts_with(".bind("))
 }
 
 /// The text a single-line range covers.
@@ -317,6 +332,33 @@ mod tests {
 
     fn reference<'a>(line: u32, name: &'a str, call_shaped: bool, target: Option<(&'a str, &'a str)>) -> Reference<'a> {
         Reference { line, name, call_shaped, target }
+    }
+
+    #[test]
+    fn a_method_bound_back_onto_its_own_property_is_no_use_of_it() {
+        let rebinding =
+            ["    this.parse = this.parse.bind(this);", "self.run=self.run.bind(self)", "a.b.m = a.b.m.bind(a.b);"];
+        for line in rebinding {
+            let name = if line.contains("parse") {
+                "parse"
+            } else if line.contains("run") {
+                "run"
+            } else {
+                "m"
+            };
+            assert!(rebinds_itself(line, name), "{line}");
+        }
+        let handing_on = [
+            ("const f = this.parse.bind(this);", "parse"),
+            ("this.check = this.parse.bind(this);", "parse"),
+            ("this.parse = other.parse.bind(this);", "parse"),
+            ("this.parse == this.parse.bind(this)", "parse"),
+            ("this.parse = this.parse.call(this);", "parse"),
+            ("this.xparse = this.xparse.bind(this);", "parse"),
+        ];
+        for (line, name) in handing_on {
+            assert!(!rebinds_itself(line, name), "{line}");
+        }
     }
 
     #[test]
