@@ -411,9 +411,21 @@ fn a_typescript_repair_is_verified_by_the_project_s_own_jest() {
 #[test]
 fn a_typescript_repair_is_verified_by_the_project_s_own_vitest() {
     let repo = typescript();
-    // vitest runs the test alone, by file and name (dots and all).
-    let alone = r#""test/calc.test.ts","-t","multiplies 2\\.5 by 2$""#;
-    a_repair_is_verified_and_one_test_runs_alone(&repo, "vitest", alone);
+    // vitest 3 runs the test alone, by the file and line it is declared at.
+    a_repair_is_verified_and_one_test_runs_alone(&repo, "vitest", r#""test/calc.test.ts:10""#);
+
+    // A title computed at run time names no test a name filter could match:
+    // the line does, and each of its rows runs.
+    repo.write(
+        "test/table.test.ts",
+        "import { expect, it } from \"vitest\";\nimport { mul } from \"../src/calc\";\n\n\
+         for (const n of [1, 2, 3]) {\n  it(String(n), () => {\n    expect(mul(n, 1)).toBe(n);\n  });\n}\n",
+    );
+    let (_, events) = repo.run_json(&["run the test \"String(n)\""]);
+    let argv: Vec<String> = of_kind(&events, "action").iter().map(|a| a["action"]["argv"].to_string()).collect();
+    assert!(argv.iter().any(|a| a.contains(r#""test/table.test.ts:5""#) && !a.contains("\"-t\"")), "{argv:#?}");
+    let checked = of_kind(&events, "checked");
+    assert_eq!((checked[0]["tests_run"].as_u64(), checked[0]["failed"].as_u64()), (Some(3), Some(0)), "{checked:#?}");
 
     // A test file that cannot load is never a pass, even with every other test green.
     repo.write(

@@ -94,19 +94,26 @@ pub fn runs_language_of(tool: Tool, path: &str) -> bool {
     }
 }
 
-/// One test a run is narrowed to: the file that defines it and its name
-/// inside the file (`TestSuite.test_case` or `test_case`).
+/// One test a run is narrowed to: the file that defines it, its name inside
+/// the file (`TestSuite.test_case` or `test_case`) and, where known, the line
+/// it is declared at.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OneTest {
     pub path: String,
     pub name: String,
+    pub line: Option<u32>,
 }
 
 impl OneTest {
     /// The test a symbol id (`path#Qualified.name`) names.
     pub fn of_symbol(id: &str) -> Option<OneTest> {
         let (path, name) = id.split_once('#')?;
-        (!path.is_empty() && !name.is_empty()).then(|| OneTest { path: path.into(), name: name.into() })
+        (!path.is_empty() && !name.is_empty()).then(|| OneTest { path: path.into(), name: name.into(), line: None })
+    }
+
+    /// The same test, declared at `line`.
+    pub fn at(self, line: u32) -> OneTest {
+        OneTest { line: Some(line), ..self }
     }
 
     /// jest's and vitest's name filter for this test, `-t PATTERN`: its title,
@@ -140,12 +147,18 @@ impl OneTest {
             Tool::NodeTest => {
                 argv.extend(["--test-name-pattern".to_string(), format!("^{}$", self.leaf()), self.path.clone()])
             }
-            // A test's full name is its describe path and its title, which the
+            // vitest 3 runs the tests declared at a line of a file: exactly
+            // this one, whatever its title (computed, a template, a table's
+            // rows, shared with a test of another describe). Before 3, by name:
+            // a test's full name is its describe path and its title, which the
             // symbol's name is (a title may hold dots): the pattern anchors its end.
-            Tool::Vitest => {
-                argv.push(self.path.clone());
-                argv.extend(self.title_filter().into_iter().flatten());
-            }
+            Tool::Vitest => match self.line.filter(|_| tools::vitest_major(&argv[0]).is_some_and(|m| m >= 3)) {
+                Some(line) => argv.push(format!("{}:{line}", self.path)),
+                None => {
+                    argv.push(self.path.clone());
+                    argv.extend(self.title_filter().into_iter().flatten());
+                }
+            },
             Tool::Jest => {
                 argv.extend(["--runTestsByPath".to_string(), self.path.clone()]);
                 argv.extend(self.title_filter().into_iter().flatten());
@@ -584,6 +597,52 @@ mod tests {
         );
         assert_eq!(narrowed(Tool::Ruff, "a.py#test_x", &["ruff"]), None);
         assert_eq!(OneTest::of_symbol("no-symbol"), None);
+    }
+
+    /// A vitest of `version` installed as npm lays it out, its launcher linked from `.bin`.
+    fn vitest_installed(version: &str) -> (tempfile::TempDir, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let package = dir.path().join("node_modules/vitest");
+        std::fs::create_dir_all(&package).unwrap();
+        std::fs::create_dir_all(dir.path().join("node_modules/.bin")).unwrap();
+        std::fs::write(package.join("package.json"), format!(r#"{{"name": "vitest", "version": "{version}"}}"#))
+            .unwrap();
+        std::fs::write(package.join("vitest.mjs"), "").unwrap();
+        let launcher = dir.path().join("node_modules/.bin/vitest");
+        std::os::unix::fs::symlink("../vitest/vitest.mjs", &launcher).unwrap();
+        (dir, launcher.to_string_lossy().into_owned())
+    }
+
+    #[test]
+    fn vitest_3_runs_a_test_by_its_line_and_older_ones_by_its_title() {
+        let narrowed = |launcher: &str, id: &str, line: Option<u32>| {
+            let mut v = vec![launcher.to_string(), "run".to_string()];
+            let one = OneTest::of_symbol(id).unwrap();
+            let one = match line {
+                Some(l) => one.at(l),
+                None => one,
+            };
+            one.narrow(Tool::Vitest, &mut v).map(|()| v[2..].to_vec())
+        };
+        let (_v3, three) = vitest_installed("3.2.4");
+        // A computed title, a template, a shared one: the line says which test, exactly.
+        for id in ["test/url.test.ts#t.input.toString()", "test/url.test.ts#parses ${t}", "test/url.test.ts#adds"] {
+            assert_eq!(narrowed(&three, id, Some(12)), Some(vec!["test/url.test.ts:12".to_string()]), "{id}");
+        }
+        // No line known: by title, as before.
+        assert_eq!(
+            narrowed(&three, "test/url.test.ts#adds", None),
+            Some(["test/url.test.ts", "-t", "adds$"].map(String::from).to_vec())
+        );
+        // vitest 2 has no line filter (`path:12` would match no file): by title.
+        let (_v2, two) = vitest_installed("2.1.9");
+        assert_eq!(
+            narrowed(&two, "test/url.test.ts#adds", Some(12)),
+            Some(["test/url.test.ts", "-t", "adds$"].map(String::from).to_vec())
+        );
+        // A launcher that is no vitest package's says nothing of a version.
+        assert_eq!(tools::vitest_major("/bin/sh"), None);
+        assert_eq!(tools::vitest_major(&three), Some(3));
     }
 
     fn failed_run(tail: &str) -> ToolRun {

@@ -203,6 +203,18 @@ pub fn node_bin(workspace: &Path, name: &str) -> OsString {
     }
 }
 
+/// The major version of the vitest that `program` (a path, or a name on PATH)
+/// runs, read from the `package.json` of the package its launcher lives in.
+pub fn vitest_major(program: &str) -> Option<u32> {
+    let launcher = std::fs::canonicalize(exec::which(program)?).ok()?;
+    launcher.ancestors().skip(1).take(3).find_map(|dir| {
+        let text = std::fs::read_to_string(dir.join("package.json")).ok()?;
+        let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;
+        let version = manifest["version"].as_str().filter(|_| manifest["name"] == "vitest")?;
+        version.split('.').next()?.parse().ok()
+    })
+}
+
 /// Runs one tool in `dir` and reads its findings.
 pub fn run(tool: Tool, dir: &Path, workspace: &Path, target_dir: &Path, timeout: Duration) -> ToolReport {
     let report = |status, elapsed: Duration, findings| ToolReport {
