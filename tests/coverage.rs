@@ -57,16 +57,19 @@ const PYTHON: &[(&str, &str)] = &[
         "src/shop/cart.py",
         "def total(items):\n    return sum(price(i) for i in items)\n\n\n\
          def price(item):\n    return item[\"price\"] * item.get(\"qty\", 1)\n\n\n\
-         def unused():\n    return 0\n",
+         def unused():\n    return 0\n\n\n\
+         def rates():\n    return {\"std\": 1}\n\n\n\
+         def discount():\n    return 0\n",
     ),
     ("src/shop/__init__.py", ""),
     (
         "tests/conftest.py",
-        "import pytest\n\nfrom shop import cart\n\n\n@pytest.fixture\ndef checkout():\n    return cart.total\n",
+        "import pytest\n\nfrom shop import cart\n\n\n@pytest.fixture\ndef checkout():\n    cart.discount()\n    return cart.total\n",
     ),
     (
         "tests/test_cart.py",
-        "def test_total(checkout):\n    assert checkout([{\"price\": 2}]) == 2\n\n\n\
+        "from shop import cart\n\nRATES = cart.rates()\n\n\n\
+         def test_total(checkout):\n    assert checkout([{\"price\": 2}]) == 2\n\n\n\
          def test_nothing():\n    assert True\n\n\n\
          class TestCart:\n    def test_price(self):\n        from shop.cart import price\n\n        \
          assert price({\"price\": 3, \"qty\": 2}) == 6\n",
@@ -83,11 +86,19 @@ fn python_tests_run_under_coverage_py_link_through_fixtures() {
     assert_eq!(runs.len(), 1, "{runs:?}");
     assert_eq!(runs[0]["status"], "ran", "run scripts/install-test-deps first: {:?}", runs[0]);
     assert_eq!(runs[0]["tests"], 3, "{:?}", runs[0]);
-    // test_nothing executed nothing of the project, and no test covers its own lines.
+    // What the test module's loading ran (rates) counts for each of its tests;
+    // a test's fixtures are part of its run (checkout, and discount, which it
+    // calls); test_nothing executed
+    // nothing else, and no test covers its own lines.
     let want = set(&[
         ("tests/test_cart.py#test_total", "src/shop/cart.py#total"),
         ("tests/test_cart.py#test_total", "src/shop/cart.py#price"),
+        ("tests/test_cart.py#test_total", "src/shop/cart.py#discount"),
+        ("tests/test_cart.py#test_total", "tests/conftest.py#checkout"),
+        ("tests/test_cart.py#test_total", "src/shop/cart.py#rates"),
+        ("tests/test_cart.py#test_nothing", "src/shop/cart.py#rates"),
         ("tests/test_cart.py#TestCart.test_price", "src/shop/cart.py#price"),
+        ("tests/test_cart.py#TestCart.test_price", "src/shop/cart.py#rates"),
     ]);
     assert_eq!(pairs(dir.path(), "covers"), want);
     // The call graph links test_total to its fixture, not to the cart: the fixture hands it over.
@@ -118,6 +129,16 @@ fn python_tests_run_under_coverage_py_link_through_fixtures() {
     let why = nerd(dir.path(), &["why", "needs_testing(\"tests/test_cart.py#test_total\")"]);
     let why = String::from_utf8_lossy(&why.stdout);
     assert!(why.contains("covers(") && why.contains("observed-by-test"), "{why}");
+
+    // An edit of what the module's loading runs: every test of the module must run.
+    let text = std::fs::read_to_string(&cart).unwrap().replace("{\"std\": 1}", "{\"std\": 2}");
+    std::fs::write(&cart, text).unwrap();
+    let selected = ids(dir.path(), "needs_testing");
+    let want: BTreeSet<String> =
+        ["tests/test_cart.py#test_total", "tests/test_cart.py#test_nothing", "tests/test_cart.py#TestCart.test_price"]
+            .map(String::from)
+            .into();
+    assert_eq!(selected, want);
 }
 
 const GO: &[(&str, &str)] = &[
