@@ -54,6 +54,9 @@ fn rust(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {
     let Some(arg) = node.child_by_field_name("argument") else {
         return;
     };
+    if inactive_by_default(node, source) {
+        return;
+    }
     let tree = normalize_use_tree(text(arg, source));
     // Inside an inline `mod m { … }`, `super` is the file's own module first:
     // `use super::*` there brings nothing from the parent file into scope.
@@ -73,6 +76,55 @@ fn rust(node: Node<'_>, source: &[u8], line: u32, out: &mut Vec<Import>) {
     }
     let tree = if rest.len() < tree.len() { format!("self::{rest}") } else { tree };
     expand_use_tree("", &tree, line, out);
+}
+
+/// The configuration names that rustc or cargo set, or that a build may turn
+/// on without the project's say (`--cfg test`, `debug_assertions`, a target's).
+const BUILTIN_CFGS: &[&str] = &[
+    "test",
+    "debug_assertions",
+    "doc",
+    "doctest",
+    "miri",
+    "proc_macro",
+    "unix",
+    "windows",
+    "overflow_checks",
+    "ub_checks",
+    "panic",
+    "fmt_debug",
+];
+
+/// Whether an item is compiled out of a default build: an attribute
+/// `#[cfg(NAME)]` right before it names a configuration of the project's own
+/// (`#[cfg(test_node_semver)]`), which no build sets unless asked to (a
+/// build script for an old or a nightly compiler, `RUSTFLAGS=--cfg`). Such a
+/// `use` must not shadow what the file imports otherwise (a glob's name of
+/// the same spelling). Compound predicates (`all`, `any`, `not`,
+/// `feature = …`) are not judged: the item counts.
+fn inactive_by_default(node: Node<'_>, source: &[u8]) -> bool {
+    let mut previous = node.prev_named_sibling();
+    while let Some(p) = previous {
+        match p.kind() {
+            "line_comment" | "block_comment" => {}
+            "attribute_item" => {
+                let attribute: String = text(p, source).chars().filter(|c| !c.is_whitespace()).collect();
+                let name = attribute.strip_prefix("#[cfg(").and_then(|r| r.strip_suffix(")]"));
+                let custom = name.is_some_and(|n| {
+                    !n.is_empty()
+                        && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                        && !BUILTIN_CFGS.contains(&n)
+                        && !n.starts_with("target_")
+                });
+                if custom {
+                    return true;
+                }
+            }
+            _ => return false,
+        }
+        previous = p.prev_named_sibling();
+    }
+    false
 }
 
 /// Collapses whitespace to single spaces, then drops the spaces next to punctuation,
@@ -334,6 +386,43 @@ mod tests {
                 ("crate::world".into(), None, None),
             ]
         );
+    }
+
+    /// The modules a Rust file imports, read through tree-sitter as the projection does.
+    fn rust_modules(source: &str) -> Vec<String> {
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&Lang::Rust.grammar()).unwrap();
+        let tree = parser.parse(source, None).unwrap();
+        let root = tree.root_node();
+        let mut cursor = root.walk();
+        let uses: Vec<Node<'_>> = root.named_children(&mut cursor).filter(|n| n.kind() == "use_declaration").collect();
+        uses.into_iter().flat_map(|n| read(Lang::Rust, n, source.as_bytes())).map(|i| i.module).collect()
+    }
+
+    #[test]
+    fn a_use_under_a_configuration_no_build_sets_imports_nothing() {
+        let gated = [
+            "#[cfg(test_node_semver)]\nuse node::req;\n",
+            "#[cfg( alternate )]\n// the other implementation\n#[allow(unused_imports)]\nuse node::req;\n",
+        ];
+        for source in gated {
+            assert_eq!(rust_modules(source), Vec::<String>::new(), "{source}");
+        }
+        // Negations, features, the compiler's and cargo's own names, compound
+        // predicates and other attributes: not judged, the import counts.
+        let counted = [
+            "#[cfg(not(test_node_semver))]\nuse node::req;\n",
+            "#[cfg(feature = \"std\")]\nuse node::req;\n",
+            "#[cfg(test)]\nuse node::req;\n",
+            "#[cfg(unix)]\nuse node::req;\n",
+            "#[cfg(target_os = \"linux\")]\nuse node::req;\n",
+            "#[cfg(any(alternate, test))]\nuse node::req;\n",
+            "#[allow(unused_imports)]\nuse node::req;\n",
+            "#[cfg(alternate)]\nfn unrelated() {}\nuse node::req;\n",
+        ];
+        for source in counted {
+            assert_eq!(rust_modules(source), vec!["node".to_string()], "{source}");
+        }
     }
 
     #[test]
