@@ -115,7 +115,8 @@ impl CallForm {
 pub enum HintKind {
     /// The text is a written type: an annotation, a parameter's type, a literal's type.
     Type,
-    /// The text is a callee (`Foo`, `pkg.NewFoo`, `Foo::new`): the name holds its result.
+    /// The text is a callee (`Foo`, `pkg.NewFoo`, `Foo::new`): the name holds its
+    /// result; written `callee().N`, element `N` of the tuple it returns (Rust `let (a, b) = f()`).
     Call,
     /// The text is a base type of the enclosing type (a superclass, an embedded
     /// struct, an implemented trait or interface); the hint binds no name.
@@ -513,15 +514,26 @@ impl HintCaptures<'_> {
             (None, _) => return None,
         };
         let anchor = if self.decorated { node } else { self.var.unwrap_or(node) };
-        Some(HintSite {
-            at: anchor.start_byte(),
-            line: line_of(anchor),
-            var,
-            kind,
-            text: compact(text(node, source), 120),
-            field: self.field,
-        })
+        let mut written = compact(text(node, source), 120);
+        if let (Some(element), HintKind::Call) = (self.var.and_then(tuple_element), kind) {
+            written = format!("{written}().{element}");
+        }
+        Some(HintSite { at: anchor.start_byte(), line: line_of(anchor), var, kind, text: written, field: self.field })
     }
+}
+
+/// Where a name bound by a tuple pattern stands in it (`b` of `let (a, mut b)`
+/// is 1); `None` for a name bound alone.
+fn tuple_element(var: Node<'_>) -> Option<usize> {
+    let mut item = var;
+    if item.parent().is_some_and(|p| p.kind() == "mut_pattern") {
+        item = item.parent()?;
+    }
+    let tuple = item.parent().filter(|p| p.kind() == "tuple_pattern")?;
+    let mut cursor = tuple.walk();
+    let at =
+        tuple.named_children(&mut cursor).filter(|c| !c.kind().ends_with("comment")).position(|c| c.id() == item.id());
+    at
 }
 
 /// Keeps a bare name handed on as a value only where it can name a function

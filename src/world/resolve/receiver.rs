@@ -713,16 +713,36 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// The value a call of `callee` (as written) returns.
+    /// The value a call of `callee` (as written) returns; for `callee().N`,
+    /// element `N` of the tuple it returns.
     fn value_of_callee(&self, cx: &Cx<'_, 'a>, callee: &str, depth: u32) -> Value<'a> {
         if depth > MAX_DEPTH {
             return Value::Unknown;
         }
+        let (callee, element) = match callee.rsplit_once("().") {
+            Some((called, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => (called, n.parse().ok()),
+            _ => (callee, None),
+        };
         let (qualifier, name, method) = split_callee(cx.file.lang, callee);
-        match self.resolve_call(cx, name, qualifier, method, depth + 1) {
-            Outcome::Found(found, _) => self.result_value(found[0], depth),
-            Outcome::External => Value::External,
-            Outcome::Unknown => Value::Unknown,
+        match (self.resolve_call(cx, name, qualifier, method, depth + 1), element) {
+            (Outcome::Found(found, _), None) => self.result_value(found[0], depth),
+            (Outcome::Found(found, _), Some(n)) => self.element_value(found[0], n, depth),
+            (Outcome::External, _) => Value::External,
+            (Outcome::Unknown, _) => Value::Unknown,
+        }
+    }
+
+    /// Element `n` of the tuple type a function declares it returns (`(Error, Dropped)`).
+    fn element_value(&self, s: &'a ProjectedSymbol, n: usize, depth: u32) -> Value<'a> {
+        let Some(file) = self.files.get(path_of(&s.id)) else { return Value::Unknown };
+        let Some(returned) = return_type(file.lang, &s.signature) else { return Value::Unknown };
+        let Some(list) = returned.trim().strip_prefix('(').and_then(|r| r.strip_suffix(')')) else {
+            return Value::Unknown;
+        };
+        let elements = crate::world::imports::split_top_level(list, ',');
+        match elements.get(n).map(|e| e.trim()).filter(|e| !e.is_empty()) {
+            Some(element) if depth <= MAX_DEPTH => self.type_value(&Cx { file, caller: &s.id, line: s.line }, element),
+            _ => Value::Unknown,
         }
     }
 
