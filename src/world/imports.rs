@@ -103,26 +103,26 @@ const BUILTIN_CFGS: &[&str] = &[
 /// the same spelling). Compound predicates (`all`, `any`, `not`,
 /// `feature = …`) are not judged: the item counts.
 fn inactive_by_default(node: Node<'_>, source: &[u8]) -> bool {
-    let mut previous = node.prev_named_sibling();
-    while let Some(p) = previous {
-        match p.kind() {
-            "line_comment" | "block_comment" => {}
-            "attribute_item" => {
-                let attribute: String = text(p, source).chars().filter(|c| !c.is_whitespace()).collect();
-                let name = attribute.strip_prefix("#[cfg(").and_then(|r| r.strip_suffix(")]"));
-                let custom = name.is_some_and(|n| {
-                    !n.is_empty()
-                        && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                        && !BUILTIN_CFGS.contains(&n)
-                        && !n.starts_with("target_")
-                });
-                if custom {
-                    return true;
-                }
-            }
-            _ => return false,
+    // Read upwards from the item, line by line, over its attributes and
+    // comments: no walk of the tree (a node's siblings are found from its parent).
+    let start = node.start_byte();
+    let before = String::from_utf8_lossy(&source[start.saturating_sub(4096)..start]);
+    for line in before.lines().rev().map(str::trim) {
+        if line.is_empty() || line.starts_with("//") {
+            continue;
         }
-        previous = p.prev_named_sibling();
+        let Some(attribute) = line.strip_prefix("#[").and_then(|l| l.strip_suffix(']')) else { return false };
+        let attribute: String = attribute.chars().filter(|c| !c.is_whitespace()).collect();
+        let name = attribute.strip_prefix("cfg(").and_then(|r| r.strip_suffix(')'));
+        let custom = name.is_some_and(|n| {
+            !n.is_empty()
+                && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !BUILTIN_CFGS.contains(&n)
+                && !n.starts_with("target_")
+        });
+        if custom {
+            return true;
+        }
     }
     false
 }

@@ -217,6 +217,7 @@ struct Roles {
     hint_field: Option<u32>,
     hint_return: Option<u32>,
     hint_decorated: Option<u32>,
+    hint_tuple: Option<u32>,
     macro_args: Option<u32>,
     macro_body: Option<u32>,
     function_scope: Option<u32>,
@@ -248,6 +249,7 @@ impl Roles {
             hint_field: index("hint.field"),
             hint_return: index("hint.return"),
             hint_decorated: index("hint.decorated"),
+            hint_tuple: index("hint.tuple"),
             macro_args: index("macro.args"),
             macro_body: index("macro.body"),
             function_scope: index("function.scope"),
@@ -318,6 +320,8 @@ impl Roles {
                 out.hint.text = Some((c.node, HintKind::Base));
             } else if i == self.hint_alias {
                 out.hint.text = Some((c.node, HintKind::Alias));
+            } else if i == self.hint_tuple {
+                out.hint.tuple = Some(c.node);
             } else if i == self.hint_field {
                 out.hint.field = true;
             } else if i == self.hint_return {
@@ -502,6 +506,8 @@ struct HintCaptures<'t> {
     /// A decorated function's name holds what its outermost decorator makes:
     /// the hint is placed at the decorator, in the scope around the function.
     decorated: bool,
+    /// The tuple pattern the name is one element of (`let (a, mut b) = f()`).
+    tuple: Option<Node<'t>>,
 }
 
 impl HintCaptures<'_> {
@@ -515,24 +521,22 @@ impl HintCaptures<'_> {
         };
         let anchor = if self.decorated { node } else { self.var.unwrap_or(node) };
         let mut written = compact(text(node, source), 120);
-        if let (Some(element), HintKind::Call) = (self.var.and_then(tuple_element), kind) {
+        let element = self.tuple.zip(self.var).and_then(|(tuple, var)| tuple_element(tuple, var));
+        if let (Some(element), HintKind::Call) = (element, kind) {
             written = format!("{written}().{element}");
         }
         Some(HintSite { at: anchor.start_byte(), line: line_of(anchor), var, kind, text: written, field: self.field })
     }
 }
 
-/// Where a name bound by a tuple pattern stands in it (`b` of `let (a, mut b)`
-/// is 1); `None` for a name bound alone.
-fn tuple_element(var: Node<'_>) -> Option<usize> {
-    let mut item = var;
-    if item.parent().is_some_and(|p| p.kind() == "mut_pattern") {
-        item = item.parent()?;
-    }
-    let tuple = item.parent().filter(|p| p.kind() == "tuple_pattern")?;
+/// Where a name stands in the tuple pattern that binds it (`b` of `let (a,
+/// mut b)` is 1): the element whose span holds it, found from the pattern down.
+fn tuple_element(tuple: Node<'_>, var: Node<'_>) -> Option<usize> {
     let mut cursor = tuple.walk();
-    let at =
-        tuple.named_children(&mut cursor).filter(|c| !c.kind().ends_with("comment")).position(|c| c.id() == item.id());
+    let at = tuple
+        .named_children(&mut cursor)
+        .filter(|c| !c.kind().ends_with("comment"))
+        .position(|c| c.start_byte() <= var.start_byte() && var.end_byte() <= c.end_byte());
     at
 }
 
