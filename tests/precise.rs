@@ -87,6 +87,29 @@ fn a_missing_indexer_is_a_note_and_the_heuristic_tier_stays() {
 }
 
 #[test]
+fn rust_analyzer_s_run_says_when_cargo_cannot_load_the_crate_here() {
+    let dir = copy_fixture("projection/rust");
+    let run = |dir: &Path| index_precise(dir)["precise"][0].clone();
+    // No Cargo.lock, which the confined cargo may not write.
+    let first = run(dir.path());
+    assert_eq!(first["status"], "ran", "{first}");
+    let note = first["note"].as_str().unwrap_or_default();
+    assert!(note.contains("Cargo.lock") && note.contains("cargo metadata --format-version 1"), "{first}");
+    // With its lock file and nothing to download, cargo loads it: nothing to say.
+    let lock = Command::new("cargo").args(["generate-lockfile", "--offline"]).current_dir(dir.path()).output().unwrap();
+    assert!(lock.status.success(), "{}", String::from_utf8_lossy(&lock.stderr));
+    let second = run(dir.path());
+    assert_eq!((second["status"].as_str(), second["note"].as_str()), (Some("ran"), None), "{second}");
+    // A dependency nobody downloaded: said, by name, and the run still stands.
+    let manifest = dir.path().join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap() + "\n[dependencies]\nnerd-absent-crate-xyz = \"=0.0.1\"\n";
+    std::fs::write(&manifest, text).unwrap();
+    let third = run(dir.path());
+    assert_eq!(third["status"], "ran", "{third}");
+    assert!(third["note"].as_str().unwrap_or_default().contains("nerd-absent-crate-xyz"), "{third}");
+}
+
+#[test]
 fn an_edited_file_falls_back_to_the_heuristic_tier() {
     let dir = copy_fixture("projection/python");
     index_precise(dir.path());

@@ -127,12 +127,17 @@ pub fn run(root: &Path, json: bool, tiers: Tiers) -> Result<i32, NerdError> {
     for (indexer, outcome) in precise_report.iter().flat_map(|r| &r.runs) {
         let lang = indexer.lang().name();
         match outcome {
-            Outcome::Ran { files, calls, elapsed } => writeln!(
-                out,
-                "precise: {} covered {files} {lang} files, {calls} call edges, in {:.1} s",
-                indexer.name(),
-                elapsed.as_secs_f64()
-            )?,
+            Outcome::Ran { files, calls, elapsed, note } => {
+                writeln!(
+                    out,
+                    "precise: {} covered {files} {lang} files, {calls} call edges, in {:.1} s",
+                    indexer.name(),
+                    elapsed.as_secs_f64()
+                )?;
+                if let Some(note) = note {
+                    writeln!(out, "precise: note: {note}")?;
+                }
+            }
             Outcome::Missing { hint } => writeln!(
                 out,
                 "precise: {} is not installed ({hint}); {lang} stays on the heuristic tier",
@@ -157,9 +162,10 @@ pub fn run(root: &Path, json: bool, tiers: Tiers) -> Result<i32, NerdError> {
 
 fn precise_json(indexer: Indexer, outcome: &Outcome) -> serde_json::Value {
     let mut value = match outcome {
-        Outcome::Ran { files, calls, elapsed } => {
-            json!({"status": "ran", "files": files, "calls": calls, "elapsed_ms": elapsed.as_secs_f64() * 1000.0})
-        }
+        Outcome::Ran { files, calls, elapsed, note } => json!({
+            "status": "ran", "files": files, "calls": calls,
+            "elapsed_ms": elapsed.as_secs_f64() * 1000.0, "note": note,
+        }),
         Outcome::Missing { hint } => json!({"status": "missing", "hint": hint}),
         Outcome::Failed { message } => json!({"status": "failed", "message": message}),
     };

@@ -76,8 +76,9 @@ impl Indexer {
 /// What one indexer did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
-    /// It ran; its edges now stand for the files it covered.
-    Ran { files: usize, calls: usize, elapsed: Duration },
+    /// It ran; its edges now stand for the files it covered. A note says
+    /// what it could not see (rust-analyzer without the crate's dependencies).
+    Ran { files: usize, calls: usize, elapsed: Duration, note: Option<String> },
     /// It is not installed; the language stays on the heuristic tier.
     Missing { hint: &'static str },
     /// It ran and failed, timed out, or wrote something unreadable; nothing of it was stored.
@@ -119,12 +120,13 @@ pub fn run(
         };
         let runner = Runner { root, scratch: &scratch.0, timeout, secret_paths };
         let started = Instant::now();
+        let note = (indexer == Indexer::RustAnalyzer).then(|| runner.cargo_cannot_load()).flatten();
         let outcome = match runner.index(indexer, &files, &projections) {
             Ok(Some(precise)) => {
                 let calls = precise.iter().map(|(f, _)| f.calls.len()).sum();
                 let covered = precise.len();
                 store.replace_precise(indexer.name(), &precise)?;
-                Outcome::Ran { files: covered, calls, elapsed: started.elapsed() }
+                Outcome::Ran { files: covered, calls, elapsed: started.elapsed(), note }
             }
             Ok(None) => Outcome::Missing { hint: indexer.hint() },
             Err(message) => Outcome::Failed { message },
@@ -253,6 +255,29 @@ impl Runner<'_> {
         }
         let bytes = std::fs::read(&output).map_err(|e| e.to_string())?;
         scip::decode(&bytes).map(Some).map_err(|e| format!("unreadable index: {e}"))
+    }
+
+    /// Why cargo, confined as rust-analyzer will be (the workspace read-only,
+    /// offline), cannot load the crate's dependencies: a missing `Cargo.lock`
+    /// it may not write, a dependency not downloaded or not unpacked. `None`
+    /// when it can, or when there is no cargo to ask.
+    fn cargo_cannot_load(&self) -> Option<String> {
+        if !self.root.join("Cargo.toml").is_file() {
+            return None;
+        }
+        let argv = ["cargo", "metadata", "--offline", "--format-version", "1"].map(OsString::from).to_vec();
+        let finished = exec::run(&self.job(argv)).ok()?;
+        if finished.code == Some(0) || finished.timed_out {
+            return None;
+        }
+        let why =
+            finished.stderr.lines().map(str::trim).find(|l| l.starts_with("error")).unwrap_or("cargo metadata failed");
+        Some(format!(
+            "cargo cannot load the crate here ({}), so rust-analyzer may have indexed it without its dependencies: \
+             run `cargo metadata --format-version 1` once in the workspace, outside nerd (it writes Cargo.lock and \
+             unpacks the dependencies' sources), then `nerd index --precise` again",
+            why.chars().take(200).collect::<String>()
+        ))
     }
 
     /// Whether a program runs and exits 0 (a rustup proxy without its component does not).
