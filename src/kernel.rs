@@ -75,11 +75,7 @@ pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
                 signature: if all { f.sym(&s.signature) } else { no_signature },
             };
             f.defines.push((path_id, fact.id));
-            let touched = match ranges {
-                Some(r) if r.is_empty() => true,
-                Some(r) => r.iter().any(|&(lo, hi)| lo <= s.end_line && s.line <= hi),
-                None => false,
-            };
+            let touched = ranges.is_some_and(|r| holds_change(s, r));
             let named = w.modified_symbols.contains(&s.id);
             if touched || named {
                 f.modified.push(fact.id.sym());
@@ -142,6 +138,11 @@ pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
     f
 }
 
+/// Whether a symbol's span holds a changed line (`ranges` empty: the whole file changed).
+fn holds_change(s: &ProjectedSymbol, ranges: &[(u32, u32)]) -> bool {
+    ranges.is_empty() || ranges.iter().any(|&(lo, hi)| lo <= s.end_line && s.line <= hi)
+}
+
 /// The symbols of one file whose own code changed. A function, method or
 /// test owns every changed line in its span, those of functions nested in it
 /// included: its run makes them (a getter cached after its first call, a
@@ -154,11 +155,10 @@ fn own_changes<'p>(symbols: &'p [ProjectedSymbol], ranges: &[(u32, u32)]) -> Has
         return symbols.iter().map(|s| s.id.as_str()).collect();
     }
     let overlaps = |lo: u32, hi: u32, s: &ProjectedSymbol| lo <= s.end_line && s.line <= hi;
-    let touched: Vec<&ProjectedSymbol> =
-        symbols.iter().filter(|s| ranges.iter().any(|&(lo, hi)| overlaps(lo, hi, s))).collect();
+    let touched: Vec<&ProjectedSymbol> = symbols.iter().filter(|s| holds_change(s, ranges)).collect();
     let mut out = HashSet::with_capacity(touched.len());
     for s in &touched {
-        if is_callable(s) {
+        if s.kind.is_code() {
             out.insert(s.id.as_str());
             continue;
         }
@@ -170,7 +170,7 @@ fn own_changes<'p>(symbols: &'p [ProjectedSymbol], ranges: &[(u32, u32)]) -> Has
             .collect();
         let nested = touched
             .iter()
-            .filter(|c| is_callable(c) && c.depth > s.depth && s.line <= c.line && c.end_line <= s.end_line);
+            .filter(|c| c.kind.is_code() && c.depth > s.depth && s.line <= c.line && c.end_line <= s.end_line);
         for c in nested {
             left = left
                 .into_iter()
@@ -186,12 +186,6 @@ fn own_changes<'p>(symbols: &'p [ProjectedSymbol], ranges: &[(u32, u32)]) -> Has
         }
     }
     out
-}
-
-/// Whether coverage can see a symbol run: a function, method or test.
-fn is_callable(s: &ProjectedSymbol) -> bool {
-    use nerd_logic::vocab::SymbolKind::{Function, Method, Test};
-    matches!(s.kind, Function | Method | Test)
 }
 
 /// Adds the facts of the last page the workspace's browser showed, if any

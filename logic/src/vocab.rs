@@ -93,6 +93,15 @@ vocabulary!(
     }
 );
 
+impl SymbolKind {
+    /// Whether a symbol of this kind is code that runs when called: a
+    /// function, a method or a test. Coverage credits each line that runs to
+    /// the innermost such symbol holding it; locals are scoped by it.
+    pub fn is_code(self) -> bool {
+        matches!(self, SymbolKind::Function | SymbolKind::Method | SymbolKind::Test)
+    }
+}
+
 vocabulary!(
     /// A kind of sub-task the kernel hands to an ephemeral generalist.
     Task, "delegated task" { Survey => "survey" }

@@ -130,10 +130,7 @@ pub fn survey(root: &Path, loaded: &Loaded, area: &str) -> Findings {
 /// Each branch line's count credited to the innermost function around it,
 /// in one sweep over both sorted (definitions nest, so open ones form a stack).
 fn innermost_counts(symbols: &[ProjectedSymbol], branch_lines: &[u32]) -> Vec<(String, u32)> {
-    let mut functions: Vec<&ProjectedSymbol> = symbols
-        .iter()
-        .filter(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Test))
-        .collect();
+    let mut functions: Vec<&ProjectedSymbol> = symbols.iter().filter(|s| s.kind.is_code()).collect();
     functions.sort_by_key(|s| (s.line, std::cmp::Reverse(s.end_line)));
     let mut counts: BTreeMap<&str, u32> = BTreeMap::new();
     let (mut open, mut next): (Vec<&ProjectedSymbol>, usize) = (Vec::new(), 0);

@@ -22,6 +22,7 @@ use crate::config::{CheckConfig, Tool};
 use crate::policy::Action;
 use crate::router::{Outcome, Output};
 use crate::world::lang::Lang;
+use crate::world::project::ProjectedSymbol;
 
 /// What is being verified.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,6 +115,11 @@ impl OneTest {
     /// The same test, declared at `line`.
     pub fn at(self, line: u32) -> OneTest {
         OneTest { line: Some(line), ..self }
+    }
+
+    /// The test a projected symbol is, with the line it is declared at.
+    pub fn of_declared(symbol: &ProjectedSymbol) -> Option<OneTest> {
+        OneTest::of_symbol(&symbol.id).map(|t| t.at(symbol.line))
     }
 
     /// jest's and vitest's name filter for this test, `-t PATTERN`: its title,

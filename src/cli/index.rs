@@ -134,9 +134,7 @@ pub fn run(root: &Path, json: bool, tiers: Tiers) -> Result<i32, NerdError> {
                     indexer.name(),
                     elapsed.as_secs_f64()
                 )?;
-                if let Some(note) = note {
-                    writeln!(out, "precise: note: {note}")?;
-                }
+                write_note(&mut out, "precise", note)?;
             }
             Outcome::Missing { hint } => writeln!(
                 out,
@@ -192,6 +190,14 @@ fn start_precise_in_background(root: &Path) {
         .spawn();
 }
 
+/// A run's note, if it has one, on a line of its own under the run's.
+fn write_note(out: &mut impl Write, tier: &str, note: &Option<String>) -> std::io::Result<()> {
+    match note {
+        Some(note) => writeln!(out, "{tier}: note: {note}"),
+        None => Ok(()),
+    }
+}
+
 /// What `--coverage` did, one line per collector of a language the workspace has.
 fn write_coverage(out: &mut impl Write, report: &CoverageReport) -> std::io::Result<()> {
     use coverage::Outcome as Ran;
@@ -205,9 +211,7 @@ fn write_coverage(out: &mut impl Write, report: &CoverageReport) -> std::io::Res
                     collector.name(),
                     elapsed.as_secs_f64()
                 )?;
-                if let Some(note) = note {
-                    writeln!(out, "coverage: note: {note}")?;
-                }
+                write_note(out, "coverage", note)?;
             }
             Ran::Missing { hint } => writeln!(
                 out,

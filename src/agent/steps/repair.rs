@@ -32,8 +32,7 @@ fn one_test(loaded: &Loaded, focus: &[Candidate]) -> Option<verify::OneTest> {
     }
     let (_, projection) = loaded.projections.get(&best.path)?;
     let symbol = projection.symbols.iter().find(|s| s.id == best.symbol)?;
-    let one = (symbol.kind == nerd_logic::vocab::SymbolKind::Test).then(|| verify::OneTest::of_symbol(&symbol.id));
-    one.flatten().map(|t| t.at(symbol.line))
+    (symbol.kind == nerd_logic::vocab::SymbolKind::Test).then(|| verify::OneTest::of_declared(symbol)).flatten()
 }
 
 /// The symbol id of the test a runner names `path::Class::test[params]`

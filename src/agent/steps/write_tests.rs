@@ -173,11 +173,11 @@ impl Agent<'_> {
         let runners = verify::tools_for(&self.root, &self.config.check, Kind::Tests, has_python(loaded));
         let mut out = Vec::new();
         for id in tests {
-            let Some(mut one) = OneTest::of_symbol(id) else { continue };
-            let declared = loaded.projections.get(&one.path).and_then(|(_, p)| p.symbols.iter().find(|s| &s.id == id));
-            if let Some(symbol) = declared {
-                one = one.at(symbol.line);
-            }
+            let declared = id
+                .split_once('#')
+                .and_then(|(path, _)| loaded.projections.get(path))
+                .and_then(|(_, p)| p.symbols.iter().find(|s| &s.id == id));
+            let Some(one) = declared.map_or_else(|| OneTest::of_symbol(id), OneTest::of_declared) else { continue };
             let Some(tool) = runners.iter().copied().find(|t| verify::runs_language_of(*t, &one.path)) else {
                 let hint = "no test runner for its language".to_string();
                 out.push((id.clone(), Verification::nothing(&hint), verify::missing(runners[0], hint)));

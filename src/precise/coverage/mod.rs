@@ -214,11 +214,7 @@ impl<'a> Holders<'a> {
         let mut lines = HashMap::with_capacity(projections.len());
         let mut tests: BTreeMap<&str, Vec<TestAt<'_>>> = BTreeMap::new();
         for (path, (_, projection)) in projections {
-            let mut callables: Vec<_> = projection
-                .symbols
-                .iter()
-                .filter(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Test))
-                .collect();
+            let mut callables: Vec<_> = projection.symbols.iter().filter(|s| s.kind.is_code()).collect();
             for t in projection.symbols.iter().filter(|s| s.kind == SymbolKind::Test) {
                 let qualified = t.id.split_once('#').map_or(t.name.as_str(), |(_, q)| q);
                 tests.entry(path.as_str()).or_default().push(TestAt { id: t.id.as_str(), qualified, line: t.line });

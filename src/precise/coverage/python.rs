@@ -63,13 +63,14 @@ pub(super) fn collect(session: &Session<'_>, config: &IndexConfig, holders: &Hol
             tail(&finished)
         ));
     }
+    let mut notes = Vec::new();
     if !matches!(finished.code, Some(0) | Some(1)) {
-        observed.note = Some(format!("pytest exited with {:?}: {}", finished.code, tail(&finished)));
+        notes.push(format!("pytest exited with {:?}: {}", finished.code, tail(&finished)));
     }
     if unmatched > 0 {
-        let note = format!("{unmatched} tests that ran are not test symbols of the index");
-        observed.note = Some(observed.note.map_or(note.clone(), |n| format!("{n}; {note}")));
+        notes.push(format!("{unmatched} tests that ran are not test symbols of the index"));
     }
+    observed.note = (!notes.is_empty()).then(|| notes.join("; "));
     Ok(Collected::Ran(observed))
 }
 

@@ -995,13 +995,10 @@ impl Enclosing<'_, '_> {
 
     /// The scope of a local name: the innermost enclosing function, method or test, or the file.
     fn local_scope(&self, stack: &[usize]) -> String {
-        use SymbolKind::*;
         stack
             .iter()
             .rev()
-            .find_map(|&d| {
-                self.symbol_of_def[d].map(|s| &self.symbols[s]).filter(|s| matches!(s.kind, Function | Method | Test))
-            })
+            .find_map(|&d| self.symbol_of_def[d].map(|s| &self.symbols[s]).filter(|s| s.kind.is_code()))
             .map_or_else(|| self.path.to_string(), |s| s.id.clone())
     }
 }

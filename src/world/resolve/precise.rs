@@ -336,16 +336,12 @@ mod tests {
 
     #[test]
     fn a_method_bound_back_onto_its_own_property_is_no_use_of_it() {
-        let rebinding =
-            ["    this.parse = this.parse.bind(this);", "self.run=self.run.bind(self)", "a.b.m = a.b.m.bind(a.b);"];
-        for line in rebinding {
-            let name = if line.contains("parse") {
-                "parse"
-            } else if line.contains("run") {
-                "run"
-            } else {
-                "m"
-            };
+        let rebinding = [
+            ("    this.parse = this.parse.bind(this);", "parse"),
+            ("self.run=self.run.bind(self)", "run"),
+            ("a.b.m = a.b.m.bind(a.b);", "m"),
+        ];
+        for (line, name) in rebinding {
             assert!(rebinds_itself(line, name), "{line}");
         }
         let handing_on = [
