@@ -15,6 +15,10 @@ precise tier also reports callbacks passed by name, which the heuristic tier
 does not look for. Precision = heuristic sites the indexer confirms /
 heuristic sites; recall = confirmed / the indexer's sites. Both are given
 for certain heuristic edges (exact, inferred) and for all (with name_only).
+"judged" counts the certain sites where the indexer resolved the name to
+anything (the project or outside it), and "prec" after it the share of those
+it confirms: a site it had no answer for (a pytest fixture's value, code
+behind `sys.platform`) is listed in DIR/PROJECT.unjudged, not judged wrong.
 "edge prec" is the share of certain heuristic edges, at sites the indexer
 answered, that link to the symbol the indexer names (a site can be right by
 name and link to another type's method of that name), leaving out dispatch
@@ -110,6 +114,9 @@ def main():
         db = sqlite3.connect(os.path.join(repo, ".nerd", "index.db"))
         covered = {p for (p,) in db.execute("SELECT path FROM precise_file")}
         unanswered = {s for (s,) in db.execute("SELECT symbol FROM precise_unanswered")}
+        # Every (file, line, name) the indexer resolved, to the project or
+        # outside it: a heuristic site elsewhere is one it had no answer for.
+        judged = {(p, str(l), n) for p, l, n in db.execute("SELECT path, line, name FROM precise_site")}
         db.close()
         sources = {}
 
@@ -167,7 +174,8 @@ def main():
                 with open(os.path.join(misses, f"{project}.{kind}"), "w") as out:
                     for p, l, callee in sorted(found):
                         out.write(f"{p}:{l}\t{callee}\t{lines_of(p).get(int(l), '').strip()}\n")
-            for kind, found in (("missed", truth - certain), ("wrong", certain - truth)):
+            unjudged = {x for x in certain - truth if (x[0], str(x[1]), x[2]) not in judged}
+            for kind, found in (("missed", truth - certain), ("wrong", certain - truth - unjudged), ("unjudged", unjudged)):
                 with open(os.path.join(misses, f"{project}.{kind}"), "w") as out:
                     for p, l, name in sorted(found):
                         out.write(f"{p}:{l}\t{name}\t{lines_of(p).get(int(l), '').strip()}\n")
@@ -180,6 +188,7 @@ def main():
             c["certain_right"] += len(h & t)
             c["all"] += len(a)
             c["all_right"] += len(a & t)
+            c["certain_judged"] += len({x for x in h if (x[0], str(x[1]), x[2]) in judged})
             he = {x for x in certain_edges if lang(x[0]) == language}
             confirmed = {(p, l) for p, l, _ in t}
             # Edges at sites the indexer answered, and those it links to the same symbol.
@@ -196,14 +205,15 @@ def main():
         print(f"  {project:14} {r['indexer']:16} {r['status']:8} {detail}")
     print()
     print("heuristic call sites against the precise tier's (call-shaped sites in covered files):")
-    print(f"{'language':11} {'precise':>8} {'heur.certain':>12} {'prec':>6} {'recall':>6} {'heur.all':>9} {'prec':>6} {'recall':>6} {'edge prec':>9} {'dispatch':>8}")
+    print(f"{'language':11} {'precise':>8} {'heur.certain':>12} {'prec':>6} {'recall':>6} {'heur.all':>9} {'prec':>6} {'recall':>6} {'edge prec':>9} {'dispatch':>8} {'judged':>7} {'prec':>6}")
     for language, c in sorted(by_lang.items()):
         p1 = c["certain_right"] / c["certain"] if c["certain"] else 1
         r1 = c["certain_right"] / c["precise"] if c["precise"] else 1
         p2 = c["all_right"] / c["all"] if c["all"] else 1
         r2 = c["all_right"] / c["precise"] if c["precise"] else 1
         p3 = c["edges_right"] / c["edges"] if c["edges"] else 1
-        print(f"{language:11} {c['precise']:8} {c['certain']:12} {p1:6.1%} {r1:6.1%} {c['all']:9} {p2:6.1%} {r2:6.1%} {p3:9.1%} {c['dispatch']:8}")
+        p5 = c["certain_right"] / c["certain_judged"] if c["certain_judged"] else 1
+        print(f"{language:11} {c['precise']:8} {c['certain']:12} {p1:6.1%} {r1:6.1%} {c['all']:9} {p2:6.1%} {r2:6.1%} {p3:9.1%} {c['dispatch']:8} {c['certain_judged']:7} {p5:6.1%}")
     print()
     print("functions named as values, not called (`map(f)`, `callback=f`): certain heuristic edges against the precise tier's")
     print(f"{'language':11} {'precise':>8} {'heur.certain':>12} {'prec':>6} {'recall':>6}")

@@ -63,6 +63,18 @@ impl Occurrence {
     pub fn is_local(&self) -> bool {
         self.symbol.is_empty() || self.symbol.starts_with("local ")
     }
+
+    /// The scheme and package a global symbol names (`scip-python python
+    /// requests 2.32`), the first four of its space-separated fields;
+    /// `None` for a local symbol.
+    pub fn package(&self) -> Option<&str> {
+        if self.is_local() {
+            return None;
+        }
+        let mut spaces = self.symbol.match_indices(' ').map(|(i, _)| i);
+        let end = spaces.nth(3)?;
+        Some(&self.symbol[..end])
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Default)]

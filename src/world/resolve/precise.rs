@@ -82,6 +82,17 @@ pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) ->
         })
         .collect();
     let mut targets: HashMap<String, Vec<Target<'_>>> = HashMap::default();
+    // The packages the workspace defines symbols in, and every symbol any
+    // document defines.
+    let own_packages: HashSet<&str> = documents
+        .iter()
+        .flat_map(|(doc, ..)| doc.occurrences.iter().filter(|o| o.is_definition()).filter_map(|o| o.package()))
+        .collect();
+    let defined: HashSet<&str> = index
+        .documents
+        .iter()
+        .flat_map(|doc| doc.occurrences.iter().filter(|o| o.is_definition()).map(|o| o.symbol.as_str()))
+        .collect();
     for (doc, path, file, lines) in &documents {
         let (path, lines) = (*path, lines.as_slice());
         for occ in doc.occurrences.iter().filter(|o| o.is_definition() && !o.symbol.is_empty()) {
@@ -105,6 +116,8 @@ pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) ->
     // One symbol string defined in two files (rust-analyzer names a nested `fn f`
     // alike in every integration test crate of a package) names neither for sure:
     // its references are left to the heuristic tier.
+    let ambiguous: HashSet<String> =
+        targets.iter().filter(|(_, defined)| defined.len() > 1).map(|(symbol, _)| symbol.clone()).collect();
     let targets: HashMap<String, Target<'_>> = targets
         .into_iter()
         .filter_map(|(symbol, defined)| match defined.as_slice() {
@@ -112,6 +125,15 @@ pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) ->
             _ => None,
         })
         .collect();
+    // An answer nerd cannot place is no answer: a symbol of the workspace's
+    // own packages that no document defines (scip-python reports `class
+    // ConnectionError` in a module as a use of the builtin, and the module's
+    // importers as uses of a symbol defined nowhere), or one defined in two
+    // files. The heuristic tier's edges at such a site stand.
+    let unplaced = |o: &scip::Occurrence| {
+        ambiguous.contains(&o.symbol)
+            || (!defined.contains(o.symbol.as_str()) && o.package().is_some_and(|p| own_packages.contains(p)))
+    };
     let kinds: HashMap<&str, SymbolKind> = targets.values().map(|t| (t.id, t.kind)).collect();
     let mut out = Vec::new();
     for (doc, path, file, lines) in &documents {
@@ -124,7 +146,7 @@ pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) ->
                 let target = targets.get(&key(path, o)).map(|t| (t.id, t.path));
                 // A local the indexer cannot name as one of nerd's symbols (a
                 // variable that may hold any function) resolves nothing.
-                if o.is_local() && target.is_none() {
+                if target.is_none() && (o.is_local() || unplaced(o)) {
                     return None;
                 }
                 let name = name_at(lines, o.range, doc.encoding)?;
@@ -451,6 +473,8 @@ mod tests {
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect();
         assert_eq!(edges, want, "the shared `f` links nowhere; each `g` links in its own file");
+        let sites: BTreeSet<(u32, String)> = from_scip(&index, &files).into_iter().flat_map(|f| f.sites).collect();
+        assert_eq!(sites, BTreeSet::from([(5, "g".to_string())]), "the heuristic tier keeps the shared `f`'s site");
         // Overloads declare one symbol twice in one file: the first declaration stands for it.
         let text = "function t() {}\nfunction f(a: string): void;\nfunction f(a: number): void;\n   f(1);\n";
         let symbols = [
@@ -479,6 +503,69 @@ mod tests {
         let edges: Vec<(String, String)> =
             from_scip(&index, &files).into_iter().flat_map(|f| f.calls.into_iter().map(|(a, b, ..)| (a, b))).collect();
         assert_eq!(edges, vec![("o.ts#caller".to_string(), "o.ts#f".to_string())]);
+    }
+
+    #[test]
+    fn a_symbol_of_the_workspace_that_no_document_defines_is_no_answer() {
+        use SymbolKind::*;
+        // scip-python reports `class ConnectionError` as a use of the builtin
+        // and its importer's `ConnectionError(e)` as a use of a symbol it
+        // defines nowhere; `Timeout` is defined, `ValueError` is the builtin.
+        let errors_text = "class ConnectionError(Exception):\n    pass\nclass Timeout(Exception):\n    pass\n";
+        let send_text = "def send(e):\n    raise ConnectionError(e)\n    raise Timeout(e)\n    raise ValueError(e)\n";
+        let errors = [symbol("errors.py#ConnectionError", Class, 1, 2, 0), symbol("errors.py#Timeout", Class, 3, 4, 0)];
+        let send = [symbol("send.py#send", Function, 1, 4, 0)];
+        let files = BTreeMap::from([
+            ("errors.py", SourceFile { text: errors_text, symbols: &errors }),
+            ("send.py", SourceFile { text: send_text, symbols: &send }),
+        ]);
+        let occurrence = |line: u32, start: u32, end: u32, symbol: &str, roles: i32| scip::Occurrence {
+            range: scip::Range { start_line: line, start_char: start, end_line: line, end_char: end },
+            symbol: symbol.to_string(),
+            roles,
+        };
+        let own = |descriptor: &str| format!("scip-python python app 0 {descriptor}");
+        let builtin = |descriptor: &str| format!("scip-python python python-stdlib 3.11 builtins/{descriptor}");
+        let index = scip::Index {
+            documents: vec![
+                scip::Document {
+                    relative_path: "errors.py".into(),
+                    encoding: scip::Encoding::Utf8,
+                    occurrences: vec![
+                        occurrence(0, 6, 21, &builtin("ConnectionError#"), 0),
+                        occurrence(2, 6, 13, &own("errors/Timeout#"), scip::ROLE_DEFINITION),
+                    ],
+                },
+                scip::Document {
+                    relative_path: "send.py".into(),
+                    encoding: scip::Encoding::Utf8,
+                    occurrences: vec![
+                        occurrence(0, 4, 8, &own("send/send()."), scip::ROLE_DEFINITION),
+                        occurrence(1, 10, 25, &own("errors/ConnectionError#"), 0),
+                        occurrence(2, 10, 17, &own("errors/Timeout#"), 0),
+                        occurrence(3, 10, 20, &builtin("ValueError#"), 0),
+                    ],
+                },
+            ],
+        };
+        let precise = from_scip(&index, &files);
+        let send = precise.iter().find(|f| f.path == "send.py").expect("send.py is covered");
+        assert_eq!(send.calls, vec![("send.py#send".into(), "errors.py#Timeout".into(), 3, "errors.py".into())]);
+        assert_eq!(send.sites, vec![(3, "Timeout".into()), (4, "ValueError".into())]);
+        // Laid over the heuristic tier, the edge the indexer could not place stands.
+        let mut r = Resolution::default();
+        r.files.entry("send.py".into()).or_default().calls = vec![
+            ("send.py#send".into(), "errors.py#ConnectionError".into(), 2, Provenance::Exact),
+            ("send.py#send".into(), "errors.py#Timeout".into(), 3, Provenance::Exact),
+        ];
+        overlay(&mut r, &precise);
+        let calls: BTreeSet<(String, u32, Provenance)> =
+            r.files["send.py"].calls.iter().map(|(_, b, l, p)| (b.clone(), *l, *p)).collect();
+        let want = BTreeSet::from([
+            ("errors.py#ConnectionError".to_string(), 2, Provenance::Exact),
+            ("errors.py#Timeout".to_string(), 3, Provenance::Precise),
+        ]);
+        assert_eq!(calls, want);
     }
 
     fn resolution(calls: &[(&str, &str, u32, Provenance)], unresolved: &[(&str, &str, u32)]) -> Resolution {
