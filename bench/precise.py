@@ -166,6 +166,9 @@ def main():
         every = sites(heuristic, lambda prov: True)
         if misses:
             answered = {(p, l) for p, l, _ in truth}
+            with open(os.path.join(misses, f"{project}.dispatch"), "w") as out:
+                for p, l, callee in sorted(dispatch):
+                    out.write(f"{p}:{l}\t{callee}\t{lines_of(p).get(int(l), '').strip()}\n")
             with open(os.path.join(misses, f"{project}.misedge"), "w") as out:
                 for p, l, callee in sorted(x for x in certain_edges - truth_edges if (x[0], x[1]) in answered):
                     said = sorted(c for q, m, c in truth_edges if (q, m) == (p, l))

@@ -66,7 +66,8 @@ impl<'a> Index<'a> {
     }
 
     /// The methods named `method` of `types`, their bases when they lack it,
-    /// for an interface or trait those of every type implementing it, and,
+    /// for an interface or trait among `types` those of every type
+    /// implementing it, and,
     /// when the value may be a subclass's instance (TypeScript, Python), the
     /// overrides its subclasses declare. The flag says whether dispatch was involved.
     pub(super) fn methods_on(
@@ -88,7 +89,12 @@ impl<'a> Index<'a> {
             seen.push(t);
             let own = self.methods.get(&(t, method)).map(Vec::as_slice).unwrap_or_default();
             out.extend(own);
-            if self.is_abstract(t) {
+            // A value of a concrete type, or of an interface that extends
+            // another, runs no method of its base's other implementations:
+            // those are reached only from the receiver's own types, or, in
+            // Go, through an interface embedded in a struct (whatever value
+            // the struct holds there answers).
+            if self.is_abstract(t) && (level == 0 || family == Lang::Go) {
                 dispatched = true;
                 for implementor in self.implementors.get(&t).into_iter().flatten() {
                     out.extend(self.methods.get(&(*implementor, method)).into_iter().flatten());

@@ -565,6 +565,9 @@ impl<'a> Index<'a> {
                     None => modules.extend(&b.files),
                     Some(item) => {
                         let types = self.exported(&b.files, item, is_type);
+                        if let Some(value) = self.declared_value(lang, item, &types, depth) {
+                            return value;
+                        }
                         if !types.is_empty() {
                             return Value::Types(self.type_keys(&types), Provenance::Exact, Dispatch::Static);
                         }
@@ -805,6 +808,9 @@ impl<'a> Index<'a> {
             }
             Value::Module(files) => {
                 let types = self.exported(&files, part, is_type);
+                if let Some(value) = self.declared_value(cx.file.lang, part, &types, depth) {
+                    return value;
+                }
                 if !types.is_empty() {
                     return Value::Types(self.type_keys(&types), Provenance::Exact, Dispatch::Static);
                 }
@@ -848,6 +854,26 @@ impl<'a> Index<'a> {
             Value::External => Value::External,
             Value::Unknown => Value::Unknown,
         }
+    }
+
+    /// TypeScript: what a name that a module exports both as a type only
+    /// (`types`: interfaces, type aliases) and as a const holds where code
+    /// uses it as a value: the const's declared type, else what its
+    /// initialiser returns (`export interface $ZodString …` beside `export
+    /// const $ZodString: $constructor<$ZodString> = $constructor(…)`).
+    /// `None` where the name is no such pair.
+    fn declared_value(&self, lang: Lang, name: &str, types: &[&'a ProjectedSymbol], depth: u32) -> Option<Value<'a>> {
+        let type_only = |s: &&ProjectedSymbol| matches!(s.kind, SymbolKind::Interface | SymbolKind::Type);
+        if lang.family() != Lang::TypeScript || types.is_empty() || !types.iter().all(type_only) {
+            return None;
+        }
+        // The const is declared beside the type, at its file's top level.
+        let hint = types
+            .iter()
+            .filter_map(|t| self.hints.get(path_of(&t.id)))
+            .flat_map(|hints| hints.iter().copied().filter(|h| h.var == name))
+            .min_by_key(|h| h.kind != HintKind::Type)?;
+        Some(self.value_of_hint(hint, depth + 1))
     }
 
     /// The symbols named `name` declared directly in `namespaces`.

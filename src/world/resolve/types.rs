@@ -81,7 +81,9 @@ pub fn type_name(lang: Lang, text: &str) -> Option<(Option<&str>, &str)> {
             None => (None, path),
         },
     };
-    let identifier = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+    // JavaScript names may begin with `$` (zod's `$ZodType`, `$constructor`).
+    let dollar = lang.family() == Lang::TypeScript;
+    let identifier = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_' || dollar && c == '$')
         && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$');
     identifier.then_some((qualifier, name))
 }
