@@ -455,6 +455,10 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
             hints.push(site);
         }
     }
+    if lang.family() == Lang::TypeScript {
+        let functions = defs.iter().filter(|d| d.kind.is_some_and(SymbolKind::is_code));
+        hints.extend(functions.filter_map(|d| arrow_return(d.node, source)));
+    }
     // A name the function binds for itself is its own value, not a function
     // of the module; a member called, constructed, decorating or written
     // there is no read of it.
@@ -527,6 +531,38 @@ impl HintCaptures<'_> {
         }
         Some(HintSite { at: anchor.start_byte(), line: line_of(anchor), var, kind, text: written, field: self.field })
     }
+}
+
+/// TypeScript: what a definition whose value is an arrow function with one
+/// call or construction for its body returns (`make = () => new Cart()`,
+/// `string: ((arg) => ZodString.create(arg)) as …`): a hint on `return`,
+/// placed in the body, so inside the definition. A block body's `return`s
+/// are the types query's.
+fn arrow_return(def: Node<'_>, source: &[u8]) -> Option<HintSite> {
+    let mut value = def.child_by_field_name("value")?;
+    while matches!(value.kind(), "parenthesized_expression" | "as_expression" | "satisfies_expression") {
+        value = value.named_child(0)?;
+    }
+    if value.kind() != "arrow_function" {
+        return None;
+    }
+    let body = value.child_by_field_name("body")?;
+    let callee = match body.kind() {
+        "call_expression" => body.child_by_field_name("function")?,
+        "new_expression" => body.child_by_field_name("constructor")?,
+        _ => return None,
+    };
+    if !matches!(callee.kind(), "identifier" | "member_expression") {
+        return None;
+    }
+    Some(HintSite {
+        at: body.start_byte(),
+        line: line_of(body),
+        var: RETURN_VAR.to_string(),
+        kind: HintKind::Call,
+        text: compact(text(callee, source), 120),
+        field: false,
+    })
 }
 
 /// Where a name stands in the tuple pattern that binds it (`b` of `let (a,

@@ -204,6 +204,8 @@ mod tests {
             (Lang::Python, "\"Session\"", Some((None, "Session"))),
             (Lang::TypeScript, "Promise<ZodType> | undefined", Some((None, "ZodType"))),
             (Lang::TypeScript, "z.ZodString", Some((Some("z"), "ZodString"))),
+            (Lang::TypeScript, "core.$constructor<$ZodType>", Some((Some("core"), "$constructor"))),
+            (Lang::Rust, "$T", None),
         ];
         for (lang, text, want) in cases {
             assert_eq!(type_name(lang, text), want, "{text}");
