@@ -481,7 +481,7 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
     // The same node can match several patterns; the earliest pattern wins.
     defs.sort_by_key(|d| (d.node.start_byte(), std::cmp::Reverse(d.node.end_byte()), d.pattern));
     defs.dedup_by(|b, a| a.node.id() == b.node.id());
-    drop_overload_stubs(lang, &mut defs, source);
+    drop_overload_stubs(lang, &mut defs, source, &mut hints);
 
     let mut out = FileProjection::default();
     let (symbol_of_def, def_ids) = assign_symbols(lang, path, source, is_test_file, &defs, &mut out.symbols);
@@ -600,8 +600,10 @@ fn keep_resolvable_references(
 
 /// Typing stubs are not definitions: a Python `@overload` stub, and a
 /// TypeScript overload signature next to its implementation. The
-/// implementation keeps the plain id, so callers and edits reach the code.
-fn drop_overload_stubs(lang: Lang, defs: &mut Vec<Def<'_>>, source: &[u8]) {
+/// implementation keeps the plain id, so callers and edits reach the code;
+/// a TypeScript implementation that declares no return type returns what its
+/// first stub declares (a hint on `return`, placed in its body).
+fn drop_overload_stubs(lang: Lang, defs: &mut Vec<Def<'_>>, source: &[u8], hints: &mut Vec<HintSite>) {
     match lang {
         Lang::Python => defs.retain(|d| {
             let decorated = d.node.parent().filter(|p| p.kind() == "decorated_definition");
@@ -631,6 +633,27 @@ fn drop_overload_stubs(lang: Lang, defs: &mut Vec<Def<'_>>, source: &[u8]) {
                 .filter(|d| matches!(d.node.kind(), "function_declaration" | "method_definition"))
                 .map(|d| (container(d.node), d.name.clone()))
                 .collect();
+            for d in defs.iter().filter(|d| matches!(d.node.kind(), "function_declaration" | "method_definition")) {
+                let (Some(body), None) =
+                    (d.node.child_by_field_name("body"), d.node.child_by_field_name("return_type"))
+                else {
+                    continue;
+                };
+                let declared = defs
+                    .iter()
+                    .filter(|s| is_stub(s.node) && s.name == d.name && container(s.node) == container(d.node))
+                    .find_map(|s| s.node.child_by_field_name("return_type")?.named_child(0));
+                if let Some(returned) = declared {
+                    hints.push(HintSite {
+                        at: body.start_byte(),
+                        line: line_of(body),
+                        var: RETURN_VAR.to_string(),
+                        kind: HintKind::Type,
+                        text: compact(text(returned, source), 120),
+                        field: false,
+                    });
+                }
+            }
             defs.retain(|d| !(is_stub(d.node) && implemented.contains(&(container(d.node), d.name.clone()))));
         }
         Lang::Rust | Lang::Go => {}
