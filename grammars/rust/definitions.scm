@@ -17,4 +17,5 @@
   (generic_type type: (type_identifier) @name)
   (scoped_type_identifier name: (type_identifier) @name)
   (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
+  (reference_type type: [(type_identifier) @name (generic_type type: (type_identifier) @name)])
 ]) @scope

@@ -34,9 +34,11 @@ impl<'a> Index<'a> {
     /// project trait in scope in the calling file (declared there or imported:
     /// `use itertools::Itertools`), implemented for that type by a blanket or
     /// a specific impl. Its method of that name, and the implementations'
-    /// overrides, answer, unless the language's own types answer the name too.
-    pub(super) fn trait_methods_in_scope(&self, cx: &Cx<'_, 'a>, name: &str) -> Option<Outcome<'a>> {
-        if cx.file.lang != Lang::Rust || std_method(Lang::Rust, name) {
+    /// overrides, answer, unless the language's own types answer the name too
+    /// and `typed` is false. A `typed` receiver is a project type lacking the
+    /// method: no standard type's method of that name is the one it runs.
+    pub(super) fn trait_methods_in_scope(&self, cx: &Cx<'_, 'a>, name: &str, typed: bool) -> Option<Outcome<'a>> {
+        if cx.file.lang != Lang::Rust || !typed && std_method(Lang::Rust, name) {
             return None;
         }
         let mut found = Vec::new();

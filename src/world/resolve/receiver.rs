@@ -350,7 +350,7 @@ impl<'a> Index<'a> {
             Value::Types(types, provenance, dispatch) => {
                 let (found, dispatched) = self.methods_on(cx, &types, name, dispatch);
                 if found.is_empty() {
-                    if let Some(found) = self.trait_methods_in_scope(cx, name) {
+                    if let Some(found) = self.trait_methods_in_scope(cx, name, true) {
                         return found;
                     }
                     // Inherited from a base outside the project, or a callable held in a field.
@@ -376,9 +376,11 @@ impl<'a> Index<'a> {
                     Outcome::Found(found, Provenance::Exact)
                 }
             }
-            Value::External => self.trait_methods_in_scope(cx, name).unwrap_or(Outcome::External),
+            Value::External => self.trait_methods_in_scope(cx, name, false).unwrap_or(Outcome::External),
             Value::Unknown if depth > MAX_DEPTH => Outcome::Unknown,
-            Value::Unknown => self.trait_methods_in_scope(cx, name).unwrap_or_else(|| self.guess_method(cx, name)),
+            Value::Unknown => {
+                self.trait_methods_in_scope(cx, name, false).unwrap_or_else(|| self.guess_method(cx, name))
+            }
         }
     }
 
