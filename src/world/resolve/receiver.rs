@@ -25,6 +25,13 @@ use crate::world::walk::{dir_of, folders_above, join};
 /// How many steps one resolution may take through hints, results and fields.
 const MAX_DEPTH: u32 = 8;
 
+/// Rust methods of the standard library that give a view of the value they
+/// are called on, of its own type: `Clone`, `Borrow`, `AsRef`, `Deref`, a
+/// `RefCell`'s or `Mutex`'s access (wrappers are transparent to resolution:
+/// see `types::type_name`), an iterator's `by_ref`.
+const RUST_VIEWS: &[&str] =
+    &["clone", "to_owned", "borrow", "borrow_mut", "as_ref", "as_mut", "deref", "deref_mut", "by_ref"];
+
 /// What a receiver expression holds.
 #[derive(Clone, Debug)]
 enum Value<'a> {
@@ -783,10 +790,18 @@ impl<'a> Index<'a> {
         }
         if let Some(callee) = as_call(part) {
             let name = strip_generics(callee);
-            return match self.call_on(cx, value, name, depth) {
-                Outcome::Found(found, _) => self.result_value(found[0], depth + 1),
-                Outcome::External => Value::External,
-                Outcome::Unknown => Value::Unknown,
+            // Rust: a view of a project value that its own type does not
+            // declare (`clone()`, `borrow_mut()` of a `RefCell` field,
+            // `by_ref()`) is a value of the same type.
+            let same = match &value {
+                Value::Types(..) if cx.file.lang == Lang::Rust && RUST_VIEWS.contains(&name) => Some(value.clone()),
+                _ => None,
+            };
+            return match (self.call_on(cx, value, name, depth), same) {
+                (Outcome::Found(found, _), _) => self.result_value(found[0], depth + 1),
+                (_, Some(same)) => same,
+                (Outcome::External, None) => Value::External,
+                (Outcome::Unknown, None) => Value::Unknown,
             };
         }
         if !is_identifier(part) {

@@ -60,7 +60,8 @@ pub fn type_name(lang: Lang, text: &str) -> Option<(Option<&str>, &str)> {
             t = first;
         }
         if let Some((head, inner)) = generic(t) {
-            if TRANSPARENT.contains(&head) {
+            let last = head.rsplit("::").next().unwrap_or(head);
+            if TRANSPARENT.contains(&last) {
                 t = split_top_level(inner, ',').into_iter().next().unwrap_or(inner);
                 continue;
             }
@@ -196,6 +197,7 @@ mod tests {
             (Lang::Rust, "Box<dyn Trait + Send>", Some((None, "Trait"))),
             (Lang::Rust, "&'a crate::v::Version", Some((Some("crate::v"), "Version"))),
             (Lang::Rust, "Option<Foo>", Some((None, "Option"))),
+            (Lang::Rust, "std::cell::RefCell<Marks>", Some((None, "Marks"))),
             (Lang::Rust, "(u8, u8)", None),
             (Lang::Go, "*pflag.FlagSet", Some((Some("pflag"), "FlagSet"))),
             (Lang::Go, "[]string", None),
