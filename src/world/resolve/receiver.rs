@@ -15,7 +15,7 @@ use super::index::{
     callable, container_of, is_declaration_file, is_type, path_of, type_scope, Index, TypeKey, TypeLookup,
 };
 use super::names::{builtin_function, builtin_global, builtin_type, std_method};
-use super::types::{parameter_names, return_type, type_name};
+use super::types::{parameter_annotation, parameter_names, return_type, type_name};
 use super::FileView;
 use crate::world::imports::split_top_level;
 use crate::world::lang::Lang;
@@ -639,8 +639,48 @@ impl<'a> Index<'a> {
             if let Some(value) = self.fixture_value(cx, var, depth) {
                 return Some(value);
             }
+            if let Some(value) = self.inherited_parameter(cx, var, depth) {
+                return Some(value);
+            }
         }
         hint.map(|h| self.value_of_hint(h, depth + 1))
+    }
+
+    /// Python: an unannotated parameter of a method that overrides a base
+    /// class's method holds what the base method declares at its position
+    /// (`def invoke(self, ctx)` under `Command.invoke(self, ctx: Context)`),
+    /// as a type checker reads it.
+    fn inherited_parameter(&self, cx: &Cx<'_, 'a>, var: &str, depth: u32) -> Option<Value<'a>> {
+        if cx.file.lang != Lang::Python || depth > MAX_DEPTH {
+            return None;
+        }
+        let method = self.by_id.get(cx.caller).filter(|s| s.kind == SymbolKind::Method)?;
+        let position = parameter_names(&method.signature).iter().position(|p| *p == var)?;
+        if position == 0 || parameter_annotation(&method.signature, position).is_some() {
+            return None;
+        }
+        let owner = self.owner_of(method)?;
+        // The bases nearest first, the first base before the second, as Python's method order reads them.
+        let mut queue: Vec<TypeKey<'a>> = self.supertypes.get(&owner).cloned().unwrap_or_default();
+        let mut seen = vec![owner];
+        let mut next = 0;
+        while let Some(&base) = queue.get(next) {
+            next += 1;
+            if seen.contains(&base) || seen.len() > 16 {
+                continue;
+            }
+            seen.push(base);
+            let Some(declared) = self.methods.get(&(base, method.name.as_str())).and_then(|m| m.first().copied())
+            else {
+                queue.extend(self.supertypes.get(&base).into_iter().flatten());
+                continue;
+            };
+            let annotation = parameter_annotation(&declared.signature, position)?;
+            let file = self.files.get(path_of(&declared.id))?;
+            let value = self.type_value(&Cx { file, caller: &declared.id, line: declared.line }, annotation);
+            return Some(value.inferred());
+        }
+        None
     }
 
     /// Python: a parameter of a function in a test file that names a pytest

@@ -110,6 +110,20 @@ pub fn parameter_names(signature: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The annotation written on the parameter at `index` of `parameter_names`
+/// (`ctx: Context = None` → `Context`), if it has one.
+pub fn parameter_annotation(signature: &str, index: usize) -> Option<&str> {
+    let open = signature.find('(')?;
+    let close = past_group(signature, open)?;
+    let parameter = split_top_level(&signature[open + 1..close - 1], ',')
+        .into_iter()
+        .filter(|p| !p.split([':', '=']).next().unwrap_or("").trim().trim_start_matches('*').is_empty())
+        .nth(index)?;
+    let (_, annotation) = parameter.split_once(':')?;
+    let annotation = split_top_level(annotation, '=').into_iter().next()?.trim();
+    (!annotation.is_empty()).then_some(annotation)
+}
+
 fn past_group(s: &str, open: usize) -> Option<usize> {
     let bytes = s.as_bytes();
     let (o, c) = match bytes.get(open)? {
@@ -188,6 +202,14 @@ mod tests {
         assert_eq!(parameter_names("def test_x(runner): # uses the runner: a fixture"), ["runner"]);
         assert_eq!(parameter_names("def g(cb: Callable[[int, str], None], x)"), ["cb", "x"]);
         assert!(parameter_names("const x = 1").is_empty());
+    }
+
+    #[test]
+    fn a_parameter_s_annotation_is_read_by_position() {
+        let signature = "def invoke(self, ctx: Context, *, args: t.Dict[str, int] = {}, rest=None)";
+        assert_eq!(parameter_names(signature), ["self", "ctx", "args", "rest"]);
+        let annotations: Vec<Option<&str>> = (0..5).map(|i| parameter_annotation(signature, i)).collect();
+        assert_eq!(annotations, [None, Some("Context"), Some("t.Dict[str, int]"), None, None]);
     }
 
     #[test]
