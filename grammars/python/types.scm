@@ -29,5 +29,8 @@
 ; (Methods are left alone: `@property` and the like do not rebind a local name.)
 (module (decorated_definition . (decorator [(call function: [(identifier) (attribute)] @hint.value) (identifier) @hint.value (attribute) @hint.value]) definition: (function_definition name: (identifier) @hint.var)) @hint.decorated)
 (function_definition body: (block (decorated_definition . (decorator [(call function: [(identifier) (attribute)] @hint.value) (identifier) @hint.value (attribute) @hint.value]) definition: (function_definition name: (identifier) @hint.var)) @hint.decorated))
+; A decorated function's first parameter holds what a decorator passes there,
+; where the decorator says so (PEP 612: `f: Callable[Concatenate[Context, P], R]`).
+(decorated_definition (decorator [(identifier) (attribute)] @hint.value) definition: (function_definition parameters: (parameters . (identifier) @hint.var))) @hint.passes
 ; What a function without a declared return type returns: `return Session()`.
 (return_statement (call function: [(identifier) (attribute)] @hint.value)) @hint.return

@@ -217,6 +217,7 @@ struct Roles {
     hint_field: Option<u32>,
     hint_return: Option<u32>,
     hint_decorated: Option<u32>,
+    hint_passes: Option<u32>,
     hint_tuple: Option<u32>,
     macro_args: Option<u32>,
     macro_body: Option<u32>,
@@ -249,6 +250,7 @@ impl Roles {
             hint_field: index("hint.field"),
             hint_return: index("hint.return"),
             hint_decorated: index("hint.decorated"),
+            hint_passes: index("hint.passes"),
             hint_tuple: index("hint.tuple"),
             macro_args: index("macro.args"),
             macro_body: index("macro.body"),
@@ -328,6 +330,8 @@ impl Roles {
                 out.hint.returned = true;
             } else if i == self.hint_decorated {
                 out.hint.decorated = true;
+            } else if i == self.hint_passes {
+                out.hint.passes = true;
             }
         }
         out
@@ -499,6 +503,11 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
 /// The name a hint on what a function returns binds: a keyword, so never a variable.
 pub const RETURN_VAR: &str = "return";
 
+/// Ends a call hint's text that names a decorator: the name holds what the
+/// decorator passes as the first argument of the function it wraps, not what
+/// it returns (`click.pass_context(@)`).
+pub const PASSED_FIRST: &str = "(@)";
+
 /// The captures of one type-hint match.
 #[derive(Default)]
 struct HintCaptures<'t> {
@@ -512,6 +521,9 @@ struct HintCaptures<'t> {
     decorated: bool,
     /// The tuple pattern the name is one element of (`let (a, mut b) = f()`).
     tuple: Option<Node<'t>>,
+    /// The name is a decorated function's first parameter and the text its
+    /// decorator, which may say what it passes there (`@click.pass_context`).
+    passes: bool,
 }
 
 impl HintCaptures<'_> {
@@ -528,6 +540,9 @@ impl HintCaptures<'_> {
         let element = self.tuple.zip(self.var).and_then(|(tuple, var)| tuple_element(tuple, var));
         if let (Some(element), HintKind::Call) = (element, kind) {
             written = format!("{written}().{element}");
+        }
+        if self.passes && kind == HintKind::Call {
+            written = format!("{written}{PASSED_FIRST}");
         }
         Some(HintSite { at: anchor.start_byte(), line: line_of(anchor), var, kind, text: written, field: self.field })
     }

@@ -19,7 +19,7 @@ use super::types::{parameter_annotation, parameter_names, return_type, type_name
 use super::FileView;
 use crate::world::imports::split_top_level;
 use crate::world::lang::Lang;
-use crate::world::project::{HintKind, ProjectedSymbol, TypeHint, RETURN_VAR};
+use crate::world::project::{HintKind, ProjectedSymbol, TypeHint, PASSED_FIRST, RETURN_VAR};
 use crate::world::walk::{dir_of, folders_above, join};
 
 /// How many steps one resolution may take through hints, results and fields.
@@ -63,6 +63,22 @@ fn function_at<'a>(file: &FileView<'a>, line: u32) -> Option<&'a ProjectedSymbol
         .filter(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method))
         .filter(|s| s.line <= line && line <= s.end_line)
         .max_by_key(|s| s.depth)
+}
+
+/// The scope whose names a call at `cx.line` sees first: a function nested
+/// in the caller that holds the line (a helper inside a test, whose calls
+/// are the test's), else the caller.
+fn innermost_scope<'c>(cx: &Cx<'c, '_>) -> &'c str {
+    match function_at(cx.file, cx.line) {
+        Some(f)
+            if f.id.len() > cx.caller.len()
+                && f.id.starts_with(cx.caller)
+                && f.id[cx.caller.len()..].starts_with('.') =>
+        {
+            &f.id
+        }
+        _ => cx.caller,
+    }
 }
 
 fn plain_callable(kind: SymbolKind) -> bool {
@@ -631,6 +647,9 @@ impl<'a> Index<'a> {
     /// What a hint in the caller's scopes says the local name `var` holds,
     /// or, for a test's parameter, the pytest fixture of that name.
     fn local_value(&self, cx: &Cx<'_, 'a>, var: &str, depth: u32) -> Option<Value<'a>> {
+        if let Some(value) = self.passed_by_decorator(cx, var, depth) {
+            return Some(value);
+        }
         let hint = self.local_hint(cx, var);
         // A parameter shadows the names around its function: a hint written
         // outside the caller (the fixture's own `@pytest.fixture` definition
@@ -644,6 +663,29 @@ impl<'a> Index<'a> {
             }
         }
         hint.map(|h| self.value_of_hint(h, depth + 1))
+    }
+
+    /// Python: the caller's first parameter `var` holds what a decorator of
+    /// the caller passes there, where the decorator's own first parameter
+    /// says so (PEP 612: `def pass_context(f: Callable[Concatenate[Context,
+    /// P], R])`). `None` where no decorator of the project says it.
+    fn passed_by_decorator(&self, cx: &Cx<'_, 'a>, var: &str, depth: u32) -> Option<Value<'a>> {
+        let hints = self.hints.get(innermost_scope(cx))?;
+        hints.iter().filter(|h| h.var == var).find_map(|h| {
+            let decorator = h.text.strip_suffix(PASSED_FIRST)?;
+            let (qualifier, name, method) = split_callee(cx.file.lang, decorator);
+            let Outcome::Found(found, _) = self.resolve_call(cx, name, qualifier, method, depth + 1) else {
+                return None;
+            };
+            let annotation = parameter_annotation(&found[0].signature, 0)?.trim_matches(['"', '\'']);
+            let (_, inner) = annotation.split_once("Concatenate[")?;
+            let first = split_top_level(inner, ',').into_iter().next()?.trim();
+            let file = self.files.get(path_of(&found[0].id))?;
+            match self.type_value(&Cx { file, caller: &found[0].id, line: found[0].line }, first) {
+                value @ Value::Types(..) => Some(value),
+                _ => None,
+            }
+        })
     }
 
     /// Python: an unannotated parameter of a method that overrides a base
@@ -706,7 +748,7 @@ impl<'a> Index<'a> {
     /// its enclosing functions, its file, and in Go its package; the last one
     /// written before the call, else the first.
     fn local_hint(&self, cx: &Cx<'_, 'a>, var: &str) -> Option<&'a TypeHint> {
-        let mut scope = cx.caller;
+        let mut scope = innermost_scope(cx);
         let mut scopes = vec![scope];
         while let Some((outer, _)) = scope.rsplit_once('.').filter(|(o, _)| o.contains('#')) {
             scopes.push(outer);
@@ -727,7 +769,8 @@ impl<'a> Index<'a> {
         scopes.extend(package);
         for scope in scopes {
             let Some(hints) = self.hints.get(scope) else { continue };
-            let mut named = hints.iter().copied().filter(|h| h.var == var).peekable();
+            let mut named =
+                hints.iter().copied().filter(|h| h.var == var && !h.text.ends_with(PASSED_FIRST)).peekable();
             let Some(first) = named.peek().copied() else { continue };
             return Some(named.rfind(|h| h.line <= cx.line).unwrap_or(first));
         }
