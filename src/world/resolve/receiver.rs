@@ -15,7 +15,7 @@ use super::index::{
     callable, container_of, is_declaration_file, is_type, path_of, type_scope, Index, TypeKey, TypeLookup,
 };
 use super::names::{builtin_function, builtin_global, builtin_type, std_method};
-use super::types::{parameter_annotation, parameter_names, return_type, type_name};
+use super::types::{parameter_annotation, parameter_names, result_alias_error_type, return_type, type_name};
 use super::FileView;
 use crate::world::imports::split_top_level;
 use crate::world::lang::Lang;
@@ -878,6 +878,11 @@ impl<'a> Index<'a> {
             // `by_ref()`) is a value of the same type.
             let same = match &value {
                 Value::Types(..) if cx.file.lang == Lang::Rust && RUST_VIEWS.contains(&name) => Some(value.clone()),
+                Value::Types(types, ..)
+                    if cx.file.lang == Lang::Rust && matches!(name, "unwrap_err" | "expect_err") =>
+                {
+                    self.result_alias_error(types, depth)
+                }
                 _ => None,
             };
             return match (self.call_on(cx, value, name, depth), same) {
@@ -974,6 +979,24 @@ impl<'a> Index<'a> {
             .flat_map(|hints| hints.iter().copied().filter(|h| h.var == name))
             .min_by_key(|h| h.kind != HintKind::Type)?;
         Some(self.value_of_hint(hint, depth + 1))
+    }
+
+    /// Rust: the error type of a project alias of `Result`
+    /// (`type Result<T, E = Error> = core::result::Result<T, E>`, or
+    /// `type Result<T> = std::result::Result<T, Error>`) among `types`: what
+    /// `unwrap_err()` gives. A use that names another error type is read as
+    /// the alias's default (the value keeps no type arguments).
+    fn result_alias_error(&self, types: &[TypeKey<'a>], depth: u32) -> Option<Value<'a>> {
+        let alias = types
+            .iter()
+            .flat_map(|t| self.declared.get(t).into_iter().flatten())
+            .find(|s| s.kind == SymbolKind::Type)?;
+        let error = result_alias_error_type(&alias.signature)?;
+        let file = self.files.get(path_of(&alias.id))?;
+        match self.type_value(&Cx { file, caller: &alias.id, line: alias.line }, error) {
+            value @ Value::Types(..) if depth <= MAX_DEPTH => Some(value),
+            _ => None,
+        }
     }
 
     /// The symbols named `name` declared directly in `namespaces`.

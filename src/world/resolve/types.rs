@@ -97,7 +97,6 @@ fn generic(t: &str) -> Option<(&str, &str)> {
     Some((t[..open].trim(), inner))
 }
 
-/// The index just past the bracket group opening at `open`, if it closes.
 /// The parameter names a signature declares (`self`, `runner`, `*args` as
 /// `args`), read between its first `(` and the matching `)`.
 pub fn parameter_names(signature: &str) -> Vec<&str> {
@@ -124,6 +123,7 @@ pub fn parameter_annotation(signature: &str, index: usize) -> Option<&str> {
     (!annotation.is_empty()).then_some(annotation)
 }
 
+/// The index just past the bracket group opening at `open`, if it closes.
 fn past_group(s: &str, open: usize) -> Option<usize> {
     let bytes = s.as_bytes();
     let (o, c) = match bytes.get(open)? {
@@ -144,6 +144,40 @@ fn past_group(s: &str, open: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// Rust: the error type a type alias of `Result` declares, as written:
+/// `pub type Result<T, E = Error> = core::result::Result<T, E>;` → `Error`
+/// (a parameter's default), `type Result<T> = Result<T, MyError>` → `MyError`.
+pub fn result_alias_error_type(signature: &str) -> Option<&str> {
+    let rest = signature[signature.find("type ")? + 5..].trim_start();
+    let name_end = rest.find(['<', '=', ' ']).unwrap_or(rest.len());
+    let rest = &rest[name_end..];
+    let (parameters, rest) = match rest.trim_start().strip_prefix('<') {
+        Some(_) => {
+            let rest = rest.trim_start();
+            let close = past_group(rest, 0)?;
+            (split_top_level(&rest[1..close - 1], ','), &rest[close..])
+        }
+        None => (Vec::new(), rest),
+    };
+    let aliased = rest.trim_start().strip_prefix('=')?.trim().trim_end_matches(';').trim();
+    let (head, arguments) = generic(aliased)?;
+    if head.rsplit("::").next() != Some("Result") {
+        return None;
+    }
+    let error = split_top_level(arguments, ',').get(1)?.trim();
+    // A parameter of the alias stands for its default, if it has one.
+    for parameter in parameters {
+        if let Some((name, default)) = parameter.split_once('=') {
+            if name.trim() == error {
+                return Some(default.trim());
+            }
+        } else if parameter.trim() == error {
+            return None;
+        }
+    }
+    Some(error)
 }
 
 /// The return type a definition's signature declares, as written.
@@ -210,6 +244,21 @@ mod tests {
         assert_eq!(parameter_names(signature), ["self", "ctx", "args", "rest"]);
         let annotations: Vec<Option<&str>> = (0..5).map(|i| parameter_annotation(signature, i)).collect();
         assert_eq!(annotations, [None, Some("Context"), Some("t.Dict[str, int]"), None, None]);
+    }
+
+    #[test]
+    fn a_result_alias_gives_its_error_type() {
+        let cases = [
+            ("pub type Result<T, E = Error> = core::result::Result<T, E>;", Some("Error")),
+            ("type Result<T> = std::result::Result<T, ParseError>;", Some("ParseError")),
+            ("pub type Fallible<T> = Result<T, crate::Error>;", Some("crate::Error")),
+            ("type Result<T, E> = std::result::Result<T, E>;", None),
+            ("type Map = HashMap<String, u8>;", None),
+            ("struct Result;", None),
+        ];
+        for (signature, want) in cases {
+            assert_eq!(result_alias_error_type(signature), want, "{signature}");
+        }
     }
 
     #[test]
