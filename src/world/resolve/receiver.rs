@@ -819,11 +819,32 @@ impl<'a> Index<'a> {
             _ => (callee, None),
         };
         let (qualifier, name, method) = split_callee(cx.file.lang, callee);
-        match (self.resolve_call(cx, name, qualifier, method, depth + 1), element) {
+        let outcome = self.resolve_call(cx, name, qualifier, method, depth + 1);
+        if let (false, Some(q), true, None) = (matches!(outcome, Outcome::Found(..)), qualifier, method, element) {
+            let receiver = self.receiver_value(cx, q, depth + 1);
+            if let Some(value) = self.std_method_value(cx.file.lang, &receiver, name, depth) {
+                return value;
+            }
+        }
+        match (outcome, element) {
             (Outcome::Found(found, _), None) => self.result_value(found[0], depth),
             (Outcome::Found(found, _), Some(n)) => self.element_value(found[0], n, depth),
             (Outcome::External, _) => Value::External,
             (Outcome::Unknown, _) => Value::Unknown,
+        }
+    }
+
+    /// Rust: what a standard method the project type of `value` does not
+    /// declare gives, where the standard library says so: a view of the same
+    /// value (`RUST_VIEWS`), or the error type of a project alias of `Result`
+    /// (`unwrap_err`). `None` for any other call.
+    fn std_method_value(&self, lang: Lang, value: &Value<'a>, name: &str, depth: u32) -> Option<Value<'a>> {
+        match value {
+            Value::Types(..) if lang == Lang::Rust && RUST_VIEWS.contains(&name) => Some(value.clone()),
+            Value::Types(types, ..) if lang == Lang::Rust && matches!(name, "unwrap_err" | "expect_err") => {
+                self.result_alias_error(types, depth)
+            }
+            _ => None,
         }
     }
 
@@ -876,15 +897,7 @@ impl<'a> Index<'a> {
             // Rust: a view of a project value that its own type does not
             // declare (`clone()`, `borrow_mut()` of a `RefCell` field,
             // `by_ref()`) is a value of the same type.
-            let same = match &value {
-                Value::Types(..) if cx.file.lang == Lang::Rust && RUST_VIEWS.contains(&name) => Some(value.clone()),
-                Value::Types(types, ..)
-                    if cx.file.lang == Lang::Rust && matches!(name, "unwrap_err" | "expect_err") =>
-                {
-                    self.result_alias_error(types, depth)
-                }
-                _ => None,
-            };
+            let same = self.std_method_value(cx.file.lang, &value, name, depth);
             return match (self.call_on(cx, value, name, depth), same) {
                 (Outcome::Found(found, _), _) => self.result_value(found[0], depth + 1),
                 (_, Some(same)) => same,
