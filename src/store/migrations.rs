@@ -23,6 +23,7 @@ pub const INDEX: Migrations = &[
     ("0010_split_state", include_str!("../../memory/migrations/0010_split_state.sql")),
     ("0011_symbol_vectors", include_str!("../../memory/migrations/0011_symbol_vectors.sql")),
     ("0012_call_form", include_str!("../../memory/migrations/0012_call_form.sql")),
+    ("0013_precise_every_name", include_str!("../../memory/migrations/0013_precise_every_name.sql")),
 ];
 
 /// The index migration before which the durable tables still lived in the index.

@@ -3,7 +3,7 @@
 //! only for files whose content has not changed since.
 //! Knows nothing about how the indexers ran.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use rusqlite::params;
 
@@ -35,7 +35,8 @@ impl Store {
                     remove.execute([path])?;
                 }
             }
-            let mut file = tx.prepare("INSERT INTO precise_file(path, sha256, indexer) VALUES (?1, ?2, ?3)")?;
+            let mut file =
+                tx.prepare("INSERT INTO precise_file(path, sha256, indexer, every_name) VALUES (?1, ?2, ?3, ?4)")?;
             let mut call = tx.prepare(
                 "INSERT INTO precise_call(caller, callee, path, line, callee_path) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
@@ -43,7 +44,7 @@ impl Store {
             let mut link = tx.prepare("INSERT INTO precise_test_link(path, test, symbol) VALUES (?1, ?2, ?3)")?;
             let mut unanswered = tx.prepare("INSERT INTO precise_unanswered(path, symbol) VALUES (?1, ?2)")?;
             for (f, sha) in files {
-                file.execute(params![f.path, sha, indexer])?;
+                file.execute(params![f.path, sha, indexer, f.every_name])?;
                 for (a, b, l, p) in &f.calls {
                     call.execute(params![a, b, f.path, l, p])?;
                 }
@@ -76,13 +77,17 @@ impl Store {
     /// what the indexer saw. An edge into another file stands while its callee
     /// is still a symbol (an edit elsewhere does not move this file's calls).
     pub fn current_precise(&self) -> Result<Vec<PreciseFile>, StoreError> {
-        let fresh: HashSet<String> = self
+        let fresh: Vec<(String, bool)> = self
             .conn
-            .prepare("SELECT p.path FROM precise_file p JOIN file f ON f.path = p.path AND f.sha256 = p.sha256")?
-            .query_map([], |r| r.get(0))?
+            .prepare(
+                "SELECT p.path, p.every_name FROM precise_file p JOIN file f ON f.path = p.path AND f.sha256 = p.sha256",
+            )?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
-        let mut by_path: HashMap<String, PreciseFile> =
-            fresh.iter().map(|p| (p.clone(), PreciseFile { path: p.clone(), ..Default::default() })).collect();
+        let mut by_path: HashMap<String, PreciseFile> = fresh
+            .into_iter()
+            .map(|(path, every_name)| (path.clone(), PreciseFile { path, every_name, ..Default::default() }))
+            .collect();
         let mut stmt = self.conn.prepare(
             "SELECT c.caller, c.callee, c.path, c.line, c.callee_path FROM precise_call c \
              JOIN symbol s ON s.id = c.callee",

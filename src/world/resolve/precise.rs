@@ -22,10 +22,14 @@ pub struct PreciseFile {
     pub path: String,
     /// `(caller, callee, line, callee's file)`.
     pub calls: Vec<(String, String, u32, String)>,
-    /// `(line, name)` of every name the indexer resolved here, to the project
+    /// `(line, name)` of the names the indexer resolved here, to the project
     /// or outside it: a heuristic edge or unresolved call at such a place is
     /// replaced by what the indexer said.
     pub sites: Vec<(u32, String)>,
+    /// Whether `sites` holds every name the indexer resolved here (a SCIP
+    /// index), or only the references of the symbols it was asked about
+    /// (gopls): then a place missing from `sites` may still be answered.
+    pub every_name: bool,
     /// `(test, symbol)` for calls made by tests of this file.
     pub test_links: Vec<(String, String)>,
     /// Symbols defined here whose references the indexer could not give:
@@ -164,7 +168,9 @@ pub fn from_scip(index: &scip::Index, files: &BTreeMap<&str, SourceFile<'_>>) ->
                 let end = scip::byte_offset(line, o.range.end_char, doc.encoding);
                 Some(Reference { line: o.range.start_line + 1, name, call_shaped: call_follows(&line[end..]), target })
             });
-        out.push(from_references(path, file.symbols, references, &|id| kinds.get(id).copied()));
+        let mut precise = from_references(path, file.symbols, references, &|id| kinds.get(id).copied());
+        precise.every_name = true;
+        out.push(precise);
     }
     out
 }
@@ -268,11 +274,13 @@ fn enclosing_caller(symbols: &[ProjectedSymbol], line: u32) -> Option<&Projected
 /// edges are added as `precise`, and a heuristic edge or unresolved call is
 /// dropped where the indexer resolved the same name on the same line, except
 /// an `inferred` dispatch edge (an override, an implementation) at a site
-/// where the heuristic tier also linked the method the indexer names. A
-/// guessed (`inferred` or `name_only`) heuristic edge into a covered file
-/// that the indexer did not confirm (it reported every reference there, and
-/// not this one) stays only as an unresolved call: the indexer could not
-/// resolve that name, so statements reached through it stay uncertain. Code
+/// where the heuristic tier also linked the method the indexer names. Where
+/// the indexer resolved nothing (a pytest fixture's value, a parameter a
+/// decorator types, code behind `sys.platform`), it has no answer: an edge
+/// that name resolution proved or a receiver's inferred type gave stands,
+/// and a `name_only` guess into a covered file, which the indexer did not
+/// confirm, stays only as an unresolved call, so statements reached through
+/// it stay uncertain. Code
 /// the indexer does not read (a macro's transcribers) keeps its edges.
 /// Everything else stays as it was.
 pub fn overlay(resolution: &mut Resolution, precise: &[PreciseFile]) {
@@ -315,10 +323,21 @@ pub fn overlay(resolution: &mut Resolution, precise: &[PreciseFile]) {
             {
                 return true;
             }
-            // An `exact` edge was proved by name resolution (an alias or
-            // re-export the indexer named by another symbol): it stands. So
-            // does an `implicit` one: no syntax writes it for an indexer to see.
-            if known(callee) && !matches!(provenance, Provenance::Exact | Provenance::Implicit) {
+            // The indexer did not name the callee here. An `exact` edge was
+            // proved by name resolution (an alias or re-export the indexer
+            // named by another symbol), an `implicit` one has no syntax for an
+            // indexer to see: they stand. Where the indexer resolved nothing
+            // at all, so does an `inferred` one, resting on a receiver's type
+            // the indexer could not give; where it may have resolved the name
+            // (gopls is asked of symbols, not of places), the indexer's list of
+            // the callee's references, without this one, outweighs it. A
+            // bare-name guess never stands.
+            let guessed = match provenance {
+                Provenance::NameOnly => true,
+                Provenance::Inferred => !p.every_name,
+                _ => false,
+            };
+            if known(callee) && guessed {
                 unconfirmed.push((caller.clone(), name.to_string(), *line));
                 return false;
             }
@@ -582,52 +601,61 @@ mod tests {
     }
 
     #[test]
-    fn the_precise_tier_replaces_what_it_resolved_and_leaves_the_rest_uncertain() {
+    fn the_precise_tier_replaces_what_it_resolved_and_leaves_guesses_uncertain() {
         use Provenance::*;
-        let mut r = resolution(
-            &[
-                // Resolved by the indexer at the same place: replaced.
-                ("a.py#test_x", "b.py#Session.get", 3, NameOnly),
-                // Into a covered file, guessed, not confirmed: only an unresolved call remains.
-                ("a.py#run", "b.py#Context.invoke", 7, Inferred),
-                // Into a covered file, proved by name resolution, not contradicted: stands.
-                ("a.py#run", "b.py#taxed_alias", 8, Exact),
-                // Into a file the indexer did not cover: stands.
-                ("a.py#run", "c.py#other", 9, NameOnly),
-                // Into a symbol the indexer could not answer for: stands.
-                ("a.py#run", "b.py#Value.set", 10, Inferred),
-                // A constructor, where the indexer confirms the class is constructed: stands.
-                ("a.py#run", "b.py#Cart.__init__", 13, Inferred),
-                // A constructor of a class the indexer did not confirm there: uncertain.
-                ("a.py#run", "b.py#Shelf.__init__", 14, Inferred),
-                // Dispatch where the indexer names the declared method the
-                // heuristic tier also linked: the override stays.
-                ("a.py#run", "b.py#Base.render", 15, Inferred),
-                ("a.py#run", "b.py#Child.render", 15, Inferred),
-                // Where the heuristic tier linked another method than the indexer's: replaced.
-                ("a.py#run", "b.py#Other.render", 16, Inferred),
-                // In code the indexer does not read (a macro's transcriber): stands.
-                ("a.py#expand", "b.py#Shelf.total", 20, Inferred),
-            ],
-            &[("a.py#run", "get", 11), ("a.py#run", "mystery", 12)],
-        );
-        let precise = [
-            PreciseFile {
-                path: "a.py".into(),
-                calls: vec![
-                    ("a.py#test_x".into(), "b.py#api_get".into(), 3, "b.py".into()),
-                    ("a.py#run".into(), "b.py#Cart".into(), 13, "b.py".into()),
-                    ("a.py#run".into(), "b.py#Base.render".into(), 15, "b.py".into()),
-                    ("a.py#run".into(), "b.py#Base.render".into(), 16, "b.py".into()),
+        let heuristic = || {
+            resolution(
+                &[
+                    // Resolved by the indexer at the same place: replaced.
+                    ("a.py#test_x", "b.py#Session.get", 3, NameOnly),
+                    // Into a covered file, at a site the indexer did not resolve: an
+                    // inferred type stands, a bare-name guess becomes an unresolved call.
+                    ("a.py#run", "b.py#Context.invoke", 7, Inferred),
+                    ("a.py#run", "b.py#Context.forward", 17, NameOnly),
+                    // Into a covered file, proved by name resolution, not contradicted: stands.
+                    ("a.py#run", "b.py#taxed_alias", 8, Exact),
+                    // Into a file the indexer did not cover: stands.
+                    ("a.py#run", "c.py#other", 9, NameOnly),
+                    // Into a symbol the indexer could not answer for: stands.
+                    ("a.py#run", "b.py#Value.set", 10, Inferred),
+                    // A constructor, where the indexer confirms the class is constructed: stands.
+                    ("a.py#run", "b.py#Cart.__init__", 13, Inferred),
+                    // A constructor of a class the indexer said nothing of there: stands.
+                    ("a.py#run", "b.py#Shelf.__init__", 14, Inferred),
+                    // Dispatch where the indexer names the declared method the
+                    // heuristic tier also linked: the override stays.
+                    ("a.py#run", "b.py#Base.render", 15, Inferred),
+                    ("a.py#run", "b.py#Child.render", 15, Inferred),
+                    // Where the heuristic tier linked another method than the indexer's: replaced.
+                    ("a.py#run", "b.py#Other.render", 16, Inferred),
+                    // In code the indexer does not read (a macro's transcriber): stands.
+                    ("a.py#expand", "b.py#Shelf.total", 20, Inferred),
                 ],
-                sites: vec![(3, "get".into()), (11, "get".into()), (15, "render".into()), (16, "render".into())],
-                test_links: vec![("a.py#test_x".into(), "b.py#api_get".into())],
-                unanswered: vec![],
-                unseen: vec!["a.py#expand".into()],
-            },
-            PreciseFile { path: "b.py".into(), unanswered: vec!["b.py#Value.set".into()], ..Default::default() },
-        ];
-        overlay(&mut r, &precise);
+                &[("a.py#run", "get", 11), ("a.py#run", "mystery", 12)],
+            )
+        };
+        let precise = |every_name: bool| {
+            [
+                PreciseFile {
+                    path: "a.py".into(),
+                    every_name,
+                    calls: vec![
+                        ("a.py#test_x".into(), "b.py#api_get".into(), 3, "b.py".into()),
+                        ("a.py#run".into(), "b.py#Cart".into(), 13, "b.py".into()),
+                        ("a.py#run".into(), "b.py#Base.render".into(), 15, "b.py".into()),
+                        ("a.py#run".into(), "b.py#Base.render".into(), 16, "b.py".into()),
+                    ],
+                    sites: vec![(3, "get".into()), (11, "get".into()), (15, "render".into()), (16, "render".into())],
+                    test_links: vec![("a.py#test_x".into(), "b.py#api_get".into())],
+                    unanswered: vec![],
+                    unseen: vec!["a.py#expand".into()],
+                },
+                PreciseFile { path: "b.py".into(), unanswered: vec!["b.py#Value.set".into()], ..Default::default() },
+            ]
+        };
+        // A SCIP index names every place it resolved.
+        let mut r = heuristic();
+        overlay(&mut r, &precise(true));
         let file = &r.files["a.py"];
         let calls: BTreeSet<(&str, &str, Provenance)> =
             file.calls.iter().map(|(a, b, _, p)| (a.as_str(), b.as_str(), *p)).collect();
@@ -635,6 +663,8 @@ mod tests {
             ("a.py#test_x", "b.py#api_get", Precise),
             ("a.py#run", "b.py#Cart", Precise),
             ("a.py#run", "b.py#Cart.__init__", Inferred),
+            ("a.py#run", "b.py#Context.invoke", Inferred),
+            ("a.py#run", "b.py#Shelf.__init__", Inferred),
             ("a.py#run", "b.py#Base.render", Precise),
             ("a.py#run", "b.py#Child.render", Inferred),
             ("a.py#run", "b.py#taxed_alias", Exact),
@@ -646,8 +676,16 @@ mod tests {
         .collect();
         assert_eq!(calls, expected);
         let unresolved: BTreeSet<(&str, u32)> = file.unresolved.iter().map(|(_, n, l)| (n.as_str(), *l)).collect();
-        assert_eq!(unresolved, [("invoke", 7), ("mystery", 12), ("__init__", 14)].into_iter().collect());
+        assert_eq!(unresolved, [("forward", 17), ("mystery", 12)].into_iter().collect());
         assert_eq!(file.test_links, vec![("a.py#test_x".to_string(), "b.py#api_get".to_string())]);
+        // gopls is asked of symbols: a place missing from its sites may have been
+        // resolved, and the callee's references, without it, demote an inferred edge.
+        let mut r = heuristic();
+        overlay(&mut r, &precise(false));
+        let unresolved: BTreeSet<(&str, u32)> =
+            r.files["a.py"].unresolved.iter().map(|(_, n, l)| (n.as_str(), *l)).collect();
+        let want = [("forward", 17), ("mystery", 12), ("invoke", 7), ("__init__", 14)];
+        assert_eq!(unresolved, want.into_iter().collect());
     }
 
     #[test]
