@@ -9,6 +9,7 @@ mod implicit;
 mod index;
 mod macros;
 mod names;
+mod parameters;
 pub mod precise;
 mod receiver;
 mod types;

@@ -2,8 +2,8 @@
 //! and, as a last resort, a unique name (a `name_only` guess); a path or a
 //! method call through what the receiver is: `self`'s type, a local whose
 //! type a hint gives (an annotation, a constructor, a function's declared
-//! return type, a fixture), a field, a module; which methods of a typed value
-//! may run is `dispatch.rs`'s. A receiver the language's own library answers
+//! return type), a field, a module; what an unannotated Python parameter holds
+//! is `parameters.rs`'s, which methods of a typed value may run `dispatch.rs`'s. A receiver the language's own library answers
 //! is never linked to the project. Pure over the index; knows nothing about
 //! storage.
 
@@ -15,15 +15,15 @@ use super::index::{
     callable, container_of, is_declaration_file, is_type, path_of, type_scope, Index, TypeKey, TypeLookup,
 };
 use super::names::{builtin_function, builtin_global, builtin_type, std_method};
-use super::types::{parameter_annotation, parameter_names, result_alias_error_type, return_type, type_name};
+use super::types::{parameter_names, result_alias_error_type, return_type, type_name};
 use super::FileView;
 use crate::world::imports::split_top_level;
 use crate::world::lang::Lang;
 use crate::world::project::{HintKind, ProjectedSymbol, TypeHint, PASSED_FIRST, RETURN_VAR};
-use crate::world::walk::{dir_of, folders_above, join};
+use crate::world::walk::dir_of;
 
 /// How many steps one resolution may take through hints, results and fields.
-const MAX_DEPTH: u32 = 8;
+pub(super) const MAX_DEPTH: u32 = 8;
 
 /// Rust methods of the standard library that give a view of the value they
 /// are called on, of its own type: `Clone`, `Borrow`, `AsRef`, `Deref`, a
@@ -32,9 +32,12 @@ const MAX_DEPTH: u32 = 8;
 const RUST_VIEWS: &[&str] =
     &["clone", "to_owned", "borrow", "borrow_mut", "as_ref", "as_mut", "deref", "deref_mut", "by_ref"];
 
+/// Rust methods of `Result` that give its error value.
+const RESULT_ERROR: &[&str] = &["unwrap_err", "expect_err"];
+
 /// What a receiver expression holds.
 #[derive(Clone, Debug)]
-enum Value<'a> {
+pub(super) enum Value<'a> {
     /// A value of one of these project types (a type and, for `super()`, its bases).
     Types(Vec<TypeKey<'a>>, Provenance, Dispatch),
     /// A project module (its files).
@@ -47,7 +50,7 @@ enum Value<'a> {
 }
 
 impl Value<'_> {
-    fn inferred(self) -> Self {
+    pub(super) fn inferred(self) -> Self {
         match self {
             Value::Types(t, _, dispatch) => Value::Types(t, Provenance::Inferred, dispatch),
             other => other,
@@ -63,22 +66,6 @@ fn function_at<'a>(file: &FileView<'a>, line: u32) -> Option<&'a ProjectedSymbol
         .filter(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method))
         .filter(|s| s.line <= line && line <= s.end_line)
         .max_by_key(|s| s.depth)
-}
-
-/// The scope whose names a call at `cx.line` sees first: a function nested
-/// in the caller that holds the line (a helper inside a test, whose calls
-/// are the test's), else the caller.
-fn innermost_scope<'c>(cx: &Cx<'c, '_>) -> &'c str {
-    match function_at(cx.file, cx.line) {
-        Some(f)
-            if f.id.len() > cx.caller.len()
-                && f.id.starts_with(cx.caller)
-                && f.id[cx.caller.len()..].starts_with('.') =>
-        {
-            &f.id
-        }
-        _ => cx.caller,
-    }
 }
 
 fn plain_callable(kind: SymbolKind) -> bool {
@@ -113,7 +100,7 @@ fn strip_generics(name: &str) -> &str {
 
 /// A callee as written (`Foo`, `pkg.New`, `Foo::new`, `self.make`) split
 /// into its qualifier, its name and whether it is written in method syntax.
-fn split_callee(lang: Lang, text: &str) -> (Option<&str>, &str, bool) {
+pub(super) fn split_callee(lang: Lang, text: &str) -> (Option<&str>, &str, bool) {
     let mut text = text.trim();
     // A turbofish belongs to the name: `s.parse::<u8>`.
     if let Some(at) = text.rfind("::<").filter(|_| text.ends_with('>')) {
@@ -665,90 +652,23 @@ impl<'a> Index<'a> {
         hint.map(|h| self.value_of_hint(h, depth + 1))
     }
 
-    /// Python: the caller's first parameter `var` holds what a decorator of
-    /// the caller passes there, where the decorator's own first parameter
-    /// says so (PEP 612: `def pass_context(f: Callable[Concatenate[Context,
-    /// P], R])`). `None` where no decorator of the project says it.
-    fn passed_by_decorator(&self, cx: &Cx<'_, 'a>, var: &str, depth: u32) -> Option<Value<'a>> {
-        let hints = self.hints.get(innermost_scope(cx))?;
-        hints.iter().filter(|h| h.var == var).find_map(|h| {
-            let decorator = h.text.strip_suffix(PASSED_FIRST)?;
-            let (qualifier, name, method) = split_callee(cx.file.lang, decorator);
-            let Outcome::Found(found, _) = self.resolve_call(cx, name, qualifier, method, depth + 1) else {
-                return None;
-            };
-            let annotation = parameter_annotation(&found[0].signature, 0)?.trim_matches(['"', '\'']);
-            let (_, inner) = annotation.split_once("Concatenate[")?;
-            let first = split_top_level(inner, ',').into_iter().next()?.trim();
-            let file = self.files.get(path_of(&found[0].id))?;
-            match self.type_value(&Cx { file, caller: &found[0].id, line: found[0].line }, first) {
-                value @ Value::Types(..) => Some(value),
-                _ => None,
-            }
-        })
-    }
-
-    /// Python: an unannotated parameter of a method that overrides a base
-    /// class's method holds what the base method declares at its position
-    /// (`def invoke(self, ctx)` under `Command.invoke(self, ctx: Context)`),
-    /// as a type checker reads it.
-    fn inherited_parameter(&self, cx: &Cx<'_, 'a>, var: &str, depth: u32) -> Option<Value<'a>> {
-        if cx.file.lang != Lang::Python || depth > MAX_DEPTH {
-            return None;
+    /// The scope whose names a call at `cx.line` sees first: a function nested
+    /// in a test that holds the line (its calls are the test's), else the caller.
+    pub(super) fn innermost_scope<'c>(&self, cx: &Cx<'c, '_>) -> &'c str {
+        if !self.by_id.get(cx.caller).is_some_and(|s| s.kind == SymbolKind::Test) {
+            return cx.caller;
         }
-        let method = self.by_id.get(cx.caller).filter(|s| s.kind == SymbolKind::Method)?;
-        let position = parameter_names(&method.signature).iter().position(|p| *p == var)?;
-        if position == 0 || parameter_annotation(&method.signature, position).is_some() {
-            return None;
+        match function_at(cx.file, cx.line) {
+            Some(f) if f.id.strip_prefix(cx.caller).is_some_and(|rest| rest.starts_with('.')) => &f.id,
+            _ => cx.caller,
         }
-        let owner = self.owner_of(method)?;
-        // The bases nearest first, the first base before the second, as Python's method order reads them.
-        let mut queue: Vec<TypeKey<'a>> = self.supertypes.get(&owner).cloned().unwrap_or_default();
-        let mut seen = vec![owner];
-        let mut next = 0;
-        while let Some(&base) = queue.get(next) {
-            next += 1;
-            if seen.contains(&base) || seen.len() > 16 {
-                continue;
-            }
-            seen.push(base);
-            let Some(declared) = self.methods.get(&(base, method.name.as_str())).and_then(|m| m.first().copied())
-            else {
-                queue.extend(self.supertypes.get(&base).into_iter().flatten());
-                continue;
-            };
-            let annotation = parameter_annotation(&declared.signature, position)?;
-            let file = self.files.get(path_of(&declared.id))?;
-            let value = self.type_value(&Cx { file, caller: &declared.id, line: declared.line }, annotation);
-            return Some(value.inferred());
-        }
-        None
-    }
-
-    /// Python: a parameter of a function in a test file that names a pytest
-    /// fixture (a function of that name in the same file or in a `conftest.py`
-    /// of its folder or one above) holds what the fixture returns.
-    fn fixture_value(&self, cx: &Cx<'_, 'a>, var: &str, depth: u32) -> Option<Value<'a>> {
-        if cx.file.lang != Lang::Python || !self.test_files.contains(cx.file.path) || depth > MAX_DEPTH {
-            return None;
-        }
-        let caller = self.by_id.get(cx.caller)?;
-        if !parameter_names(&caller.signature).contains(&var) {
-            return None;
-        }
-        let conftests = folders_above(cx.file.path)
-            .filter_map(|dir| self.files.get(join(dir, "conftest.py").as_str()).map(|f| f.path));
-        let fixture = std::iter::once(cx.file.path).chain(conftests).find_map(|file| {
-            self.local.get(&(file, var))?.iter().copied().find(|s| s.depth == 0 && s.kind == SymbolKind::Function)
-        })?;
-        Some(self.result_value(fixture, depth + 1).inferred())
     }
 
     /// The hint on the local name `var` that the caller sees: in the caller,
     /// its enclosing functions, its file, and in Go its package; the last one
     /// written before the call, else the first.
     fn local_hint(&self, cx: &Cx<'_, 'a>, var: &str) -> Option<&'a TypeHint> {
-        let mut scope = innermost_scope(cx);
+        let mut scope = self.innermost_scope(cx);
         let mut scopes = vec![scope];
         while let Some((outer, _)) = scope.rsplit_once('.').filter(|(o, _)| o.contains('#')) {
             scopes.push(outer);
@@ -797,7 +717,7 @@ impl<'a> Index<'a> {
     }
 
     /// The value of a written type.
-    fn type_value(&self, cx: &Cx<'_, 'a>, text: &str) -> Value<'a> {
+    pub(super) fn type_value(&self, cx: &Cx<'_, 'a>, text: &str) -> Value<'a> {
         if type_name(cx.file.lang, text).is_some_and(|(_, name)| name == "Self") {
             return self.virtual_instance(self.enclosing_type(cx));
         }
@@ -820,7 +740,9 @@ impl<'a> Index<'a> {
         };
         let (qualifier, name, method) = split_callee(cx.file.lang, callee);
         let outcome = self.resolve_call(cx, name, qualifier, method, depth + 1);
-        if let (false, Some(q), true, None) = (matches!(outcome, Outcome::Found(..)), qualifier, method, element) {
+        let std_view =
+            method && cx.file.lang == Lang::Rust && (RUST_VIEWS.contains(&name) || RESULT_ERROR.contains(&name));
+        if let (false, true, Some(q), None) = (matches!(outcome, Outcome::Found(..)), std_view, qualifier, element) {
             let receiver = self.receiver_value(cx, q, depth + 1);
             if let Some(value) = self.std_method_value(cx.file.lang, &receiver, name, depth) {
                 return value;
@@ -841,7 +763,7 @@ impl<'a> Index<'a> {
     fn std_method_value(&self, lang: Lang, value: &Value<'a>, name: &str, depth: u32) -> Option<Value<'a>> {
         match value {
             Value::Types(..) if lang == Lang::Rust && RUST_VIEWS.contains(&name) => Some(value.clone()),
-            Value::Types(types, ..) if lang == Lang::Rust && matches!(name, "unwrap_err" | "expect_err") => {
+            Value::Types(types, ..) if lang == Lang::Rust && RESULT_ERROR.contains(&name) => {
                 self.result_alias_error(types, depth)
             }
             _ => None,
@@ -863,7 +785,7 @@ impl<'a> Index<'a> {
     }
 
     /// What calling `s` gives: an instance of a type, or a function's declared return type.
-    fn result_value(&self, s: &'a ProjectedSymbol, depth: u32) -> Value<'a> {
+    pub(super) fn result_value(&self, s: &'a ProjectedSymbol, depth: u32) -> Value<'a> {
         if is_type(s.kind) {
             // A constructor's result is exactly of its class.
             return self

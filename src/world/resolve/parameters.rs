@@ -1,0 +1,100 @@
+//! What a Python parameter holds where no annotation says it: the value of
+//! the pytest fixture it names, what the overridden base method declares at
+//! its position, what a decorator says it passes first (PEP 612). Pure over
+//! the index; knows nothing about storage or about calls' receivers beyond
+//! the values `receiver.rs` gives.
+
+use nerd_logic::vocab::SymbolKind;
+
+use super::call::{Cx, Outcome};
+use super::index::{path_of, Index, TypeKey};
+use super::receiver::{split_callee, Value, MAX_DEPTH};
+use super::types::{parameter_annotation, parameter_names};
+use crate::world::imports::split_top_level;
+use crate::world::lang::Lang;
+use crate::world::project::PASSED_FIRST;
+use crate::world::walk::{folders_above, join};
+
+impl<'a> Index<'a> {
+    /// Python: the caller's first parameter `var` holds what a decorator of
+    /// the caller passes there, where the decorator's own first parameter
+    /// says so (PEP 612: `def pass_context(f: Callable[Concatenate[Context,
+    /// P], R])`). `None` where no decorator of the project says it.
+    pub(super) fn passed_by_decorator(&self, cx: &Cx<'_, 'a>, var: &str, depth: u32) -> Option<Value<'a>> {
+        if cx.file.lang != Lang::Python {
+            return None;
+        }
+        let hints = self.hints.get(self.innermost_scope(cx))?;
+        hints.iter().filter(|h| h.var == var).find_map(|h| {
+            let decorator = h.text.strip_suffix(PASSED_FIRST)?;
+            let (qualifier, name, method) = split_callee(cx.file.lang, decorator);
+            let Outcome::Found(found, _) = self.resolve_call(cx, name, qualifier, method, depth + 1) else {
+                return None;
+            };
+            let annotation = parameter_annotation(&found[0].signature, 0)?.trim_matches(['"', '\'']);
+            let (_, inner) = annotation.split_once("Concatenate[")?;
+            let first = split_top_level(inner, ',').into_iter().next()?.trim();
+            let file = self.files.get(path_of(&found[0].id))?;
+            match self.type_value(&Cx { file, caller: &found[0].id, line: found[0].line }, first) {
+                value @ Value::Types(..) => Some(value),
+                _ => None,
+            }
+        })
+    }
+
+    /// Python: an unannotated parameter of a method that overrides a base
+    /// class's method holds what the base method declares at its position
+    /// (`def invoke(self, ctx)` under `Command.invoke(self, ctx: Context)`),
+    /// as a type checker reads it.
+    pub(super) fn inherited_parameter(&self, cx: &Cx<'_, 'a>, var: &str, depth: u32) -> Option<Value<'a>> {
+        if cx.file.lang != Lang::Python || depth > MAX_DEPTH {
+            return None;
+        }
+        let method = self.by_id.get(cx.caller).filter(|s| s.kind == SymbolKind::Method)?;
+        let position = parameter_names(&method.signature).iter().position(|p| *p == var)?;
+        if position == 0 || parameter_annotation(&method.signature, position).is_some() {
+            return None;
+        }
+        let owner = self.owner_of(method)?;
+        // The bases nearest first, the first base before the second, as Python's method order reads them.
+        let mut queue: Vec<TypeKey<'a>> = self.supertypes.get(&owner).cloned().unwrap_or_default();
+        let mut seen = vec![owner];
+        let mut next = 0;
+        while let Some(&base) = queue.get(next) {
+            next += 1;
+            if seen.contains(&base) || seen.len() > 16 {
+                continue;
+            }
+            seen.push(base);
+            let Some(declared) = self.methods.get(&(base, method.name.as_str())).and_then(|m| m.first().copied())
+            else {
+                queue.extend(self.supertypes.get(&base).into_iter().flatten());
+                continue;
+            };
+            let annotation = parameter_annotation(&declared.signature, position)?;
+            let file = self.files.get(path_of(&declared.id))?;
+            let value = self.type_value(&Cx { file, caller: &declared.id, line: declared.line }, annotation);
+            return Some(value.inferred());
+        }
+        None
+    }
+
+    /// Python: a parameter of a function in a test file that names a pytest
+    /// fixture (a function of that name in the same file or in a `conftest.py`
+    /// of its folder or one above) holds what the fixture returns.
+    pub(super) fn fixture_value(&self, cx: &Cx<'_, 'a>, var: &str, depth: u32) -> Option<Value<'a>> {
+        if cx.file.lang != Lang::Python || !self.test_files.contains(cx.file.path) || depth > MAX_DEPTH {
+            return None;
+        }
+        let caller = self.by_id.get(cx.caller)?;
+        if !parameter_names(&caller.signature).contains(&var) {
+            return None;
+        }
+        let conftests = folders_above(cx.file.path)
+            .filter_map(|dir| self.files.get(join(dir, "conftest.py").as_str()).map(|f| f.path));
+        let fixture = std::iter::once(cx.file.path).chain(conftests).find_map(|file| {
+            self.local.get(&(file, var))?.iter().copied().find(|s| s.depth == 0 && s.kind == SymbolKind::Function)
+        })?;
+        Some(self.result_value(fixture, depth + 1).inferred())
+    }
+}
