@@ -655,7 +655,7 @@ impl<'a> Index<'a> {
     /// The scope whose names a call at `cx.line` sees first: a function nested
     /// in a test that holds the line (its calls are the test's), else the caller.
     pub(super) fn innermost_scope<'c>(&self, cx: &Cx<'c, '_>) -> &'c str {
-        if !self.by_id.get(cx.caller).is_some_and(|s| s.kind == SymbolKind::Test) {
+        if self.by_id.get(cx.caller).is_none_or(|s| s.kind != SymbolKind::Test) {
             return cx.caller;
         }
         match function_at(cx.file, cx.line) {
