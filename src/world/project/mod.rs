@@ -904,6 +904,14 @@ fn visibility(lang: Lang, def: &Def, container: Option<&Def>, source: &[u8]) -> 
         Lang::Rust if container.is_some_and(|c| c.kind == Some(SymbolKind::Trait)) => {
             container.is_some_and(|c| has_pub_modifier(c.node))
         }
+        // An implementation of a trait answers wherever the trait does: its
+        // items take no `pub` and are the type's public interface.
+        Lang::Rust
+            if container
+                .is_some_and(|c| c.node.kind() == "impl_item" && c.node.child_by_field_name("trait").is_some()) =>
+        {
+            true
+        }
         Lang::Rust => has_pub_modifier(def.node),
         Lang::Go => def.name.starts_with(|c: char| c.is_uppercase()),
         Lang::Python => !def.name.starts_with('_') || (def.name.starts_with("__") && def.name.ends_with("__")),
