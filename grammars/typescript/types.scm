@@ -25,3 +25,8 @@
 (export_statement !source (export_clause (export_specifier name: (identifier) @hint.alias alias: (identifier) @hint.var)))
 (return_statement (new_expression constructor: (_) @hint.value)) @hint.return
 (return_statement (call_expression function: [(identifier) (member_expression)] @hint.value)) @hint.return
+; An unannotated parameter of an arrow function passed to a call holds what the
+; callee declares for it: `core.$constructor("X", (inst, def) => …)`.
+(call_expression
+  function: [(identifier) (member_expression)] @hint.value
+  arguments: (arguments (arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @hint.var !type)))) @hint.callback)

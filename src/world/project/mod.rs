@@ -218,6 +218,7 @@ struct Roles {
     hint_return: Option<u32>,
     hint_decorated: Option<u32>,
     hint_passes: Option<u32>,
+    hint_callback: Option<u32>,
     hint_tuple: Option<u32>,
     macro_args: Option<u32>,
     macro_body: Option<u32>,
@@ -251,6 +252,7 @@ impl Roles {
             hint_return: index("hint.return"),
             hint_decorated: index("hint.decorated"),
             hint_passes: index("hint.passes"),
+            hint_callback: index("hint.callback"),
             hint_tuple: index("hint.tuple"),
             macro_args: index("macro.args"),
             macro_body: index("macro.body"),
@@ -332,6 +334,8 @@ impl Roles {
                 out.hint.decorated = true;
             } else if i == self.hint_passes {
                 out.hint.passes = true;
+            } else if i == self.hint_callback {
+                out.hint.callback = Some(c.node);
             }
         }
         out
@@ -503,9 +507,13 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
 /// The name a hint on what a function returns binds: a keyword, so never a variable.
 pub const RETURN_VAR: &str = "return";
 
-/// Ends a call hint's text that names a decorator: the name holds what the
-/// decorator passes as the first argument of the function it wraps, not what
-/// it returns (`click.pass_context(@)`).
+/// Marks a call hint whose name holds what the callee passes, not what it
+/// returns: `callee(@)` for a decorator's first argument to the function it
+/// wraps (`click.pass_context(@)`), `callee(@A.P)` for parameter P of the
+/// function given as argument A (`core.$constructor(@1.0)` for `inst` of
+/// `core.$constructor("X", (inst, def) => …)`).
+pub const PASSED: &str = "(@";
+/// Ends the text of a decorator's hint: see `PASSED`.
 pub const PASSED_FIRST: &str = "(@)";
 
 /// The captures of one type-hint match.
@@ -524,6 +532,9 @@ struct HintCaptures<'t> {
     /// The name is a decorated function's first parameter and the text its
     /// decorator, which may say what it passes there (`@click.pass_context`).
     passes: bool,
+    /// The name is an unannotated parameter of a function passed in these
+    /// arguments of the call whose callee the text is.
+    callback: Option<Node<'t>>,
 }
 
 impl HintCaptures<'_> {
@@ -543,6 +554,10 @@ impl HintCaptures<'_> {
         }
         if self.passes && kind == HintKind::Call {
             written = format!("{written}{PASSED_FIRST}");
+        }
+        if let (Some(arguments), Some(var), HintKind::Call) = (self.callback, self.var, kind) {
+            let (argument, parameter) = callback_position(arguments, var)?;
+            written = format!("{written}{PASSED}{argument}.{parameter})");
         }
         Some(HintSite { at: anchor.start_byte(), line: line_of(anchor), var, kind, text: written, field: self.field })
     }
@@ -578,6 +593,23 @@ fn arrow_return(def: Node<'_>, source: &[u8]) -> Option<HintSite> {
         text: compact(text(callee, source), 120),
         field: false,
     })
+}
+
+/// Where the parameter `var` stands in a call's `arguments`: the argument
+/// (a function) that declares it, and its place among that function's
+/// parameters, both counted from 0, found from the argument list down.
+fn callback_position(arguments: Node<'_>, var: Node<'_>) -> Option<(usize, usize)> {
+    let holds = |n: &Node<'_>| n.start_byte() <= var.start_byte() && var.end_byte() <= n.end_byte();
+    let mut cursor = arguments.walk();
+    let argument =
+        arguments.named_children(&mut cursor).filter(|a| !a.kind().ends_with("comment")).position(|a| holds(&a))?;
+    let mut cursor = arguments.walk();
+    let function = arguments.named_children(&mut cursor).find(|a| holds(a))?;
+    let parameters = function.child_by_field_name("parameters")?;
+    let mut cursor = parameters.walk();
+    let parameter =
+        parameters.named_children(&mut cursor).filter(|p| !p.kind().ends_with("comment")).position(|p| holds(&p))?;
+    Some((argument, parameter))
 }
 
 /// Where a name stands in the tuple pattern that binds it (`b` of `let (a,

@@ -19,7 +19,7 @@ use super::types::{parameter_names, result_alias_error_type, return_type, type_n
 use super::FileView;
 use crate::world::imports::split_top_level;
 use crate::world::lang::Lang;
-use crate::world::project::{HintKind, ProjectedSymbol, TypeHint, PASSED_FIRST, RETURN_VAR};
+use crate::world::project::{HintKind, ProjectedSymbol, TypeHint, PASSED, RETURN_VAR};
 use crate::world::walk::dir_of;
 
 /// How many steps one resolution may take through hints, results and fields.
@@ -637,6 +637,9 @@ impl<'a> Index<'a> {
         if let Some(value) = self.passed_by_decorator(cx, var, depth) {
             return Some(value);
         }
+        if let Some(value) = self.callback_parameter(cx, var, depth) {
+            return Some(value);
+        }
         let hint = self.local_hint(cx, var);
         // A parameter shadows the names around its function: a hint written
         // outside the caller (the fixture's own `@pytest.fixture` definition
@@ -689,8 +692,7 @@ impl<'a> Index<'a> {
         scopes.extend(package);
         for scope in scopes {
             let Some(hints) = self.hints.get(scope) else { continue };
-            let mut named =
-                hints.iter().copied().filter(|h| h.var == var && !h.text.ends_with(PASSED_FIRST)).peekable();
+            let mut named = hints.iter().copied().filter(|h| h.var == var && !h.text.contains(PASSED)).peekable();
             let Some(first) = named.peek().copied() else { continue };
             return Some(named.rfind(|h| h.line <= cx.line).unwrap_or(first));
         }

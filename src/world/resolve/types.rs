@@ -90,7 +90,7 @@ pub fn type_name(lang: Lang, text: &str) -> Option<(Option<&str>, &str)> {
 }
 
 /// `Head<inner>` or `Head[inner]`: the head and the text between the brackets.
-fn generic(t: &str) -> Option<(&str, &str)> {
+pub fn generic(t: &str) -> Option<(&str, &str)> {
     let open = t.find(['<', '['])?;
     let close = if t.as_bytes()[open] == b'<' { '>' } else { ']' };
     let inner = t[open + 1..].strip_suffix(close)?;
