@@ -191,9 +191,11 @@ fn expand_use_tree(prefix: &str, tree: &str, line: u32, out: &mut Vec<Import>) {
 }
 
 /// Splits on `sep` outside brackets and quotes: `a, b::{c, d}, e` on commas,
-/// `Foo | Bar<A | B>` on bars.
+/// `Foo | Bar<A | B>` on bars, `a.f((x) => x.g() > 1).h()` on dots. A `>`
+/// closes only a `<`: an arrow (`=>`, `->`) or a comparison closes nothing,
+/// and a closing parenthesis drops the `<` comparisons left open inside it.
 pub(crate) fn split_top_level(s: &str, sep: char) -> Vec<&str> {
-    let (mut depth, mut start, mut parts) = (0i32, 0, Vec::new());
+    let (mut open, mut start, mut parts) = (Vec::new(), 0, Vec::new());
     let mut quote: Option<char> = None;
     for (i, c) in s.char_indices() {
         if let Some(q) = quote {
@@ -204,9 +206,23 @@ pub(crate) fn split_top_level(s: &str, sep: char) -> Vec<&str> {
         }
         match c {
             '"' | '\'' | '`' => quote = Some(c),
-            '(' | '[' | '{' | '<' => depth += 1,
-            ')' | ']' | '}' | '>' => depth -= 1,
-            c if c == sep && depth == 0 => {
+            '(' | '[' | '{' | '<' => open.push(c),
+            '>' if open.last() == Some(&'<') => {
+                open.pop();
+            }
+            ')' | ']' | '}' => {
+                let opener = match c {
+                    ')' => '(',
+                    ']' => '[',
+                    _ => '{',
+                };
+                while let Some(o) = open.pop() {
+                    if o == opener {
+                        break;
+                    }
+                }
+            }
+            c if c == sep && open.is_empty() => {
                 parts.push(&s[start..i]);
                 start = i + c.len_utf8();
             }
@@ -369,6 +385,25 @@ fn reexport(node: Node<'_>, source: &[u8], module: &str, line: u32, out: &mut Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn top_level_splits_see_arrows_and_comparisons_as_no_brackets() {
+        let cases: [(&str, char, &[&str]); 6] = [
+            ("a, b::{c, d}, e", ',', &["a", " b::{c, d}", " e"]),
+            ("Foo | Bar<A | B>", '|', &["Foo ", " Bar<A | B>"]),
+            (
+                "z .string() .transform((val) => val.toUpperCase()) ",
+                '.',
+                &["z ", "string() ", "transform((val) => val.toUpperCase()) "],
+            ),
+            ("items.filter((x) => x > 1 && x < 9).map(f)", '.', &["items", "filter((x) => x > 1 && x < 9)", "map(f)"]),
+            ("f::<Box<dyn Fn() -> u8>>().g", '.', &["f::<Box<dyn Fn() -> u8>>()", "g"]),
+            ("a.b", '.', &["a", "b"]),
+        ];
+        for (text, sep, want) in cases {
+            assert_eq!(split_top_level(text, sep), want, "{text}");
+        }
+    }
 
     #[test]
     fn rust_use_trees_expand_to_leaves() {

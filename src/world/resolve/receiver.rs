@@ -758,6 +758,12 @@ impl<'a> Index<'a> {
         }
     }
 
+    /// Whether `s` declares that it returns the value it is called on (TypeScript `this`).
+    fn returns_this(&self, s: &ProjectedSymbol) -> bool {
+        let lang = self.files.get(path_of(&s.id)).map(|f| f.lang);
+        lang.is_some_and(|l| l.family() == Lang::TypeScript && return_type(l, &s.signature) == Some("this"))
+    }
+
     /// Rust: what a standard method the project type of `value` does not
     /// declare gives, where the standard library says so: a view of the same
     /// value (`RUST_VIEWS`), or the error type of a project alias of `Result`
@@ -822,8 +828,13 @@ impl<'a> Index<'a> {
             // declare (`clone()`, `borrow_mut()` of a `RefCell` field,
             // `by_ref()`) is a value of the same type.
             let same = self.std_method_value(cx.file.lang, &value, name, depth);
+            let receiver = matches!(value, Value::Types(..)).then(|| value.clone());
             return match (self.call_on(cx, value, name, depth), same) {
-                (Outcome::Found(found, _), _) => self.result_value(found[0], depth + 1),
+                (Outcome::Found(found, _), _) => match receiver {
+                    // A fluent method (`: this`) gives back the receiver it was called on.
+                    Some(receiver) if self.returns_this(found[0]) => receiver,
+                    _ => self.result_value(found[0], depth + 1),
+                },
                 (_, Some(same)) => same,
                 (Outcome::External, None) => Value::External,
                 (Outcome::Unknown, None) => Value::Unknown,
