@@ -532,14 +532,22 @@ struct HintCaptures<'t> {
     /// The name is a decorated function's first parameter and the text its
     /// decorator, which may say what it passes there (`@click.pass_context`).
     passes: bool,
-    /// The name is an unannotated parameter of a function passed in these
-    /// arguments of the call whose callee the text is.
+    /// The name is an unannotated parameter of this function, which may be
+    /// an argument of a call (`callback_site`).
     callback: Option<Node<'t>>,
 }
 
 impl HintCaptures<'_> {
     fn site(&self, source: &[u8]) -> Option<HintSite> {
-        let (node, kind) = self.text?;
+        // A callback's parameter: the text is the callee of the call the function is passed to.
+        let callback = match (self.callback, self.var) {
+            (Some(function), Some(var)) => Some(callback_site(function, var)?),
+            _ => None,
+        };
+        let (node, kind) = match callback {
+            Some((callee, _, _)) => (callee, HintKind::Call),
+            None => self.text?,
+        };
         let var = match (self.var, kind) {
             (_, HintKind::Base) => String::new(),
             _ if self.returned => RETURN_VAR.to_string(),
@@ -555,8 +563,7 @@ impl HintCaptures<'_> {
         if self.passes && kind == HintKind::Call {
             written = format!("{written}{PASSED_FIRST}");
         }
-        if let (Some(arguments), Some(var), HintKind::Call) = (self.callback, self.var, kind) {
-            let (argument, parameter) = callback_position(arguments, var)?;
+        if let Some((_, argument, parameter)) = callback {
             written = format!("{written}{PASSED}{argument}.{parameter})");
         }
         Some(HintSite { at: anchor.start_byte(), line: line_of(anchor), var, kind, text: written, field: self.field })
@@ -595,21 +602,28 @@ fn arrow_return(def: Node<'_>, source: &[u8]) -> Option<HintSite> {
     })
 }
 
-/// Where the parameter `var` stands in a call's `arguments`: the argument
-/// (a function) that declares it, and its place among that function's
-/// parameters, both counted from 0, found from the argument list down.
-fn callback_position(arguments: Node<'_>, var: Node<'_>) -> Option<(usize, usize)> {
-    let holds = |n: &Node<'_>| n.start_byte() <= var.start_byte() && var.end_byte() <= n.end_byte();
+/// A function passed to a call, and its parameter `var`: the callee as
+/// written (a name or member), the argument the function is, and the
+/// parameter's place among its parameters, both counted from 0. `None` where
+/// the function is no argument of a call to a name.
+fn callback_site<'t>(function: Node<'t>, var: Node<'t>) -> Option<(Node<'t>, usize, usize)> {
+    let arguments = function.parent().filter(|a| a.kind() == "arguments")?;
+    let callee = arguments
+        .parent()
+        .filter(|c| c.kind() == "call_expression")?
+        .child_by_field_name("function")
+        .filter(|f| matches!(f.kind(), "identifier" | "member_expression"))?;
     let mut cursor = arguments.walk();
-    let argument =
-        arguments.named_children(&mut cursor).filter(|a| !a.kind().ends_with("comment")).position(|a| holds(&a))?;
-    let mut cursor = arguments.walk();
-    let function = arguments.named_children(&mut cursor).find(|a| holds(a))?;
+    let argument = arguments
+        .named_children(&mut cursor)
+        .filter(|a| !a.kind().ends_with("comment"))
+        .position(|a| a.id() == function.id())?;
     let parameters = function.child_by_field_name("parameters")?;
+    let holds = |n: &Node<'_>| n.start_byte() <= var.start_byte() && var.end_byte() <= n.end_byte();
     let mut cursor = parameters.walk();
     let parameter =
         parameters.named_children(&mut cursor).filter(|p| !p.kind().ends_with("comment")).position(|p| holds(&p))?;
-    Some((argument, parameter))
+    Some((callee, argument, parameter))
 }
 
 /// Where a name stands in the tuple pattern that binds it (`b` of `let (a,
