@@ -2,9 +2,8 @@
 //! the pytest fixture it names, what the overridden base method declares at
 //! its position, what a decorator says it passes first (PEP 612); in
 //! TypeScript, for a function passed to a call, what the callee declares for
-//! that function's parameter. Pure over
-//! the index; knows nothing about storage or about calls' receivers beyond
-//! the values `receiver.rs` gives.
+//! that function's parameter. Pure over the index; knows nothing about
+//! storage, nor about receivers beyond the values `receiver.rs` gives.
 
 use nerd_logic::vocab::SymbolKind;
 
