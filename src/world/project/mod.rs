@@ -556,7 +556,7 @@ impl HintCaptures<'_> {
         };
         let anchor = if self.decorated { node } else { self.var.unwrap_or(node) };
         let mut written = compact(text(node, source), 120);
-        let element = self.tuple.zip(self.var).and_then(|(tuple, var)| tuple_element(tuple, var));
+        let element = self.tuple.zip(self.var).and_then(|(tuple, var)| element_holding(tuple, var));
         if let (Some(element), HintKind::Call) = (element, kind) {
             written = format!("{written}().{element}");
         }
@@ -592,14 +592,20 @@ fn arrow_return(def: Node<'_>, source: &[u8]) -> Option<HintSite> {
     if !matches!(callee.kind(), "identifier" | "member_expression") {
         return None;
     }
-    Some(HintSite {
+    Some(return_hint(body, HintKind::Call, callee, source))
+}
+
+/// A hint on what a function returns (`RETURN_VAR`), placed at the start of
+/// its `body` so that it belongs to the function: `written`, of `kind`.
+fn return_hint(body: Node<'_>, kind: HintKind, written: Node<'_>, source: &[u8]) -> HintSite {
+    HintSite {
         at: body.start_byte(),
         line: line_of(body),
         var: RETURN_VAR.to_string(),
-        kind: HintKind::Call,
-        text: compact(text(callee, source), 120),
+        kind,
+        text: compact(text(written, source), 120),
         field: false,
-    })
+    }
 }
 
 /// A function passed to a call, and its parameter `var`: the callee as
@@ -613,27 +619,21 @@ fn callback_site<'t>(function: Node<'t>, var: Node<'t>) -> Option<(Node<'t>, usi
         .filter(|c| c.kind() == "call_expression")?
         .child_by_field_name("function")
         .filter(|f| matches!(f.kind(), "identifier" | "member_expression"))?;
-    let mut cursor = arguments.walk();
-    let argument = arguments
-        .named_children(&mut cursor)
-        .filter(|a| !a.kind().ends_with("comment"))
-        .position(|a| a.id() == function.id())?;
-    let parameters = function.child_by_field_name("parameters")?;
-    let holds = |n: &Node<'_>| n.start_byte() <= var.start_byte() && var.end_byte() <= n.end_byte();
-    let mut cursor = parameters.walk();
-    let parameter =
-        parameters.named_children(&mut cursor).filter(|p| !p.kind().ends_with("comment")).position(|p| holds(&p))?;
+    let argument = element_holding(arguments, function)?;
+    let parameter = element_holding(function.child_by_field_name("parameters")?, var)?;
     Some((callee, argument, parameter))
 }
 
-/// Where a name stands in the tuple pattern that binds it (`b` of `let (a,
-/// mut b)` is 1): the element whose span holds it, found from the pattern down.
-fn tuple_element(tuple: Node<'_>, var: Node<'_>) -> Option<usize> {
-    let mut cursor = tuple.walk();
-    let at = tuple
+/// The place, counted from 0 among `list`'s named children (comments left
+/// out), of the one whose span holds `node`: the element of a tuple pattern
+/// a name binds (`b` of `let (a, mut b)` is 1), an argument, a parameter.
+/// Found from the list down.
+fn element_holding(list: Node<'_>, node: Node<'_>) -> Option<usize> {
+    let mut cursor = list.walk();
+    let at = list
         .named_children(&mut cursor)
         .filter(|c| !c.kind().ends_with("comment"))
-        .position(|c| c.start_byte() <= var.start_byte() && var.end_byte() <= c.end_byte());
+        .position(|c| c.start_byte() <= node.start_byte() && node.end_byte() <= c.end_byte());
     at
 }
 
@@ -705,14 +705,7 @@ fn drop_overload_stubs(lang: Lang, defs: &mut Vec<Def<'_>>, source: &[u8], hints
                     .filter(|s| is_stub(s.node) && s.name == d.name && container(s.node) == container(d.node))
                     .find_map(|s| s.node.child_by_field_name("return_type")?.named_child(0));
                 if let Some(returned) = declared {
-                    hints.push(HintSite {
-                        at: body.start_byte(),
-                        line: line_of(body),
-                        var: RETURN_VAR.to_string(),
-                        kind: HintKind::Type,
-                        text: compact(text(returned, source), 120),
-                        field: false,
-                    });
+                    hints.push(return_hint(body, HintKind::Type, returned, source));
                 }
             }
             defs.retain(|d| !(is_stub(d.node) && implemented.contains(&(container(d.node), d.name.clone()))));

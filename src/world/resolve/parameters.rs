@@ -9,7 +9,7 @@ use nerd_logic::vocab::SymbolKind;
 
 use super::call::{Cx, Outcome};
 use super::index::{path_of, Index, TypeKey};
-use super::receiver::{split_callee, Value, MAX_DEPTH};
+use super::receiver::{Value, MAX_DEPTH};
 use super::types::{generic, parameter_annotation, parameter_names, return_type};
 use crate::world::imports::split_top_level;
 use crate::world::lang::Lang;
@@ -28,10 +28,7 @@ impl<'a> Index<'a> {
         let hints = self.hints.get(self.innermost_scope(cx))?;
         hints.iter().filter(|h| h.var == var).find_map(|h| {
             let decorator = h.text.strip_suffix(PASSED_FIRST)?;
-            let (qualifier, name, method) = split_callee(cx.file.lang, decorator);
-            let Outcome::Found(found, _) = self.resolve_call(cx, name, qualifier, method, depth + 1) else {
-                return None;
-            };
+            let Outcome::Found(found, _) = self.resolve_written(cx, decorator, depth) else { return None };
             let annotation = parameter_annotation(&found[0].signature, 0)?.trim_matches(['"', '\'']);
             let (_, inner) = annotation.split_once("Concatenate[")?;
             let first = split_top_level(inner, ',').into_iter().next()?.trim();
@@ -124,12 +121,9 @@ impl<'a> Index<'a> {
         let (callee, position) = hint.text.rsplit_once(PASSED)?;
         let (argument, parameter) = position.strip_suffix(')')?.split_once('.')?;
         let (argument, parameter): (usize, usize) = (argument.parse().ok()?, parameter.parse().ok()?);
-        let (qualifier, name, method) = split_callee(cx.file.lang, callee.trim());
         // The callee as written where the parameter's function is passed.
         let at = Cx { file: cx.file, caller: cx.caller, line: hint.line };
-        let Outcome::Found(found, _) = self.resolve_call(&at, name, qualifier, method, depth + 1) else {
-            return None;
-        };
+        let Outcome::Found(found, _) = self.resolve_written(&at, callee.trim(), depth) else { return None };
         let function_type = parameter_annotation(&found[0].signature, argument)?;
         let written = parameter_annotation(function_type, parameter)?;
         let (text, file, scope) = match self.bound_type_parameter(found[0], written, hint) {

@@ -35,6 +35,11 @@ const RUST_VIEWS: &[&str] =
 /// Rust methods of `Result` that give its error value.
 const RESULT_ERROR: &[&str] = &["unwrap_err", "expect_err"];
 
+/// Whether a method of this name is one `std_method_value` answers for.
+fn gives_std_view(lang: Lang, name: &str) -> bool {
+    lang == Lang::Rust && (RUST_VIEWS.contains(&name) || RESULT_ERROR.contains(&name))
+}
+
 /// What a receiver expression holds.
 #[derive(Clone, Debug)]
 pub(super) enum Value<'a> {
@@ -100,7 +105,7 @@ fn strip_generics(name: &str) -> &str {
 
 /// A callee as written (`Foo`, `pkg.New`, `Foo::new`, `self.make`) split
 /// into its qualifier, its name and whether it is written in method syntax.
-pub(super) fn split_callee(lang: Lang, text: &str) -> (Option<&str>, &str, bool) {
+fn split_callee(lang: Lang, text: &str) -> (Option<&str>, &str, bool) {
     let mut text = text.trim();
     // A turbofish belongs to the name: `s.parse::<u8>`.
     if let Some(at) = text.rfind("::<").filter(|_| text.ends_with('>')) {
@@ -349,9 +354,13 @@ impl<'a> Index<'a> {
     /// resolved where the alias is written.
     fn alias_outcome(&self, alias: &'a TypeHint, depth: u32) -> Outcome<'a> {
         let Some(file) = self.files.get(path_of(&alias.scope)) else { return Outcome::Unknown };
-        let cx = Cx { file, caller: &alias.scope, line: alias.line };
-        let (qualifier, name, method) = split_callee(file.lang, &alias.text);
-        self.resolve_call(&cx, name, qualifier, method, depth + 1)
+        self.resolve_written(&Cx { file, caller: &alias.scope, line: alias.line }, &alias.text, depth)
+    }
+
+    /// Resolves a callee as written (`pkg.f`, `Type::new`, `x.m`) where `cx` says.
+    pub(super) fn resolve_written(&self, cx: &Cx<'_, 'a>, callee: &str, depth: u32) -> Outcome<'a> {
+        let (qualifier, name, method) = split_callee(cx.file.lang, callee);
+        self.resolve_call(cx, name, qualifier, method, depth + 1)
     }
 
     /// A call of `name` on a value.
@@ -742,8 +751,7 @@ impl<'a> Index<'a> {
         };
         let (qualifier, name, method) = split_callee(cx.file.lang, callee);
         let outcome = self.resolve_call(cx, name, qualifier, method, depth + 1);
-        let std_view =
-            method && cx.file.lang == Lang::Rust && (RUST_VIEWS.contains(&name) || RESULT_ERROR.contains(&name));
+        let std_view = method && gives_std_view(cx.file.lang, name);
         if let (false, true, Some(q), None) = (matches!(outcome, Outcome::Found(..)), std_view, qualifier, element) {
             let receiver = self.receiver_value(cx, q, depth + 1);
             if let Some(value) = self.std_method_value(cx.file.lang, &receiver, name, depth) {
@@ -770,9 +778,12 @@ impl<'a> Index<'a> {
     /// (`unwrap_err`). `None` for any other call.
     fn std_method_value(&self, lang: Lang, value: &Value<'a>, name: &str, depth: u32) -> Option<Value<'a>> {
         match value {
-            Value::Types(..) if lang == Lang::Rust && RUST_VIEWS.contains(&name) => Some(value.clone()),
-            Value::Types(types, ..) if lang == Lang::Rust && RESULT_ERROR.contains(&name) => {
-                self.result_alias_error(types, depth)
+            Value::Types(types, ..) if gives_std_view(lang, name) => {
+                if RESULT_ERROR.contains(&name) {
+                    self.result_alias_error(types, depth)
+                } else {
+                    Some(value.clone())
+                }
             }
             _ => None,
         }

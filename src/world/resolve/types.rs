@@ -100,27 +100,29 @@ pub fn generic(t: &str) -> Option<(&str, &str)> {
 /// The parameter names a signature declares (`self`, `runner`, `*args` as
 /// `args`), read between its first `(` and the matching `)`.
 pub fn parameter_names(signature: &str) -> Vec<&str> {
-    let Some(open) = signature.find('(') else { return Vec::new() };
-    let Some(close) = past_group(signature, open) else { return Vec::new() };
-    split_top_level(&signature[open + 1..close - 1], ',')
-        .into_iter()
-        .map(|p| p.split([':', '=']).next().unwrap_or("").trim().trim_start_matches('*'))
-        .filter(|p| !p.is_empty())
-        .collect()
+    parameters(signature).into_iter().map(|(name, _)| name).collect()
 }
 
 /// The annotation written on the parameter at `index` of `parameter_names`
 /// (`ctx: Context = None` → `Context`), if it has one.
 pub fn parameter_annotation(signature: &str, index: usize) -> Option<&str> {
-    let open = signature.find('(')?;
-    let close = past_group(signature, open)?;
-    let parameter = split_top_level(&signature[open + 1..close - 1], ',')
-        .into_iter()
-        .filter(|p| !p.split([':', '=']).next().unwrap_or("").trim().trim_start_matches('*').is_empty())
-        .nth(index)?;
+    let (_, parameter) = parameters(signature).into_iter().nth(index)?;
     let (_, annotation) = parameter.split_once(':')?;
     let annotation = split_top_level(annotation, '=').into_iter().next()?.trim();
     (!annotation.is_empty()).then_some(annotation)
+}
+
+/// Each named parameter between a signature's first `(` and the matching
+/// `)`: its name (`*args` as `args`) and its whole text. A bare `*`
+/// separator names nothing and is left out.
+fn parameters(signature: &str) -> Vec<(&str, &str)> {
+    let Some(open) = signature.find('(') else { return Vec::new() };
+    let Some(close) = past_group(signature, open) else { return Vec::new() };
+    split_top_level(&signature[open + 1..close - 1], ',')
+        .into_iter()
+        .map(|p| (p.split([':', '=']).next().unwrap_or("").trim().trim_start_matches('*'), p))
+        .filter(|(name, _)| !name.is_empty())
+        .collect()
 }
 
 /// The index just past the bracket group opening at `open`, if it closes.
