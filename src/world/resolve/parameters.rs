@@ -32,11 +32,7 @@ impl<'a> Index<'a> {
             let annotation = parameter_annotation(&found[0].signature, 0)?.trim_matches(['"', '\'']);
             let (_, inner) = annotation.split_once("Concatenate[")?;
             let first = split_top_level(inner, ',').into_iter().next()?.trim();
-            let file = self.files.get(path_of(&found[0].id))?;
-            match self.type_value(&Cx { file, caller: &found[0].id, line: found[0].line }, first) {
-                value @ Value::Types(..) => Some(value),
-                _ => None,
-            }
+            self.type_in(found[0], first).project_types()
         })
     }
 
@@ -70,9 +66,7 @@ impl<'a> Index<'a> {
                 continue;
             };
             let annotation = parameter_annotation(&declared.signature, position)?;
-            let file = self.files.get(path_of(&declared.id))?;
-            let value = self.type_value(&Cx { file, caller: &declared.id, line: declared.line }, annotation);
-            return Some(value.inferred());
+            return Some(self.type_in(declared, annotation).inferred());
         }
         None
     }
@@ -126,14 +120,9 @@ impl<'a> Index<'a> {
         let Outcome::Found(found, _) = self.resolve_written(&at, callee.trim(), depth) else { return None };
         let function_type = parameter_annotation(&found[0].signature, argument)?;
         let written = parameter_annotation(function_type, parameter)?;
-        let (text, file, scope) = match self.bound_type_parameter(found[0], written, hint) {
-            Some((bound, declared)) => (bound, self.files.get(path_of(&declared.id))?, declared),
-            None => (written, self.files.get(path_of(&found[0].id))?, found[0]),
-        };
-        match self.type_value(&Cx { file, caller: &scope.id, line: scope.line }, text) {
-            value @ Value::Types(..) => Some(value.inferred()),
-            _ => None,
-        }
+        // A bound type is written at the const; any other in the callee's signature.
+        let (text, at) = self.bound_type_parameter(found[0], written, hint).unwrap_or((written, found[0]));
+        self.type_in(at, text).project_types().map(Value::inferred)
     }
 
     /// What the type parameter `written` of `callee` stands for in the call

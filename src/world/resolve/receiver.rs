@@ -55,6 +55,11 @@ pub(super) enum Value<'a> {
 }
 
 impl Value<'_> {
+    /// The value, where it is of project types.
+    pub(super) fn project_types(self) -> Option<Self> {
+        matches!(self, Value::Types(..)).then_some(self)
+    }
+
     pub(super) fn inferred(self) -> Self {
         match self {
             Value::Types(t, _, dispatch) => Value::Types(t, Provenance::Inferred, dispatch),
@@ -727,6 +732,14 @@ impl<'a> Index<'a> {
         value.inferred()
     }
 
+    /// The value of a type written in `s` (its signature or body), read where `s` is.
+    pub(super) fn type_in(&self, s: &'a ProjectedSymbol, text: &str) -> Value<'a> {
+        match self.files.get(path_of(&s.id)) {
+            Some(file) => self.type_value(&Cx { file, caller: &s.id, line: s.line }, text),
+            None => Value::Unknown,
+        }
+    }
+
     /// The value of a written type.
     pub(super) fn type_value(&self, cx: &Cx<'_, 'a>, text: &str) -> Value<'a> {
         if type_name(cx.file.lang, text).is_some_and(|(_, name)| name == "Self") {
@@ -798,7 +811,7 @@ impl<'a> Index<'a> {
         };
         let elements = crate::world::imports::split_top_level(list, ',');
         match elements.get(n).map(|e| e.trim()).filter(|e| !e.is_empty()) {
-            Some(element) if depth <= MAX_DEPTH => self.type_value(&Cx { file, caller: &s.id, line: s.line }, element),
+            Some(element) if depth <= MAX_DEPTH => self.type_in(s, element),
             _ => Value::Unknown,
         }
     }
@@ -951,11 +964,7 @@ impl<'a> Index<'a> {
             .flat_map(|t| self.declared.get(t).into_iter().flatten())
             .find(|s| s.kind == SymbolKind::Type)?;
         let error = result_alias_error_type(&alias.signature)?;
-        let file = self.files.get(path_of(&alias.id))?;
-        match self.type_value(&Cx { file, caller: &alias.id, line: alias.line }, error) {
-            value @ Value::Types(..) if depth <= MAX_DEPTH => Some(value),
-            _ => None,
-        }
+        (depth <= MAX_DEPTH).then(|| self.type_in(alias, error)).and_then(Value::project_types)
     }
 
     /// The symbols named `name` declared directly in `namespaces`.
