@@ -1,0 +1,152 @@
+//! Type hints as the projection finds them: what a query match says a name
+//! holds (an annotation, a callee's result, a base, an alias, what a
+//! decorator or a callee passes), and the hints read from the tree itself
+//! (what an arrow function or an overloaded implementation returns). Their
+//! scopes are `Enclosing`'s; what they mean is resolution's.
+
+use tree_sitter::Node;
+
+use super::{compact, line_of, text, HintKind};
+
+/// A type hint before its scope is known.
+pub(super) struct HintSite {
+    pub(super) at: usize,
+    pub(super) line: u32,
+    pub(super) var: String,
+    pub(super) kind: HintKind,
+    pub(super) text: String,
+    pub(super) field: bool,
+}
+
+/// The name a hint on what a function returns binds: a keyword, so never a variable.
+pub const RETURN_VAR: &str = "return";
+
+/// Marks a call hint whose name holds what the callee passes, not what it
+/// returns: `callee(@)` for a decorator's first argument to the function it
+/// wraps (`click.pass_context(@)`), `callee(@A.P)` for parameter P of the
+/// function given as argument A (`core.$constructor(@1.0)` for `inst` of
+/// `core.$constructor("X", (inst, def) => …)`).
+pub const PASSED: &str = "(@";
+/// Ends the text of a decorator's hint: see `PASSED`.
+pub const PASSED_FIRST: &str = "(@)";
+
+/// The captures of one type-hint match.
+#[derive(Default)]
+pub(super) struct HintCaptures<'t> {
+    pub(super) var: Option<Node<'t>>,
+    pub(super) text: Option<(Node<'t>, HintKind)>,
+    pub(super) field: bool,
+    /// What the enclosing function returns: the hint binds `return`.
+    pub(super) returned: bool,
+    /// A decorated function's name holds what its outermost decorator makes:
+    /// the hint is placed at the decorator, in the scope around the function.
+    pub(super) decorated: bool,
+    /// The tuple pattern the name is one element of (`let (a, mut b) = f()`).
+    pub(super) tuple: Option<Node<'t>>,
+    /// The name is a decorated function's first parameter and the text its
+    /// decorator, which may say what it passes there (`@click.pass_context`).
+    pub(super) passes: bool,
+    /// The name is an unannotated parameter of this function, which may be
+    /// an argument of a call (`callback_site`).
+    pub(super) callback: Option<Node<'t>>,
+}
+
+impl HintCaptures<'_> {
+    pub(super) fn site(&self, source: &[u8]) -> Option<HintSite> {
+        // A callback's parameter: the text is the callee of the call the function is passed to.
+        let callback = match (self.callback, self.var) {
+            (Some(function), Some(var)) => Some(callback_site(function, var)?),
+            _ => None,
+        };
+        let (node, kind) = match callback {
+            Some((callee, _, _)) => (callee, HintKind::Call),
+            None => self.text?,
+        };
+        let var = match (self.var, kind) {
+            (_, HintKind::Base) => String::new(),
+            _ if self.returned => RETURN_VAR.to_string(),
+            (Some(v), _) => text(v, source).to_string(),
+            (None, _) => return None,
+        };
+        let anchor = if self.decorated { node } else { self.var.unwrap_or(node) };
+        let mut written = compact(text(node, source), 120);
+        let element = self.tuple.zip(self.var).and_then(|(tuple, var)| element_holding(tuple, var));
+        if let (Some(element), HintKind::Call) = (element, kind) {
+            written = format!("{written}().{element}");
+        }
+        if self.passes && kind == HintKind::Call {
+            written = format!("{written}{PASSED_FIRST}");
+        }
+        if let Some((_, argument, parameter)) = callback {
+            written = format!("{written}{PASSED}{argument}.{parameter})");
+        }
+        Some(HintSite { at: anchor.start_byte(), line: line_of(anchor), var, kind, text: written, field: self.field })
+    }
+}
+
+/// TypeScript: what a definition whose value is an arrow function with one
+/// call or construction for its body returns (`make = () => new Cart()`,
+/// `string: ((arg) => ZodString.create(arg)) as …`): a hint on `return`,
+/// placed in the body, so inside the definition. A block body's `return`s
+/// are the types query's.
+pub(super) fn arrow_return(def: Node<'_>, source: &[u8]) -> Option<HintSite> {
+    let mut value = def.child_by_field_name("value")?;
+    while matches!(value.kind(), "parenthesized_expression" | "as_expression" | "satisfies_expression") {
+        value = value.named_child(0)?;
+    }
+    if value.kind() != "arrow_function" {
+        return None;
+    }
+    let body = value.child_by_field_name("body")?;
+    let callee = match body.kind() {
+        "call_expression" => body.child_by_field_name("function")?,
+        "new_expression" => body.child_by_field_name("constructor")?,
+        _ => return None,
+    };
+    if !matches!(callee.kind(), "identifier" | "member_expression") {
+        return None;
+    }
+    Some(return_hint(body, HintKind::Call, callee, source))
+}
+
+/// A hint on what a function returns (`RETURN_VAR`), placed at the start of
+/// its `body` so that it belongs to the function: `written`, of `kind`.
+pub(super) fn return_hint(body: Node<'_>, kind: HintKind, written: Node<'_>, source: &[u8]) -> HintSite {
+    HintSite {
+        at: body.start_byte(),
+        line: line_of(body),
+        var: RETURN_VAR.to_string(),
+        kind,
+        text: compact(text(written, source), 120),
+        field: false,
+    }
+}
+
+/// A function passed to a call, and its parameter `var`: the callee as
+/// written (a name or member), the argument the function is, and the
+/// parameter's place among its parameters, both counted from 0. `None` where
+/// the function is no argument of a call to a name.
+fn callback_site<'t>(function: Node<'t>, var: Node<'t>) -> Option<(Node<'t>, usize, usize)> {
+    let arguments = function.parent().filter(|a| a.kind() == "arguments")?;
+    let callee = arguments
+        .parent()
+        .filter(|c| c.kind() == "call_expression")?
+        .child_by_field_name("function")
+        .filter(|f| matches!(f.kind(), "identifier" | "member_expression"))?;
+    let argument = element_holding(arguments, function)?;
+    let parameter = element_holding(function.child_by_field_name("parameters")?, var)?;
+    Some((callee, argument, parameter))
+}
+
+/// The place, counted from 0 among `list`'s named children (comments left
+/// out), of the one whose span holds `node`: the element of a tuple pattern
+/// a name binds (`b` of `let (a, mut b)` is 1), an argument, a parameter.
+/// Found from the list down.
+fn element_holding(list: Node<'_>, node: Node<'_>) -> Option<usize> {
+    let mut cursor = list.walk();
+    let at = list
+        .named_children(&mut cursor)
+        .filter(|c| !c.kind().ends_with("comment"))
+        .position(|c| c.start_byte() <= node.start_byte() && node.end_byte() <= c.end_byte());
+    at
+}
