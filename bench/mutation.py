@@ -12,7 +12,7 @@ read from nerd's `calls` and `unresolved_call` atoms and the test's source.
 
     usage: bench/mutation.py PROJECTS_DIR [--nerd PATH] [--projects a,b] [--count 20]
                              [--seed 12] [--json OUT] [--slow 3.0] [--python PY] [--vitest PATH]
-                             [--go-deps DIR] [--no-doctests] [--precise] [--coverage] [--from-json IN]
+                             [--go-deps DIR] [--no-doctests] [--precise] [--coverage] [--from-json IN] [--reselect IN]
 
 The mutation is the first statement of the body:
     Python  raise RuntimeError("nerd-mutation")           (after the docstring)
@@ -1015,8 +1015,59 @@ def bench_project(proj, opts):
     result = {"project": proj.name, "lang": proj.lang, "seed": opts.seed, "pool": len(pool), "drawn": len(muts) + len(skips),
               "skipped": [{"function": f, "why": w} for f, w in skips], "mutations": muts, "defects": defects,
               "baseline": {"tests": len(base), "failing": base_failed, "slow": slow, "unmapped": unmapped,
+                           "excluded_nerd": sorted(excluded_nerd),
                            "doctests": sum(1 for k in base if k.startswith("doc::"))},
               "seconds": round(time.time() - t0, 1)}
+    analyse(result, repo, nerd)
+    return result
+
+
+def reselect(result, proj, opts):
+    """Recompute nerd's selection for the mutants of an earlier run: each mutant is
+    written again, indexed and queried; the failing tests are the run's own (a
+    test outcome does not depend on nerd). Compares rule or resolution changes
+    in minutes, where a full run takes the suites' time."""
+    repo, nerd = proj.repo, Nerd(opts.nerd, proj.repo)
+    if git(repo, "status", "--porcelain").strip():
+        raise RuntimeError("repository not clean: git status is not empty")
+    err = proj.check_tools()
+    if err:
+        raise RuntimeError(err)
+    if opts.coverage:
+        proj.configure_coverage()
+    nerd.index(precise=opts.precise, coverage=opts.coverage, env=proj.coverage_env())
+    syms = {a[0]: Sym(a) for a in nerd.query("symbol")}
+    # Tests all of whose runs were left out (failing or slow unmutated). Runs
+    # before this field was kept: those left-out tests no earlier list named.
+    excluded_nerd = set(result["baseline"].get("excluded_nerd", []))
+    if "excluded_nerd" not in result["baseline"]:
+        tests = {a[0] for a in nerd.query("test_symbol")}
+        proj.test_syms = [syms[t] for t in tests if t in syms]
+        named = {t for m in result["mutations"] for t in m["needs_testing"] + m["maybe_needs_testing"] + m["failed"]}
+        left_out = result["baseline"]["failing"] + result["baseline"]["slow"]
+        excluded_nerd = {proj.to_nerd(k, tests) for k in left_out} - named - {None}
+    for m in result["mutations"]:
+        s = syms.get(m["function"])
+        if s is None:
+            raise RuntimeError(f"{m['function']} is no symbol for this nerd")
+        path = os.path.join(repo, s.path)
+        text = open(path, encoding="utf-8", errors="surrogateescape").read()
+        new, why = proj.mutate(text, s)
+        if new is None:
+            raise RuntimeError(f"{m['function']}: {why}")
+        try:
+            with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+                f.write(new)
+            nerd.index()
+            needs = {a[0] for a in nerd.query("needs_testing")}
+            maybe = {a[0] for a in nerd.query("maybe_needs_testing")}
+        finally:
+            restore(repo)
+        m["needs_testing"] = sorted(needs - excluded_nerd)
+        m["maybe_needs_testing"] = sorted(maybe - needs - excluded_nerd)
+        log(f"[{proj.name}] {m['function']}: {len(m['failed'])} failing, {len(m['needs_testing'])} selected, "
+            f"{len(set(m['failed']) & needs)} caught")
+    nerd.index()
     analyse(result, repo, nerd)
     return result
 
@@ -1123,6 +1174,8 @@ def main():
     ap.add_argument("--vitest", help="vitest executable for ts-zod")
     ap.add_argument("--no-doctests", action="store_true", help="Rust: cargo test --lib --tests (doc-tests are out of recall anyway)")
     ap.add_argument("--from-json", metavar="IN", help="no runs: re-derive the causes of misses for the results in IN and print the report")
+    ap.add_argument("--reselect", metavar="IN", help="no test runs: the mutants and failing tests of IN, nerd's selection "
+                    "recomputed with --nerd (with --coverage/--precise as IN was made)")
     ap.add_argument("--coverage", action="store_true", help="run `nerd index --coverage` on the unmutated repository first (observed tier)")
     ap.add_argument("--precise", action="store_true", help="run `nerd index --precise` on the unmutated repository first (indexers on PATH)")
     ap.add_argument("--go-deps", help="a GOPATH-like src/ folder holding the Go projects' dependencies (no module proxy)")
@@ -1134,6 +1187,15 @@ def main():
             if "error" not in r:
                 r.setdefault("lang", {"py": "py", "go": "go", "rs": "rs", "ts": "ts"}[r["project"].split("-")[0]])
                 analyse(r, os.path.abspath(os.path.join(opts.projects_dir, r["project"])), Nerd(opts.nerd, os.path.join(opts.projects_dir, r["project"])))
+        if opts.json:
+            json.dump(results, open(opts.json, "w"), indent=1)
+        report(results)
+        return
+    if opts.reselect:
+        results = json.load(open(opts.reselect))
+        for r in results:
+            if "error" not in r:
+                r = reselect(r, KINDS[r["project"].split("-")[0]](r["project"], os.path.abspath(os.path.join(opts.projects_dir, r["project"])), opts), opts)
         if opts.json:
             json.dump(results, open(opts.json, "w"), indent=1)
         report(results)

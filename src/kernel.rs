@@ -3,9 +3,10 @@
 //! every command and by `nerd watch`), then evaluates the programs.
 //! Knows nothing about how the world was gathered or stored.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
+use nerd_logic::vocab::SymbolKind;
 use nerd_logic::{evaluate, Facts, FileFact, Fixpoint, Line, SymbolFact, Symbols};
 
 use crate::store::{FileRecord, Store, StoreError};
@@ -60,8 +61,15 @@ pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
         has_source |= Lang::from_name(&r.lang).is_some();
     }
     f.workspace_empty = !has_source;
-    for (path, (_, p)) in w.projections {
+    for (path, (lang, p)) in w.projections {
         let path_id = f.path(path);
+        for (method, class) in methods_in_classes(&p.symbols) {
+            let (m, c) = (f.symbol_id(&method.id), f.symbol_id(&class.id));
+            f.method_of.push((m, c));
+            if lang.calls_unnamed(&method.name) {
+                f.implicit_method.push(m);
+            }
+        }
         let ranges = w.modified.get(path);
         let own = ranges.map(|r| own_changes(&p.symbols, r)).unwrap_or_default();
         for s in &p.symbols {
@@ -141,6 +149,25 @@ pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
 /// Whether a symbol's span holds a changed line (`ranges` empty: the whole file changed).
 fn holds_change(s: &ProjectedSymbol, ranges: &[(u32, u32)]) -> bool {
     ranges.is_empty() || ranges.iter().any(|&(lo, hi)| lo <= s.end_line && s.line <= hi)
+}
+
+/// Each method of one file with the class whose body holds it: the method's
+/// id extends the class's by one name, and the class's span holds its own.
+fn methods_in_classes(symbols: &[ProjectedSymbol]) -> Vec<(&ProjectedSymbol, &ProjectedSymbol)> {
+    let classes: HashMap<&str, &ProjectedSymbol> =
+        symbols.iter().filter(|s| s.kind == SymbolKind::Class).map(|s| (s.id.as_str(), s)).collect();
+    if classes.is_empty() {
+        return Vec::new();
+    }
+    symbols
+        .iter()
+        .filter(|m| m.kind == SymbolKind::Method)
+        .filter_map(|m| {
+            let (owner, _) = m.id.rsplit_once('.')?;
+            let class = classes.get(owner)?;
+            (class.line <= m.line && m.end_line <= class.end_line).then_some((m, *class))
+        })
+        .collect()
 }
 
 /// The symbols of one file whose own code changed. A function, method or

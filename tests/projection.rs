@@ -1,6 +1,6 @@
 //! Projection fixtures: a small repository per language goes through the real
 //! `nerd index`, and the symbols, resolved calls, unresolved calls, test links,
-//! imports and parse errors it yields are compared, as sets, to the fixture's
+//! imports, methods of classes and parse errors it yields are compared, as sets, to the fixture's
 //! `expected.txt`.
 
 mod common;
@@ -32,6 +32,12 @@ fn actual(dir: &std::path::Path) -> BTreeMap<&'static str, BTreeSet<String>> {
     }
     for a in query(dir, "imports") {
         out.entry("import").or_default().insert(format!("{} -> {}", arg(&a, 0), arg(&a, 1)));
+    }
+    for a in query(dir, "method_of") {
+        out.entry("method_of").or_default().insert(format!("{} -> {}", arg(&a, 0), arg(&a, 1)));
+    }
+    for a in query(dir, "implicit_method") {
+        out.entry("implicit_method").or_default().insert(arg(&a, 0));
     }
     for a in query(dir, "parse_error") {
         out.entry("parse_error").or_default().insert(arg(&a, 0));

@@ -2,18 +2,24 @@
 //! which tests must run, and which change targets are unsafe to refactor.
 //! Pure rules over projected facts; knows nothing of files or git.
 //!
-//! `impacted(X)` means X is modified or depends on something modified, i.e.
-//! `modified(X) ∨ ∃Y. depends_on(X, Y) ∧ modified(Y)`. It is computed by
-//! propagating backwards along call edges, which is linear in the edges,
-//! instead of materialising the quadratic `depends_on` closure; the closure
-//! itself is its own program, run only when asked for, and a test checks the
-//! two definitions agree.
+//! `impacted(X)` means X changed or depends on something that changed: a
+//! modified symbol or file, except a class whose every changed line lies in
+//! its methods (those changed, not it), and whatever reaches one through
+//! certain calls, i.e. `changed(X) ∨ ∃Y. depends_on(X, Y) ∧ changed(Y)`. One
+//! step that no call edge writes joins them: a method the language calls
+//! unnamed (`__eq__`, `__iter__`) runs wherever a value of its class goes, so
+//! the class, and with it every caller that constructs one, depends on it (a
+//! method that no call names at all, a property or a callback, makes its class
+//! only a maybe). It is computed by propagating backwards, which is linear in the edges,
+//! instead of materialising the quadratic `depends_on` closure; the closure of
+//! calls is its own program, run only when asked for, and a property test
+//! checks the rules against this definition.
 //!
 //! Only certain call edges (proved by name resolution, an inferred receiver
 //! type or an indexer) carry impact and coverage, and so does what a test run
 //! was seen to execute (`covers`, observed by coverage). For a test whose run
 //! was observed, what it executed is the better evidence: it is impacted when
-//! its run executed a modified symbol, or statically by a change that no
+//! its run executed a symbol whose own code changed, or statically by a change that no
 //! observed run executed (coverage says nothing of those: a function's own
 //! change, `modified_own`, or a class's outside its methods); a static path to a
 //! change its run did not execute makes it only `maybe_impacted`. A bare-name
@@ -43,6 +49,8 @@ ascent! {
     relation defines(Sym, Sym);
     relation modified(Sym);
     relation modified_own(Sym);
+    relation method_of(Sym, Sym);
+    relation implicit_method(Sym);
     relation test_symbol(Sym);
     relation test_of(Sym, Sym);
     relation covers(Sym, Sym);
@@ -63,10 +71,14 @@ ascent! {
     relation observed_test(Sym);
     relation observed_symbol(Sym);
     relation unobserved_impact(Sym);
+    relation modified_inside(Sym);
+    relation called_by_name(Sym);
+    relation may_run_unnamed(Sym);
 
     // Witnesses: one relation per rule holding the rule's variables, so every
     // derived atom can be explained (`nerd why`).
     relation w_impacted_modified(Sym);
+    relation w_impacted_member(Sym, Sym);
     relation w_impacted_call(Sym, Sym);
     relation w_impacted_file(Sym, Sym);
     relation w_impacted_observed(Sym, Sym);
@@ -87,6 +99,7 @@ ascent! {
     relation w_uncertain_unresolved(Sym, Sym, Sym);
     relation w_maybe_impacted(Sym, Sym, bool);
     relation w_maybe_impacted_observed(Sym, Sym);
+    relation w_maybe_impacted_member(Sym, Sym, bool);
     relation w_maybe_impacted_unexecuted(Sym, Sym, bool);
     relation w_maybe_needs_testing_reach(Sym);
     relation w_maybe_needs_testing_link(Sym, Sym);
@@ -96,19 +109,36 @@ ascent! {
     observed_test(t) <-- covers(t, _);
     observed_symbol(s) <-- covers(_, s);
 
-    // A modified symbol or file is impacted.
-    impacted(x), w_impacted_modified(x) <-- modified(x);
+    // A modified symbol or file is impacted. A class whose every changed line
+    // lies in its methods is not: they changed, and they are impacted.
+    modified_inside(x) <-- modified(x), defines(_, x), !modified_own(x);
+    impacted(x), w_impacted_modified(x) <-- modified(x), !modified_inside(x);
+    // A method the language calls unnamed (`__eq__`, `__iter__`) runs
+    // wherever a value of its class goes: those who construct the class stand
+    // for its unseen callers. One that no call names, resolved or not, may
+    // (a property, a framework's or the standard library's callback), or may
+    // be an entry point only the project's users call: its class is a maybe.
+    // A method some call names is reached by its calls alone.
+    called_by_name(m) <-- calls(_, m, _);
+    called_by_name(m) <-- uncertain_call(_, m);
+    may_run_unnamed(m) <-- method_of(m, _), !called_by_name(m), !implicit_method(m);
+    impacted(c), w_impacted_member(c, m) <-- method_of(m, c), implicit_method(m), impacted(m);
     // A caller of something impacted is impacted, unless it is a test whose run was observed.
     impacted(x), w_impacted_call(x, y) <-- calls(x, y, true), impacted(y), !observed_test(x);
     // A file defining an impacted symbol is impacted.
     impacted(p), w_impacted_file(p, s) <-- defines(p, s), impacted(s);
-    // A test whose run executed a modified symbol is impacted (observed by coverage).
-    impacted(t), w_impacted_observed(t, s) <-- covers(t, s), modified(s);
+    // A test whose run executed a symbol whose own code changed is impacted
+    // (observed by coverage).
+    impacted(t), w_impacted_observed(t, s) <-- covers(t, s), modified_own(s);
     // What a change that no observed run executed reaches statically, observed
     // tests included. A class counts only for a changed line of its own: one
     // inside a method is the method's change, which coverage sees run or not.
     unobserved_impact(x) <-- modified_own(x), !observed_symbol(x);
     unobserved_impact(x) <-- calls(x, y, true), unobserved_impact(y);
+    // The step from a method to its class's constructors is not taken here:
+    // it stands for callers no syntax shows, and where coverage watched, the
+    // runs showed them (a method no run executed, no run reached). An observed
+    // test that constructs the class is a maybe (below).
     impacted(t), w_impacted_unobserved(t, y) <-- observed_test(t), calls(t, y, true), unobserved_impact(y);
 
     // Tests that reach an impacted symbol, or are linked to one, must run;
@@ -140,6 +170,12 @@ ascent! {
     maybe_impacted(x), w_maybe_impacted(x, y, true) <-- calls(x, y, true), maybe_impacted(y), !impacted(x);
     maybe_impacted(x), w_maybe_impacted(x, y, false) <-- uncertain_call(x, y), maybe_impacted(y), !impacted(x);
     maybe_impacted(t), w_maybe_impacted_observed(t, y) <-- covers(t, y), maybe_impacted(y), !impacted(t);
+    maybe_impacted(c), w_maybe_impacted_member(c, m, true) <--
+        method_of(m, c), may_run_unnamed(m), impacted(m), !impacted(c);
+    maybe_impacted(c), w_maybe_impacted_member(c, m, false) <--
+        method_of(m, c), implicit_method(m), maybe_impacted(m), !impacted(c);
+    maybe_impacted(c), w_maybe_impacted_member(c, m, false) <--
+        method_of(m, c), may_run_unnamed(m), maybe_impacted(m), !impacted(c);
     // An observed test that reaches the change statically, or whose run executed
     // a caller of it, but whose run did not execute the change: it may be reached.
     maybe_impacted(t), w_maybe_impacted_unexecuted(t, y, true) <--
@@ -215,6 +251,8 @@ pub fn run(facts: &Facts) -> ImpactProgram {
         defines: facts.defines.iter().map(|&(p, s)| (p.sym(), s.sym())).collect(),
         modified: crate::schema::relation::modified(facts),
         modified_own: facts.modified_own.iter().map(|&s| (s.sym(),)).collect(),
+        method_of: facts.method_of.iter().map(|&(m, c)| (m.sym(), c.sym())).collect(),
+        implicit_method: facts.implicit_method.iter().map(|&m| (m.sym(),)).collect(),
         test_symbol: facts.test_symbols().map(|t| (t.sym(),)).collect(),
         test_of: facts.test_of.iter().map(|&(t, s)| (t.sym(), s.sym())).collect(),
         covers: facts.covers.iter().map(|&(t, s)| (t.sym(), s.sym())).collect(),
@@ -282,8 +320,33 @@ impl ImpactProgram {
     pub fn proofs(&self, sites: &CallSites<'_>, out: &mut Vec<(Atom, Proof)>) {
         let s = &sites.facts.symbols;
         let h = |x: Sym| Premise::Holds(atoms::impacted(s, x));
+        let implicit: std::collections::HashSet<Sym> = self.implicit_method.iter().map(|&(m,)| m).collect();
+        // Why a method runs, or may run, where its class's values go: the
+        // language calls it unnamed, or no call names it.
+        let unseen = |m: Sym| {
+            if implicit.contains(&m) {
+                Premise::Holds(atoms::implicit_method(s, SymbolId(m)))
+            } else {
+                Premise::Check(format!("no call names {}: it may run where values of its class go", s.resolve(m)))
+            }
+        };
         for &(x,) in &self.w_impacted_modified {
             out.push((atoms::impacted(s, x), proof("impact/modified", vec![Premise::Holds(atoms::modified(s, x))])));
+        }
+        for &(c, m) in &self.w_impacted_member {
+            let member = Premise::Holds(atoms::method_of(s, (SymbolId(m), SymbolId(c))));
+            out.push((atoms::impacted(s, c), proof("impact/class-of-unseen-method", vec![member, unseen(m), h(m)])));
+        }
+        for &(c, m, certain) in &self.w_maybe_impacted_member {
+            let member = Premise::Holds(atoms::method_of(s, (SymbolId(m), SymbolId(c))));
+            let reached = Premise::Holds(if certain { atoms::impacted(s, m) } else { atoms::maybe_impacted(s, m) });
+            out.push((
+                atoms::maybe_impacted(s, c),
+                proof(
+                    "uncertain/class-of-unseen-method",
+                    vec![member, unseen(m), reached, Premise::Absent(atoms::impacted(s, c))],
+                ),
+            ));
         }
         for &(x, y) in &self.w_impacted_call {
             out.push((atoms::impacted(s, x), proof("impact/caller-of-impacted", vec![sites.premise(x, y), h(y)])));
@@ -294,7 +357,8 @@ impl ImpactProgram {
         }
         for &(t, x) in &self.w_impacted_observed {
             let seen = Premise::Holds(atoms::covers(s, (SymbolId(t), SymbolId(x))));
-            out.push((atoms::impacted(s, t), proof("impact/observed-by-test", vec![seen, h(x)])));
+            let changed = Premise::Holds(atoms::modified_own(s, SymbolId(x)));
+            out.push((atoms::impacted(s, t), proof("impact/observed-by-test", vec![seen, changed])));
         }
         for &(t, y) in &self.w_impacted_unobserved {
             out.push((

@@ -59,6 +59,10 @@ macro_rules! tables {
                 World set modified(SymbolOrPath: Sym) "differs from git HEAD; outside git, changed under watch";
                 World set modified_own(Symbol: SymbolId)
                     "a modified symbol whose own code changed: a function, method or test with a changed line (a function nested in it included: its run makes that function); a class or other container only with a changed line outside its functions and methods";
+                World rows method_of(Method: SymbolId, Type: SymbolId)
+                    "a method defined in a class's body (Python, TypeScript): constructing the class makes a value it may run on";
+                World set implicit_method(Method: SymbolId)
+                    "a method the language calls with no call site naming it: a Python dunder (`__eq__`, `__iter__`), a TypeScript `toString` or `[Symbol.iterator]`";
                 World set staged(Path: PathId) "a path staged in the git index";
                 World set binary_file(Path: PathId) "a file whose bytes are not text (an image, an archive, a compiled program)";
                 World rows changed_file(Path: PathId, Added: u32, Removed: u32) "what this turn changed";

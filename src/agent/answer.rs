@@ -188,10 +188,13 @@ pub fn impact(focus: &[Candidate], loaded: &Loaded) -> String {
     let mut facts = loaded.facts();
     // Only the hypothetical change: what git says is modified is not the question.
     facts.modified.clear();
+    facts.modified_own.clear();
     for t in &targets {
         let s = facts.sym(t);
         facts.modified.push(s);
         if !found.is_empty() {
+            // A symbol the question names changes in its own code.
+            facts.modified_own.push(SymbolId(s));
             facts.refactor_target.push(SymbolId(s));
         }
     }

@@ -110,6 +110,20 @@ impl Lang {
         }
     }
 
+    /// Whether the language calls a method of this name with no call site
+    /// naming it: Python's dunders (operators, `len`, `iter`, `with`,
+    /// `repr`), JavaScript's conversions and protocol symbols. Rust and Go
+    /// define methods outside their type's body, so none is asked of them.
+    pub fn calls_unnamed(self, method: &str) -> bool {
+        match self {
+            Lang::Python => method.len() > 4 && method.starts_with("__") && method.ends_with("__"),
+            Lang::TypeScript | Lang::Tsx => {
+                matches!(method, "toString" | "toJSON" | "valueOf" | "constructor") || method.starts_with("[Symbol.")
+            }
+            Lang::Rust | Lang::Go => false,
+        }
+    }
+
     /// Whether a path names a test file by the language's conventions.
     pub fn is_test_path(self, path: &str) -> bool {
         let file = path.rsplit('/').next().unwrap_or(path);
