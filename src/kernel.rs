@@ -148,7 +148,12 @@ pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
 
 /// Whether a symbol's span holds a changed line (`ranges` empty: the whole file changed).
 fn holds_change(s: &ProjectedSymbol, ranges: &[(u32, u32)]) -> bool {
-    ranges.is_empty() || ranges.iter().any(|&(lo, hi)| lo <= s.end_line && s.line <= hi)
+    ranges.is_empty() || ranges.iter().any(|&(lo, hi)| overlaps(lo, hi, s))
+}
+
+/// Whether the lines `lo..=hi` meet a symbol's span.
+fn overlaps(lo: u32, hi: u32, s: &ProjectedSymbol) -> bool {
+    lo <= s.end_line && s.line <= hi
 }
 
 /// Each method of one file with the class whose body holds it: the method's
@@ -181,7 +186,6 @@ fn own_changes<'p>(symbols: &'p [ProjectedSymbol], ranges: &[(u32, u32)]) -> Has
     if ranges.is_empty() {
         return symbols.iter().map(|s| s.id.as_str()).collect();
     }
-    let overlaps = |lo: u32, hi: u32, s: &ProjectedSymbol| lo <= s.end_line && s.line <= hi;
     let touched: Vec<&ProjectedSymbol> = symbols.iter().filter(|s| holds_change(s, ranges)).collect();
     let mut out = HashSet::with_capacity(touched.len());
     for s in &touched {

@@ -74,6 +74,7 @@ ascent! {
     relation modified_inside(Sym);
     relation called_by_name(Sym);
     relation may_run_unnamed(Sym);
+    relation runs_unnamed(Sym);
 
     // Witnesses: one relation per rule holding the rule's variables, so every
     // derived atom can be explained (`nerd why`).
@@ -122,6 +123,8 @@ ascent! {
     called_by_name(m) <-- calls(_, m, _);
     called_by_name(m) <-- uncertain_call(_, m);
     may_run_unnamed(m) <-- method_of(m, _), !called_by_name(m), !implicit_method(m);
+    runs_unnamed(m) <-- implicit_method(m);
+    runs_unnamed(m) <-- may_run_unnamed(m);
     impacted(c), w_impacted_member(c, m) <-- method_of(m, c), implicit_method(m), impacted(m);
     // A caller of something impacted is impacted, unless it is a test whose run was observed.
     impacted(x), w_impacted_call(x, y) <-- calls(x, y, true), impacted(y), !observed_test(x);
@@ -173,9 +176,7 @@ ascent! {
     maybe_impacted(c), w_maybe_impacted_member(c, m, true) <--
         method_of(m, c), may_run_unnamed(m), impacted(m), !impacted(c);
     maybe_impacted(c), w_maybe_impacted_member(c, m, false) <--
-        method_of(m, c), implicit_method(m), maybe_impacted(m), !impacted(c);
-    maybe_impacted(c), w_maybe_impacted_member(c, m, false) <--
-        method_of(m, c), may_run_unnamed(m), maybe_impacted(m), !impacted(c);
+        method_of(m, c), runs_unnamed(m), maybe_impacted(m), !impacted(c);
     // An observed test that reaches the change statically, or whose run executed
     // a caller of it, but whose run did not execute the change: it may be reached.
     maybe_impacted(t), w_maybe_impacted_unexecuted(t, y, true) <--
