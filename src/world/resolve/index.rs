@@ -1,7 +1,7 @@
 //! The repository-wide lookup tables resolution reads: symbols by file and
 //! name, types and their methods, fields and bases, modules and what each
-//! file's imports bind. Built once per resolution from file projections;
-//! knows nothing about calls.
+//! file's imports bind, and what a type name written in a file names there.
+//! Built once per resolution from file projections; knows nothing about calls.
 
 use std::cell::RefCell;
 
@@ -10,6 +10,8 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use nerd_logic::symbols::bare_name;
 use nerd_logic::vocab::{Provenance, SymbolKind};
 
+use super::names::{builtin_global, builtin_type};
+use super::types::type_name;
 use super::FileView;
 use crate::world::lang::Lang;
 use crate::world::packages::Manifests;
@@ -684,5 +686,89 @@ impl<'a> Index<'a> {
     /// Whether a symbol is in a test file.
     pub fn in_test_file(&self, s: &ProjectedSymbol) -> bool {
         self.test_files.contains(path_of(&s.id))
+    }
+
+    /// A type name as the file sees it: its own, imported, its package's, or unique in the project.
+    pub(super) fn type_named(&self, file: &FileView<'a>, name: &str) -> TypeLookup<'a> {
+        let family = file.lang.family();
+        let own: Vec<&'a ProjectedSymbol> =
+            self.local.get(&(file.path, name)).into_iter().flatten().copied().filter(|s| is_type(s.kind)).collect();
+        if !own.is_empty() {
+            return TypeLookup::Project(self.type_keys(&own), Provenance::Exact);
+        }
+        if let Some(imports) = self.imports.get(file.path) {
+            if let Some(bindings) = imports.names.get(name) {
+                let found: Vec<&'a ProjectedSymbol> =
+                    bindings.iter().flat_map(|b| self.exported(&b.files, b.item.unwrap_or(name), is_type)).collect();
+                if !found.is_empty() {
+                    return TypeLookup::Project(self.type_keys(&found), Provenance::Exact);
+                }
+                if bindings.iter().all(|b| b.files.is_empty() && b.submodule.is_empty()) {
+                    return TypeLookup::External;
+                }
+            }
+            for star in &imports.stars {
+                let found = self.exported(star, name, is_type);
+                if !found.is_empty() {
+                    return TypeLookup::Project(self.type_keys(&found), Provenance::Exact);
+                }
+            }
+        }
+        if let Some(all) = self.types.get(&(family, name)) {
+            let scope = type_scope(family, file.path);
+            let here = all.first().map(|s| TypeKey { lang: family, scope, name: s.name.as_str() });
+            if let Some(here) =
+                here.filter(|h| matches!(family, Lang::Go | Lang::Rust) && self.declared.contains_key(h))
+            {
+                // A Go package's own names need no import; in a Rust crate, a
+                // name of the crate is the likeliest meaning, but a module path
+                // may still name another.
+                let provenance = if family == Lang::Go { Provenance::Exact } else { Provenance::Inferred };
+                return TypeLookup::Project(vec![here], provenance);
+            }
+            if name.starts_with(|c: char| c.is_uppercase()) {
+                // A declaration file only describes a module: its types stand where no source declares one.
+                let sources: Vec<&'a ProjectedSymbol> =
+                    all.iter().copied().filter(|s| !is_declaration_file(path_of(&s.id))).collect();
+                let pick = if sources.is_empty() { all.as_slice() } else { sources.as_slice() };
+                return TypeLookup::Project(self.type_keys(pick), Provenance::Inferred);
+            }
+        }
+        if builtin_type(file.lang, name) {
+            return TypeLookup::External;
+        }
+        TypeLookup::NotFound
+    }
+
+    /// A type as written in a file (`Foo`, `pkg.Foo<T>`, `&mut Foo`): a project
+    /// type, through a qualifying module when one is written, or not.
+    pub(super) fn written_type(&self, file: &FileView<'a>, text: &str) -> TypeLookup<'a> {
+        let lang = file.lang;
+        let Some((qualifier, name)) = type_name(lang, text) else { return TypeLookup::External };
+        if let Some(q) = qualifier {
+            let head = q.split([':', '.']).next().unwrap_or(q);
+            if builtin_global(lang, head) {
+                return TypeLookup::External;
+            }
+            let bindings = self.imports.get(file.path).and_then(|i| i.names.get(head));
+            if let Some(bindings) = bindings {
+                if bindings.iter().all(|b| b.files.is_empty() && b.submodule.is_empty()) {
+                    return TypeLookup::External;
+                }
+                // `core.$ZodType` with `import * as core from "../core"`: the module's own type.
+                let mut modules: Vec<&'a str> = Vec::new();
+                for b in bindings {
+                    match b.item {
+                        None => modules.extend(&b.files),
+                        Some(item) => modules.extend(self.exported_namespace(&b.files, item)),
+                    }
+                }
+                let found = self.exported(&modules, name, is_type);
+                if !found.is_empty() {
+                    return TypeLookup::Project(self.type_keys(&found), Provenance::Exact);
+                }
+            }
+        }
+        self.type_named(file, name)
     }
 }
