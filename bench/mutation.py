@@ -540,7 +540,7 @@ class RsProject(Project):
             if re.match(r"^\s+Doc-tests ", ln):
                 cur = ("doc", "")
                 continue
-            m = re.match(r"^test (.+?) \.\.\. (ok|FAILED|ignored)", ln)
+            m = re.match(r"^test (.+?)(?: - should panic)? \.\.\. (ok|FAILED|ignored)", ln)
             if m and cur:
                 name = m.group(1)
                 raw = f"doc::{name}" if cur[0] == "doc" else f"{cur[0]}::{cur[1]}::{name}"
@@ -553,7 +553,7 @@ class RsProject(Project):
         return {k: v for k, v in outcomes.items() if k not in excluded}, {}, info
 
     def to_nerd(self, raw, tests):
-        kind, _, rest = raw.partition("::")
+        kind, _, rest = raw.removesuffix(" - should panic").partition("::")  # runs before the suffix was read
         if kind == "doc":
             return None
         path, _, name = rest.partition("::")
@@ -1046,6 +1046,13 @@ def reselect(result, proj, opts):
         named = {t for m in result["mutations"] for t in m["needs_testing"] + m["maybe_needs_testing"] + m["failed"]}
         left_out = result["baseline"]["failing"] + result["baseline"]["slow"]
         excluded_nerd = {proj.to_nerd(k, tests) for k in left_out} - named - {None}
+    # The runner's test ids mapped again: this nerd may name tests the earlier one did not.
+    tests = {a[0] for a in nerd.query("test_symbol")}
+    for m in result["mutations"]:
+        failed = {proj.to_nerd(r, tests) or "?" + r for r in m["failed_raw"] if not r.startswith("doc::")}
+        m["failed"] = sorted(failed - excluded_nerd)
+    base = result["baseline"]
+    base["unmapped"] = [r for r in base.get("unmapped", []) if proj.to_nerd(r, tests) is None]
     for m in result["mutations"]:
         s = syms.get(m["function"])
         if s is None:

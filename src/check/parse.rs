@@ -103,7 +103,7 @@ pub fn cargo(root: &Path, stdout: &str, source: &str) -> Vec<Finding> {
     static HEADER: OnceLock<Regex> = OnceLock::new();
     let header = rx(&HEADER, r"^---- (\S+) stdout ----$");
     let panic = rx(&PANIC, r"^thread '([^']+)' (?:\(\d+\) )?panicked at ([^:]+):(\d+):\d+:?");
-    let result = rx(&RESULT, r"^test (\S+) \.\.\. (FAILED|ok|ignored)");
+    let result = rx(&RESULT, r"^test (\S+)(?: - should panic)? \.\.\. (FAILED|ok|ignored)");
     let mut out = Vec::new();
     let mut panics: Vec<(String, String, u32)> = Vec::new();
     for line in stdout.lines() {
@@ -393,9 +393,11 @@ mod tests {
 test tests::adds ... ok
 test tests::breaks ... FAILED
 thread 'tests::breaks' panicked at src/lib.rs:20:9:
-assertion failed"#;
+assertion failed
+test tests::must_panic - should panic ... FAILED"#;
         let f = cargo(root(), out, "cargo-test");
-        assert_eq!(f.len(), 3);
+        assert_eq!(f.len(), 4);
+        assert_eq!(f[3], test("tests::must_panic", TestOutcome::Fail, String::new(), 0, "cargo-test"));
         assert_eq!(
             f[0],
             diagnostic(Severity::Error, "E0308", "mismatched types", "src/lib.rs".into(), 3, "cargo-test")

@@ -9,7 +9,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::{add_lines, finish, tail, Collected, Executed, Holders, Observed, Session};
+use super::{add_lines, finish, tail, Collected, Executed, Holders, Observed, Session, TestAt};
 
 const HINT: &str = "rustup component add llvm-tools";
 
@@ -206,16 +206,66 @@ fn executed(lcov: &str, root: &Path) -> Executed {
 }
 
 /// The test symbol a run of libtest's `name` executed: a test whose own
-/// lines ran and whose name is the last segment of `name`.
+/// lines ran and whose name is the last segment of `name`; else, where no
+/// line of the test was recorded (a test another crate's macro writes, such
+/// as quickcheck's, has no coverage regions of its own), the one test of a
+/// file the run executed whose module path and qualified name are `name`.
 fn test_of_run<'a>(holders: &Holders<'a>, name: &str, lines: &Executed) -> Option<&'a str> {
     let last = name.rsplit("::").next().unwrap_or(name);
-    lines.iter().find_map(|(path, lines)| {
+    let by_lines = lines.iter().find_map(|(path, lines)| {
         let tests = holders.tests.get(path.as_str())?;
         lines.iter().find_map(|&line| {
             let holder = holders.at(path, line)?;
-            tests.iter().find(|t| t.id == holder && t.qualified.rsplit('.').next() == Some(last)).map(|t| t.id)
+            // A function nested in the test (the property a `quickcheck!` test
+            // runs) holds the test's lines as much as the test does.
+            let held =
+                |t: &TestAt<'_>| holder.strip_prefix(t.id).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'));
+            tests.iter().find(|t| held(t) && t.qualified.rsplit('.').next() == Some(last)).map(|t| t.id)
         })
-    })
+    });
+    if by_lines.is_some() {
+        return by_lines;
+    }
+    let mut named = lines.keys().flat_map(|file| {
+        let module = module_path(file);
+        holders.tests.get(file.as_str()).into_iter().flatten().filter(move |t| {
+            let full = module.iter().copied().chain(t.qualified.split('.'));
+            full.eq(name.split("::"))
+        })
+    });
+    match (named.next(), named.next()) {
+        (Some(only), None) => Some(only.id),
+        _ => None,
+    }
+}
+
+/// The module path of a crate's file, as libtest names its tests: a crate
+/// root (`src/lib.rs`, `src/main.rs`, `src/bin/x.rs`, `tests/x.rs`) is the
+/// empty path, `src/a/b.rs` and `src/a/b/mod.rs` are `a::b`.
+fn module_path(file: &str) -> Vec<&str> {
+    let parts: Vec<&str> = file.split('/').collect();
+    let Some(top) = parts.iter().rposition(|p| matches!(*p, "src" | "tests" | "benches" | "examples")) else {
+        return Vec::new();
+    };
+    let mut inside = parts[top + 1..].to_vec();
+    let is_root = inside.len() == 1
+        || (parts[top] == "src" && inside.first() == Some(&"bin") && inside.len() == 2)
+        || (parts[top] != "src" && inside.len() == 2 && inside[1] == "main.rs");
+    if is_root {
+        return Vec::new();
+    }
+    if let Some(last) = inside.pop() {
+        match last.strip_suffix(".rs") {
+            Some("mod") | None => {}
+            Some(stem) => inside.push(stem),
+        }
+    }
+    if parts[top] != "src" && inside.len() > 1 {
+        // `tests/x/m.rs` is module `m` of the test crate `tests/x/main.rs`;
+        // `tests/common/mod.rs` is module `common` of the crates that declare it.
+        inside.remove(0);
+    }
+    inside
 }
 
 #[cfg(test)]
@@ -230,6 +280,42 @@ mod tests {
         let want: Executed =
             [("src/lib.rs".to_string(), [3, 5].into()), ("tests/t.rs".to_string(), [9].into())].into_iter().collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_run_belongs_to_the_test_whose_lines_or_nested_functions_it_executed() {
+        use crate::world::lang::Lang;
+        use crate::world::project::{FileProjection, ProjectedSymbol};
+        use nerd_logic::vocab::SymbolKind;
+        // `quickcheck! { fn equal(a: Vec<u8>) -> bool { … } }` expands to a test
+        // holding the property as a nested function on the same lines.
+        let symbols = vec![
+            ProjectedSymbol::spanning("tests/quick.rs#equal", SymbolKind::Test, 10, 14, 0),
+            ProjectedSymbol::spanning("tests/quick.rs#equal.prop", SymbolKind::Function, 10, 14, 1),
+            ProjectedSymbol::spanning("tests/quick.rs#equal_by", SymbolKind::Test, 20, 22, 0),
+            ProjectedSymbol::spanning("tests/quick.rs#helper", SymbolKind::Function, 30, 32, 0),
+        ];
+        let projections: std::collections::BTreeMap<String, (Lang, FileProjection)> =
+            [("tests/quick.rs".to_string(), (Lang::Rust, FileProjection { symbols, ..Default::default() }))].into();
+        let holders = Holders::new(&projections);
+        let ran =
+            |lines: &[u32]| -> Executed { [("tests/quick.rs".to_string(), lines.iter().copied().collect())].into() };
+        assert_eq!(test_of_run(&holders, "equal", &ran(&[11, 31])), Some("tests/quick.rs#equal"));
+        assert_eq!(test_of_run(&holders, "equal_by", &ran(&[21])), Some("tests/quick.rs#equal_by"));
+        // No line of the test recorded: the one test of that name in a file the run executed.
+        assert_eq!(test_of_run(&holders, "equal_by", &ran(&[31])), Some("tests/quick.rs#equal_by"));
+        assert_eq!(test_of_run(&holders, "other::equal_by", &ran(&[31])), None);
+        assert_eq!(module_path("src/lib.rs"), Vec::<&str>::new());
+        assert_eq!(module_path("crates/x/src/a/b/mod.rs"), ["a", "b"]);
+        assert_eq!(module_path("src/a/b.rs"), ["a", "b"]);
+        assert_eq!(module_path("src/bin/tool.rs"), Vec::<&str>::new());
+        assert_eq!(module_path("tests/quick.rs"), Vec::<&str>::new());
+        assert_eq!(module_path("tests/common/mod.rs"), ["common"]);
+        assert_eq!(module_path("tests/suite/main.rs"), Vec::<&str>::new());
+        assert_eq!(module_path("tests/suite/parse.rs"), ["parse"]);
+        assert_eq!(test_of_run(&holders, "missing", &ran(&[11, 21, 31])), None);
+        let elsewhere: Executed = [("tests/other.rs".to_string(), [1].into())].into();
+        assert_eq!(test_of_run(&holders, "equal_by", &elsewhere), None);
     }
 
     #[test]

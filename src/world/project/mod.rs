@@ -15,9 +15,14 @@ use super::lang::{GrammarError, Lang};
 use super::locals::Locals;
 use hints::{arrow_return, return_hint, HintCaptures, HintSite};
 pub use hints::{PASSED, PASSED_FIRST, RETURN_VAR};
+use placed::Place;
+use rewrite::rewrite_for_grammar;
 
+mod expand;
 mod hints;
 mod macros;
+mod placed;
+mod rewrite;
 
 /// How the signature of a Rust `macro_rules!` macro starts.
 pub const MACRO_RULES: &str = "macro_rules!";
@@ -406,6 +411,12 @@ fn end_line_of(node: Node<'_>) -> u32 {
 /// Projects one file. Never fails on bad source: syntax errors become
 /// `parse_error` and the rest of the file is still projected.
 pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProjection, GrammarError> {
+    project_source(lang, path, source, true)
+}
+
+/// Projects `source` as the file `path`; `expand` also projects what the
+/// file's item macros expand to (never set for an expansion itself).
+fn project_source(lang: Lang, path: &str, source: &[u8], expand: bool) -> Result<FileProjection, GrammarError> {
     let Some(mut tree) = parse(lang, source)? else {
         return Ok(FileProjection { parse_error: Some((1, "the parser gave up".into())), ..Default::default() });
     };
@@ -471,6 +482,9 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
                 Some(_) => c.node_id.is_none_or(|id| !not_read.contains(&id)),
             }
     });
+    let expansions = if expand && lang == Lang::Rust { expand::item_expansions(root, source) } else { Vec::new() };
+    // An expanded invocation's calls are read from its expansion, in the functions it defines.
+    macros.retain(|node| !expansions.iter().any(|e| e.tokens == node.byte_range()));
     let reader = macros::Reader { lang, query, roles: &roles };
     for node in macros {
         reader.calls(macros::Tokens::Arguments, node, source, &mut locals, &mut calls)?;
@@ -492,6 +506,13 @@ pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProject
     keep_resolvable_references(lang, &mut calls, &defs, &out.imports, &hints);
     out.calls = enclosing.attribute_calls(calls);
     out.hints = enclosing.attribute_hints(hints);
+    let places = enclosing.places(expansions.iter().map(|e| e.invocation.start));
+    let file_lines: Vec<&[u8]> =
+        if expansions.is_empty() { Vec::new() } else { source.split(|&b| b == b'\n').collect() };
+    for (expansion, place) in expansions.iter().zip(places) {
+        let inner = project_source(lang, path, &expansion.text, false)?;
+        place.merge(path, expansion, inner, &file_lines, &mut out);
+    }
     out.parse_error = first_syntax_error(root, source);
     out.chunks = chunks(&out.symbols, end_line_of(root));
     Ok(out)
@@ -572,83 +593,6 @@ fn drop_overload_stubs(lang: Lang, defs: &mut Vec<Def<'_>>, source: &[u8], hints
         }
         Lang::Rust | Lang::Go => {}
     }
-}
-
-/// A same-length rewrite of source the grammar releases reject although it
-/// compiles, or `None`.
-fn rewrite_for_grammar(lang: Lang, source: &[u8]) -> Option<Vec<u8>> {
-    match lang {
-        Lang::TypeScript | Lang::Tsx => blank_variance_annotations(source),
-        // `~` is no Rust operator: it only appears in literals, comments and macro
-        // token trees (`(~~~~ $($fuel:tt)*)`), which the grammar's token trees refuse.
-        Lang::Rust if source.contains(&b'~') => {
-            Some(source.iter().map(|&b| if b == b'~' { b' ' } else { b }).collect())
-        }
-        _ => None,
-    }
-}
-
-/// Blanks TypeScript variance and `const` modifiers in type parameter lists
-/// (`<in out T>`, `<out Output = unknown>`), and names an anonymous default
-/// export's signature, which the grammar release does not parse. `None`
-/// when there is nothing to rewrite.
-fn blank_variance_annotations(source: &[u8]) -> Option<Vec<u8>> {
-    let ident_start = |b: u8| b.is_ascii_alphabetic() || b == b'_' || b == b'$';
-    let ident_char = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
-    // Whitespace and comments (`/** @ts-ignore */` may stand before a modifier).
-    let skip_ws = |mut i: usize| loop {
-        while i < source.len() && source[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        if source[i..].starts_with(b"//") {
-            i += source[i..].iter().position(|&b| b == b'\n').unwrap_or(source.len() - i);
-        } else if source[i..].starts_with(b"/*") {
-            i += source[i + 2..].windows(2).position(|w| w == b"*/").map_or(source.len() - i, |p| p + 4);
-        } else {
-            return i;
-        }
-    };
-    let word_at = |i: usize| -> Option<usize> {
-        let end = (i..source.len()).find(|&j| !ident_char(source[j])).unwrap_or(source.len());
-        (end > i && ident_start(source[i])).then_some(end)
-    };
-    let mut out: Option<Vec<u8>> = None;
-    // A declaration file's anonymous default export, `export default function (): T;`,
-    // becomes a named signature of the same length.
-    const ANONYMOUS: &[u8] = b"default function (";
-    for at in (0..source.len()).filter(|&i| source[i..].starts_with(ANONYMOUS)) {
-        let buffer = out.get_or_insert_with(|| source.to_vec());
-        buffer[at..at + ANONYMOUS.len()].copy_from_slice(b"function default_(");
-    }
-    for (i, &b) in source.iter().enumerate() {
-        if b != b'<' && b != b',' {
-            continue;
-        }
-        let mut j = skip_ws(i + 1);
-        let mut modifiers = Vec::new();
-        while let Some(end) = word_at(j) {
-            let word = &source[j..end];
-            if !(word == b"in" || word == b"out" || word == b"const") {
-                break;
-            }
-            modifiers.push((j, end));
-            j = skip_ws(end);
-        }
-        // The modifiers must be followed by the parameter's name and then
-        // `,`, `>`, `=` or `extends`: anything else is an expression.
-        let Some(name_end) = (!modifiers.is_empty()).then(|| word_at(j)).flatten() else { continue };
-        let after = skip_ws(name_end);
-        let follows = source.get(after).is_some_and(|c| matches!(c, b',' | b'>' | b'='))
-            || source[after..].starts_with(b"extends");
-        if !follows {
-            continue;
-        }
-        let buffer = out.get_or_insert_with(|| source.to_vec());
-        for (start, end) in modifiers {
-            buffer[start..end].fill(b' ');
-        }
-    }
-    out
 }
 
 /// Strips quotes from string-named definitions (TS tests, quoted modules).
@@ -930,6 +874,19 @@ impl Enclosing<'_, '_> {
             };
             is_type.then(|| self.def_ids[d].clone())
         })
+    }
+
+    /// Where each of `positions` (sorted by byte) stands: its container and caller.
+    fn places(&self, positions: impl Iterator<Item = usize>) -> Vec<Place> {
+        let mut places = Vec::new();
+        self.sweep(positions, |stack| {
+            places.push(Place {
+                container: stack.last().map(|&d| self.def_ids[d].clone()),
+                depth: stack.len() as u32,
+                caller: self.caller(stack, None),
+            });
+        });
+        places
     }
 
     /// Attributes each call to its caller.

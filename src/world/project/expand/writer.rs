@@ -1,0 +1,171 @@
+//! Writes an expansion: a transcriber with one match's bindings, or a known
+//! test macro's items, as Rust source with the file row of every line it
+//! copies from the invocation. Knows token trees, rules and bindings only.
+
+use std::ops::Range;
+
+use super::matcher::{Binds, Bound};
+use super::rules::Out;
+use super::tokens::{closing, TokenKind, Tt};
+use super::MAX_EXPANSION;
+
+/// The row of each byte of the file.
+pub(super) struct RowIndex {
+    line_starts: Vec<usize>,
+}
+
+impl RowIndex {
+    pub fn new(source: &[u8]) -> RowIndex {
+        let newlines = source.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i + 1);
+        RowIndex { line_starts: std::iter::once(0).chain(newlines).collect() }
+    }
+
+    fn row(&self, byte: usize) -> u32 {
+        (self.line_starts.partition_point(|&s| s <= byte).saturating_sub(1)) as u32
+    }
+}
+
+/// Writes an expansion and the file row of each line it copies.
+pub(super) struct Writer<'s> {
+    source: &'s [u8],
+    row_index: &'s RowIndex,
+    pub text: Vec<u8>,
+    pub rows: Vec<Option<u32>>,
+    /// Where the last copy from the file ended, while the writer is still after it.
+    copied_to: Option<usize>,
+}
+
+impl<'s> Writer<'s> {
+    pub fn new(source: &'s [u8], row_index: &'s RowIndex) -> Writer<'s> {
+        Writer { source, row_index, text: Vec::new(), rows: vec![None], copied_to: None }
+    }
+
+    fn newline(&mut self, row: Option<u32>) {
+        self.text.push(b'\n');
+        self.rows.push(row);
+    }
+
+    /// Writes tokens of the macro itself.
+    fn write(&mut self, word: &[u8]) {
+        if self.copied_to.take().is_some() {
+            self.newline(None);
+        }
+        self.text.extend_from_slice(word);
+        self.text.push(b' ');
+    }
+
+    /// Copies the file's bytes `span`, on lines of their own (a copy that
+    /// continues the last one keeps the file's text between them).
+    fn copy(&mut self, span: Range<usize>) {
+        if span.is_empty() {
+            return;
+        }
+        let gap = self.copied_to.filter(|&end| end <= span.start).map(|end| &self.source[end..span.start]);
+        let start = match gap {
+            Some(gap) if gap.iter().all(u8::is_ascii_whitespace) => span.start - gap.len(),
+            _ => {
+                self.newline(None);
+                span.start
+            }
+        };
+        let mut row = self.row_index.row(start);
+        if let Some(last) = self.rows.last_mut() {
+            last.get_or_insert(row);
+        }
+        for &b in &self.source[start..span.end] {
+            if b == b'\n' {
+                row += 1;
+                self.newline(Some(row));
+            } else {
+                self.text.push(b);
+            }
+        }
+        self.copied_to = Some(span.end);
+    }
+
+    /// Writes a transcriber with the bindings of one match; `None` where a
+    /// metavariable is unbound or repeats at another depth.
+    pub fn transcribe(&mut self, outs: &[Out], binds: &Binds) -> Option<()> {
+        for out in outs {
+            if self.text.len() > MAX_EXPANSION {
+                return None;
+            }
+            match out {
+                Out::Text(word) => self.write(word),
+                Out::Group(open, inner) => {
+                    self.write(&[*open]);
+                    self.transcribe(inner, binds)?;
+                    self.write(&[closing(*open)]);
+                }
+                Out::Var(name) => match binds.get(name) {
+                    Some(Bound::Tokens(span)) => self.copy(span.clone()),
+                    Some(Bound::Repeated(_)) => return None,
+                    // A `$` the macro writes as it is, such as one a nested macro_rules! reads.
+                    None => {
+                        self.write(b"$");
+                        self.write(name);
+                    }
+                },
+                Out::Repetition { body, separator } => {
+                    let repeated: Vec<(&Vec<u8>, &Vec<Bound>)> = used_variables(body)
+                        .into_iter()
+                        .filter_map(|name| match binds.get(name) {
+                            Some(Bound::Repeated(each)) => Some((name, each)),
+                            _ => None,
+                        })
+                        .collect();
+                    let rounds = repeated.iter().map(|(_, each)| each.len()).min()?;
+                    for round in 0..rounds {
+                        if round > 0 {
+                            if let Some(sep) = separator {
+                                self.write(sep);
+                            }
+                        }
+                        let mut inner = binds.clone();
+                        for (name, each) in &repeated {
+                            inner.insert((*name).clone(), each[round].clone());
+                        }
+                        self.transcribe(body, &inner)?;
+                    }
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// The known test macros' expansion: the invocation's items, each
+    /// function among them marked a test.
+    pub fn tests_of(&mut self, source: &[u8], tokens: &[Tt]) {
+        let word = |t: &Tt| &source[t.span.clone()];
+        let qualifier = |t: &Tt| {
+            t.kind == TokenKind::Group(b'(') || matches!(word(t), b"pub" | b"async" | b"unsafe" | b"const" | b"extern")
+        };
+        let mut from = tokens.first().map_or(0, |t| t.span.start);
+        for (i, t) in tokens.iter().enumerate() {
+            if t.kind == TokenKind::Ident && word(t) == b"fn" {
+                // `#[test]` goes before `pub`, `async` and the like.
+                let first = tokens[..i].iter().rposition(|q| !qualifier(q)).map_or(0, |p| p + 1);
+                let at = tokens[first].span.start.max(from);
+                self.copy(from..at);
+                self.write(b"#[test]");
+                from = at;
+            }
+        }
+        if let Some(last) = tokens.last() {
+            self.copy(from..last.span.end);
+        }
+    }
+}
+
+/// The metavariables a transcriber uses.
+fn used_variables(outs: &[Out]) -> Vec<&Vec<u8>> {
+    let mut names = Vec::new();
+    for out in outs {
+        match out {
+            Out::Var(name) => names.push(name),
+            Out::Group(_, inner) | Out::Repetition { body: inner, .. } => names.extend(used_variables(inner)),
+            Out::Text(_) => {}
+        }
+    }
+    names
+}
