@@ -238,6 +238,23 @@ lazy_static! { static ref X: u8 = make(); }
     }
 
     #[test]
+    fn large_and_hostile_invocations_end_quickly() {
+        let names: String = (0..20_000).map(|i| format!("t{i} {{ f(); }}\n")).collect();
+        let many = format!(
+            "macro_rules! m {{ ($($n:ident $b:block)*) => {{ $( #[test] fn $n() $b )* }}; }}\nm! {{ {names} }}"
+        );
+        let started = std::time::Instant::now();
+        let [expanded] = expansions(&many).try_into().unwrap();
+        assert_eq!(expanded.matches("# [ test ]").count(), 20_000);
+        // Two greedy repetitions that must give back tokens for a literal never there.
+        let tokens = "a ".repeat(5_000);
+        let stuck =
+            format!("macro_rules! s {{ ($($a:tt)* $($b:tt)* end) => {{ #[test] fn x() {{}} }}; }}\ns! {{ {tokens} }}");
+        assert!(expansions(&stuck).is_empty());
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
+    }
+
+    #[test]
     fn tokens_read_strings_chars_lifetimes_and_comments() {
         let source = br##"a /* x /* y */ */ 'b' 'c r#"q"# "s\"" b'\'' 1..2 ::x -> // end"##;
         let tokens = tokenize(source, 0..source.len()).unwrap();

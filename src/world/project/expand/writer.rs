@@ -2,6 +2,7 @@
 //! test macro's items, as Rust source with the file row of every line it
 //! copies from the invocation. Knows token trees, rules and bindings only.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use super::matcher::{Binds, Bound};
@@ -84,8 +85,12 @@ impl<'s> Writer<'s> {
     }
 
     /// Writes a transcriber with the bindings of one match; `None` where a
-    /// metavariable is unbound or repeats at another depth.
+    /// metavariable repeats at another depth than it was matched at.
     pub fn transcribe(&mut self, outs: &[Out], binds: &Binds) -> Option<()> {
+        self.transcribe_in(outs, &Scope { binds: binds.iter().map(|(k, v)| (k.as_slice(), v)).collect(), outer: None })
+    }
+
+    fn transcribe_in(&mut self, outs: &[Out], scope: &Scope<'_>) -> Option<()> {
         for out in outs {
             if self.text.len() > MAX_EXPANSION {
                 return None;
@@ -94,10 +99,10 @@ impl<'s> Writer<'s> {
                 Out::Text(word) => self.write(word),
                 Out::Group(open, inner) => {
                     self.write(&[*open]);
-                    self.transcribe(inner, binds)?;
+                    self.transcribe_in(inner, scope)?;
                     self.write(&[closing(*open)]);
                 }
-                Out::Var(name) => match binds.get(name) {
+                Out::Var(name) => match scope.get(name) {
                     Some(Bound::Tokens(span)) => self.copy(span.clone()),
                     Some(Bound::Repeated(_)) => return None,
                     // A `$` the macro writes as it is, such as one a nested macro_rules! reads.
@@ -107,10 +112,10 @@ impl<'s> Writer<'s> {
                     }
                 },
                 Out::Repetition { body, separator } => {
-                    let repeated: Vec<(&Vec<u8>, &Vec<Bound>)> = used_variables(body)
+                    let repeated: Vec<(&[u8], &Vec<Bound>)> = used_variables(body)
                         .into_iter()
-                        .filter_map(|name| match binds.get(name) {
-                            Some(Bound::Repeated(each)) => Some((name, each)),
+                        .filter_map(|name| match scope.get(name) {
+                            Some(Bound::Repeated(each)) => Some((name.as_slice(), each)),
                             _ => None,
                         })
                         .collect();
@@ -121,11 +126,8 @@ impl<'s> Writer<'s> {
                                 self.write(sep);
                             }
                         }
-                        let mut inner = binds.clone();
-                        for (name, each) in &repeated {
-                            inner.insert((*name).clone(), each[round].clone());
-                        }
-                        self.transcribe(body, &inner)?;
+                        let binds = repeated.iter().map(|(name, each)| (*name, &each[round])).collect();
+                        self.transcribe_in(body, &Scope { binds, outer: Some(scope) })?;
                     }
                 }
             }
@@ -154,6 +156,19 @@ impl<'s> Writer<'s> {
         if let Some(last) = tokens.last() {
             self.copy(from..last.span.end);
         }
+    }
+}
+
+/// The bindings a transcriber sees: one round of each repetition it is
+/// inside, over the match's own.
+struct Scope<'b> {
+    binds: HashMap<&'b [u8], &'b Bound>,
+    outer: Option<&'b Scope<'b>>,
+}
+
+impl Scope<'_> {
+    fn get(&self, name: &[u8]) -> Option<&Bound> {
+        self.binds.get(name).copied().or_else(|| self.outer?.get(name))
     }
 }
 
