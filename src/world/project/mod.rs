@@ -729,7 +729,9 @@ fn has_test_attribute(node: Node<'_>, source: &[u8]) -> bool {
         match p.kind() {
             "attribute_item" => {
                 let t = text(p, source);
-                if t.contains("test") && !t.contains("cfg(") {
+                // `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(…)]`,
+                // `#[proptest]`, quickcheck_macros' `#[quickcheck]`; never `#[cfg(test)]`.
+                if (t.contains("test") || t.contains("quickcheck")) && !t.contains("cfg(") {
                     return true;
                 }
             }
