@@ -10,7 +10,8 @@ use std::collections::HashSet;
 
 use tree_sitter::{Node, Query, QueryCursor, StreamingIterator};
 
-use super::{parse, CallForm, CallSite, Roles};
+use super::expand::tokens::{tokenize, TokenKind, Tt};
+use super::{compact, parse, CallForm, CallSite, Roles};
 use crate::world::lang::{GrammarError, Lang};
 use crate::world::locals::Locals;
 
@@ -66,6 +67,15 @@ impl Reader<'_> {
         if depth >= MACRO_DEPTH || text.len() < 3 || text.contains(&b'$') {
             return Ok(());
         }
+        // Arguments with no parenthesis hold no call, with no `!` no macro and
+        // with no brace no struct literal (`assert!(a == b)`, `vec![x; n]`,
+        // `criterion_group!(benches, parse, print)`): what they can name is a
+        // function handed on by name, read off the tokens without a parse.
+        let inner = &text[1..text.len() - 1];
+        if kind == Tokens::Arguments && !inner.iter().any(|b| matches!(b, b'(' | b'!' | b'{')) {
+            named_arguments(inner, (at, first_row), locals, out);
+            return Ok(());
+        }
         let (prefix, suffix): (&[u8], &[u8]) = match kind {
             Tokens::Arguments => (b"fn m(){f(", b");}"),
             Tokens::Transcriber => (b"fn m(){", b"\n}"),
@@ -99,6 +109,36 @@ impl Reader<'_> {
             self.read(Tokens::Arguments, inner, depth + 1, metavariables, locals, out)?;
         }
         Ok(())
+    }
+}
+
+/// The arguments of a macro that are a name or a path alone (`parse`,
+/// `Error::msg`): functions the macro may call, as a call's arguments are.
+fn named_arguments(inner: &[u8], (at, first_row): (usize, u32), locals: &mut Locals<'_, '_>, out: &mut Vec<CallSite>) {
+    let Some(tokens) = tokenize(inner, 0..inner.len()) else { return };
+    let word = |t: &Tt| &inner[t.span.clone()];
+    for argument in tokens.split(|t| t.kind == TokenKind::Punct && matches!(word(t), b"," | b";")) {
+        // A name, or names joined by `::`.
+        let is_path = !argument.is_empty()
+            && argument.len() % 2 == 1
+            && argument.iter().enumerate().all(|(i, t)| match i % 2 {
+                0 => t.kind == TokenKind::Ident,
+                _ => word(t) == b"::",
+            });
+        let Some(last) = argument.last().filter(|_| is_path) else { continue };
+        let name = String::from_utf8_lossy(word(last)).into_owned();
+        if matches!(name.as_str(), "true" | "false" | "self" | "Self" | "crate" | "super") {
+            continue;
+        }
+        let qualifier = (argument.len() > 1).then(|| {
+            let path = &inner[argument[0].span.start..argument[argument.len() - 2].span.end];
+            compact(&String::from_utf8_lossy(path), 80)
+        });
+        if qualifier.is_none() && locals.binds(at, &name) {
+            continue;
+        }
+        let line = first_row + 1 + inner[..last.span.start].iter().filter(|&&b| b == b'\n').count() as u32;
+        out.push(CallSite { at, line, node_id: None, name, qualifier, form: CallForm::Reference });
     }
 }
 

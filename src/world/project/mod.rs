@@ -482,7 +482,8 @@ fn project_source(lang: Lang, path: &str, source: &[u8], expand: bool) -> Result
                 Some(_) => c.node_id.is_none_or(|id| !not_read.contains(&id)),
             }
     });
-    let expansions = if expand && lang == Lang::Rust { expand::item_expansions(root, source) } else { Vec::new() };
+    let expansions =
+        if expand && lang == Lang::Rust { expand::item_expansions(root, source, is_test_file) } else { Vec::new() };
     // An expanded invocation's calls are read from its expansion, in the functions it defines.
     macros.retain(|node| !expansions.iter().any(|e| e.tokens == node.byte_range()));
     let reader = macros::Reader { lang, query, roles: &roles };

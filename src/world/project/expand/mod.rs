@@ -18,7 +18,7 @@ use writer::{RowIndex, Writer};
 
 mod matcher;
 mod rules;
-mod tokens;
+pub(super) mod tokens;
 mod writer;
 
 /// Macros of other crates that make a test of every function written in
@@ -64,8 +64,12 @@ impl Expansion {
 }
 
 /// The expansions of the item-position invocations in `root` (a file, and
-/// the `mod` blocks in it) that can be expanded.
-pub(super) fn item_expansions(root: Node<'_>, source: &[u8]) -> Vec<Expansion> {
+/// the `mod` blocks in it) that can be expanded and that may define tests:
+/// every one in a test file; elsewhere those whose rule writes a test or a
+/// `macro_rules!` macro (what other macros write there, such as the impls
+/// a crate generates for each tuple size, stays the macro's own calls: an
+/// expansion costs as much to project as the source it writes).
+pub(super) fn item_expansions(root: Node<'_>, source: &[u8], in_test_file: bool) -> Vec<Expansion> {
     let mut invocations = Vec::new();
     let mut definitions: HashMap<&[u8], Vec<Rule>> = HashMap::new();
     collect_items(root, source, &mut invocations, &mut definitions);
@@ -73,7 +77,7 @@ pub(super) fn item_expansions(root: Node<'_>, source: &[u8]) -> Vec<Expansion> {
         return Vec::new();
     }
     let rows = RowIndex::new(source);
-    invocations.into_iter().filter_map(|node| expand(node, source, &definitions, &rows)).collect()
+    invocations.into_iter().filter_map(|node| expand(node, source, &definitions, &rows, in_test_file)).collect()
 }
 
 /// Finds item-position invocations and `macro_rules!` definitions under `node`.
@@ -113,6 +117,7 @@ fn expand(
     source: &[u8],
     definitions: &HashMap<&[u8], Vec<Rule>>,
     rows: &RowIndex,
+    in_test_file: bool,
 ) -> Option<Expansion> {
     let name_node = node.child_by_field_name("macro")?;
     let name = match name_node.kind() {
@@ -126,6 +131,9 @@ fn expand(
     let mut writer = Writer::new(source, rows);
     let expanded = match definitions.get(name) {
         Some(rules) if name_node.kind() == "identifier" => rules.iter().any(|rule| {
+            if !(in_test_file || rule.defines_tests_or_macros) {
+                return false;
+            }
             let mut matcher = Matcher::new(source);
             let Some(binds) = matcher.whole(&rule.matcher, &tokens) else { return false };
             writer = Writer::new(source, rows);
@@ -156,7 +164,7 @@ mod tests {
         let mut parser = tree_sitter::Parser::new();
         parser.set_language(&tree_sitter_rust::LANGUAGE.into()).unwrap();
         let tree = parser.parse(source, None).unwrap();
-        item_expansions(tree.root_node(), source.as_bytes())
+        item_expansions(tree.root_node(), source.as_bytes(), false)
             .into_iter()
             .map(|e| String::from_utf8(e.text).unwrap().split_whitespace().collect::<Vec<_>>().join(" "))
             .collect()
@@ -228,13 +236,33 @@ lazy_static! { static ref X: u8 = make(); }
         let mut parser = tree_sitter::Parser::new();
         parser.set_language(&tree_sitter_rust::LANGUAGE.into()).unwrap();
         let tree = parser.parse(source, None).unwrap();
-        let [expansion] = item_expansions(tree.root_node(), source.as_bytes()).try_into().unwrap();
+        let [expansion] = item_expansions(tree.root_node(), source.as_bytes(), false).try_into().unwrap();
         let text = String::from_utf8(expansion.text.clone()).unwrap();
         let line_of = |needle: &str| text[..text.find(needle).unwrap()].matches('\n').count() as u32 + 1;
         assert_eq!(expansion.file_line(line_of("first")), Some(4));
         assert_eq!(expansion.file_line(line_of("call")), Some(5));
         assert_eq!(expansion.file_line(line_of("#")), None);
         assert_eq!(expansion.file_span(1, line_of("call") + 1), (4, 6));
+    }
+
+    #[test]
+    fn outside_test_files_only_macros_that_write_tests_or_macros_are_expanded() {
+        let source = r#"
+macro_rules! impl_size { ($($t:ident),*) => { $(impl Size for $t { fn size() -> usize { 1 } })* }; }
+impl_size!(A, B);
+macro_rules! checks { ($($n:ident),*) => { $(#[tokio::test] async fn $n() {})* }; }
+checks!(first);
+macro_rules! defines { ($n:ident) => { macro_rules! $n { () => {} } }; }
+defines!(inner);
+"#;
+        let expanded = |in_test_file: bool| {
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&tree_sitter_rust::LANGUAGE.into()).unwrap();
+            let tree = parser.parse(source, None).unwrap();
+            item_expansions(tree.root_node(), source.as_bytes(), in_test_file).len()
+        };
+        assert_eq!(expanded(false), 2);
+        assert_eq!(expanded(true), 3);
     }
 
     #[test]

@@ -11,6 +11,9 @@ use super::tokens::{tokenize, TokenKind, Tt};
 pub(super) struct Rule {
     pub matcher: Vec<Pat>,
     pub transcriber: Vec<Out>,
+    /// Whether the transcriber writes a test (`#[test]`, `#[tokio::test]`,
+    /// `#[quickcheck]`…) or a `macro_rules!` macro.
+    pub defines_tests_or_macros: bool,
 }
 
 /// The rules of a `macro_rules!` definition that read as patterns.
@@ -22,7 +25,9 @@ pub(super) fn rules(definition: Node<'_>, source: &[u8]) -> Vec<Rule> {
             let inside = |n: Node<'_>| tokenize(source, n.start_byte() + 1..n.end_byte().saturating_sub(1));
             let matcher = inside(rule.child_by_field_name("left")?)?;
             let transcriber = inside(rule.child_by_field_name("right")?)?;
-            Some(Rule { matcher: patterns(source, &matcher)?, transcriber: outputs(source, &transcriber) })
+            let transcriber = outputs(source, &transcriber);
+            let defines = defines_tests_or_macros(&transcriber);
+            Some(Rule { matcher: patterns(source, &matcher)?, transcriber, defines_tests_or_macros: defines })
         })
         .collect()
 }
@@ -183,4 +188,28 @@ fn outputs(source: &[u8], tokens: &[Tt]) -> Vec<Out> {
         }
     }
     out
+}
+
+/// Whether transcriber output writes a test attribute or a `macro_rules!` macro.
+fn defines_tests_or_macros(outs: &[Out]) -> bool {
+    outs.iter().enumerate().any(|(i, out)| match out {
+        Out::Text(word) => {
+            word.as_slice() == b"macro_rules"
+                || (word.as_slice() == b"#"
+                    && matches!(outs.get(i + 1), Some(Out::Group(b'[', inner)) if names_a_test(inner)))
+        }
+        Out::Group(_, inner) | Out::Repetition { body: inner, .. } => defines_tests_or_macros(inner),
+        Out::Var(_) => false,
+    })
+}
+
+/// Whether an attribute's tokens name a test: `test`, `tokio::test`, `quickcheck`.
+fn names_a_test(attribute: &[Out]) -> bool {
+    attribute.iter().any(|out| match out {
+        Out::Text(word) => {
+            let word = String::from_utf8_lossy(word);
+            word.contains("test") || word.contains("quickcheck")
+        }
+        _ => false,
+    })
 }

@@ -6,7 +6,7 @@ use std::ops::Range;
 
 /// A token tree: a token, or a delimited group of them.
 #[derive(Debug)]
-pub(super) struct Tt {
+pub(in crate::world::project) struct Tt {
     pub kind: TokenKind,
     /// Bytes in the file, delimiters included.
     pub span: Range<usize>,
@@ -14,7 +14,7 @@ pub(super) struct Tt {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum TokenKind {
+pub(in crate::world::project) enum TokenKind {
     Ident,
     Lifetime,
     Literal,
@@ -30,7 +30,7 @@ const PUNCTS: &[&str] = &[
 ];
 
 /// The token trees of `source[range]`; `None` where delimiters do not balance.
-pub(super) fn tokenize(source: &[u8], range: Range<usize>) -> Option<Vec<Tt>> {
+pub(in crate::world::project) fn tokenize(source: &[u8], range: Range<usize>) -> Option<Vec<Tt>> {
     let mut stack: Vec<(u8, usize, Vec<Tt>)> = vec![(0, range.start, Vec::new())];
     let end = range.end.min(source.len());
     let mut i = range.start;
