@@ -70,6 +70,10 @@ pub fn world_facts(w: &World<'_>, symbols: Symbols, scope: FactScope) -> Facts {
                 f.implicit_method.push(m);
             }
         }
+        for value in values_run_at_load(*lang, &p.symbols) {
+            let row = (path_id, f.symbol_id(&value.id));
+            f.runs_at_load.push(row);
+        }
         let ranges = w.modified.get(path);
         let own = ranges.map(|r| own_changes(&p.symbols, r)).unwrap_or_default();
         for s in &p.symbols {
@@ -154,6 +158,18 @@ fn holds_change(s: &ProjectedSymbol, ranges: &[(u32, u32)]) -> bool {
 /// Whether the lines `lo..=hi` meet a symbol's span.
 fn overlaps(lo: u32, hi: u32, s: &ProjectedSymbol) -> bool {
     lo <= s.end_line && s.line <= hi
+}
+
+/// The values a test file defines at its top level, whose initializers run
+/// when it loads (Python and TypeScript; a Rust const is evaluated when
+/// compiled, and a Go package's variables belong to the whole package).
+fn values_run_at_load(lang: Lang, symbols: &[ProjectedSymbol]) -> Vec<&ProjectedSymbol> {
+    use nerd_logic::vocab::SymbolKind::{Const, Test, Variable};
+    let runs = matches!(lang.family(), Lang::Python | Lang::TypeScript) && symbols.iter().any(|s| s.kind == Test);
+    if !runs {
+        return Vec::new();
+    }
+    symbols.iter().filter(|s| s.depth == 0 && matches!(s.kind, Variable | Const)).collect()
 }
 
 /// Each method of one file with the class whose body holds it: the method's

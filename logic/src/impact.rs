@@ -38,6 +38,17 @@ use crate::schema::{atoms, Facts};
 use crate::symbols::{bare_name, Line, PathId, Sym, SymbolId};
 use crate::vocab::Provenance;
 
+/// How a test file's loading may reach a change (`w_maybe_impacted_loaded`):
+/// a module-level call that did not resolve, a module-level call of something
+/// that may be reached, a top-level value that may be.
+const LOADED_UNCERTAIN_CALL: u8 = 0;
+const LOADED_CALL: u8 = 1;
+const LOADED_VALUE: u8 = 2;
+/// The same for a test whose run was observed: a module-level call, or a
+/// top-level value, that reaches a change.
+const LOADED_CALL_OBSERVED: u8 = 3;
+const LOADED_VALUE_OBSERVED: u8 = 4;
+
 ascent! {
     /// Change impact over resolved call edges.
     pub struct ImpactProgram;
@@ -51,6 +62,7 @@ ascent! {
     relation modified_own(Sym);
     relation method_of(Sym, Sym);
     relation implicit_method(Sym);
+    relation runs_at_load(Sym, Sym);
     relation test_symbol(Sym);
     relation test_of(Sym, Sym);
     relation covers(Sym, Sym);
@@ -84,6 +96,10 @@ ascent! {
     relation w_impacted_file(Sym, Sym);
     relation w_impacted_observed(Sym, Sym);
     relation w_impacted_unobserved(Sym, Sym);
+    relation w_impacted_loaded(Sym, Sym, Sym, bool);
+    relation w_test_reach_loaded(Sym, Sym, Sym);
+    relation w_maybe_impacted_loaded(Sym, Sym, Sym, u8);
+    relation test_file(Sym);
     relation w_needs_testing_reach(Sym);
     relation w_needs_testing_link(Sym, Sym);
     relation w_test_reach_direct(Sym, Sym);
@@ -144,6 +160,15 @@ ascent! {
     // test that constructs the class is a maybe (below).
     impacted(t), w_impacted_unobserved(t, y) <-- observed_test(t), calls(t, y, true), unobserved_impact(y);
 
+    // A test file's module-level code (its own calls, and the initializers of
+    // the values it defines at the top) runs when the file loads, before any
+    // of its tests: a change it reaches can break every test in the file.
+    test_file(p) <-- defines(p, t), test_symbol(t);
+    impacted(t), w_impacted_loaded(t, p, y, true) <--
+        test_file(p), calls(p, y, true), impacted(y), defines(p, t), test_symbol(t), !observed_test(t);
+    impacted(t), w_impacted_loaded(t, p, v, false) <--
+        runs_at_load(p, v), impacted(v), defines(p, t), test_symbol(t), !observed_test(t);
+
     // Tests that reach an impacted symbol, or are linked to one, must run;
     // a link does not overrule what an observed run executed.
     needs_testing(t), w_needs_testing_reach(t) <-- test_symbol(t), impacted(t);
@@ -152,6 +177,8 @@ ascent! {
     // Coverage: whatever any test reaches through calls, or is linked to.
     test_reach(s), w_test_reach_direct(t, s) <-- test_symbol(t), calls(t, s, true);
     test_reach(s), w_test_reach_step(m, s) <-- test_reach(m), calls(m, s, true);
+    test_reach(s), w_test_reach_loaded(p, p, s) <-- test_file(p), calls(p, s, true);
+    test_reach(s), w_test_reach_loaded(p, v, s) <-- test_file(p), runs_at_load(p, v), calls(v, s, true);
     covered(s), w_covered_reach(s) <-- test_reach(s);
     covered(s), w_covered_link(t, s) <-- test_of(t, s);
     covered(s), w_covered_observed(t, s) <-- covers(t, s);
@@ -182,6 +209,19 @@ ascent! {
     maybe_impacted(t), w_maybe_impacted_unexecuted(t, y, true) <--
         observed_test(t), calls(t, y, true), impacted(y), !impacted(t);
     maybe_impacted(t), w_maybe_impacted_unexecuted(t, y, false) <-- covers(t, y), impacted(y), !impacted(t);
+    // What a test file's module-level code may reach, its tests may.
+    maybe_impacted(t), w_maybe_impacted_loaded(t, p, y, LOADED_UNCERTAIN_CALL) <--
+        test_file(p), uncertain_call(p, y), impacted(y), defines(p, t), test_symbol(t), !impacted(t);
+    maybe_impacted(t), w_maybe_impacted_loaded(t, p, y, LOADED_CALL) <--
+        test_file(p), calls(p, y, _), maybe_impacted(y), defines(p, t), test_symbol(t), !impacted(t);
+    maybe_impacted(t), w_maybe_impacted_loaded(t, p, v, LOADED_VALUE) <--
+        runs_at_load(p, v), maybe_impacted(v), defines(p, t), test_symbol(t), !impacted(t);
+    // A test whose run was observed: what its file's loading reaches is a
+    // maybe (a run may not show what ran while the file loaded).
+    maybe_impacted(t), w_maybe_impacted_loaded(t, p, y, LOADED_CALL_OBSERVED) <--
+        test_file(p), calls(p, y, true), impacted(y), defines(p, t), observed_test(t), !impacted(t);
+    maybe_impacted(t), w_maybe_impacted_loaded(t, p, v, LOADED_VALUE_OBSERVED) <--
+        runs_at_load(p, v), impacted(v), defines(p, t), observed_test(t), !impacted(t);
     maybe_needs_testing(t), w_maybe_needs_testing_reach(t) <-- test_symbol(t), maybe_impacted(t);
     maybe_needs_testing(t), w_maybe_needs_testing_link(t, s) <--
         test_of(t, s), maybe_impacted(s), !needs_testing(t);
@@ -191,6 +231,8 @@ ascent! {
     // Whether some test could reach a symbol through an uncertain call.
     uncertain_reach(s) <-- test_symbol(t), uncertain_call(t, s);
     uncertain_reach(s) <-- test_reach(m), uncertain_call(m, s);
+    uncertain_reach(s) <-- test_file(p), uncertain_call(p, s);
+    uncertain_reach(s) <-- test_file(p), runs_at_load(p, v), uncertain_call(v, s);
     uncertain_reach(s) <-- uncertain_reach(m), calls(m, s, true);
     uncertain_reach(s) <-- uncertain_reach(m), uncertain_call(m, s);
     // "No test reaches it" may not be said of these: it is unknown.
@@ -254,6 +296,7 @@ pub fn run(facts: &Facts) -> ImpactProgram {
         modified_own: facts.modified_own.iter().map(|&s| (s.sym(),)).collect(),
         method_of: facts.method_of.iter().map(|&(m, c)| (m.sym(), c.sym())).collect(),
         implicit_method: facts.implicit_method.iter().map(|&m| (m.sym(),)).collect(),
+        runs_at_load: facts.runs_at_load.iter().map(|&(p, v)| (p.sym(), v.sym())).collect(),
         test_symbol: facts.test_symbols().map(|t| (t.sym(),)).collect(),
         test_of: facts.test_of.iter().map(|&(t, s)| (t.sym(), s.sym())).collect(),
         covers: facts.covers.iter().map(|&(t, s)| (t.sym(), s.sym())).collect(),
@@ -377,6 +420,29 @@ impl ImpactProgram {
                 ),
             ));
         }
+        // A test file's module-level code, and the values it defines at the top, run when it loads.
+        let loads = |p: Sym, t: Sym| {
+            let test = Premise::Holds(atoms::test_symbol(s, SymbolId(t)));
+            let defines = Premise::Holds(atoms::defines(s, (PathId(p), SymbolId(t))));
+            [test, defines]
+        };
+        let loaded_code = |p: Sym, code: Sym| {
+            if code == p {
+                Premise::Check(format!("{} runs its module-level code when it loads", s.resolve(p)))
+            } else {
+                Premise::Holds(atoms::runs_at_load(s, (PathId(p), SymbolId(code))))
+            }
+        };
+        for &(t, p, via, by_call) in &self.w_impacted_loaded {
+            let mut premises = loads(p, t).to_vec();
+            premises.push(if by_call { sites.premise(p, via) } else { loaded_code(p, via) });
+            premises.push(h(via));
+            out.push((atoms::impacted(s, t), proof("impact/loaded-with-test-file", premises)));
+        }
+        for &(p, code, x) in &self.w_test_reach_loaded {
+            let premises = vec![loaded_code(p, code), sites.premise(code, x)];
+            out.push((atoms::test_reach(s, x), proof("coverage/called-when-test-file-loads", premises)));
+        }
         for &(t,) in &self.w_needs_testing_reach {
             let test = Premise::Holds(atoms::test_symbol(s, SymbolId(t)));
             out.push((atoms::needs_testing(s, t), proof("impact/impacted-test", vec![test, h(t)])));
@@ -471,6 +537,25 @@ impl ImpactProgram {
                 atoms::maybe_impacted(s, t),
                 proof("uncertain/observed-run-missed-change", vec![path, h(y), Premise::Absent(atoms::impacted(s, t))]),
             ));
+        }
+        for &(t, p, via, how) in &self.w_maybe_impacted_loaded {
+            let mut premises = loads(p, t).to_vec();
+            let (path, reached) = match how {
+                LOADED_UNCERTAIN_CALL => (Premise::Holds(atoms::uncertain_call(s, (p, via))), atoms::impacted(s, via)),
+                LOADED_CALL => (sites.premise(p, via), atoms::maybe_impacted(s, via)),
+                LOADED_VALUE => (loaded_code(p, via), atoms::maybe_impacted(s, via)),
+                LOADED_CALL_OBSERVED => (sites.premise(p, via), atoms::impacted(s, via)),
+                _ => (loaded_code(p, via), atoms::impacted(s, via)),
+            };
+            premises.extend([path, Premise::Holds(reached)]);
+            if matches!(how, LOADED_CALL_OBSERVED | LOADED_VALUE_OBSERVED) {
+                premises.push(Premise::Check(format!(
+                    "the run of {} was observed, and may not show what ran while its file loaded",
+                    s.resolve(t)
+                )));
+            }
+            premises.push(Premise::Absent(atoms::impacted(s, t)));
+            out.push((atoms::maybe_impacted(s, t), proof("uncertain/loaded-with-test-file", premises)));
         }
         for &(t,) in &self.w_maybe_needs_testing_reach {
             let test = Premise::Holds(atoms::test_symbol(s, SymbolId(t)));

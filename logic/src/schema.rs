@@ -61,6 +61,8 @@ macro_rules! tables {
                     "a modified symbol whose own code changed: a function, method or test with a changed line (a function nested in it included: its run makes that function); a class or other container only with a changed line outside its functions and methods";
                 World rows method_of(Method: SymbolId, Type: SymbolId)
                     "a method defined in a class's body (Python, TypeScript): constructing the class makes a value it may run on";
+                World rows runs_at_load(File: PathId, Value: SymbolId)
+                    "a value a file defines at its top level (Python, TypeScript): its initializer runs when the file loads, before any test in it";
                 World set implicit_method(Method: SymbolId)
                     "a method the language calls with no call site naming it: a Python dunder (`__eq__`, `__iter__`), a TypeScript `toString` or `[Symbol.iterator]`";
                 World set staged(Path: PathId) "a path staged in the git index";

@@ -183,6 +183,35 @@ fn random_graph(seed: u64) -> Facts {
             f.implicit_method.push(m);
         }
     }
+    // Sometimes the file is a test file: its tests, its module-level calls and
+    // the top-level values whose initializers run when it loads.
+    if rng.next(2) == 0 {
+        use nerd_logic::vocab::{SymbolKind, Visibility};
+        let signature = f.sym("");
+        for i in 0..1 + rng.next(3) {
+            let id = f.symbol_id(&format!("t{i}"));
+            let fact = nerd_logic::SymbolFact {
+                id,
+                kind: SymbolKind::Test,
+                visibility: Visibility::Private,
+                path,
+                line: Line(1),
+                end_line: Line(2),
+                signature,
+            };
+            f.symbol.push(fact);
+            f.defines.push((path, id));
+        }
+        let file = f.symbol_id("g.rs");
+        for _ in 0..rng.next(3) {
+            let callee = f.symbol_id(&format!("n{}", rng.next(nodes)));
+            f.calls.push((file, callee, path, Line(1), Provenance::Exact));
+        }
+        for _ in 0..rng.next(3) {
+            let value = f.symbol_id(&format!("n{}", rng.next(nodes)));
+            f.runs_at_load.push((path, value));
+        }
+    }
     f
 }
 
@@ -214,6 +243,17 @@ fn impacted_by_definition(facts: &Facts, fixpoint: &nerd_logic::Fixpoint) -> BTr
             break;
         }
         out.extend(more);
+    }
+    // A test file whose module-level code or top-level value reaches a change
+    // loads it before each of its tests.
+    let tests: BTreeSet<Term> = facts.test_symbols().map(|t| term(t.sym())).collect();
+    for &(p, t) in &facts.defines {
+        let file = term(p.sym());
+        let loads_change = reaches.iter().any(|(a, b)| *a == file && out.contains(b))
+            || facts.runs_at_load.iter().any(|&(q, v)| q == p && out.contains(&term(v.sym())));
+        if tests.contains(&term(t.sym())) && loads_change {
+            out.insert(term(t.sym()));
+        }
     }
     for &(p, s) in &facts.defines {
         if out.contains(&term(s.sym())) {
@@ -329,6 +369,17 @@ fn evaluation_is_deterministic_whatever_the_fact_order() {
         for &m in forward.implicit_method.iter().rev() {
             let m = backward.symbol_id(s.resolve(m.sym()));
             backward.implicit_method.push(m);
+        }
+        for &(p, v) in forward.runs_at_load.iter().rev() {
+            let row = (backward.path(s.resolve(p.sym())), backward.symbol_id(s.resolve(v.sym())));
+            backward.runs_at_load.push(row);
+        }
+        for fact in forward.symbol.iter().rev() {
+            let mut fact = fact.clone();
+            fact.id = backward.symbol_id(s.resolve(fact.id.sym()));
+            fact.path = backward.path(s.resolve(fact.path.sym()));
+            fact.signature = backward.sym(s.resolve(fact.signature));
+            backward.symbol.push(fact);
         }
         assert_eq!(evaluate(forward).derived_atoms(), evaluate(backward).derived_atoms(), "seed {seed}");
     }

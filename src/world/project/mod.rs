@@ -471,6 +471,9 @@ fn project_source(lang: Lang, path: &str, source: &[u8], expand: bool) -> Result
         let functions = defs.iter().filter(|d| d.kind.is_some_and(SymbolKind::is_code));
         hints.extend(functions.filter_map(|d| arrow_return(d.node, source)));
     }
+    if lang == Lang::Python {
+        decorators_belong_to_their_function(&functions, &mut calls);
+    }
     // A name the function binds for itself is its own value, not a function
     // of the module; a member called, constructed, decorating or written
     // there is no read of it.
@@ -517,6 +520,31 @@ fn project_source(lang: Lang, path: &str, source: &[u8], expand: bool) -> Result
     out.parse_error = first_syntax_error(root, source);
     out.chunks = chunks(&out.symbols, end_line_of(root));
     Ok(out)
+}
+
+/// Places what a Python function's decorators call in the function: a
+/// wrapper the decorator returns runs wherever the function is called, and a
+/// decorator's arguments (`@pytest.mark.parametrize("jar", [CookieJar()])`)
+/// are the function's own inputs, not code every test of the file runs.
+fn decorators_belong_to_their_function(functions: &[Node<'_>], calls: &mut [CallSite]) {
+    let mut spans: Vec<(usize, usize)> = functions
+        .iter()
+        .filter_map(|f| {
+            f.parent().filter(|p| p.kind() == "decorated_definition").map(|p| (p.start_byte(), f.start_byte()))
+        })
+        .collect();
+    if spans.is_empty() {
+        return;
+    }
+    spans.sort_unstable();
+    for call in calls.iter_mut() {
+        let i = spans.partition_point(|&(start, _)| start <= call.at);
+        if let Some(&(start, function)) = i.checked_sub(1).map(|i| &spans[i]) {
+            if (start..function).contains(&call.at) {
+                call.at = function;
+            }
+        }
+    }
 }
 
 /// Keeps a bare name handed on as a value only where it can name a function
