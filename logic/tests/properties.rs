@@ -375,7 +375,7 @@ fn evaluation_is_deterministic_whatever_the_fact_order() {
             backward.runs_at_load.push(row);
         }
         for fact in forward.symbol.iter().rev() {
-            let mut fact = fact.clone();
+            let mut fact = *fact;
             fact.id = backward.symbol_id(s.resolve(fact.id.sym()));
             fact.path = backward.path(s.resolve(fact.path.sym()));
             fact.signature = backward.sym(s.resolve(fact.signature));
