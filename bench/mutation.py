@@ -347,7 +347,10 @@ def pytest_collectreport(report):
 '''
 
     def production(self, path):
-        return path.startswith("src/") and not TESTY.search(path)
+        # A package's modules, in a `src/` layout or at the top (`tomlkit/`), not its docs, examples or tooling.
+        top = path.split("/")[0]
+        return ("/" in path and top not in ("docs", "doc", "examples", "example", "benchmarks", "bench", "scripts",
+                                             "tools", "tasks") and not top.startswith(".") and not TESTY.search(path))
 
     def mutate(self, text, sym):
         return py_mutate(text, sym)

@@ -379,10 +379,26 @@ impl Captured<'_> {
 /// A definition or scope before ids are assigned.
 struct Def<'t> {
     node: Node<'t>,
+    /// The bytes it spans (`span_of`).
+    span: Node<'t>,
     name: String,
     kind: Option<SymbolKind>, // None for a scope (e.g. a Rust impl block)
     receiver: Option<String>,
     pattern: usize,
+}
+
+/// What a definition spans: a Python function or class with its decorators
+/// (`@pytest.mark.parametrize(…)` is part of the test it decorates: a change
+/// there changes the test, and what the decorators call, the definition
+/// calls), else its node.
+fn span_of(lang: Lang, node: Node<'_>) -> Node<'_> {
+    if lang != Lang::Python {
+        return node;
+    }
+    match node.parent() {
+        Some(p) if p.kind() == "decorated_definition" => p,
+        _ => node,
+    }
 }
 
 struct CallSite {
@@ -459,7 +475,7 @@ fn project_source(lang: Lang, path: &str, source: &[u8], expand: bool) -> Result
             let name = clean_name(text(name, source));
             if !name.is_empty() {
                 let receiver = found.receiver.map(|r| text(r, source).to_string());
-                defs.push(Def { node, name, kind, receiver, pattern: m.pattern_index });
+                defs.push(Def { node, span: span_of(lang, node), name, kind, receiver, pattern: m.pattern_index });
             }
         } else if let Some(call) = found.call_site(source, 0) {
             calls.push(call);
@@ -470,9 +486,6 @@ fn project_source(lang: Lang, path: &str, source: &[u8], expand: bool) -> Result
     if lang.family() == Lang::TypeScript {
         let functions = defs.iter().filter(|d| d.kind.is_some_and(SymbolKind::is_code));
         hints.extend(functions.filter_map(|d| arrow_return(d.node, source)));
-    }
-    if lang == Lang::Python {
-        decorators_belong_to_their_function(&functions, &mut calls);
     }
     // A name the function binds for itself is its own value, not a function
     // of the module; a member called, constructed, decorating or written
@@ -498,7 +511,7 @@ fn project_source(lang: Lang, path: &str, source: &[u8], expand: bool) -> Result
     }
 
     // The same node can match several patterns; the earliest pattern wins.
-    defs.sort_by_key(|d| (d.node.start_byte(), std::cmp::Reverse(d.node.end_byte()), d.pattern));
+    defs.sort_by_key(|d| (d.span.start_byte(), std::cmp::Reverse(d.span.end_byte()), d.pattern));
     defs.dedup_by(|b, a| a.node.id() == b.node.id());
     drop_overload_stubs(lang, &mut defs, source, &mut hints);
 
@@ -520,31 +533,6 @@ fn project_source(lang: Lang, path: &str, source: &[u8], expand: bool) -> Result
     out.parse_error = first_syntax_error(root, source);
     out.chunks = chunks(&out.symbols, end_line_of(root));
     Ok(out)
-}
-
-/// Places what a Python function's decorators call in the function: a
-/// wrapper the decorator returns runs wherever the function is called, and a
-/// decorator's arguments (`@pytest.mark.parametrize("jar", [CookieJar()])`)
-/// are the function's own inputs, not code every test of the file runs.
-fn decorators_belong_to_their_function(functions: &[Node<'_>], calls: &mut [CallSite]) {
-    let mut spans: Vec<(usize, usize)> = functions
-        .iter()
-        .filter_map(|f| {
-            f.parent().filter(|p| p.kind() == "decorated_definition").map(|p| (p.start_byte(), f.start_byte()))
-        })
-        .collect();
-    if spans.is_empty() {
-        return;
-    }
-    spans.sort_unstable();
-    for call in calls.iter_mut() {
-        let i = spans.partition_point(|&(start, _)| start <= call.at);
-        if let Some(&(start, function)) = i.checked_sub(1).map(|i| &spans[i]) {
-            if (start..function).contains(&call.at) {
-                call.at = function;
-            }
-        }
-    }
 }
 
 /// Keeps a bare name handed on as a value only where it can name a function
@@ -671,7 +659,7 @@ fn assign_symbols(
     let mut ids = Vec::with_capacity(defs.len());
     for (i, def) in defs.iter().enumerate() {
         while let Some(&top) = stack.last() {
-            if defs[top].node.end_byte() <= def.node.start_byte() {
+            if defs[top].span.end_byte() <= def.span.start_byte() {
                 stack.pop();
             } else {
                 break;
@@ -701,10 +689,10 @@ fn assign_symbols(
             name: def.name.clone(),
             kind,
             visibility: visibility(lang, def, container, source),
-            line: line_of(def.node),
-            end_line: end_line_of(def.node),
+            line: line_of(def.span),
+            end_line: end_line_of(def.span),
             signature: signature(def.node, source),
-            body_hash: fnv1a(&source[def.node.byte_range()]),
+            body_hash: fnv1a(&source[def.span.byte_range()]),
             depth: (stack.len() - 1) as u32,
         });
     }
@@ -858,14 +846,14 @@ impl Enclosing<'_, '_> {
         let mut stack: Vec<usize> = Vec::new();
         let mut next_def = 0;
         for at in positions {
-            while next_def < defs.len() && defs[next_def].node.start_byte() <= at {
-                while stack.last().is_some_and(|&t| defs[t].node.end_byte() <= defs[next_def].node.start_byte()) {
+            while next_def < defs.len() && defs[next_def].span.start_byte() <= at {
+                while stack.last().is_some_and(|&t| defs[t].span.end_byte() <= defs[next_def].span.start_byte()) {
                     stack.pop();
                 }
                 stack.push(next_def);
                 next_def += 1;
             }
-            while stack.last().is_some_and(|&t| defs[t].node.end_byte() <= at) {
+            while stack.last().is_some_and(|&t| defs[t].span.end_byte() <= at) {
                 stack.pop();
             }
             visit(&stack);

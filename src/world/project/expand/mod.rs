@@ -25,6 +25,8 @@ mod writer;
 /// their invocation (quickcheck's `quickcheck!`, proptest's `proptest!`).
 const TEST_MACROS: &[&str] = &["quickcheck", "proptest"];
 
+/// The least budget, in bytes of expansion, of a file that is no test file.
+const MIN_BUDGET: usize = 16 << 10;
 /// The largest expansion kept, in bytes.
 const MAX_EXPANSION: usize = 4 << 20;
 
@@ -41,6 +43,8 @@ pub(super) struct Expansion {
     pub tokens: Range<usize>,
     /// The invocation's first row (0-based).
     pub row: u32,
+    /// Whether its rule writes a test or a macro (or it is a test crate's macro).
+    writes_tests_or_macros: bool,
 }
 
 impl Expansion {
@@ -64,11 +68,13 @@ impl Expansion {
 }
 
 /// The expansions of the item-position invocations in `root` (a file, and
-/// the `mod` blocks in it) that can be expanded and that may define tests:
-/// every one in a test file; elsewhere those whose rule writes a test or a
-/// `macro_rules!` macro (what other macros write there, such as the impls
-/// a crate generates for each tuple size, stays the macro's own calls: an
-/// expansion costs as much to project as the source it writes).
+/// the `mod` blocks in it) that can be expanded: in a test file every one;
+/// elsewhere every one whose rule writes a test or a `macro_rules!` macro,
+/// and the others (the impls a crate generates for each integer or tuple
+/// size) in the order written while their text fits in a budget of the
+/// file's own size: an expansion costs as much to project as the source it
+/// writes, and the first few of a macro's expansions already show what its
+/// code calls. Those left out stay the macro's own calls.
 pub(super) fn item_expansions(root: Node<'_>, source: &[u8], in_test_file: bool) -> Vec<Expansion> {
     let mut invocations = Vec::new();
     let mut definitions: HashMap<&[u8], Vec<Rule>> = HashMap::new();
@@ -77,7 +83,18 @@ pub(super) fn item_expansions(root: Node<'_>, source: &[u8], in_test_file: bool)
         return Vec::new();
     }
     let rows = RowIndex::new(source);
-    invocations.into_iter().filter_map(|node| expand(node, source, &definitions, &rows, in_test_file)).collect()
+    let mut budget = source.len().max(MIN_BUDGET);
+    let expansions = invocations.into_iter().filter_map(|node| expand(node, source, &definitions, &rows));
+    expansions
+        .filter(|e| {
+            if in_test_file || e.writes_tests_or_macros {
+                return true;
+            }
+            let fits = e.text.len() <= budget;
+            budget = budget.saturating_sub(e.text.len());
+            fits
+        })
+        .collect()
 }
 
 /// Finds item-position invocations and `macro_rules!` definitions under `node`.
@@ -117,7 +134,6 @@ fn expand(
     source: &[u8],
     definitions: &HashMap<&[u8], Vec<Rule>>,
     rows: &RowIndex,
-    in_test_file: bool,
 ) -> Option<Expansion> {
     let name_node = node.child_by_field_name("macro")?;
     let name = match name_node.kind() {
@@ -129,14 +145,13 @@ fn expand(
     let inner = tokens_node.start_byte() + 1..tokens_node.end_byte().saturating_sub(1);
     let tokens = tokenize(source, inner)?;
     let mut writer = Writer::new(source, rows);
+    let mut writes_tests_or_macros = true;
     let expanded = match definitions.get(name) {
         Some(rules) if name_node.kind() == "identifier" => rules.iter().any(|rule| {
-            if !(in_test_file || rule.defines_tests_or_macros) {
-                return false;
-            }
             let mut matcher = Matcher::new(source);
             let Some(binds) = matcher.whole(&rule.matcher, &tokens) else { return false };
             writer = Writer::new(source, rows);
+            writes_tests_or_macros = rule.defines_tests_or_macros;
             writer.transcribe(&rule.transcriber, &binds).is_some()
         }),
         _ if TEST_MACROS.iter().any(|m| m.as_bytes() == name) => {
@@ -151,6 +166,7 @@ fn expand(
         invocation: node.byte_range(),
         tokens: tokens_node.byte_range(),
         row: node.start_position().row as u32,
+        writes_tests_or_macros,
     })
 }
 
@@ -246,7 +262,7 @@ lazy_static! { static ref X: u8 = make(); }
     }
 
     #[test]
-    fn outside_test_files_only_macros_that_write_tests_or_macros_are_expanded() {
+    fn outside_test_files_expansions_that_write_no_test_fit_in_a_budget() {
         let source = r#"
 macro_rules! impl_size { ($($t:ident),*) => { $(impl Size for $t { fn size() -> usize { 1 } })* }; }
 impl_size!(A, B);
@@ -261,8 +277,16 @@ defines!(inner);
             let tree = parser.parse(source, None).unwrap();
             item_expansions(tree.root_node(), source.as_bytes(), in_test_file).len()
         };
-        assert_eq!(expanded(false), 2);
+        assert_eq!(expanded(false), 3);
         assert_eq!(expanded(true), 3);
+        // Past the budget of the file's own size, only what writes tests or macros.
+        let big =
+            format!("{source}impl_size!({});\n", (0..4000).map(|i| format!("T{i}")).collect::<Vec<_>>().join(", "));
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&tree_sitter_rust::LANGUAGE.into()).unwrap();
+        let tree = parser.parse(&big, None).unwrap();
+        assert_eq!(item_expansions(tree.root_node(), big.as_bytes(), false).len(), 3);
+        assert_eq!(item_expansions(tree.root_node(), big.as_bytes(), true).len(), 4);
     }
 
     #[test]
