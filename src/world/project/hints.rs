@@ -16,6 +16,8 @@ pub(super) struct HintSite {
     pub(super) kind: HintKind,
     pub(super) text: String,
     pub(super) field: bool,
+    /// A decorated definition's name: it binds in the scope around the definition.
+    pub(super) decorated: bool,
 }
 
 /// The name a hint on what a function returns binds: a keyword, so never a variable.
@@ -80,7 +82,8 @@ impl HintCaptures<'_> {
         if let Some((_, argument, parameter)) = callback {
             written = format!("{written}{PASSED}{argument}.{parameter})");
         }
-        Some(HintSite { at: anchor.start_byte(), line: line_of(anchor), var, kind, text: written, field: self.field })
+        let (at, line, field, decorated) = (anchor.start_byte(), line_of(anchor), self.field, self.decorated);
+        Some(HintSite { at, line, var, kind, text: written, field, decorated })
     }
 }
 
@@ -119,6 +122,7 @@ pub(super) fn return_hint(body: Node<'_>, kind: HintKind, written: Node<'_>, sou
         kind,
         text: compact(text(written, source), 120),
         field: false,
+        decorated: false,
     }
 }
 

@@ -935,10 +935,16 @@ impl Enclosing<'_, '_> {
     fn attribute_hints(&self, mut hints: Vec<HintSite>) -> Vec<TypeHint> {
         hints.sort_by_key(|h| h.at);
         let mut scopes = Vec::with_capacity(hints.len());
-        let mut kinds = hints.iter().map(|h| h.field || h.kind == HintKind::Base);
+        let mut kinds = hints.iter().map(|h| (h.field || h.kind == HintKind::Base, h.decorated.then_some(h.at)));
         self.sweep(hints.iter().map(|h| h.at), |stack| {
-            let of_type = kinds.next().unwrap_or(false);
-            let scope = if of_type { self.enclosing_type(stack) } else { Some(self.local_scope(stack)) };
+            let (of_type, decorated) = kinds.next().unwrap_or((false, None));
+            // A decorator lies in the span of the definition it decorates, whose
+            // name binds in the scope around it.
+            let around: Vec<usize> = match decorated {
+                Some(at) => stack.iter().copied().filter(|&d| self.defs[d].node.start_byte() <= at).collect(),
+                None => stack.to_vec(),
+            };
+            let scope = if of_type { self.enclosing_type(&around) } else { Some(self.local_scope(&around)) };
             scopes.push(scope);
         });
         hints
