@@ -29,6 +29,8 @@ const TEST_MACROS: &[&str] = &["quickcheck", "proptest"];
 const MIN_BUDGET: usize = 16 << 10;
 /// The largest expansion kept, in bytes.
 const MAX_EXPANSION: usize = 4 << 20;
+/// The most expansion text one file gets, in bytes, whatever it is.
+const MAX_FILE_EXPANSION: usize = 16 << 20;
 
 /// One invocation, expanded.
 #[derive(Debug)]
@@ -84,17 +86,24 @@ pub(super) fn item_expansions(root: Node<'_>, source: &[u8], in_test_file: bool)
     }
     let rows = RowIndex::new(source);
     let mut budget = source.len().max(MIN_BUDGET);
-    let expansions = invocations.into_iter().filter_map(|node| expand(node, source, &definitions, &rows));
-    expansions
-        .filter(|e| {
-            if in_test_file || e.writes_tests_or_macros {
-                return true;
-            }
-            let fits = e.text.len() <= budget;
-            budget = budget.saturating_sub(e.text.len());
-            fits
-        })
-        .collect()
+    let mut total = 0usize;
+    let mut out = Vec::new();
+    for node in invocations {
+        let Some(e) = expand(node, source, &definitions, &rows) else { continue };
+        total += e.text.len();
+        if total > MAX_FILE_EXPANSION {
+            break;
+        }
+        if in_test_file || e.writes_tests_or_macros {
+            out.push(e);
+        } else if e.text.len() <= budget {
+            budget -= e.text.len();
+            out.push(e);
+        } else {
+            budget = 0;
+        }
+    }
+    out
 }
 
 /// Finds item-position invocations and `macro_rules!` definitions under `node`.
