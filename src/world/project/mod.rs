@@ -429,12 +429,16 @@ fn end_line_of(node: Node<'_>) -> u32 {
 /// Projects one file. Never fails on bad source: syntax errors become
 /// `parse_error` and the rest of the file is still projected.
 pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProjection, GrammarError> {
-    project_source(lang, path, source, true)
+    project_source(lang, path, source, MACRO_NESTING)
 }
 
-/// Projects `source` as the file `path`; `expand` also projects what the
-/// file's item macros expand to (never set for an expansion itself).
-fn project_source(lang: Lang, path: &str, source: &[u8], expand: bool) -> Result<FileProjection, GrammarError> {
+/// How deep item macros are expanded inside expansions (`generic_test!`
+/// writing `paste::item! { qc::quickcheck! { … } }` takes three).
+const MACRO_NESTING: u32 = 3;
+
+/// Projects `source` as the file `path`, with what its item macros expand
+/// to, `nesting` levels deep.
+fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result<FileProjection, GrammarError> {
     let Some(mut tree) = parse(lang, source)? else {
         return Ok(FileProjection { parse_error: Some((1, "the parser gave up".into())), ..Default::default() });
     };
@@ -500,8 +504,11 @@ fn project_source(lang: Lang, path: &str, source: &[u8], expand: bool) -> Result
                 Some(_) => c.node_id.is_none_or(|id| !not_read.contains(&id)),
             }
     });
-    let expansions =
-        if expand && lang == Lang::Rust { expand::item_expansions(root, source, is_test_file) } else { Vec::new() };
+    let expansions = if nesting > 0 && lang == Lang::Rust {
+        expand::item_expansions(root, source, is_test_file)
+    } else {
+        Vec::new()
+    };
     // An expanded invocation's calls are read from its expansion, in the functions it defines.
     macros.retain(|node| !expansions.iter().any(|e| e.tokens == node.byte_range()));
     let reader = macros::Reader { lang, query, roles: &roles };
@@ -529,7 +536,7 @@ fn project_source(lang: Lang, path: &str, source: &[u8], expand: bool) -> Result
     let file_lines: Vec<&[u8]> =
         if expansions.is_empty() { Vec::new() } else { source.split(|&b| b == b'\n').collect() };
     for (expansion, place) in expansions.iter().zip(places) {
-        let inner = project_source(lang, path, &expansion.text, false)?;
+        let inner = project_source(lang, path, &expansion.text, nesting - 1)?;
         place.merge(path, expansion, inner, &file_lines, &mut out);
     }
     out.parse_error = first_syntax_error(root, source);

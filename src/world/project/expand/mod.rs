@@ -25,6 +25,15 @@ mod writer;
 /// their invocation (quickcheck's `quickcheck!`, proptest's `proptest!`).
 const TEST_MACROS: &[&str] = &["quickcheck", "proptest"];
 
+/// Whether a macro path names the paste crate's item macro (`paste!`,
+/// `paste::paste!`, `paste::item!`), which writes its tokens with each
+/// `[< … >]` joined into one identifier.
+fn is_paste(path: &[u8]) -> bool {
+    let path: Vec<u8> = path.iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
+    let path = path.strip_prefix(b"::").unwrap_or(&path);
+    matches!(path, b"paste" | b"paste::paste" | b"paste::item")
+}
+
 /// The least budget, in bytes of expansion, of a file that is no test file.
 const MIN_BUDGET: usize = 16 << 10;
 /// The largest expansion kept, in bytes.
@@ -167,6 +176,10 @@ fn expand(
             writer.tests_of(source, &tokens);
             true
         }
+        _ if is_paste(&source[name_node.byte_range()]) => {
+            writer.pasted(source, &tokens);
+            true
+        }
         _ => false,
     };
     (expanded && writer.text.len() <= MAX_EXPANSION).then(|| Expansion {
@@ -253,6 +266,12 @@ lazy_static! { static ref X: u8 = make(); }
             expansions(source),
             ["#[test] fn prop_a(xs: Vec<u8>) -> bool { check(&xs) } #[test] fn prop_b(x: u8) -> () { other(x); }"]
         );
+    }
+
+    #[test]
+    fn paste_joins_each_bracketed_name_and_writes_the_rest_as_it_is() {
+        let source = "paste::paste! { #[test] fn [<parses_ U8 :lower>]() { parse([1, 2]); } }\nother::paste! { fn [<no_ x>]() {} }\n";
+        assert_eq!(expansions(source), ["#[test] fn parses_u8 () { parse([1, 2]); }"]);
     }
 
     #[test]

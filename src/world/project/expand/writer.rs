@@ -159,6 +159,83 @@ impl<'s> Writer<'s> {
     }
 }
 
+impl Writer<'_> {
+    /// The paste crate's expansion: `tokens` as written, each `[< … >]` joined
+    /// into one identifier (`[<parse_ $t:lower>]` with `U8` is `parse_u8`).
+    pub fn pasted(&mut self, source: &[u8], tokens: &[Tt]) {
+        let mut run: Option<Range<usize>> = None;
+        for t in tokens {
+            let pasted = joined(source, t);
+            if pasted.is_none() && !holds_paste(source, t) {
+                run = Some(run.map_or(t.span.clone(), |r| r.start..t.span.end));
+                continue;
+            }
+            if let Some(r) = run.take() {
+                self.copy(r);
+            }
+            match (pasted, t.kind) {
+                (Some(ident), _) => self.write(ident.as_bytes()),
+                (None, TokenKind::Group(open)) => {
+                    self.write(&[open]);
+                    self.pasted(source, &t.children);
+                    self.write(&[closing(open)]);
+                }
+                (None, _) => self.copy(t.span.clone()),
+            }
+        }
+        if let Some(r) = run {
+            self.copy(r);
+        }
+    }
+}
+
+/// A `[< … >]` group's identifier: its words and literals joined, `:lower`
+/// and `:upper` applied to the word before them.
+fn joined(source: &[u8], t: &Tt) -> Option<String> {
+    let inner = match (t.kind, t.children.first(), t.children.last()) {
+        (TokenKind::Group(b'['), Some(first), Some(last))
+            if t.children.len() >= 3 && &source[first.span.clone()] == b"<" && &source[last.span.clone()] == b">" =>
+        {
+            &t.children[1..t.children.len() - 1]
+        }
+        _ => return None,
+    };
+    let mut out = String::new();
+    let mut last_start = 0;
+    let mut i = 0;
+    while i < inner.len() {
+        let word = String::from_utf8_lossy(&source[inner[i].span.clone()]).into_owned();
+        match (inner[i].kind, word.as_str(), inner.get(i + 1)) {
+            (TokenKind::Punct, ":", Some(modifier)) => {
+                let segment = out.split_off(last_start);
+                out.push_str(&match &source[modifier.span.clone()] {
+                    b"lower" => segment.to_lowercase(),
+                    b"upper" => segment.to_uppercase(),
+                    _ => segment,
+                });
+                i += 2;
+                continue;
+            }
+            (TokenKind::Ident, _, _) => {
+                last_start = out.len();
+                out.push_str(&word);
+            }
+            (TokenKind::Literal, _, _) => {
+                last_start = out.len();
+                out.push_str(word.trim_matches('"'));
+            }
+            _ => return None,
+        }
+        i += 1;
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// Whether a token tree holds a `[< … >]` group.
+fn holds_paste(source: &[u8], t: &Tt) -> bool {
+    t.children.iter().any(|c| joined(source, c).is_some() || holds_paste(source, c))
+}
+
 /// The bindings a transcriber sees: one round of each repetition it is
 /// inside, over the match's own.
 struct Scope<'b> {
