@@ -161,11 +161,14 @@ fn overlaps(lo: u32, hi: u32, s: &ProjectedSymbol) -> bool {
 }
 
 /// The values a test file defines at its top level, whose initializers run
-/// when it loads (Python and TypeScript; a Rust const is evaluated when
-/// compiled, and a Go package's variables belong to the whole package).
+/// when it loads: Python and TypeScript, and Go, whose package variables are
+/// initialized before any test of the package runs (the file's own tests are
+/// counted; the package's other test files are not reached this way). A Rust
+/// const is evaluated when compiled.
 fn values_run_at_load(lang: Lang, symbols: &[ProjectedSymbol]) -> Vec<&ProjectedSymbol> {
     use nerd_logic::vocab::SymbolKind::{Const, Test, Variable};
-    let runs = matches!(lang.family(), Lang::Python | Lang::TypeScript) && symbols.iter().any(|s| s.kind == Test);
+    let runs =
+        matches!(lang.family(), Lang::Python | Lang::TypeScript | Lang::Go) && symbols.iter().any(|s| s.kind == Test);
     if !runs {
         return Vec::new();
     }
@@ -325,7 +328,29 @@ impl Loaded {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nerd_logic::vocab::SymbolKind::{Class, Function, Method};
+    use nerd_logic::vocab::SymbolKind::{Class, Const, Function, Method, Test, Variable};
+
+    #[test]
+    fn a_test_file_runs_its_top_level_values_when_it_loads() {
+        let file = |lang: Lang, with_test: bool| {
+            let mut symbols = vec![
+                ProjectedSymbol::spanning("f#SCHEMA", Const, 1, 1, 0),
+                ProjectedSymbol::spanning("f#value", Variable, 2, 2, 0),
+                ProjectedSymbol::spanning("f#helper", Function, 3, 5, 0),
+                ProjectedSymbol::spanning("f#Suite.field", Variable, 7, 7, 1),
+            ];
+            if with_test {
+                symbols.push(ProjectedSymbol::spanning("f#test_it", Test, 9, 12, 0));
+            }
+            let ids: Vec<String> = values_run_at_load(lang, &symbols).iter().map(|s| s.id.clone()).collect();
+            ids
+        };
+        for lang in [Lang::Python, Lang::TypeScript, Lang::Go] {
+            assert_eq!(file(lang, true), ["f#SCHEMA", "f#value"], "{lang:?}");
+            assert!(file(lang, false).is_empty(), "{lang:?}: no test, nothing to count for");
+        }
+        assert!(file(Lang::Rust, true).is_empty());
+    }
 
     /// `modified` and `modified_own` of one TypeScript file whose lines
     /// `ranges` changed (empty: the whole file), as sorted symbol ids.
