@@ -145,8 +145,9 @@ fn serve_one(mut client: TcpStream, hosts: &HostAllowance, log: &Mutex<Log>) {
                 "nerd's sandbox refused {host}:{port}: {why}. To let sandboxed programs reach it, add it to {}.\n",
                 crate::hosts::WHERE_ALLOWED
             );
-            let _ = reply(&mut client, "403 Forbidden", &body);
+            // Logged before the answer: whoever sees the refusal finds it in the log.
             note(log, Connection { host, port, allowed: false, why: Some(why) });
+            let _ = reply(&mut client, "403 Forbidden", &body);
             return;
         }
     };
@@ -154,8 +155,9 @@ fn serve_one(mut client: TcpStream, hosts: &HostAllowance, log: &Mutex<Log>) {
         Ok(u) => u,
         Err(e) => {
             let why = format!("cannot connect: {e}");
-            let _ = reply(&mut client, "502 Bad Gateway", &format!("nerd's proxy: {host}:{port}: {why}\n"));
+            let answer = format!("nerd's proxy: {host}:{port}: {why}\n");
             note(log, Connection { host, port, allowed: true, why: Some(why) });
+            let _ = reply(&mut client, "502 Bad Gateway", &answer);
             return;
         }
     };
