@@ -343,43 +343,44 @@ fn evaluation_is_deterministic_whatever_the_fact_order() {
         let forward = random_graph(seed);
         let mut backward = defaults::policy();
         // Re-intern in reverse so ids and insertion order both differ.
-        for &(a, b, p, l, provenance) in forward.calls.iter().rev() {
-            let s = &forward.symbols;
-            let (a, b) = (backward.symbol_id(s.resolve(a.0)), backward.symbol_id(s.resolve(b.0)));
-            let p = backward.path(s.resolve(p.0));
-            backward.calls.push((a, b, p, l, provenance));
+        let s = &forward.symbols;
+        let id = |to: &mut Facts, x: nerd_logic::Sym| to.symbol_id(s.resolve(x));
+        let path = |to: &mut Facts, x: nerd_logic::Sym| to.path(s.resolve(x));
+        let b = &mut backward;
+        for &(x, y, p, l, provenance) in forward.calls.iter().rev() {
+            let row = (id(b, x.0), id(b, y.0), path(b, p.0), l, provenance);
+            b.calls.push(row);
         }
         for &m in forward.modified.iter().rev() {
-            let m = backward.sym(forward.symbols.resolve(m));
-            backward.modified.push(m);
+            let m = b.sym(s.resolve(m));
+            b.modified.push(m);
         }
-        let s = &forward.symbols;
         for &m in forward.modified_own.iter().rev() {
-            let m = backward.symbol_id(s.resolve(m.sym()));
-            backward.modified_own.push(m);
+            let m = id(b, m.sym());
+            b.modified_own.push(m);
         }
         for &(p, d) in forward.defines.iter().rev() {
-            let row = (backward.path(s.resolve(p.sym())), backward.symbol_id(s.resolve(d.sym())));
-            backward.defines.push(row);
+            let row = (path(b, p.sym()), id(b, d.sym()));
+            b.defines.push(row);
         }
         for &(m, c) in forward.method_of.iter().rev() {
-            let row = (backward.symbol_id(s.resolve(m.sym())), backward.symbol_id(s.resolve(c.sym())));
-            backward.method_of.push(row);
+            let row = (id(b, m.sym()), id(b, c.sym()));
+            b.method_of.push(row);
         }
         for &m in forward.implicit_method.iter().rev() {
-            let m = backward.symbol_id(s.resolve(m.sym()));
-            backward.implicit_method.push(m);
+            let m = id(b, m.sym());
+            b.implicit_method.push(m);
         }
         for &(p, v) in forward.runs_at_load.iter().rev() {
-            let row = (backward.path(s.resolve(p.sym())), backward.symbol_id(s.resolve(v.sym())));
-            backward.runs_at_load.push(row);
+            let row = (path(b, p.sym()), id(b, v.sym()));
+            b.runs_at_load.push(row);
         }
         for fact in forward.symbol.iter().rev() {
             let mut fact = *fact;
-            fact.id = backward.symbol_id(s.resolve(fact.id.sym()));
-            fact.path = backward.path(s.resolve(fact.path.sym()));
-            fact.signature = backward.sym(s.resolve(fact.signature));
-            backward.symbol.push(fact);
+            fact.id = id(b, fact.id.sym());
+            fact.path = path(b, fact.path.sym());
+            fact.signature = b.sym(s.resolve(fact.signature));
+            b.symbol.push(fact);
         }
         assert_eq!(evaluate(forward).derived_atoms(), evaluate(backward).derived_atoms(), "seed {seed}");
     }

@@ -196,13 +196,18 @@ fn expand(
 mod tests {
     use super::*;
 
-    /// Expands every item invocation of `source` and returns the texts with
-    /// spaces collapsed.
-    fn expansions(source: &str) -> Vec<String> {
+    /// The expansions of `source`, parsed as Rust.
+    fn expand_source(source: &str, in_test_file: bool) -> Vec<Expansion> {
         let mut parser = tree_sitter::Parser::new();
         parser.set_language(&tree_sitter_rust::LANGUAGE.into()).unwrap();
         let tree = parser.parse(source, None).unwrap();
-        item_expansions(tree.root_node(), source.as_bytes(), false)
+        item_expansions(tree.root_node(), source.as_bytes(), in_test_file)
+    }
+
+    /// Expands every item invocation of `source` and returns the texts with
+    /// spaces collapsed.
+    fn expansions(source: &str) -> Vec<String> {
+        expand_source(source, false)
             .into_iter()
             .map(|e| String::from_utf8(e.text).unwrap().split_whitespace().collect::<Vec<_>>().join(" "))
             .collect()
@@ -277,10 +282,7 @@ lazy_static! { static ref X: u8 = make(); }
     #[test]
     fn copied_lines_keep_the_rows_they_were_written_on() {
         let source = "macro_rules! t { ($n:ident $b:block) => { #[test] fn $n() $b }; }\n\nt! {\n  first {\n    call();\n  }\n}\n";
-        let mut parser = tree_sitter::Parser::new();
-        parser.set_language(&tree_sitter_rust::LANGUAGE.into()).unwrap();
-        let tree = parser.parse(source, None).unwrap();
-        let [expansion] = item_expansions(tree.root_node(), source.as_bytes(), false).try_into().unwrap();
+        let [expansion] = expand_source(source, false).try_into().unwrap();
         let text = String::from_utf8(expansion.text.clone()).unwrap();
         let line_of = |needle: &str| text[..text.find(needle).unwrap()].matches('\n').count() as u32 + 1;
         assert_eq!(expansion.file_line(line_of("first")), Some(4));
@@ -299,22 +301,14 @@ checks!(first);
 macro_rules! defines { ($n:ident) => { macro_rules! $n { () => {} } }; }
 defines!(inner);
 "#;
-        let expanded = |in_test_file: bool| {
-            let mut parser = tree_sitter::Parser::new();
-            parser.set_language(&tree_sitter_rust::LANGUAGE.into()).unwrap();
-            let tree = parser.parse(source, None).unwrap();
-            item_expansions(tree.root_node(), source.as_bytes(), in_test_file).len()
-        };
+        let expanded = |in_test_file: bool| expand_source(source, in_test_file).len();
         assert_eq!(expanded(false), 3);
         assert_eq!(expanded(true), 3);
         // Past the budget of the file's own size, only what writes tests or macros.
         let big =
             format!("{source}impl_size!({});\n", (0..4000).map(|i| format!("T{i}")).collect::<Vec<_>>().join(", "));
-        let mut parser = tree_sitter::Parser::new();
-        parser.set_language(&tree_sitter_rust::LANGUAGE.into()).unwrap();
-        let tree = parser.parse(&big, None).unwrap();
-        assert_eq!(item_expansions(tree.root_node(), big.as_bytes(), false).len(), 3);
-        assert_eq!(item_expansions(tree.root_node(), big.as_bytes(), true).len(), 4);
+        assert_eq!(expand_source(&big, false).len(), 3);
+        assert_eq!(expand_source(&big, true).len(), 4);
     }
 
     #[test]

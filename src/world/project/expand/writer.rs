@@ -157,9 +157,7 @@ impl<'s> Writer<'s> {
             self.copy(from..last.span.end);
         }
     }
-}
 
-impl Writer<'_> {
     /// The paste crate's expansion: `tokens` as written, each `[< … >]` joined
     /// into one identifier (`[<parse_ $t:lower>]` with `U8` is `parse_u8`).
     pub fn pasted(&mut self, source: &[u8], tokens: &[Tt]) {
