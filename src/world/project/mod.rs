@@ -749,18 +749,20 @@ fn refine_kind(
 }
 
 /// `#[test]`, `#[tokio::test]`, `#[rstest]`… among the attributes before an item.
+/// Whether an attribute's text makes a test: `#[test]`, `#[tokio::test]`,
+/// `#[rstest]`, `#[test_case(…)]`, `#[proptest]`, quickcheck_macros'
+/// `#[quickcheck]`; never `#[cfg(test)]`. Also what a macro's transcriber
+/// is asked (`expand/rules.rs`).
+fn names_a_test(attribute: &str) -> bool {
+    (attribute.contains("test") || attribute.contains("quickcheck")) && !attribute.contains("cfg(")
+}
+
 fn has_test_attribute(node: Node<'_>, source: &[u8]) -> bool {
     let mut prev = node.prev_named_sibling();
     while let Some(p) = prev {
         match p.kind() {
-            "attribute_item" => {
-                let t = text(p, source);
-                // `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(…)]`,
-                // `#[proptest]`, quickcheck_macros' `#[quickcheck]`; never `#[cfg(test)]`.
-                if (t.contains("test") || t.contains("quickcheck")) && !t.contains("cfg(") {
-                    return true;
-                }
-            }
+            "attribute_item" if names_a_test(text(p, source)) => return true,
+            "attribute_item" => {}
             "line_comment" | "block_comment" => {}
             _ => return false,
         }

@@ -4,7 +4,8 @@
 
 use tree_sitter::Node;
 
-use super::tokens::{tokenize, TokenKind, Tt};
+use super::super::names_a_test;
+use super::tokens::{closing, tokenize, TokenKind, Tt};
 
 /// One rule of a `macro_rules!` macro.
 #[derive(Debug)]
@@ -196,20 +197,27 @@ fn defines_tests_or_macros(outs: &[Out]) -> bool {
         Out::Text(word) => {
             word.as_slice() == b"macro_rules"
                 || (word.as_slice() == b"#"
-                    && matches!(outs.get(i + 1), Some(Out::Group(b'[', inner)) if names_a_test(inner)))
+                    && matches!(outs.get(i + 1), Some(Out::Group(b'[', inner)) if names_a_test(&written(inner))))
         }
         Out::Group(_, inner) | Out::Repetition { body: inner, .. } => defines_tests_or_macros(inner),
         Out::Var(_) => false,
     })
 }
 
-/// Whether an attribute's tokens name a test: `test`, `tokio::test`, `quickcheck`.
-fn names_a_test(attribute: &[Out]) -> bool {
-    attribute.iter().any(|out| match out {
-        Out::Text(word) => {
-            let word = String::from_utf8_lossy(word);
-            word.contains("test") || word.contains("quickcheck")
+/// Transcriber output as text, for the projection's own test of an
+/// attribute: its words and groups, metavariables and repetitions left out.
+fn written(outs: &[Out]) -> String {
+    let mut text = String::new();
+    for out in outs {
+        match out {
+            Out::Text(word) => text.push_str(&String::from_utf8_lossy(word)),
+            Out::Group(open, inner) => {
+                text.push(char::from(*open));
+                text.push_str(&written(inner));
+                text.push(char::from(closing(*open)));
+            }
+            Out::Var(_) | Out::Repetition { .. } => {}
         }
-        _ => false,
-    })
+    }
+    text
 }
