@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# How a local model reads the freshest held-out public set of requests
-# (tests/fixtures/perception/public5.tsv), through the same boundary and intent
+# How a local model reads a public set of requests that no model was tuned on
+# (tests/fixtures/perception/public5.tsv, the set the 0.5B and 1.5B coders
+# were measured on; see its README), through the same boundary and intent
 # grammar as `nerd perceive --provider local`, next to the offline rules on the
-# same rows. Prints every miss and one summary line.
+# same rows (whose second reader was trained on them). Prints every miss and
+# one summary line.
 #
 #   bench/perception.sh [MODEL.gguf] [ROWS]   (default: the 1.5B coder, all rows)
 set -euo pipefail

@@ -170,7 +170,7 @@ fn model_reads_the_fresh_public_set() {
     }
     let n = rows.len();
     println!(
-        "{}: {n} rows in {:?}: category {category} ({:.1}%), both {both} ({:.1}%), {as_mutations} of {questions} questions read as mutations; the offline rules on the same rows: both {offline_both}",
+        "{}: {n} rows in {:?}: category {category} ({:.1}%), both {both} ({:.1}%), {as_mutations} of {questions} questions read as mutations; the offline transducer on the same rows (whose second reader trained on them): both {offline_both}",
         model.display(),
         started.elapsed(),
         100.0 * category as f64 / n as f64,

@@ -27,6 +27,7 @@ pub mod grammar;
 pub mod instruction;
 pub mod link;
 pub mod offline;
+pub mod reader;
 
 pub use crate::model::{Transcript, Transducer};
 pub use boundary::{BoundaryError, Intent, Missing};

@@ -8,6 +8,8 @@
 use regex::Regex;
 use serde_json::json;
 
+use super::reader::Reading;
+
 // Instructions: standing rules for the project, not one-off requests.
 pattern!(
     instruction,
@@ -563,8 +565,43 @@ fn imperative_title(lower: &str) -> String {
     }
 }
 
+/// How far the second reader's best label must score above its next to overrule the rules
+/// (chosen on `public5.tsv` before `public6.tsv` was first scored).
+const SECOND_READER_MARGIN: f64 = 0.2;
+/// The confidence of a reading the two readers disagree on.
+const DISPUTED: f64 = 0.8;
+
+/// What the second reader makes of a request as written: names masked as the rules mask them,
+/// as it was trained (`scripts/train_perception.py` masks with the same two patterns).
+fn second_reading(text: &str) -> Option<Reading> {
+    super::reader::read(&mask(text).0)
+}
+
+/// The second reader's reading where it overrules the rules' `category`/`verb`: it disagrees by
+/// more than the margin, and it may read a change as a question or a rule, never a question or a
+/// rule as a change (acting on a request that only asked is the mistake that costs).
+fn overruling<'r>(reading: &'r Option<Reading>, category: &str, verb: &str) -> Option<&'r Reading> {
+    reading.as_ref().filter(|r| {
+        (r.category(), r.verb()) != (category, verb)
+            && r.margin > SECOND_READER_MARGIN
+            && (r.category() != "mutation" || category == "mutation")
+    })
+}
+
+/// The cue of a verb, where its target is looked for when the second reader chose it.
+fn cue_of(category: &str, verb: &str) -> &'static Regex {
+    let cue = match category {
+        "instruction" => return instruction(),
+        "query" => QUERIES.iter().find(|(v, _)| *v == verb),
+        _ => MUTATIONS.iter().find(|(v, _)| *v == verb),
+    };
+    cue.map_or_else(m_implement, |(_, re)| re())
+}
+
 /// Reads one request into intent JSON.
 pub fn transduce(text: &str) -> String {
+    // The second reader reads the request as it was written, as it was trained to.
+    let reading = second_reading(text.trim());
     let (asked, text) = without_front_end(text.trim());
     let original = text.as_str();
     let (masked_raw, ids) = mask(original);
@@ -587,9 +624,14 @@ pub fn transduce(text: &str) -> String {
             // "Don't forget to run the tests" is an instruction to act, not something to keep.
             let to_act = verb == "remember" && text.to_lowercase().starts_with("to ");
             if !text.is_empty() && !to_act {
+                // "/memory:forget": where the readers disagree, the second tells keeping from dropping.
+                let (verb, confidence) = match overruling(&reading, "instruction", verb) {
+                    Some(r) if matches!(r.verb(), "remember" | "forget") => (r.verb(), DISPUTED),
+                    _ => (verb, 0.95),
+                };
                 return json!({
                     "category": "instruction", "verb": verb, "target": text, "constraints": [],
-                    "context": "narrow", "confidence": 0.95, "missing": [],
+                    "context": "narrow", "confidence": confidence, "missing": [],
                 })
                 .to_string();
             }
@@ -628,6 +670,26 @@ pub fn transduce(text: &str) -> String {
         ("query", "status", run_verb(), 1)
     } else {
         read_task(&lower, asked || original.ends_with('?'))
+    };
+    // The second reader (a classifier trained on labelled requests, `reader.rs`) speaks where it
+    // disagrees with the rules by a clear margin: the rules read the phrasings they were written
+    // for, the classifier generalises further on the ones they were not (tests/fixtures/perception).
+    let named_test = run_named_test().is_match(original.trim_end_matches(['.', '!']));
+    let disputed = !named_test && reading.as_ref().is_some_and(|r| (r.category(), r.verb()) != (category, verb));
+    let overruled = if named_test { None } else { overruling(&reading, category, verb) };
+    let (category, verb, cue, cues) = match overruled {
+        Some(r) => {
+            // "Keep in mind we deploy on Fridays": a memory said without the rules' cue is the whole request.
+            if r.category() == "instruction" && matches!(r.verb(), "remember" | "forget") {
+                return json!({
+                    "category": "instruction", "verb": r.verb(), "target": original.trim_end_matches('.'),
+                    "constraints": [], "context": "narrow", "confidence": DISPUTED, "missing": [],
+                })
+                .to_string();
+            }
+            (r.category(), r.verb(), cue_of(r.category(), r.verb()), 1)
+        }
+        None => (category, verb, cue, cues),
     };
     // "Run that test again": the target is what follows "run", not what the cue swallowed.
     let cue = if verb == "status" && run_verb().is_match(&lower) { run_verb() } else { cue };
@@ -683,6 +745,7 @@ pub fn transduce(text: &str) -> String {
     constraints.truncate(8);
     let confidence = match cues {
         0 => 0.5,
+        _ if disputed => DISPUTED,
         1 => 0.95,
         _ => 0.8,
     };
@@ -705,4 +768,86 @@ pub fn transduce(text: &str) -> String {
         "missing": missing,
     })
     .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> serde_json::Value {
+        serde_json::from_str(&transduce(text)).expect("intent JSON")
+    }
+
+    fn reading(v: &serde_json::Value) -> (&str, &str, f64) {
+        (
+            v["category"].as_str().unwrap_or(""),
+            v["verb"].as_str().unwrap_or(""),
+            v["confidence"].as_f64().unwrap_or(0.0),
+        )
+    }
+
+    /// The training script wrote what its model decides on a sample of the training rows; masking
+    /// names here and computing the features in `reader.rs` must give the same label and margin.
+    #[test]
+    fn the_second_reader_decides_as_the_trained_model_does() {
+        let check = include_str!("../../tests/fixtures/perception/reader_check.tsv");
+        let mut rows = 0;
+        for line in check.lines().filter(|l| !l.starts_with('#')) {
+            let mut cols = line.splitn(3, '\t');
+            let (label, margin, text) = (cols.next().unwrap(), cols.next().unwrap(), cols.next().unwrap());
+            let margin: f64 = margin.parse().unwrap();
+            let reading = second_reading(text).unwrap();
+            assert_eq!(reading.label, label, "{text:?}");
+            assert!((reading.margin - margin).abs() < 1e-3, "{text:?}: margin {} against {margin}", reading.margin);
+            rows += 1;
+        }
+        assert!(rows > 300, "{rows} rows checked");
+    }
+
+    #[test]
+    fn the_second_reader_speaks_where_the_rules_find_no_cue() {
+        // A fact stated as a rule file's line: no verb the rules know, a memory to the classifier.
+        let v = read("Package manager: yarn (workspaces enabled).");
+        assert_eq!(reading(&v), ("instruction", "remember", DISPUTED));
+        assert_eq!(v["target"], "Package manager: yarn (workspaces enabled)");
+        // "Enhance … coverage": the rules' generic change, the classifier's test writing.
+        let v = read("Enhance testing coverage for the parser module");
+        assert_eq!(reading(&v), ("mutation", "test", DISPUTED));
+    }
+
+    #[test]
+    fn where_the_readers_agree_the_rules_stand_as_sure_as_before() {
+        for (text, category, verb) in [
+            ("fix the failing tests", "mutation", "fix"),
+            ("rename parse to parse_input", "mutation", "rename"),
+            ("who calls login", "query", "search"),
+            ("explain the architecture", "query", "explain"),
+        ] {
+            let r = second_reading(text).expect("the embedded model");
+            assert_eq!((r.category(), r.verb()), (category, verb), "{text}: the classifier");
+            assert_eq!(reading(&read(text)), (category, verb, 0.95), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_second_reader_never_turns_a_question_or_a_rule_into_a_change() {
+        // The classifier reads this as a change to the README by a clear margin; the rules read a
+        // status question, and a question is never made a change by the second opinion.
+        let text = "Include master build status in README.md";
+        let r = second_reading(text).expect("the embedded model");
+        assert_eq!(r.category(), "mutation", "the classifier's reading: {r:?}");
+        assert!(r.margin > SECOND_READER_MARGIN, "{r:?}");
+        assert_eq!(reading(&read(text)), ("query", "status", DISPUTED));
+    }
+
+    #[test]
+    fn a_disagreement_below_the_margin_leaves_the_rules_reading_less_sure() {
+        let text = "get rid of the debug prints";
+        let r = second_reading(text).expect("the embedded model");
+        assert_eq!((r.category(), r.verb()), ("mutation", "implement"), "{r:?}");
+        assert!(r.margin <= SECOND_READER_MARGIN, "{r:?}");
+        assert_eq!(reading(&read(text)), ("mutation", "delete", DISPUTED));
+        // Overruled: "Greenify" is no verb the rules know; the classifier reads a fix.
+        assert_eq!(reading(&read("Greenify the nightly CI")), ("mutation", "fix", DISPUTED));
+    }
 }
