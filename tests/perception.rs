@@ -124,31 +124,33 @@ fn offline_reads_the_public_tuning_rows_and_never_takes_a_question_for_a_mutatio
     }
 }
 
-/// public5.tsv was the fresh set of the last round (first score, rules alone: category 226 of 274,
-/// both 164, 11 questions read as mutations); since then it is training data for the second reader
-/// (`scripts/train-perception`), not for the rules, which still read 11 of its questions as changes.
+/// public5.tsv and public6.tsv were the fresh sets of the last two rounds (first scores: 82.5% /
+/// 59.9% / 11 questions read as mutations, the rules alone; 87.0% / 77.5% / 9, rules and second
+/// reader); since then they train the second reader (`scripts/train-perception`), and public6.tsv's
+/// misses were read for rules that generalise (a question is never a standing rule, wanting to know
+/// is asking, "locate", confirming nothing broke).
 #[test]
-fn offline_reads_the_last_rounds_set_it_learned_from() {
-    let s = scored(&public("public5.tsv"));
-    assert!(s.category * 100 >= s.n * 93, "{}", s.line());
-    assert!(s.both * 100 >= s.n * 88, "{}", s.line());
-    assert!(s.questions_as_mutations.len() <= 11, "{}", s.line());
+fn offline_reads_the_last_rounds_sets_it_learned_from() {
+    for file in ["public5.tsv", "public6.tsv"] {
+        let s = scored(&public(file));
+        assert!(s.category * 100 >= s.n * 93, "{file}: {}", s.line());
+        assert!(s.both * 100 >= s.n * 88, "{file}: {}", s.line());
+        assert!(s.questions_as_mutations.len() <= 4, "{file}: {}", s.line());
+    }
 }
 
-/// public6.tsv was collected by someone who never read the transducer and frozen before it was
-/// first scored. The rules alone read 230 of its 284 categories, 190 categories and verbs, and 22
-/// questions as mutations; with the second reader (reading the text as written) 247, 220 and 9.
-/// The second reader was then changed on other sets' evidence (names masked as the rules mask them,
-/// four hand-written `intents.tsv` rows), and these floors are what that final design reads: a
-/// change that reads fresh requests worse fails here.
+/// public7.tsv was collected by someone who never read the transducer and frozen before it was
+/// first scored: these floors are that first score (category 234 of 263, both 198, 2 questions
+/// read as mutations; stop 42's rules alone read 228, 184 and 5), so a change that reads fresh
+/// requests worse fails here.
 #[test]
 fn offline_on_the_fresh_public_set_is_scored_never_tuned() {
-    let rows = public("public6.tsv");
-    assert!(rows.len() >= 280 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
+    let rows = public("public7.tsv");
+    assert!(rows.len() >= 260 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
     let s = scored(&rows);
-    assert!(s.category >= 247, "{}", s.line());
-    assert!(s.both >= 214, "{}", s.line());
-    assert!(s.questions_as_mutations.len() <= 9, "{}", s.line());
+    assert!(s.category >= 234, "{}", s.line());
+    assert!(s.both >= 198, "{}", s.line());
+    assert!(s.questions_as_mutations.len() <= 2, "{}", s.line());
 }
 
 /// Prints both splits' figures (`cargo test --test perception -- --nocapture report`).
@@ -161,7 +163,8 @@ fn report() {
             println!("  miss {m}");
         }
     }
-    for file in ["public.tsv", "public2.tsv", "public3.tsv", "public4.tsv", "public5.tsv", "public6.tsv"] {
+    for file in ["public.tsv", "public2.tsv", "public3.tsv", "public4.tsv", "public5.tsv", "public6.tsv", "public7.tsv"]
+    {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/perception").join(file);
         if path.exists() {
             let s = scored(&public(file));
