@@ -140,17 +140,17 @@ fn offline_reads_the_last_rounds_sets_it_learned_from() {
     }
 }
 
-/// public7.tsv was collected by someone who never read the transducer and frozen before it was
-/// first scored: these floors are that first score (category 234 of 263, both 198, 2 questions
-/// read as mutations; stop 42's rules alone read 228, 184 and 5), so a change that reads fresh
-/// requests worse fails here.
+/// public8.tsv was collected by someone who never read the transducer and frozen before it was
+/// first scored: these floors are that first score (category 249 of 273, both 205, 2 questions
+/// read as mutations; stop 42's rules alone read 240, 186 and 8, the second reader alone 235,
+/// 194 and 9), so a change that reads fresh requests worse fails here.
 #[test]
 fn offline_on_the_fresh_public_set_is_scored_never_tuned() {
-    let rows = public("public7.tsv");
-    assert!(rows.len() >= 260 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
+    let rows = public("public8.tsv");
+    assert!(rows.len() >= 270 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
     let s = scored(&rows);
-    assert!(s.category >= 234, "{}", s.line());
-    assert!(s.both >= 198, "{}", s.line());
+    assert!(s.category >= 249, "{}", s.line());
+    assert!(s.both >= 205, "{}", s.line());
     assert!(s.questions_as_mutations.len() <= 2, "{}", s.line());
 }
 
@@ -164,8 +164,16 @@ fn report() {
             println!("  miss {m}");
         }
     }
-    for file in ["public.tsv", "public2.tsv", "public3.tsv", "public4.tsv", "public5.tsv", "public6.tsv", "public7.tsv"]
-    {
+    for file in [
+        "public.tsv",
+        "public2.tsv",
+        "public3.tsv",
+        "public4.tsv",
+        "public5.tsv",
+        "public6.tsv",
+        "public7.tsv",
+        "public8.tsv",
+    ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/perception").join(file);
         if path.exists() {
             let s = scored(&public(file));
