@@ -3,7 +3,9 @@
 //! constraints, context hint, confidence, missing parameters). Identifiers
 //! (`snake_case`, `Type.method`, paths, quoted or backticked names) are masked
 //! before verbs are looked for, so "simplify resolve_file" is a refactor, not
-//! a fix. Knows nothing about the repository.
+//! a fix. A second reader, a classifier trained on labelled requests
+//! (`reader.rs`), is heard where it disagrees by a clear margin, never to make
+//! a question or a rule a change. Knows nothing about the repository.
 
 use regex::Regex;
 use serde_json::json;
@@ -654,6 +656,8 @@ pub fn transduce(text: &str) -> String {
         })
         .to_string();
     }
+    // "Run test_parse": a test named by its name is run; the second reader does not read names.
+    let named_test = run_named_test().is_match(original.trim_end_matches(['.', '!']));
     // A question is never a standing rule: "what breaks if you change X?" asks.
     let questioned = (original.ends_with('?') || question_word().is_match(&lower)) && !polite().is_match(&lower);
     let standing = (!questioned && instruction().is_match(&lower))
@@ -677,7 +681,7 @@ pub fn transduce(text: &str) -> String {
         };
         let cue = if instruction().is_match(&lower) { instruction() } else { negated_imperative() };
         ("instruction", verb, cue, 1)
-    } else if run_named_test().is_match(original.trim_end_matches(['.', '!'])) {
+    } else if named_test {
         ("query", "status", run_verb(), 1)
     } else {
         read_task(&lower, asked || original.ends_with('?'))
@@ -685,7 +689,6 @@ pub fn transduce(text: &str) -> String {
     // The second reader (a classifier trained on labelled requests, `reader.rs`) speaks where it
     // disagrees with the rules by a clear margin: the rules read the phrasings they were written
     // for, the classifier generalises further on the ones they were not (tests/fixtures/perception).
-    let named_test = run_named_test().is_match(original.trim_end_matches(['.', '!']));
     let disputed = !named_test && reading.as_ref().is_some_and(|r| (r.category(), r.verb()) != (category, verb));
     let overruled = if named_test { None } else { overruling(&reading, category, verb) };
     let (category, verb, cue, cues) = match overruled {
