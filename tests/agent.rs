@@ -762,6 +762,40 @@ fn rename_across_go_packages_follows_qualified_calls_and_the_doc_comment() {
     assert!(build.status.success(), "{}", String::from_utf8_lossy(&build.stderr));
 }
 
+/// A Go test that reaches its package only through an interface the standard library calls
+/// (`json.Marshal` calls `MarshalText`): no call edge leads from the failing test to the broken
+/// method, and the repair may still change the test's package, never the test.
+#[test]
+fn a_go_test_that_reaches_its_package_through_the_standard_library_is_repaired_there() {
+    let repo = Repo::new("go-shop");
+    repo.write(
+        "geo/label.go",
+        "package geo\n\n// Label names a shape in JSON.\ntype Label struct{ Name string }\n\n\
+         // MarshalText writes the label's name.\nfunc (l Label) MarshalText() ([]byte, error) {\n\
+         \treturn []byte(\"shape:\" + l.Name), nil\n}\n",
+    );
+    repo.write(
+        "geo/label_test.go",
+        "package geo\n\nimport (\n\t\"encoding/json\"\n\t\"testing\"\n)\n\n\
+         func TestLabelJSON(t *testing.T) {\n\tvar v struct{ L Label }\n\tv.L.Name = \"box\"\n\
+         \tout, err := json.Marshal(v)\n\tif err != nil || string(out) != `{\"L\":\"box\"}` {\n\
+         \t\tt.Fatalf(\"got %s %v\", out, err)\n\t}\n}\n",
+    );
+    git(repo.path(), &["add", "-A"]);
+    git(repo.path(), &["commit", "-q", "-m", "a label whose JSON is wrong"]);
+    let fix = edit("geo/label.go", 8, "\treturn []byte(l.Name), nil\n", "the name alone, without a prefix");
+    let transcript = repo.transcript(&[fix]);
+    let (code, events) = repo.run_json(&["fix the failing tests", "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!(code, 0, "{events:#?}");
+    let checked = of_kind(&events, "checked");
+    assert_eq!(checked[0]["test_state"], "failing", "{checked:#?}");
+    let patches = of_kind(&events, "patch");
+    assert_eq!(patches.len(), 1, "{patches:#?}");
+    assert_eq!(patches[0]["accepted"], true, "{patches:#?}");
+    assert_eq!(done(&events)["status"], "succeeded", "{events:#?}");
+    assert!(repo.read("geo/label.go").contains("return []byte(l.Name), nil"));
+}
+
 #[test]
 fn a_broken_rust_build_is_repaired_and_a_patch_that_breaks_it_differently_is_rolled_back() {
     let repo = Repo::new("rust-geometry");

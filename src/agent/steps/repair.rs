@@ -252,6 +252,14 @@ impl Agent<'_> {
         let named = |p: &str| focus.iter().any(|c| c.path == p && c.confidence >= crate::agent::ground::CONFIDENT);
         let broken = |p: &str| st.findings.iter().any(|f| f.path == p && matches!(f.found, Found::Diagnostic { .. }));
         paths.retain(|p| !Lang::of_path(p).is_some_and(|l| l.is_test_path(p)) || named(p) || broken(p));
+        if paths.is_empty() {
+            // A Go test reaches its package's code through interfaces the standard library calls
+            // (`json.Marshal` calls `MarshalText`), which no call edge shows: where the failures
+            // reach no file to change, the failing test's package may change.
+            for f in &st.findings {
+                paths.extend(go_package_files(&f.path, loaded.projections.keys()));
+            }
+        }
         paths
     }
 
@@ -608,9 +616,41 @@ impl Agent<'_> {
     }
 }
 
+/// The files of the Go package a Go test file belongs to: the other Go files of its directory
+/// that are not tests (a `_test.go` file's package, or the package its `_test` package tests).
+fn go_package_files<'a>(test: &str, indexed: impl Iterator<Item = &'a String>) -> BTreeSet<String> {
+    if Lang::of_path(test) != Some(Lang::Go) || !Lang::Go.is_test_path(test) {
+        return BTreeSet::new();
+    }
+    let dir = |p: &str| p.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+    let home = dir(test);
+    indexed
+        .filter(|p| Lang::of_path(p) == Some(Lang::Go) && !Lang::Go.is_test_path(p) && dir(p) == home)
+        .cloned()
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::test_symbol_id;
+
+    #[test]
+    fn a_go_test_s_package_is_its_directory_s_go_files_that_are_not_tests() {
+        let indexed: Vec<String> = ["uuid.go", "marshal.go", "json_test.go", "cmd/main.go", "README.md", "x.py"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let package = super::go_package_files("json_test.go", indexed.iter());
+        assert_eq!(package.into_iter().collect::<Vec<_>>(), ["marshal.go", "uuid.go"]);
+        let nested: Vec<String> =
+            ["geo/area.go", "geo/area_test.go", "main.go"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(
+            super::go_package_files("geo/area_test.go", nested.iter()).into_iter().collect::<Vec<_>>(),
+            ["geo/area.go"]
+        );
+        assert!(super::go_package_files("main.go", nested.iter()).is_empty(), "not a test file");
+        assert!(super::go_package_files("tests/test_a.py", indexed.iter()).is_empty(), "not Go");
+    }
 
     #[test]
     fn a_local_grammar_names_the_files_whose_lines_were_shown() {
