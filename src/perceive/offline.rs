@@ -609,6 +609,15 @@ fn cue_of(category: &str, verb: &str) -> &'static Regex {
     cue.map_or_else(m_implement, |(_, re)| re())
 }
 
+/// The intent JSON of a memory to keep or drop: `target` is the memory's text, as written.
+fn memory_intent(verb: &str, target: &str, confidence: f64) -> String {
+    json!({
+        "category": "instruction", "verb": verb, "target": target, "constraints": [],
+        "context": "narrow", "confidence": confidence, "missing": [],
+    })
+    .to_string()
+}
+
 /// Reads one request into intent JSON.
 pub fn transduce(text: &str) -> String {
     // The second reader reads the request as it was written, as it was trained to.
@@ -636,25 +645,16 @@ pub fn transduce(text: &str) -> String {
             let to_act = verb == "remember" && text.to_lowercase().starts_with("to ");
             if !text.is_empty() && !to_act {
                 // "/memory:forget": where the readers disagree, the second tells keeping from dropping.
-                let (verb, confidence) = match overruling(&reading, "instruction", verb) {
-                    Some(r) if matches!(r.verb(), "remember" | "forget") => (r.verb(), DISPUTED),
-                    _ => (verb, 0.95),
+                return match overruling(&reading, "instruction", verb) {
+                    Some(r) if matches!(r.verb(), "remember" | "forget") => memory_intent(r.verb(), &text, DISPUTED),
+                    _ => memory_intent(verb, &text, 0.95),
                 };
-                return json!({
-                    "category": "instruction", "verb": verb, "target": text, "constraints": [],
-                    "context": "narrow", "confidence": confidence, "missing": [],
-                })
-                .to_string();
             }
         }
     }
 
     if keep_fact().is_match(original) {
-        return json!({
-            "category": "instruction", "verb": "remember", "target": original.trim_end_matches('.'), "constraints": [],
-            "context": "narrow", "confidence": 0.8, "missing": [],
-        })
-        .to_string();
+        return memory_intent("remember", original.trim_end_matches('.'), 0.8);
     }
     // "Run test_parse": a test named by its name is run; the second reader does not read names.
     let named_test = run_named_test().is_match(original.trim_end_matches(['.', '!']));
@@ -695,11 +695,7 @@ pub fn transduce(text: &str) -> String {
         Some(r) => {
             // "Keep in mind we deploy on Fridays": a memory said without the rules' cue is the whole request.
             if r.category() == "instruction" && matches!(r.verb(), "remember" | "forget") {
-                return json!({
-                    "category": "instruction", "verb": r.verb(), "target": original.trim_end_matches('.'),
-                    "constraints": [], "context": "narrow", "confidence": DISPUTED, "missing": [],
-                })
-                .to_string();
+                return memory_intent(r.verb(), original.trim_end_matches('.'), DISPUTED);
             }
             (r.category(), r.verb(), cue_of(r.category(), r.verb()), 1)
         }
@@ -800,6 +796,14 @@ mod tests {
         )
     }
 
+    /// Each request reads as its category and verb.
+    fn reads_as(cases: &[(&str, &str, &str)]) {
+        for (text, category, verb) in cases {
+            let v = read(text);
+            assert_eq!((reading(&v).0, reading(&v).1), (*category, *verb), "{text}: {v}");
+        }
+    }
+
     /// The training script wrote what its model decides on a sample of the training rows; masking
     /// names here and computing the features in `reader.rs` must give the same label and margin.
     #[test]
@@ -820,7 +824,7 @@ mod tests {
 
     #[test]
     fn a_question_is_never_a_rule_and_wanting_to_know_is_asking() {
-        for (text, category, verb) in [
+        reads_as(&[
             // "If you change …" opens a rule, but a question asks.
             ("What breaks if you change parse_config?", "query", "impact"),
             ("When you change the schema, update the docs", "instruction", "require"),
@@ -830,15 +834,12 @@ mod tests {
             ("locate the config loader", "query", "search"),
             ("confirm nothing regressed", "query", "status"),
             ("check that no tests fail after the merge", "query", "status"),
-        ] {
-            let v = read(text);
-            assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
-        }
+        ]);
     }
 
     #[test]
     fn git_state_project_facts_and_whether_a_removal_is_safe() {
-        for (text, category, verb) in [
+        reads_as(&[
             ("list all branches", "query", "status"),
             ("show me staged changes", "query", "status"),
             ("what happened on this branch", "query", "status"),
@@ -849,10 +850,7 @@ mod tests {
             ("how can I delete a user with this API?", "query", "explain"),
             ("Can you tag the new releases?", "mutation", "commit"),
             ("Would you mind adding a CONTRIBUTING guide?", "mutation", "document"),
-        ] {
-            let v = read(text);
-            assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
-        }
+        ]);
     }
 
     #[test]

@@ -19,6 +19,7 @@ use crate::memory::rules::LearnedRule;
 use crate::perceive::focus::Candidate;
 use crate::router::Router;
 use crate::world::lang::Lang;
+use crate::world::walk::dir_of;
 
 /// The one test a status request is about: its best candidate, confidently
 /// and alone at the top, is a test symbol.
@@ -256,8 +257,9 @@ impl Agent<'_> {
             // A Go test reaches its package's code through interfaces the standard library calls
             // (`json.Marshal` calls `MarshalText`), which no call edge shows: where the failures
             // reach no file to change, the failing test's package may change.
-            for f in &st.findings {
-                paths.extend(go_package_files(&f.path, loaded.projections.keys()));
+            let failed: BTreeSet<&str> = st.findings.iter().map(|f| f.path.as_str()).collect();
+            for test in failed {
+                paths.extend(go_package_files(test, loaded.projections.keys()));
             }
         }
         paths
@@ -622,10 +624,9 @@ fn go_package_files<'a>(test: &str, indexed: impl Iterator<Item = &'a String>) -
     if Lang::of_path(test) != Some(Lang::Go) || !Lang::Go.is_test_path(test) {
         return BTreeSet::new();
     }
-    let dir = |p: &str| p.rsplit_once('/').map_or("", |(d, _)| d).to_string();
-    let home = dir(test);
+    let home = dir_of(test);
     indexed
-        .filter(|p| Lang::of_path(p) == Some(Lang::Go) && !Lang::Go.is_test_path(p) && dir(p) == home)
+        .filter(|p| Lang::of_path(p) == Some(Lang::Go) && !Lang::Go.is_test_path(p) && dir_of(p) == home)
         .cloned()
         .collect()
 }
