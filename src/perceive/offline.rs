@@ -59,9 +59,15 @@ pattern!(
     q_impact,
     r"\b(really|still|even) (needed|necessary|required)\b|\bneeded any ?more\b|^(can|could|should) (i|we) (just |safely |simply )?(delete|remove|drop|rename|upgrade|bump)\b|^why (can'?t|cannot|shouldn'?t) (i|we) (just |simply )?(delete|remove|drop|rename|upgrade)\b|\b(concerns?|objections?|reasons? not|anything (that )?speaks? against) (with|about|to|against)? ?(renaming|removing|deleting|dropping|upgrading|changing|moving)\b|\b(what (would )?breaks?|would break|impact of|affected|depends on|blast radius|(is it|is that|is this|would it be|it'?s) (safe|ok|okay) to( (remove|delete|drop|change|rename|refactor|move|modify|upgrade|touch|edit))?|safe to (remove|delete|drop|change|rename|refactor|move|modify|upgrade)|what (happens|would happen|will happen|could happen) if (we|i|you|someone|they) (\w+ )?(delete|remove|drop|change|rename|upgrade|bump|update|modify|move|replace|refactor|merge|revert|disable)|breaking changes?|^breaking\b|analy[sz]e (the )?impact|scope of (this|the|my|that|our) (change|pr|commit|refactor\w*)|what (will |could |might |would )?breaks?|(problems?|issues?|risks?|harm|downsides?) (with|in|of) (deleting|removing|changing|renaming|dropping|upgrading|moving|replacing)|need to (be )?(updated|changed|modified)\b|can (it|this|that|they|these|those) be (safely )?(deleted|removed|dropped)|depends? on|depending on|(is|are|be|get|gets|been) impacted|impacts? (of|on)|affects?|undesirable effects?|unintended (effects?|consequences)|side[- ]effects? (of|from)|upgrade (issues|problems|risks)|(issues|problems|risks) (when |with |in )?upgrading|look out for if|watch out for if|compatible with|compatibility (with|of)|if (i|we) (upgrade|were upgrading|bump|update|remove|delete|drop)|which tests (cover|exercise|hit|test|touch|reach)|what tests (cover|exercise|hit|test|touch|reach)|tests? (that|which) (cover|exercise|hit|reach)|tests? covers?|tests? (already )?exercis\w*|what (could|might|would|will|does) (this|it|that|the change|my change|this change) break|(will|would|could|does|might) (this|it|that|my changes?|the changes?|this change|anything) break|(does|do|would|will|could|might) [^,;?]* break( |$)|break (anything|things|stuff|backwards?[- ]compat\w*|compat\w*|existing|callers|the api|clients)|still used|used anywhere|safely (remove|delete|drop|change|rename)\w*|(can|could) (it|we|i|this|that) (be )?safely)\b"
 );
+// "Why is CI failing?", "is this PR green?": asked, the state of a build, a check or a pull request
+// ("CI is failing on main", said, reports a bug).
+const CI_STATE: &str = r"\b(ci|the build|builds?|pipelines?|checks|workflows?|(this|the|my|our|that) (pr|pull request|branch))( \w+)? (is |are |was )?(failing|broken|red|green|passing)\b|\bfail(s|ing|ed)? (in|on) (ci|the pipeline|github actions)\b";
+// "Is this committed yet?", "what's outstanding?", "where do things stand?": the state of the work.
+const WORK_STATE: &str = r"^(is|are|has|have) (this|it|that|these|everything|we|you|the \w+)( \w+)? (committed|pushed|merged|finished|done|complete|completed|deployed|released)( yet| now)?\b|\bwhat'?s (still )?(outstanding|left|remaining|pending)\b|\bwhere (do|does) (things|we|it|this) stand\b";
+pattern!(ci_state, CI_STATE);
 pattern!(
     q_status,
-    r"\b(staged|unstaged|stashed) (changes|files)\b|^(list|show)( me)? (all |the |my )?(local |remote )?branches\b|^compare (the )?branch(es)?\b|\bwhat (happened|changed) (on|in) (this|the|my) branch\b|\bwhat (am i|are we) (currently |now )?working on\b|\babout to commit\b|^(please\s+)?(confirm|verify|check|make sure|ensure)( that)? (nothing|none of (it|this|them|my changes)|my changes? (did not|didn'?t|do not|don'?t)|the changes? (did not|didn'?t|do not|don'?t)|no tests?)\b|\b(tests? (are |is )?(passing|failing|green|red)|(latest|most recent|last) (release|version|tag|commit|merged pr)|the status)\b|^are the tests\b|^is (the )?ci\b|^check(ing)? on\b|(latest|last|recent|failed|failing) (pipeline|workflow run|ci run|job)s?\b|(recent|new) [\w-]* ?(errors|exceptions|alerts|incidents)\b|issues (are )?open\b|(prs|pull requests) (that )?(need|needing|awaiting|waiting for) reviews?|\brecently\b|\bhappening\b|(any|new|latest|recent) (releases?|tags)\b|who (last )?(modified|changed|edited|touched|wrote)|^when (was|were|did) [^?]*\b(updated|modified|changed|released|committed|merged)|\bwhat (does|did) (pr|pull request) #?\d+|differences? between [^,;]*\b(branch|branches|main|master|commits?|tags?|versions|head)\b|\bcheck [^,;]* for (\w+ )?(errors|warnings)\b|\b(ci (is |was )?down|which (commit|change|pr) (caused|introduced|broke)|(passes|pass) (all )?(the )?(existing )?tests|(prs?|pull requests?|issues|commits) (merged|closed|opened|assigned)|(overnight|today'?s|yesterday'?s|last week'?s|recent) (activity|commits|changes)|standup|which tests are failing|does (it|the project|the code) (still )?(build|compile|pass)|ci (is )?green|status of|build status|is the build|diagnostics|git status|uncommitted changes|current branch|which branch|what branch)\b|^(show|list|what|which|how many|who|are there|any)\b.*\b((compiler|lint|linter|type|build) (errors|warnings)|commits|changes made|changed|(my|open|recent|merged) (prs|pull requests)|(open|closed|recent|new|my|github|gitlab|jira|all( the)?( open)?) issues|issues (in|on) (the |this )?(repo|repository|tracker|project|github)|issues (assigned|opened|closed|labell?ed|tagged)|diff|alerts|git log|history|blame)\b|^summari[sz]e\b[^.;]*\b(changes|diff|commits|prs?|pull requests|issues|activity|releases)\b|^(please\s+)?(re-?run|run) (pytest|cargo|go test|npm|yarn|pnpm|make|tox|jest|vitest|mocha|rspec|git)\b|^(please\s+)?(re-?run|run) (again )?(the |that |this |those |these |all (the )?|my |our |every )?(\S+ )?(tests?|suite|specs?|checks?|linters?|build|test suite)\b"
+    &format!("{}|{WORK_STATE}", r"\b(staged|unstaged|stashed) (changes|files)\b|^(list|show)( me)? (all |the |my )?(local |remote )?branches\b|^compare (the )?branch(es)?\b|\bwhat (happened|changed) (on|in) (this|the|my) branch\b|\bwhat (am i|are we) (currently |now )?working on\b|\babout to commit\b|^(please\s+)?(confirm|verify|check|make sure|ensure)( that)? (nothing|none of (it|this|them|my changes)|my changes? (did not|didn'?t|do not|don'?t)|the changes? (did not|didn'?t|do not|don'?t)|no tests?)\b|\b(tests? (are |is )?(passing|failing|green|red)|(latest|most recent|last) (release|version|tag|commit|merged pr)|the status)\b|^are the tests\b|^is (the )?ci\b|^check(ing)? on\b|(latest|last|recent|failed|failing) (pipeline|workflow run|ci run|job)s?\b|(recent|new) [\w-]* ?(errors|exceptions|alerts|incidents)\b|issues (are )?open\b|(prs|pull requests) (that )?(need|needing|awaiting|waiting for) reviews?|\brecently\b|\bhappening\b|(any|new|latest|recent) (releases?|tags)\b|who (last )?(modified|changed|edited|touched|wrote)|^when (was|were|did) [^?]*\b(updated|modified|changed|released|committed|merged)|\bwhat (does|did) (pr|pull request) #?\d+|differences? between [^,;]*\b(branch|branches|main|master|commits?|tags?|versions|head)\b|\bcheck [^,;]* for (\w+ )?(errors|warnings)\b|\b(ci (is |was )?down|which (commit|change|pr) (caused|introduced|broke)|(passes|pass) (all )?(the )?(existing )?tests|(prs?|pull requests?|issues|commits) (merged|closed|opened|assigned)|(overnight|today'?s|yesterday'?s|last week'?s|recent) (activity|commits|changes)|standup|which tests are failing|does (it|the project|the code) (still )?(build|compile|pass)|ci (is )?green|status of|build status|is the build|diagnostics|git status|uncommitted changes|current branch|which branch|what branch)\b|^(show|list|what|which|how many|who|are there|any)\b.*\b((compiler|lint|linter|type|build) (errors|warnings)|commits|changes made|changed|(my|open|recent|merged) (prs|pull requests)|(open|closed|recent|new|my|github|gitlab|jira|all( the)?( open)?) issues|issues (in|on) (the |this )?(repo|repository|tracker|project|github)|issues (assigned|opened|closed|labell?ed|tagged)|diff|alerts|git log|history|blame)\b|^summari[sz]e\b[^.;]*\b(changes|diff|commits|prs?|pull requests|issues|activity|releases)\b|^(please\s+)?(re-?run|run) (pytest|cargo|go test|npm|yarn|pnpm|make|tox|jest|vitest|mocha|rspec|git)\b|^(please\s+)?(re-?run|run) (again )?(the |that |this |those |these |all (the )?|my |our |every )?(\S+ )?(tests?|suite|specs?|checks?|linters?|build|test suite)\b")
 );
 pattern!(
     q_review,
@@ -119,6 +125,13 @@ pattern!(
     r"(^|[,;:]\s*)(please|pls|kindly|(can|could|would|will|won'?t) (you|u|ya)|(i'?d|i would) like( you)? to|i (want|need) you to|let'?s|lets|help me|go ahead and|(can|could) (we|i) (have|get)|(do you think )?you could|i ask that you)\b|\bwould you mind\b"
 );
 
+// "Can we add tests for this?", "could we first commit this?": a proposal to change something is a
+// request ("can we safely remove …", "can we just delete …" still ask whether it is safe).
+pattern!(
+    proposal,
+    r"(^|[?.!;]\s+)(?:can|could|shall) we (?:also |first |now |then |maybe |perhaps )?(fix|add|make|break|remove|delete|rename|commit|update|change|refactor|write|move|implement|create|split|extract|replace|clean|bump|upgrade|push|merge|simplify|convert|improve|drop|introduce|switch|revert|get rid of)\b"
+);
+
 // Mutations, in precedence order.
 pattern!(
     m_test,
@@ -126,7 +139,7 @@ pattern!(
 );
 pattern!(
     m_document,
-    r"\b(document|docstrings?|doc comments?|documentation|readme|docs?|jsdoc|javadoc|rustdoc|godoc|tsdoc|changelog|tutorial|guide|wiki|faq|\w+ section|release notes|paragraph|notes file|(high[- ]level |an? )explanations? (of|for|about|on))\b|^(please\s+)?clarify\b|\b(markdown|md) (file|doc|document|page)\b|\b(documents|the manual|user manual)\b|^elaborate\b|\b(add|write|insert) (a |some |more |inline |code )?(notes?|comments?) (to|for|about|on|explaining|describing|that)\b"
+    r"\b(document|docstrings?|doc comments?|documentation|readme|docs?|jsdoc|javadoc|rustdoc|godoc|tsdoc|changelog|tutorial|guide|wiki|faq|\w+ section|release notes|paragraph|notes file|(high[- ]level |an? )explanations? (of|for|about|on))\b|^(please\s+)?clarify\b|\b(markdown|md) (file|doc|document|page)\b|\b(documents|the manual|user manual)\b|^elaborate\b|\b(add|write|insert) (a |an |some |more )?(brief |short |inline |code |small |explanatory |clarifying )?(notes?|comments?) (to|for|about|on|explaining|describing|that)\b"
 );
 // "Add the ability to delete users" adds a feature, whatever the feature does.
 pattern!(
@@ -152,7 +165,7 @@ pattern!(
 );
 pattern!(
     m_refactor,
-    r"\b(refactor|clean up|cleanup|simplify|extract|restructure|reorgani[sz]e|split|deduplicate|dedupe|inline|tidy|signatures?|rework|move|rewrite|convert|unify|moderni[sz]e|consolidate|decouple)\b|\breplace (all |every |the )?[^,;]*\bwith\b|\b(centrali[sz]e|(in|into) (a )?single|in one (place|file|module|\w+)|into one)\b|^(please\s+)?(add|introduce) (a |an |the )?(new |extra |optional )?(parameter|argument|param)s? (to|for)\b|\b(address|reduce|clean) [^,;]*(code smells?|duplication|tech(nical)? debt)\b|\b(refactor(ing|ed|s)?|organi[sz]e|reuse|co-?locate|^separate)\b|into (its|their) own (file|module|class|function|package|crate)\b|\bmigrate (calls|usages|callers|code) (to|from|off)\b"
+    r"\bbreak (up|(it|this|them|these|the [\w-]+( [\w-]+)?) up|apart)\b|\b(refactor|clean up|cleanup|simplify|extract|restructure|reorgani[sz]e|split|deduplicate|dedupe|inline|tidy|signatures?|rework|move|rewrite|convert|unify|moderni[sz]e|consolidate|decouple)\b|\breplace (all |every |the )?[^,;]*\bwith\b|\b(centrali[sz]e|(in|into) (a )?single|in one (place|file|module|\w+)|into one)\b|^(please\s+)?(add|introduce) (a |an |the )?(new |extra |optional )?(parameter|argument|param)s? (to|for)\b|\b(address|reduce|clean) [^,;]*(code smells?|duplication|tech(nical)? debt)\b|\b(refactor(ing|ed|s)?|organi[sz]e|reuse|co-?locate|^separate)\b|into (its|their) own (file|module|class|function|package|crate)\b|\bmigrate (calls|usages|callers|code) (to|from|off)\b"
 );
 pattern!(
     m_implement,
@@ -417,7 +430,6 @@ fn change(text: &str) -> Option<(usize, VerbCue, bool)> {
 fn read_task(lower: &str, question_mark: bool) -> (&'static str, &'static str, &'static Regex, usize) {
     let all = sentences(lower, question_mark);
     let has_cue = |text: &str| earliest(&QUERIES, text).is_some() || change(text).is_some();
-    let politely = polite().is_match(lower);
     let order = all
         .iter()
         .filter(|(text, _)| polite().is_match(text))
@@ -433,7 +445,8 @@ fn read_task(lower: &str, question_mark: bool) -> (&'static str, &'static str, &
         .unwrap_or((lower, question_mark));
     let body = polite().replace_all(sentence, "$1");
     let text = body.trim();
-    let asks = asked && !politely;
+    // A sentence put politely asks for what it names, wherever in the request it stands.
+    let asks = asked && !polite().is_match(lower) && !polite().is_match(sentence);
     let query = earliest(&QUERIES, text);
     let mutation = change(text);
     let agreeing = MUTATIONS.iter().filter(|(_, re)| re().is_match(text)).count().max(1);
@@ -445,6 +458,7 @@ fn read_task(lower: &str, question_mark: bool) -> (&'static str, &'static str, &
         return ("mutation", verb, re(), agreeing);
     }
     match (query, mutation) {
+        _ if asks && ci_state().is_match(text) => ("query", "status", q_status(), 1),
         // "Why is this test failing?" asks for a reason, not for the status.
         (Some((_, (verb, re))), _) if asks => {
             let how =
@@ -636,6 +650,8 @@ pub fn transduce(text: &str) -> String {
         .replace("pre-commit", "precommit")
         .replace("' t ", "'t ");
     let lower = imperative_title(&lower);
+    let proposed = proposal().is_match(&lower);
+    let lower = proposal().replace_all(&lower, "${1}please ${2}").into_owned();
 
     // "Remember that …" / "forget …": the rest of the request, as written, is the memory.
     for (verb, cue) in [("remember", remember()), ("forget", forget())] {
@@ -690,7 +706,12 @@ pub fn transduce(text: &str) -> String {
     // disagrees with the rules by a clear margin: the rules read the phrasings they were written
     // for, the classifier generalises further on the ones they were not (tests/fixtures/perception).
     let disputed = !named_test && reading.as_ref().is_some_and(|r| (r.category(), r.verb()) != (category, verb));
-    let overruled = if named_test { None } else { overruling(&reading, category, verb) };
+    // "Can we also rename X?": a proposed change stays a change; the second reader may still tell which.
+    let overruled = match overruling(&reading, category, verb) {
+        _ if named_test => None,
+        Some(r) if proposed && category == "mutation" && r.category() != "mutation" => None,
+        other => other,
+    };
     let (category, verb, cue, cues) = match overruled {
         Some(r) => {
             // "Keep in mind we deploy on Fridays": a memory said without the rules' cue is the whole request.
@@ -850,6 +871,22 @@ mod tests {
             ("how can I delete a user with this API?", "query", "explain"),
             ("Can you tag the new releases?", "mutation", "commit"),
             ("Would you mind adding a CONTRIBUTING guide?", "mutation", "document"),
+        ]);
+    }
+
+    #[test]
+    fn a_proposal_asks_for_the_change_and_the_state_of_a_build_is_asked_or_reported() {
+        reads_as(&[
+            ("can we fix the flaky login test?", "mutation", "fix"),
+            ("could we first commit these changes?", "mutation", "commit"),
+            ("Looks good. Can we also rename fetch_all to load_all?", "mutation", "rename"),
+            ("can we safely remove the legacy folder?", "query", "impact"),
+            ("can I just remove the legacy folder?", "query", "impact"),
+            ("why are the checks failing on this PR?", "query", "status"),
+            ("is this branch green?", "query", "status"),
+            ("The nightly build is failing on Windows", "mutation", "fix"),
+            ("is this merged yet?", "query", "status"),
+            ("why is this function returning None?", "query", "explain"),
         ]);
     }
 
