@@ -103,6 +103,7 @@ fn the_small_local_coder_writes_grammar_bound_patches_through_the_whole_loop() {
         let reason = p["reason"].as_str().unwrap_or("");
         assert!(!reason.contains("not a patch proposal"), "the grammar keeps every answer well-formed: {reason}");
         assert!(!reason.contains("outside the focus"), "the grammar names only allowed files: {reason}");
+        assert!(!reason.contains("are not within its"), "the grammar addresses only lines shown: {reason}");
     }
     assert!(["succeeded", "escalated"].contains(&end["status"].as_str().unwrap()), "{end}");
 }
@@ -116,14 +117,14 @@ fn the_small_local_coder_writes_explanations_that_cross_the_reply_boundary() {
     let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/models/qwen2.5-coder-0.5b-instruct.gguf");
     assert!(model.is_file(), "run scripts/install-model --coder 0.5b first (scripts/test does)");
     let mut local = Local::load(&model, 2, 7).unwrap().with_task(nerd::agent::explain::task());
-    local.narrow(&["calc/ops.py".to_string()]);
+    local.narrow(&[nerd::model::Shown::new("calc/ops.py", vec![(1, 9)])]);
     let prompt = "Request: explain mul\n\ncalc/ops.py:\n1: def add(a, b):\n2:     return a + b\n3:\n4:\n5: def mul(a, b):\n6:     total = 0\n7:     for _ in range(b):\n8:         total = add(total, a)\n9:     return total\n";
     let started = std::time::Instant::now();
     let raw = local.transduce(prompt, None).unwrap();
     let reply = nerd::articulate::parse_reply(&raw).unwrap_or_else(|e| panic!("{e}: {raw}"));
     println!("{:?}: {raw}", started.elapsed());
     assert!(!reply.surface_response.trim().is_empty(), "{raw}");
-    assert!(reply.citations.iter().all(|c| c.path == "calc/ops.py"), "{raw}");
+    assert!(reply.citations.iter().all(|c| c.path == "calc/ops.py" && (1..=9).contains(&c.line)), "{raw}");
 }
 
 /// How a local model reads the freshest held-out public set, through the same boundary

@@ -292,6 +292,15 @@ impl Context {
     pub fn paths(&self) -> BTreeSet<String> {
         self.items.iter().map(|i| i.path.clone()).collect()
     }
+
+    /// The lines of each file the rendered block shows, by file.
+    pub fn lines(&self) -> BTreeMap<String, Vec<(u32, u32)>> {
+        let mut lines: BTreeMap<String, Vec<(u32, u32)>> = BTreeMap::new();
+        for item in &self.items {
+            lines.entry(item.path.clone()).or_default().push((item.start_line, item.end_line));
+        }
+        lines
+    }
 }
 
 /// The loaded symbols by id and by file, built once for seeding and selecting.

@@ -8,6 +8,8 @@
 //! the text and listed. Knows nothing about models, prompts or the router.
 
 use crate::articulate::{Citation, Reply};
+use crate::model::Shown;
+use crate::perceive::grammar::number_ranges;
 
 /// Lines around a cited line where its quote or named code may be.
 const SLACK: usize = 2;
@@ -66,19 +68,31 @@ pub const GRAMMAR_PROSE_CHARS: usize = 1200;
 pub const GRAMMAR_CITATIONS: usize = 6;
 
 /// The reply schema as a GBNF grammar for a local model: the prose and up to
-/// `GRAMMAR_CITATIONS` citations, whose paths are among `paths` (the files the
-/// prompt showed) when any are given. Every repetition is bounded.
-pub fn gbnf(paths: &[String]) -> String {
-    let path = crate::agent::patch::path_rule(paths);
+/// `GRAMMAR_CITATIONS` citations, each naming one of the files of `shown` (the
+/// files the prompt showed) and a line of it the prompt showed, when any are
+/// given; any path and line otherwise. Every repetition is bounded.
+pub fn gbnf(shown: &[Shown]) -> String {
     let mut g = String::new();
     g.push_str(&format!(
         "root ::= \"{{\" ws \"\\\"surface_response\\\":\" ws prose \",\" ws \"\\\"citations\\\":\" ws \"[\" ws ( citation ( \",\" ws citation ){{0,{}}} )? ws \"]\" ws \"}}\"\n",
         GRAMMAR_CITATIONS - 1
     ));
-    g.push_str(
-        "citation ::= \"{\" ws \"\\\"path\\\":\" ws path \",\" ws \"\\\"line\\\":\" ws line \",\" ws \"\\\"quote\\\":\" ws quote ws \"}\"\n",
-    );
-    g.push_str(&format!("path ::= {path}\n"));
+    let citation = |name: &str, path: &str, line: &str| {
+        format!(
+            "{name} ::= \"{{\" ws \"\\\"path\\\":\" ws {path} \",\" ws \"\\\"line\\\":\" ws {line} \",\" ws \"\\\"quote\\\":\" ws quote ws \"}}\"\n"
+        )
+    };
+    let files = crate::agent::patch::addressable(shown);
+    if files.is_empty() {
+        g.push_str(&citation("citation", crate::agent::patch::ANY_PATH, "line"));
+    } else {
+        let names: Vec<String> = (0..files.len()).map(|i| format!("citation-{i}")).collect();
+        g.push_str(&format!("citation ::= {}\n", names.join(" | ")));
+        for (name, (literal, file)) in names.iter().zip(&files) {
+            let lines: Vec<(u32, u32)> = file.lines.iter().map(|&(lo, hi)| (lo.max(1), hi)).collect();
+            g.push_str(&citation(name, literal, &number_ranges(&lines).unwrap_or_else(|| "line".to_string())));
+        }
+    }
     g.push_str("line ::= [1-9] [0-9]{0,5}\n");
     g.push_str(&format!("prose ::= \"\\\"\" char{{1,{GRAMMAR_PROSE_CHARS}}} \"\\\"\"\n"));
     g.push_str("quote ::= \"\\\"\" char{1,160} \"\\\"\"\n");
@@ -227,14 +241,16 @@ mod tests {
 
     #[test]
     fn the_reply_grammar_names_only_the_files_shown_and_bounds_every_repetition() {
-        let g = gbnf(&["calc/ops.py".to_string(), "bad\"name.py".to_string()]);
-        let path = g.lines().find(|l| l.starts_with("path ::=")).unwrap();
-        assert_eq!(path, "path ::= \"\\\"calc/ops.py\\\"\"");
+        let g = gbnf(&[Shown::new("calc/ops.py", vec![(3, 12)]), Shown::new("bad\"name.py", vec![(1, 2)])]);
+        assert_eq!(g.lines().find(|l| l.starts_with("citation ::=")).unwrap(), "citation ::= citation-0");
+        let cited = g.lines().find(|l| l.starts_with("citation-0 ::=")).unwrap();
+        assert!(cited.contains("\"\\\"calc/ops.py\\\"\""), "{cited}");
+        assert!(cited.contains("\"\\\"line\\\":\" ws ( [3-9] | \"1\" [0-2] )"), "only the lines shown: {cited}");
         assert!(g.contains(&format!("( \",\" ws citation ){{0,{}}}", GRAMMAR_CITATIONS - 1)), "{g}");
         assert_eq!(crate::perceive::grammar::unbounded_line(&g), None);
         assert_eq!(crate::perceive::grammar::unbounded_line(&gbnf(&[])), None);
         // The task narrows to the files a prompt shows.
-        let narrowed = task().narrowed.unwrap()(&["src/lib.rs".to_string()]);
+        let narrowed = task().narrowed.unwrap()(&[Shown::any_line("src/lib.rs")]);
         assert!(narrowed.contains("\\\"src/lib.rs\\\"") && !narrowed.contains("calc/ops.py"));
     }
 

@@ -13,6 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
+use crate::model::Shown;
+use crate::perceive::grammar::number_ranges;
+
 /// Bytes a proposal may have.
 pub const MAX_PATCH_BYTES: usize = 256 * 1024;
 /// Files one proposal may change.
@@ -238,20 +241,38 @@ pub const GRAMMAR_EDITS: usize = 4;
 pub const GRAMMAR_CODE_CHARS: usize = 1500;
 
 /// The patch schema (span edits only) as a GBNF grammar for local models:
-/// paths limited to `paths` when given (any workspace-relative path
-/// otherwise), and every repetition bounded, so that a small model can
-/// neither name a file outside the focus nor run to its token limit.
-pub fn gbnf(paths: &[String]) -> String {
-    let path = path_rule(paths);
+/// when files are given, each edit names one of them and addresses only
+/// lines the prompt showed of that file (a start line from the first shown
+/// line to one past the last, an end line from one before the first to the
+/// last: inserting at either end stays possible); with none given, any
+/// workspace-relative path and line. Every repetition is bounded, so that a
+/// small model can neither name a file outside the focus, put the lines it
+/// saw in one file on another, nor run to its token limit.
+pub fn gbnf(shown: &[Shown]) -> String {
     let mut g = String::new();
     g.push_str(&format!(
         "root ::= \"{{\" ws \"\\\"explanation\\\":\" ws text \",\" ws \"\\\"edits\\\":\" ws \"[\" ws edit ( \",\" ws edit ){{0,{}}} ws \"]\" ws \"}}\"\n",
         GRAMMAR_EDITS - 1
     ));
-    g.push_str(
-        "edit ::= \"{\" ws \"\\\"path\\\":\" ws path \",\" ws \"\\\"start_line\\\":\" ws line \",\" ws \"\\\"end_line\\\":\" ws line \",\" ws \"\\\"replacement\\\":\" ws code ws \"}\"\n",
-    );
-    g.push_str(&format!("path ::= {path}\n"));
+    let edit = |name: &str, path: &str, start: &str, end: &str| {
+        format!(
+            "{name} ::= \"{{\" ws \"\\\"path\\\":\" ws {path} \",\" ws \"\\\"start_line\\\":\" ws {start} \",\" ws \"\\\"end_line\\\":\" ws {end} \",\" ws \"\\\"replacement\\\":\" ws code ws \"}}\"\n"
+        )
+    };
+    let files = addressable(shown);
+    if files.is_empty() {
+        g.push_str(&edit("edit", ANY_PATH, "line", "line"));
+    } else {
+        let names: Vec<String> = (0..files.len()).map(|i| format!("edit-{i}")).collect();
+        g.push_str(&format!("edit ::= {}\n", names.join(" | ")));
+        for (name, (literal, file)) in names.iter().zip(&files) {
+            let starts: Vec<(u32, u32)> = file.lines.iter().map(|&(lo, hi)| (lo, hi.saturating_add(1))).collect();
+            let ends: Vec<(u32, u32)> = file.lines.iter().map(|&(lo, hi)| (lo.saturating_sub(1), hi)).collect();
+            let start = number_ranges(&starts).unwrap_or_else(|| "line".to_string());
+            let end = number_ranges(&ends).unwrap_or_else(|| "line".to_string());
+            g.push_str(&edit(name, literal, &start, &end));
+        }
+    }
     g.push_str("line ::= [0-9] [0-9]{0,5}\n");
     g.push_str("text ::= \"\\\"\" char{0,300} \"\\\"\"\n");
     g.push_str(&format!("code ::= \"\\\"\" char{{0,{GRAMMAR_CODE_CHARS}}} \"\\\"\"\n"));
@@ -259,20 +280,17 @@ pub fn gbnf(paths: &[String]) -> String {
     g
 }
 
-/// The GBNF alternatives for a path an answer may name: one of `paths` when
-/// any are given (names with characters a grammar literal cannot hold are
-/// left out), else any relative path.
-pub fn path_rule(paths: &[String]) -> String {
-    let listed: Vec<String> = paths
+/// Any workspace-relative path, as a GBNF JSON string.
+pub const ANY_PATH: &str = "\"\\\"\" [A-Za-z0-9_@+-] [A-Za-z0-9_./@+-]{0,159} \"\\\"\"";
+
+/// The files of `shown` a grammar may name, each with its GBNF literal (names
+/// with characters a grammar literal cannot hold are left out).
+pub fn addressable(shown: &[Shown]) -> Vec<(String, &Shown)> {
+    shown
         .iter()
-        .filter(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || "_./-+@ ".contains(c)))
-        .map(|p| format!("\"\\\"{p}\\\"\""))
-        .collect();
-    if listed.is_empty() {
-        "\"\\\"\" [A-Za-z0-9_@+-] [A-Za-z0-9_./@+-]{0,159} \"\\\"\"".to_string()
-    } else {
-        listed.join(" | ")
-    }
+        .filter(|s| !s.path.is_empty() && s.path.chars().all(|c| c.is_ascii_alphanumeric() || "_./-+@ ".contains(c)))
+        .map(|s| (format!("\"\\\"{}\\\"\"", s.path), s))
+        .collect()
 }
 
 /// The JSON schema models are asked to answer in.
@@ -557,9 +575,32 @@ mod tests {
     }
 
     #[test]
-    fn the_patch_grammar_bounds_every_repetition() {
-        assert_eq!(crate::perceive::grammar::unbounded_line(&gbnf(&["calc/ops.py".to_string()])), None);
+    fn the_patch_grammar_bounds_every_repetition_and_binds_each_file_to_its_shown_lines() {
+        let shown = [
+            Shown::new("calc/ops.py", vec![(5, 9)]),
+            Shown::new("calc/new.py", vec![(1, 0)]),
+            Shown::any_line("README.md"),
+            Shown::new("bad\"name.py", vec![(1, 3)]),
+        ];
+        let g = gbnf(&shown);
+        assert_eq!(crate::perceive::grammar::unbounded_line(&g), None);
         assert_eq!(crate::perceive::grammar::unbounded_line(&gbnf(&[])), None);
+        let rule = |name: &str| g.lines().find(|l| l.starts_with(&format!("{name} ::="))).unwrap().to_string();
+        assert_eq!(rule("edit"), "edit ::= edit-0 | edit-1 | edit-2", "a name a literal cannot hold is left out");
+        // Shown lines 5-9: a start from 5 to 10 (insert after the last), an end from 4 (insert before the first) to 9.
+        let ops = rule("edit-0");
+        assert!(
+            ops.contains("\\\"calc/ops.py\\\"\" \",\" ws \"\\\"start_line\\\":\" ws ( [5-9] | \"1\" \"0\" )"),
+            "{ops}"
+        );
+        assert!(ops.contains("\"\\\"end_line\\\":\" ws ( [4-9] )"), "{ops}");
+        // A file to create has no lines: it is written by inserting at line 1.
+        let new = rule("edit-1");
+        assert!(
+            new.contains("start_line\\\":\" ws ( \"1\" )") && new.contains("end_line\\\":\" ws ( \"0\" )"),
+            "{new}"
+        );
+        assert!(rule("edit-2").contains("start_line\\\":\" ws line"), "lines unknown: any line");
     }
 
     #[test]

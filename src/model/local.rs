@@ -106,10 +106,10 @@ impl Transducer for Local {
         self.last_usage
     }
 
-    fn narrow(&mut self, paths: &[String]) {
+    fn narrow(&mut self, shown: &[super::Shown]) {
         if let Some(task) = &mut self.task {
             if let Some(narrowed) = task.narrowed {
-                task.grammar = Some(narrowed(paths));
+                task.grammar = Some(narrowed(shown));
             }
         }
     }

@@ -23,10 +23,40 @@ pub trait Transducer {
         None
     }
 
-    /// Narrows what the next answers may name to `paths` (the files a patch
-    /// may change), where the transducer can enforce it: a local model
-    /// samples under a grammar that lists them. Others leave it to validation.
-    fn narrow(&mut self, _paths: &[String]) {}
+    /// Narrows what the next answers may name to the files of `shown` and the
+    /// lines of them the prompt showed, where the transducer can enforce it: a
+    /// local model samples under a grammar that lists them. Others leave it to
+    /// validation.
+    fn narrow(&mut self, _shown: &[Shown]) {}
+}
+
+/// A file an answer may name, and the lines of it the prompt showed (1-based,
+/// inclusive, in order): an answer may address only these. `(1, 0)` is a file
+/// with no lines yet (one a patch creates); no ranges at all, lines unknown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shown {
+    pub path: String,
+    pub lines: Vec<(u32, u32)>,
+}
+
+impl Shown {
+    /// `path` with `lines` sorted and merged where they overlap or touch.
+    pub fn new(path: impl Into<String>, mut lines: Vec<(u32, u32)>) -> Shown {
+        lines.sort_unstable();
+        let mut merged: Vec<(u32, u32)> = Vec::with_capacity(lines.len());
+        for (lo, hi) in lines {
+            match merged.last_mut() {
+                Some(last) if lo <= last.1.saturating_add(1) && hi >= last.0 => last.1 = last.1.max(hi),
+                _ => merged.push((lo, hi)),
+            }
+        }
+        Shown { path: path.into(), lines: merged }
+    }
+
+    /// A file named with no knowledge of its lines.
+    pub fn any_line(path: impl Into<String>) -> Shown {
+        Shown { path: path.into(), lines: Vec::new() }
+    }
 }
 
 /// Tokens one model call cost: read (the prompt) and written (the answer).
@@ -51,8 +81,8 @@ pub struct Task {
     pub max_tokens: u32,
     /// A GBNF grammar for local models sampled under logit masking, when the task has one.
     pub grammar: Option<String>,
-    /// The grammar narrowed to the paths an answer may name, for tasks that name files.
-    pub narrowed: Option<fn(&[String]) -> String>,
+    /// The grammar narrowed to the files and lines an answer may name, for tasks that name files.
+    pub narrowed: Option<fn(&[Shown]) -> String>,
 }
 
 /// A recorded transcript replayed in order: model outputs for tests and audits.

@@ -36,7 +36,12 @@ impl Agent<'_> {
         );
         // A grammar-bound model may cite only the files it was shown.
         if let Some(model) = self.explainer.as_mut() {
-            model.narrow(&files.keys().cloned().collect::<Vec<_>>());
+            let lines = selected.lines();
+            let shown: Vec<crate::model::Shown> = files
+                .keys()
+                .map(|p| crate::model::Shown::new(p.clone(), lines.get(p).cloned().unwrap_or_default()))
+                .collect();
+            model.narrow(&shown);
         }
         let mut feedback: Option<String> = None;
         let mut reply: Option<Reply> = None;

@@ -16,6 +16,7 @@ use crate::agent::{Agent, AgentError, Flow, LoopState, Turn};
 use crate::check::parse::Found;
 use crate::kernel::Loaded;
 use crate::memory::rules::LearnedRule;
+use crate::model::Shown;
 use crate::perceive::focus::Candidate;
 use crate::router::Router;
 use crate::world::lang::Lang;
@@ -50,19 +51,25 @@ fn test_symbol_id(path: &str, name: &str) -> String {
 }
 
 /// A patch writer's prompt, the files a patch may change as read to
-/// validate it against, and the files whose lines the prompt shows.
+/// validate it against, and the lines of each file the prompt shows.
 pub(super) struct Prompt {
     pub text: String,
     pub contents: BTreeMap<String, String>,
-    pub shown: BTreeSet<String>,
+    pub shown: BTreeMap<String, Vec<(u32, u32)>>,
 }
 
-/// The paths a local model's grammar lists: those of `paths` the prompt showed
-/// lines of (a model cannot address lines it never saw), or all of them if none.
-fn grammar_paths(paths: &BTreeSet<String>, shown: &BTreeSet<String>) -> Vec<String> {
-    let seen: Vec<String> = paths.intersection(shown).cloned().collect();
+/// What a local model's grammar lets a patch address: the files of `paths`
+/// the prompt showed lines of, each with those lines (a model cannot address
+/// lines it never saw, nor put one file's lines on another), or every file of
+/// `paths` at any line if it showed none.
+fn grammar_shown(paths: &BTreeSet<String>, shown: &BTreeMap<String, Vec<(u32, u32)>>) -> Vec<Shown> {
+    let seen: Vec<Shown> = shown
+        .iter()
+        .filter(|(p, _)| paths.contains(*p))
+        .map(|(p, lines)| Shown::new(p.clone(), lines.clone()))
+        .collect();
     if seen.is_empty() {
-        paths.iter().cloned().collect()
+        paths.iter().map(Shown::any_line).collect()
     } else {
         seen
     }
@@ -311,8 +318,9 @@ impl Agent<'_> {
         let (selected, mut contents) = self.kernel_context(router, (task, loaded, focus), &st.findings)?;
         let budget = self.options.context_budget;
         // The changeable files not read yet, whole, to validate the patch against.
-        let mut shown = selected.paths();
-        let unread: Vec<&String> = paths.iter().filter(|p| !shown.contains(*p) && !contents.contains_key(*p)).collect();
+        let mut shown = selected.lines();
+        let unread: Vec<&String> =
+            paths.iter().filter(|p| !shown.contains_key(*p) && !contents.contains_key(*p)).collect();
         for path in unread {
             if let Some(content) = self.read(router, path)? {
                 contents.insert(path.clone(), content);
@@ -323,13 +331,14 @@ impl Agent<'_> {
         // file, code without symbols) is shown whole while it fits.
         let mut room = budget.saturating_sub(selected.tokens);
         let mut whole = Vec::new();
-        for (path, content) in contents.iter().filter(|(p, _)| paths.contains(*p) && !shown.contains(*p)) {
+        for (path, content) in contents.iter().filter(|(p, _)| paths.contains(*p) && !shown.contains_key(*p)) {
             let numbered: String = content.lines().enumerate().map(|(i, l)| format!("{:>5} | {l}\n", i + 1)).collect();
             let cost = context::tokens(&numbered) + 16;
             if cost <= room {
                 room -= cost;
                 text.push_str(&format!("=== {path} (whole file) ===\n{numbered}"));
-                whole.push(path.clone());
+                let last = u32::try_from(content.lines().count()).unwrap_or(u32::MAX);
+                whole.push((path.clone(), vec![(1, last)]));
             }
         }
         shown.extend(whole);
@@ -470,7 +479,7 @@ impl Agent<'_> {
         let Prompt { text: prompt, mut contents, mut shown } =
             self.prompt(router, (&task, loaded, focus), st, (&paths, &rules))?;
         // A file the patch may create has no lines yet; it is named all the same.
-        shown.extend(new_files.iter().cloned());
+        shown.extend(new_files.iter().map(|p| (p.clone(), vec![(1, 0)])));
         // Files the patch may create are empty until it does.
         for path in &new_files {
             paths.insert(path.clone());
@@ -478,7 +487,7 @@ impl Agent<'_> {
         }
         let raw = match self.patcher.as_mut() {
             Some(p) => {
-                p.narrow(&grammar_paths(&paths, &shown));
+                p.narrow(&grammar_shown(&paths, &shown));
                 let raw = p.transduce(&prompt, st.feedback.as_deref());
                 let tokens = p.usage();
                 self.emit(Event::Model { task: "propose_patch".into(), tokens });
@@ -574,7 +583,7 @@ impl Agent<'_> {
             self.prompt(router, (request, loaded, focus), st, (&paths, &rules))?;
         let raw = match self.patcher.as_mut() {
             Some(p) => {
-                p.narrow(&grammar_paths(&paths, &shown));
+                p.narrow(&grammar_shown(&paths, &shown));
                 let raw = p.transduce(&prompt, None);
                 let tokens = p.usage();
                 self.emit(Event::Model { task: "propose_patch".into(), tokens });
@@ -634,6 +643,8 @@ fn go_package_files<'a>(test: &str, indexed: impl Iterator<Item = &'a String>) -
 #[cfg(test)]
 mod tests {
     use super::test_symbol_id;
+    use crate::model::Shown;
+    use std::collections::BTreeMap;
 
     #[test]
     fn a_go_test_s_package_is_its_directory_s_go_files_that_are_not_tests() {
@@ -654,11 +665,21 @@ mod tests {
     }
 
     #[test]
-    fn a_local_grammar_names_the_files_whose_lines_were_shown() {
+    fn a_local_grammar_names_the_files_whose_lines_were_shown_with_those_lines() {
         let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<std::collections::BTreeSet<_>>();
         let paths = set(&["tomlkit/_types.py", "tomlkit/parser.py", "tomlkit/items.py"]);
-        assert_eq!(super::grammar_paths(&paths, &set(&["tomlkit/parser.py", "README.md"])), ["tomlkit/parser.py"]);
-        assert_eq!(super::grammar_paths(&paths, &set(&[])).len(), 3, "nothing shown: every allowed file");
+        let shown: BTreeMap<String, Vec<(u32, u32)>> = [
+            ("tomlkit/parser.py".to_string(), vec![(40, 60), (10, 20), (55, 80)]),
+            ("README.md".to_string(), vec![(1, 9)]),
+        ]
+        .into();
+        assert_eq!(
+            super::grammar_shown(&paths, &shown),
+            [Shown { path: "tomlkit/parser.py".into(), lines: vec![(10, 20), (40, 80)] }]
+        );
+        let none = super::grammar_shown(&paths, &BTreeMap::new());
+        assert_eq!(none.len(), 3, "nothing shown: every allowed file");
+        assert!(none.iter().all(|s| s.lines.is_empty()), "at any line");
     }
 
     #[test]
