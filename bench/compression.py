@@ -3,7 +3,9 @@
 whether later turns still find what they need.
 
 A scripted 100-turn session over a copy of a real project, one request per `nerd run
---resume SESSION` process (offline transducer, no model). The script is built from the
+--resume SESSION` process: with the offline transducer and no model (the default), or with
+`--provider local --model GGUF`, where a local model writes the explanations (perception
+stays the offline transducer's either way, so the script's needs are the same). The script is built from the
 project's own functions and tests by a seeded random choice (--seed), in ten blocks of ten
 turns: explain, who calls, a reference back to the last query ("the function we looked at
 before"), a link said in words ("remember that A is configured by B"), where is, a test
@@ -30,6 +32,7 @@ The needs are written down when the script is built, before anything runs:
 Tokens are characters / 4 for both sides.
 
     usage: bench/compression.py PROJECT_DIR [--nerd PATH] [--seed N] [--json OUT]
+                                [--provider local --model GGUF]
 """
 
 import argparse, json, os, random, re, shutil, sqlite3, subprocess, sys, tempfile
@@ -102,12 +105,17 @@ def main():
     ap.add_argument("--nerd", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "nerd"))
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--json")
+    ap.add_argument("--provider", help="a model for the explanations, e.g. local (default: none)")
+    ap.add_argument("--model", help="the GGUF file of --provider local")
     a = ap.parse_args()
     nerd = os.path.abspath(a.nerd)
     work = tempfile.mkdtemp(prefix="nerd-compression-")
     root = os.path.join(work, "project")
     shutil.copytree(a.project, root, ignore=shutil.ignore_patterns(".nerd"))
     env = dict(os.environ, NERD_EMBEDDING_MODEL=os.environ.get("NERD_EMBEDDING_MODEL", ""))
+    provider = ["--provider", a.provider] if a.provider else []
+    if a.model:
+        env.update(NERD_LOCAL_MODEL=os.path.abspath(a.model), NERD_LOCAL_THREADS="2", NERD_SEED="7")
     subprocess.run([nerd, "index"], cwd=root, capture_output=True, check=True)
     functions, tests = symbols(nerd, root)
     turns, facts, targets = script(functions, tests, a.seed)
@@ -115,7 +123,7 @@ def main():
 
     history, session, met, needs, rows = 0, None, 0, 0, []
     for n, (request, need) in enumerate(turns, 1):
-        argv = [nerd, "run", "--approval", "never"] + (["--resume", session] if session else []) + [request]
+        argv = [nerd, "run", "--approval", "never"] + provider + (["--resume", session] if session else []) + [request]
         out = subprocess.run(argv, cwd=root, capture_output=True, text=True, env=env)
         if session is None:
             m = SESSION.search(out.stderr)
@@ -160,7 +168,8 @@ def main():
     kept_with_session = kept + tokens(state)
     checks = len(facts) + len(targets)
     result = {
-        "project": a.project, "seed": a.seed, "turns": len(turns), "history_tokens": history,
+        "project": a.project, "seed": a.seed, "provider": a.provider or "none", "turns": len(turns),
+        "history_tokens": history,
         "kept_tokens": kept, "session_state_tokens": tokens(state), "audit_tokens": (audit + 3) // 4,
         "memories": len(memories), "links": len(links),
         "ratio": round(history / max(kept_with_session, 1), 1),

@@ -124,15 +124,16 @@ fn offline_reads_the_public_tuning_rows_and_never_takes_a_question_for_a_mutatio
     }
 }
 
-/// public5.tsv, public6.tsv and public7.tsv were the fresh sets of the last three rounds (first
-/// scores: 82.5% / 59.9% / 11 questions read as mutations, the rules alone; 87.0% / 77.5% / 9 and
-/// 89.0% / 75.3% / 2, rules and second reader); since then they train the second reader
-/// (`scripts/train-perception`), and public6.tsv's and public7.tsv's misses were read for rules
-/// that generalise (a question is never a standing rule, wanting to know is asking, "locate",
-/// confirming nothing broke, git state, facts about the project, whether a removal is needed).
+/// public5.tsv … public8.tsv were the fresh sets of the last four rounds (first scores: 82.5% /
+/// 59.9% / 11 questions read as mutations, the rules alone; 87.0% / 77.5% / 9, 89.0% / 75.3% / 2
+/// and 91.2% / 75.1% / 2, rules and second reader); since then they train the second reader
+/// (`scripts/train-perception`), and their misses were read for rules that generalise (a
+/// question is never a standing rule, wanting to know is asking, "locate", confirming nothing
+/// broke, git state, facts about the project, whether a removal is needed, "can we …" proposes a
+/// change, the state of a build or of the work asked about).
 #[test]
 fn offline_reads_the_last_rounds_sets_it_learned_from() {
-    for file in ["public5.tsv", "public6.tsv", "public7.tsv"] {
+    for file in ["public5.tsv", "public6.tsv", "public7.tsv", "public8.tsv"] {
         let s = scored(&public(file));
         assert!(s.category * 100 >= s.n * 93, "{file}: {}", s.line());
         assert!(s.both * 100 >= s.n * 88, "{file}: {}", s.line());
@@ -140,17 +141,17 @@ fn offline_reads_the_last_rounds_sets_it_learned_from() {
     }
 }
 
-/// public8.tsv was collected by someone who never read the transducer and frozen before it was
-/// first scored: these floors are that first score (category 249 of 273, both 205, 2 questions
-/// read as mutations; stop 42's rules alone read 240, 186 and 8, the second reader alone 235,
-/// 194 and 9), so a change that reads fresh requests worse fails here.
+/// public9.tsv was collected by someone who never read the transducer and frozen before it was
+/// first scored: these floors are that first score (category 247 of 286, both 210, 2 questions
+/// read as mutations; the rules alone read 246, 193 and 9, the second reader alone 234, 194 and
+/// 10), so a change that reads fresh requests worse fails here.
 #[test]
 fn offline_on_the_fresh_public_set_is_scored_never_tuned() {
-    let rows = public("public8.tsv");
-    assert!(rows.len() >= 270 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
+    let rows = public("public9.tsv");
+    assert!(rows.len() >= 280 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
     let s = scored(&rows);
-    assert!(s.category >= 249, "{}", s.line());
-    assert!(s.both >= 205, "{}", s.line());
+    assert!(s.category >= 247, "{}", s.line());
+    assert!(s.both >= 210, "{}", s.line());
     assert!(s.questions_as_mutations.len() <= 2, "{}", s.line());
 }
 
@@ -173,6 +174,7 @@ fn report() {
         "public6.tsv",
         "public7.tsv",
         "public8.tsv",
+        "public9.tsv",
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/perception").join(file);
         if path.exists() {
