@@ -57,7 +57,7 @@ pattern!(
 // Queries, in precedence order.
 pattern!(
     q_impact,
-    r"\b(really|still|even) (needed|necessary|required)\b|\bneeded any ?more\b|^(can|could|should) (i|we) (just |safely |simply )?(delete|remove|drop|rename|upgrade|bump)\b|^why (can'?t|cannot|shouldn'?t) (i|we) (just |simply )?(delete|remove|drop|rename|upgrade)\b|\b(concerns?|objections?|reasons? not|anything (that )?speaks? against) (with|about|to|against)? ?(renaming|removing|deleting|dropping|upgrading|changing|moving)\b|\b(what (would )?breaks?|would break|impact of|affected|depends on|blast radius|(is it|is that|is this|would it be|it'?s) (safe|ok|okay) to( (remove|delete|drop|change|rename|refactor|move|modify|upgrade|touch|edit))?|safe to (remove|delete|drop|change|rename|refactor|move|modify|upgrade)|what (happens|would happen|will happen|could happen) if (we|i|you|someone|they) (\w+ )?(delete|remove|drop|change|rename|upgrade|bump|update|modify|move|replace|refactor|merge|revert|disable)|breaking changes?|^breaking\b|analy[sz]e (the )?impact|scope of (this|the|my|that|our) (change|pr|commit|refactor\w*)|what (will |could |might |would )?breaks?|(problems?|issues?|risks?|harm|downsides?) (with|in|of) (deleting|removing|changing|renaming|dropping|upgrading|moving|replacing)|need to (be )?(updated|changed|modified)\b|can (it|this|that|they|these|those) be (safely )?(deleted|removed|dropped)|depends? on|depending on|(is|are|be|get|gets|been) impacted|impacts? (of|on)|affects?|undesirable effects?|unintended (effects?|consequences)|side[- ]effects? (of|from)|upgrade (issues|problems|risks)|(issues|problems|risks) (when |with |in )?upgrading|look out for if|watch out for if|compatible with|compatibility (with|of)|if (i|we) (upgrade|were upgrading|bump|update|remove|delete|drop)|which tests (cover|exercise|hit|test|touch|reach)|what tests (cover|exercise|hit|test|touch|reach)|tests? (that|which) (cover|exercise|hit|reach)|tests? covers?|tests? (already )?exercis\w*|what (could|might|would|will|does) (this|it|that|the change|my change|this change) break|(will|would|could|does|might) (this|it|that|my changes?|the changes?|this change|anything) break|(does|do|would|will|could|might) [^,;?]* break( |$)|break (anything|things|stuff|backwards?[- ]compat\w*|compat\w*|existing|callers|the api|clients)|still used|used anywhere|safely (remove|delete|drop|change|rename)\w*|(can|could) (it|we|i|this|that) (be )?safely)\b"
+    r"\b(really|still|even) (needed|necessary|required)\b|\bneeded any ?more\b|^(can|could|should) (i|we) (just |safely |simply )?(delete|remove|drop|rename|upgrade|bump)\b|^why (can'?t|cannot|shouldn'?t) (i|we) (just |simply )?(delete|remove|drop|rename|upgrade)\b|\b(concerns?|objections?|reasons? not|anything (that )?speaks? against) (with|about|to|against)? ?(renaming|removing|deleting|dropping|upgrading|changing|moving)\b|\b(what (would )?breaks?|would break|impact of|affected|depends on|blast radius|(is it|is that|is this|would it be|it'?s) (safe|ok|okay) to( (remove|delete|drop|change|rename|refactor|move|modify|upgrade|touch|edit))?|safe to (remove|delete|drop|change|rename|refactor|move|modify|upgrade)|what (happens|would happen|will happen|could happen) if (we|i|you|someone|they) (\w+ )?(delete|remove|drop|change|rename|upgrade|bump|update|modify|move|replace|refactor|merge|revert|disable)|breaking changes?|^breaking\b|analy[sz]e (the )?impact|scope of (this|the|my|that|our) (change|pr|commit|refactor\w*)|what (will |could |might |would )?breaks?|(problems?|issues?|risks?|harm|downsides?) (with|in|of) (deleting|removing|changing|renaming|dropping|upgrading|moving|replacing)|need to (be )?(updated|changed|modified)\b|can (it|this|that|they|these|those) be (safely )?(deleted|removed|dropped)|depends? on|depending on|(is|are|be|get|gets|been) impacted|impacts? (of|on)|affects?|undesirable effects?|unintended (effects?|consequences)|side[- ]effects? (of|from)|upgrade (issues|problems|risks)|(issues|problems|risks) (when |with |in )?upgrading|look out for if|watch out for if|compatible with|compatibility (with|of)|if (i|we) (upgrade|were upgrading|bump|update|remove|delete|drop)|which tests (cover|exercise|hit|test|touch|reach)|what tests (cover|exercise|hit|test|touch|reach)|tests? (that|which) (cover|exercise|hit|reach)|tests? covers?|tests? (already )?exercis\w*|what (could|might|would|will|does) (this|it|that|the change|my change|this change) break|(will|would|could|does|might) (this|it|that|my changes?|the changes?|this change|anything) break|(does|do|would|will|could|might) [^,;?]* break( |$)|break (anything|things|stuff|backwards?[- ]compat\w*|compat\w*|existing|callers|the api|clients)|still used|safely (remove|delete|drop|change|rename)\w*|(can|could) (it|we|i|this|that) (be )?safely)\b"
 );
 // "Why is CI failing?", "is this PR green?": asked, the state of a build, a check or a pull request
 // ("CI is failing on main", said, reports a bug).
@@ -132,17 +132,20 @@ pattern!(
 // request ("can we safely remove …", "can we just delete …" still ask whether it is safe).
 pattern!(
     proposal,
-    r"(^|[?.!;]\s+)(?:can|could|shall) we (?:also |first |now |then |maybe |perhaps )?(fix|add|make|break|remove|delete|rename|commit|update|change|refactor|write|move|implement|create|split|extract|replace|clean|bump|upgrade|push|merge|simplify|convert|improve|drop|introduce|switch|revert|get rid of)\b"
+    r"(^|[?.!;]\s+)(?:(?:can|could|shall) we|perhaps|maybe) (?:also |first |now |then |maybe |perhaps |just )?(fix|add|make|break|remove|delete|rename|commit|update|change|refactor|write|move|implement|create|split|extract|replace|clean|bump|upgrade|push|merge|simplify|convert|improve|drop|introduce|switch|revert|get rid of)\b"
 );
+
+// A request that opens by making something: "add …", "write …", "create …" ("make sure" checks).
+pattern!(imperative_make, r"^(add|implement|create|build|write|introduce|port|generate|expand|extend)\b");
 
 // Mutations, in precedence order.
 pattern!(
     m_test,
-    r"\b(write|add|create|generate|cover \S+( \S+)? with)( [\w'-]+){0,3} (unit |integration |regression |e2e |end-to-end |property |snapshot )?(tests?|test cases?|specs?)\b|\btest coverage\b|\b(more|better|thorough|more thorough) testing\b|\bhas no tests\b|\b(lacks|without) (unit )?tests\b|\bunit ?tests?\b|\b(increase|improve|raise|boost|extend) (the )?(code |test |unit test )?coverage\b|\bunit tests?\b|\bregression tests?\b|^cover\b|\buntested\b"
+    r"\b(write|add|create|generate|cover \S+( \S+)? with)( [\w'-]+){0,3} (unit |integration |regression |e2e |end-to-end |property |snapshot )?(tests?|test cases?|specs?)\b|\btest coverage\b|\b(more|better|thorough|more thorough) testing\b|\bhas no tests\b|\b(lacks|without) (unit )?tests\b|\bunit ?tests?\b|\b(increase|improve|raise|boost|extend) (the )?(code |test |unit test )?coverage\b|\bunit tests?\b|\bregression tests?\b|^cover\b|\buntested\b|\b((is|are|was|were) )?never (executed|exercised|covered|run|called|tested) by (a |any )?tests?\b|\bnot covered by (any )?tests?\b|^(please\s+)?test (the |that |whether |if |for |all |each |every |our |this |these |\w+ \w+)"
 );
 pattern!(
     m_document,
-    r"\b(document|docstrings?|doc comments?|documentation|readme|docs?|jsdoc|javadoc|rustdoc|godoc|tsdoc|changelog|tutorial|guide|wiki|faq|\w+ section|release notes|paragraph|notes file|(high[- ]level |an? )explanations? (of|for|about|on))\b|^(please\s+)?clarify\b|\b(markdown|md) (file|doc|document|page)\b|\b(documents|the manual|user manual)\b|^elaborate\b|\b(add|write|insert) (a |an |some |more )?(brief |short |inline |code |small |explanatory |clarifying )?(notes?|comments?) (to|for|about|on|explaining|describing|that)\b"
+    r"\b(document|docstrings?|doc comments?|documentation|readme|docs?|jsdoc|javadoc|rustdoc|godoc|tsdoc|changelog|tutorials?|guides?|how-?tos?|vignettes?|wiki|faq|(upgrade|migration|install(ation)?|setup|usage) (instructions|notes)|instructions (for|on|to) how|\w+ section|release notes|paragraph|notes file|(high[- ]level |an? )explanations? (of|for|about|on))\b|^(please\s+)?clarify\b|\b(markdown|md) (file|doc|document|page)\b|\b[\w/-]+\.(md|rst|adoc)\b|\b(a|the|new) section (about|on|for|to|in|with)\b|\b(documents|the manual|user manual)\b|^elaborate\b|\b(add|write|insert) (a |an |some |more )?(brief |short |inline |code |small |explanatory |clarifying )?(notes?|comments?) (to|for|about|on|explaining|describing|that)\b"
 );
 // "Add the ability to delete users" adds a feature, whatever the feature does.
 pattern!(
@@ -151,7 +154,7 @@ pattern!(
 );
 pattern!(
     m_rename,
-    r"\brename\b|\bchange (the )?(\w+ )?name\b|\bcall (the )?\S+( \S+)? \S+ instead\b|\b(standardi[sz]e|normali[sz]e|unify) [\w\s]*names?\b"
+    r"\brename\b|\bchange (the )?(\w+ )?name\b|\bcall (the )?\S+( \S+)? \S+ instead\b|\b(standardi[sz]e|normali[sz]e|unify) [\w\s]*names?\b|\breplace [^,;]*\b(the old name|old names|prefix|namespace)\b"
 );
 pattern!(
     m_commit,
@@ -164,7 +167,7 @@ pattern!(
 pattern!(m_delete, r"\b(delete|remove|drop|get rid of|eliminate|removal of|deletion of)\b");
 pattern!(
     m_fix,
-    r"\b(fix|repair|debug|resolve|make the tests pass|broken|crash(es)?|throws|bug|(get|make) (ci|the build|the tests?|tests|build|it) (to )?(pass|passing|green|work|working|compile|compiling)|(type|compile|compilation|build|lint|syntax) errors?|(is|are) (failing|broken|red|erroring|crashing|hanging|flaky)|restore (green|passing|the build|ci|the tests)|(getting|got|seeing|see|get) (this |an |the |a )?(error|exception|traceback|failure|warning)|error:|\w+error:|traceback)\b|^(please\s+)?(do not|don'?t|never) (crash|fail|panic|error|hang|break|throw|exit|freeze|leak)\b|\b(panics?|crash(es|ed|ing)?|hangs|freezes|fails|failed|doesn'?t|does not|can'?t be|cannot be|isn'?t|is not|not (working|found)|returns? (a |an )?(\d{3}|wrong|incorrect|empty|null|nil|none|undefined|nan)|at random|intermittently|flaky|even if|even though|should not|shouldn'?t|^make [^,;]* thread[- ]safe\b|^(cannot|can'?t|unable to) \w+|cannot read propert\w+|undefined is not|segmentation fault|segfault|null pointer|nil pointer)\b"
+    r"\b(fix|repair|debug|resolve|make the tests pass|broken|crash(es)?|throws|bug|(get|make) (ci|the build|the tests?|tests|build|it) (to )?(pass|passing|green|work|working|compile|compiling)|(type|compile|compilation|build|lint|syntax) errors?|(is|are) (failing|broken|red|erroring|crashing|hanging|flaky)|restore (green|passing|the build|ci|the tests)|(getting|got|seeing|see|get) (this |an |the |a )?(error|exception|traceback|failure|warning)|error:|\w+error:|traceback)\b|^(please\s+)?(do not|don'?t|never) (crash|fail|panic|error|hang|break|throw|exit|freeze|leak)\b|\b(panics?|crash(es|ed|ing)?|hangs|freezes|fails|failed|doesn'?t|does not|can'?t be|cannot be|isn'?t|is not|not (working|found)|returns? (a |an )?(\d{3}|wrong|incorrect|empty|null|nil|none|undefined|nan)|at random|intermittently|flaky|even if|even though|should not|shouldn'?t|^make [^,;]* thread[- ]safe\b|^(cannot|can'?t|unable to) \w+|cannot read propert\w+|undefined is not|segmentation fault|segfault|null pointer|nil pointer)\b|\b(is|are|was|were|gets?|got) never (\w+ed|\w+en|run|shown|freed|closed|sent|set|found|hit|reached)\b|\bnever (actually |really )?(goes|go|gets|works|happens|fires|runs|returns|stops|ends|finishes|loads|shows|appears|completes|terminates|exits)\b"
 );
 pattern!(
     m_refactor,
@@ -460,8 +463,12 @@ fn read_task(lower: &str, question_mark: bool) -> (&'static str, &'static str, &
     if let (false, Some((_, (verb, re), _))) = (asks, first_change) {
         return ("mutation", verb, re(), agreeing);
     }
+    // "Add breaking changes from major versions to the docs": a request that opens with a verb
+    // that makes something asks for it, whatever the thing is about.
+    let makes = !asks && imperative_make().is_match(text);
     match (query, mutation) {
         _ if asks && ci_state().is_match(text) => ("query", "status", q_status(), 1),
+        (_, Some((_, (verb, re), _))) if makes => ("mutation", verb, re(), agreeing),
         // "Why is this test failing?" asks for a reason, not for the status.
         (Some((_, (verb, re))), _) if asks => {
             let how =
@@ -638,7 +645,12 @@ fn memory_intent(verb: &str, target: &str, confidence: f64) -> String {
 /// Reads one request into intent JSON.
 pub fn transduce(text: &str) -> String {
     // The second reader reads the request as it was written, as it was trained to.
-    let reading = second_reading(text.trim());
+    transduce_with(text, second_reading(text.trim()))
+}
+
+/// Reads one request into intent JSON, with the second reader's `reading` of it (none: the
+/// rules alone).
+fn transduce_with(text: &str, reading: Option<Reading>) -> String {
     let (asked, text) = without_front_end(text.trim());
     let original = text.as_str();
     let (masked_raw, ids) = mask(original);
@@ -812,6 +824,14 @@ mod tests {
         serde_json::from_str(&transduce(text)).expect("intent JSON")
     }
 
+    /// How the rules alone read each case, without the trained second reader.
+    fn rules_read_as(cases: &[(&str, &str, &str)]) {
+        for (text, category, verb) in cases {
+            let v: serde_json::Value = serde_json::from_str(&transduce_with(text, None)).expect("intent JSON");
+            assert_eq!((reading(&v).0, reading(&v).1), (*category, *verb), "{text}: {v}");
+        }
+    }
+
     fn reading(v: &serde_json::Value) -> (&str, &str, f64) {
         (
             v["category"].as_str().unwrap_or(""),
@@ -879,17 +899,51 @@ mod tests {
 
     #[test]
     fn a_proposal_asks_for_the_change_and_the_state_of_a_build_is_asked_or_reported() {
-        reads_as(&[
+        rules_read_as(&[
             ("can we fix the flaky login test?", "mutation", "fix"),
             ("could we first commit these changes?", "mutation", "commit"),
             ("Looks good. Can we also rename fetch_all to load_all?", "mutation", "rename"),
             ("can we safely remove the legacy folder?", "query", "impact"),
             ("can I just remove the legacy folder?", "query", "impact"),
+            ("why is the pipeline failing?", "query", "status"),
             ("why are the checks failing on this PR?", "query", "status"),
             ("is this branch green?", "query", "status"),
             ("The nightly build is failing on Windows", "mutation", "fix"),
             ("is this merged yet?", "query", "status"),
+            ("has this been pushed yet?", "query", "status"),
+            ("what's still outstanding?", "query", "status"),
+            ("where do things stand?", "query", "status"),
             ("why is this function returning None?", "query", "explain"),
+        ]);
+    }
+
+    #[test]
+    fn a_proposed_change_is_never_overruled_into_a_question() {
+        let sure = |text: &str, label: &'static str| -> (String, String) {
+            let v: serde_json::Value = serde_json::from_str(&transduce_with(text, second(label, 5.0))).unwrap();
+            (v["category"].as_str().unwrap().to_string(), v["verb"].as_str().unwrap().to_string())
+        };
+        let text = "Looks good. Can we also rename fetch_all to load_all?";
+        assert_eq!(sure(text, "query/explain"), ("mutation".into(), "rename".into()), "not into a question");
+        assert_eq!(sure(text, "mutation/refactor"), ("mutation".into(), "refactor".into()), "the change may differ");
+        // Without the proposal, a question stays open to the second reader.
+        assert_eq!(sure("Is there a rename helper here?", "query/search"), ("query".into(), "search".into()));
+    }
+
+    #[test]
+    fn what_a_request_makes_names_its_verb_and_a_symptom_with_never_is_a_bug() {
+        rules_read_as(&[
+            ("Add the breaking changes of v3 to the upgrade guide", "mutation", "document"),
+            ("Write migration notes for the 2.0 release", "mutation", "document"),
+            ("add a usage example to docs/cli.md", "mutation", "document"),
+            ("what breaks if I upgrade to v3?", "query", "impact"),
+            ("Maybe add a retry to the fetch helper?", "mutation", "implement"),
+            ("is parse_header used anywhere?", "query", "search"),
+            ("is the legacy module still used, or can it be removed safely?", "query", "impact"),
+            ("Worker threads are never joined on shutdown", "mutation", "fix"),
+            ("Never commit secrets", "instruction", "forbid"),
+            ("the export command is never executed by a test", "mutation", "test"),
+            ("Replace the old name in all package names", "mutation", "rename"),
         ]);
     }
 
