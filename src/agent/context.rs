@@ -288,11 +288,6 @@ impl Context {
         text
     }
 
-    /// The files the selected code lies in.
-    pub fn paths(&self) -> BTreeSet<String> {
-        self.items.iter().map(|i| i.path.clone()).collect()
-    }
-
     /// The lines of each file the rendered block shows, by file.
     pub fn lines(&self) -> BTreeMap<String, Vec<(u32, u32)>> {
         let mut lines: BTreeMap<String, Vec<(u32, u32)>> = BTreeMap::new();
