@@ -69,7 +69,7 @@ pattern!(
     q_status,
     &format!(
         "{}|{WORK_STATE}",
-        r"\b(staged|unstaged|stashed) (changes|files)\b|^(list|show)( me)? (all |the |my )?(local |remote )?branches\b|^compare (the )?branch(es)?\b|\bwhat (happened|changed) (on|in) (this|the|my) branch\b|\bwhat (am i|are we) (currently |now )?working on\b|\babout to commit\b|^(please\s+)?(confirm|verify|check|make sure|ensure)( that)? (nothing|none of (it|this|them|my changes)|my changes? (did not|didn'?t|do not|don'?t)|the changes? (did not|didn'?t|do not|don'?t)|no tests?)\b|\b(tests? (are |is )?(passing|failing|green|red)|(latest|most recent|last) (release|version|tag|commit|merged pr)|the status)\b|^are the tests\b|^is (the )?ci\b|^check(ing)? on\b|(latest|last|recent|failed|failing) (pipeline|workflow run|ci run|job)s?\b|(recent|new) [\w-]* ?(errors|exceptions|alerts|incidents)\b|issues (are )?open\b|(prs|pull requests) (that )?(need|needing|awaiting|waiting for) reviews?|\brecently\b|\bhappening\b|(any|new|latest|recent) (releases?|tags)\b|who (last )?(modified|changed|edited|touched|wrote)|^when (was|were|did) [^?]*\b(updated|modified|changed|released|committed|merged)|\bwhat (does|did) (pr|pull request) #?\d+|differences? between [^,;]*\b(branch|branches|main|master|commits?|tags?|versions|head)\b|\bcheck [^,;]* for (\w+ )?(errors|warnings)\b|\b(ci (is |was )?down|which (commit|change|pr) (caused|introduced|broke)|(passes|pass) (all )?(the )?(existing )?tests|(prs?|pull requests?|issues|commits) (merged|closed|opened|assigned)|(overnight|today'?s|yesterday'?s|last week'?s|recent) (activity|commits|changes)|standup|which tests are failing|does (it|the project|the code) (still )?(build|compile|pass)|ci (is )?green|status of|build status|is the build|diagnostics|git status|uncommitted changes|current branch|which branch|what branch)\b|^(show|list|what|which|how many|who|are there|any)\b.*\b((compiler|lint|linter|type|build) (errors|warnings)|commits|changes made|changed|(my|open|recent|merged) (prs|pull requests)|(open|closed|recent|new|my|github|gitlab|jira|all( the)?( open)?) issues|issues (in|on) (the |this )?(repo|repository|tracker|project|github)|issues (assigned|opened|closed|labell?ed|tagged)|diff|alerts|git log|history|blame)\b|^summari[sz]e\b[^.;]*\b(changes|diff|commits|prs?|pull requests|issues|activity|releases)\b|^(please\s+)?(re-?run|run) (pytest|cargo|go test|npm|yarn|pnpm|make|tox|jest|vitest|mocha|rspec|git)\b|^(please\s+)?(re-?run|run) (again )?(the |that |this |those |these |all (the )?|my |our |every )?(\S+ )?(tests?|suite|specs?|checks?|linters?|build|test suite)\b"
+        r"\b(staged|unstaged|stashed) (changes|files)\b|^(list|show)( me)? (all |the |my )?(local |remote )?branches\b|^compare (the )?branch(es)?\b|\bwhat (happened|changed) (on|in) (this|the|my) branch\b|\bwhat (am i|are we) (currently |now )?working on\b|\babout to commit\b|^(please\s+)?(confirm|verify|check|make sure|ensure)( that)? (nothing|none of (it|this|them|my changes)|my changes? (did not|didn'?t|do not|don'?t)|the changes? (did not|didn'?t|do not|don'?t)|no tests?)\b|\b(tests? (are |is )?(passing|failing|green|red)|(latest|most recent|last) (release|version|tag|commit|merged pr)|the status)\b|^are the tests\b|^is (the )?ci\b|^check(ing)? on\b|(latest|last|recent|failed|failing) (pipeline|workflow run|ci run|job)s?\b|(recent|new) [\w-]* ?(errors|exceptions|alerts|incidents)\b|issues (are )?open\b|(prs|pull requests) (that )?(need|needing|awaiting|waiting for) reviews?|\brecently\b|\bhappening\b|(any|new|latest|recent) (releases?|tags)\b|who (last )?(modified|changed|edited|touched|wrote)|^when (was|were|did) [^?]*\b(updated|modified|changed|released|committed|merged)|\bwhat (does|did) (pr|pull request) #?\d+|differences? between [^,;]*\b(branch|branches|main|master|commits?|tags?|versions|head)\b|\bcheck [^,;]* for (\w+ )?(errors|warnings)\b|\b(ci (is |was )?down|which (commit|change|pr) (caused|introduced|broke)|(passes|pass) (all )?(the )?(existing )?tests|(prs?|pull requests?|issues|commits) (merged|closed|opened|assigned)|(overnight|today'?s|yesterday'?s|last week'?s|recent) (activity|commits|changes)|standup|which tests are failing|does (it|the project|the code) (still )?(build|compile|pass)|^(do|does|did) (all |the |our |my |your )*(unit |integration |e2e )?(tests?|checks?|builds?|ci|linters?|lint|everything) (still )?(pass|passing|compile|build|succeed|run green)|ci (is )?green|status of|build status|is the build|diagnostics|git status|uncommitted changes|current branch|which branch|what branch)\b|^(show|list|what|which|how many|who|are there|any)\b.*\b((compiler|lint|linter|type|build) (errors|warnings)|commits|changes made|changed|(my|open|recent|merged) (prs|pull requests)|(open|closed|recent|new|my|github|gitlab|jira|all( the)?( open)?) issues|issues (in|on) (the |this )?(repo|repository|tracker|project|github)|issues (assigned|opened|closed|labell?ed|tagged)|diff|alerts|git log|history|blame)\b|^summari[sz]e\b[^.;]*\b(changes|diff|commits|prs?|pull requests|issues|activity|releases)\b|^(please\s+)?(re-?run|run) (pytest|cargo|go test|npm|yarn|pnpm|make|tox|jest|vitest|mocha|rspec|git)\b|^(please\s+)?(re-?run|run) (again )?(the |that |this |those |these |all (the )?|my |our |every )?(\S+ )?(tests?|suite|specs?|checks?|linters?|build|test suite)\b"
     )
 );
 pattern!(
@@ -132,9 +132,10 @@ pattern!(
 // request ("can we safely remove …", "can we just delete …" still ask whether it is safe).
 pattern!(
     proposal,
-    r"(^|[?.!;]\s+)(?:(?:can|could|shall) we|perhaps|maybe) (?:also |first |now |then |maybe |perhaps |just )?(fix|add|make|break|remove|delete|rename|commit|update|change|refactor|write|move|implement|create|split|extract|replace|clean|bump|upgrade|push|merge|simplify|convert|improve|drop|introduce|switch|revert|get rid of)\b"
+    r"(^|[?.!;,]\s+)(?:so |and |but |ok,? |okay,? |now,? )?(?:(?:can|could|shall) we|perhaps|maybe) (?:also |first |now |then |maybe |perhaps |just )?(fix|add|make|tag|put|combine|unify|mark|turn|break|remove|delete|rename|commit|update|change|refactor|write|move|implement|create|split|extract|replace|clean|bump|upgrade|push|merge|simplify|convert|improve|drop|introduce|switch|revert|get rid of)\b"
 );
 
+pattern!(what_opening, r"^(what is|what's|what are|what does|what do)\b");
 // A request that opens by making something: "add …", "write …", "create …" ("make sure" checks).
 pattern!(imperative_make, r"^(add|implement|create|build|write|introduce|port|generate|expand|extend)\b");
 
@@ -453,7 +454,15 @@ fn read_task(lower: &str, question_mark: bool) -> (&'static str, &'static str, &
     let text = body.trim();
     // A sentence put politely asks for what it names, wherever in the request it stands.
     let asks = asked && !polite().is_match(lower) && !polite().is_match(sentence);
-    let query = earliest(&QUERIES, text);
+    let query = match earliest(&QUERIES, text) {
+        // "What is the current status of this PR?", "what does parse call?": "what is" says that it
+        // asks; a specific cue anywhere in the question says what about.
+        Some((at, ("explain", _))) if what_opening().is_match(text) => {
+            QUERIES.iter().find(|(verb, re)| *verb != "explain" && re().is_match(text)).map(|cue| (at, *cue))
+        }
+        _ => None,
+    }
+    .or_else(|| earliest(&QUERIES, text));
     let mutation = change(text);
     let agreeing = MUTATIONS.iter().filter(|(_, re)| re().is_match(text)).count().max(1);
     // "Add rate limiting to this endpoint and add tests": the first conjunct's change is the task.
@@ -944,6 +953,12 @@ mod tests {
             ("Never commit secrets", "instruction", "forbid"),
             ("the export command is never executed by a test", "mutation", "test"),
             ("Replace the old name in all package names", "mutation", "rename"),
+            ("What is the current status of this pull request?", "query", "status"),
+            ("what does parse_header call?", "query", "search"),
+            ("what is the difference between load and loads?", "query", "explain"),
+            ("do all the tests pass now?", "query", "status"),
+            ("The windows build keeps failing, can we fix it?", "mutation", "fix"),
+            ("so can we tag the release as v1.2.0?", "mutation", "commit"),
         ]);
     }
 
