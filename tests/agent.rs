@@ -199,6 +199,30 @@ fn patches_that_never_fix_it_stop_at_the_budget_and_escalate() {
     assert_eq!(escalated[0]["tried"].as_array().unwrap().len(), 3);
 }
 
+/// A patch that breaks the package's import makes every test file fail to collect; that is the
+/// patch's doing, so it opens no test file to the next patch, which may not pass by editing tests.
+#[test]
+fn a_test_file_broken_by_the_repair_itself_stays_out_of_the_next_patch() {
+    let repo = Repo::new("python-calc");
+    let breaks_import = edit("calc/ops.py", 1, "import calc.nowhere\n\n\ndef add(a, b):\n", "import a helper");
+    let edits_test = edit("tests/test_ops.py", 1, "from calc.ops import add, mul\n", "import what the test needs");
+    let transcript = repo.transcript(&[breaks_import, edits_test.clone(), edits_test]);
+    let (code, events) = repo.run_json(&["fix the failing tests", "--transcript", transcript.to_str().unwrap()]);
+    assert_eq!(code, 2, "{events:#?}");
+    let patches = of_kind(&events, "patch");
+    assert_eq!(patches[0]["accepted"], true, "{patches:#?}");
+    let collected = of_kind(&events, "checked");
+    assert!(
+        collected.len() >= 2 && collected[1]["errors"].as_u64() > Some(0),
+        "the suite cannot collect: {collected:#?}"
+    );
+    for later in &patches[1..] {
+        assert_eq!(later["accepted"], false, "{later}");
+        assert!(later["reason"].as_str().unwrap().contains("outside the focus"), "{later}");
+    }
+    assert!(repo.read("tests/test_ops.py").starts_with("from calc import add, mul"), "the test is as it was");
+}
+
 #[test]
 fn without_a_model_the_repair_loop_says_what_it_needs() {
     let repo = Repo::new("python-calc");

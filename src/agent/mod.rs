@@ -208,6 +208,10 @@ pub(crate) struct LoopState {
     test_state: TestState,
     retries: u32,
     findings: Vec<Finding>,
+    /// Files the test run before this request changed anything found broken in themselves (a
+    /// diagnostic there: they do not compile or collect). A test file broken only after one of
+    /// this request's patches was broken by the patch, and stays evidence.
+    broken_before: std::collections::BTreeSet<String>,
     /// Output tail of the last test run, for the patch writer.
     test_output: String,
     /// A validated patch awaiting application, one edit per file.

@@ -209,6 +209,13 @@ impl Agent<'_> {
         if refactor && st.changes.is_empty() {
             st.baseline = Some(verification);
         }
+        if st.changes.is_empty() {
+            st.broken_before = findings
+                .iter()
+                .filter(|f| matches!(f.found, Found::Diagnostic { .. }))
+                .map(|f| f.path.clone())
+                .collect();
+        }
         st.findings = findings;
         st.test_output = output;
         Ok(Flow::Continue)
@@ -256,9 +263,14 @@ impl Agent<'_> {
         paths.extend(seen.iter().filter_map(|id| id.split('#').next().map(str::to_string)));
         paths.retain(|p| loaded.projections.contains_key(p));
         // A failing test is evidence, not the thing to change: a test file stays out of a
-        // repair unless the user named it, or it is itself broken (it does not compile or collect).
+        // repair unless the user named it, or it was broken itself (it did not compile or
+        // collect) before this request changed anything: a patch that breaks the package's
+        // import makes every test file fail to collect, and that opens none of them.
         let named = |p: &str| focus.iter().any(|c| c.path == p && c.confidence >= crate::agent::ground::CONFIDENT);
-        let broken = |p: &str| st.findings.iter().any(|f| f.path == p && matches!(f.found, Found::Diagnostic { .. }));
+        let broken = |p: &str| {
+            st.broken_before.contains(p)
+                && st.findings.iter().any(|f| f.path == p && matches!(f.found, Found::Diagnostic { .. }))
+        };
         paths.retain(|p| !Lang::of_path(p).is_some_and(|l| l.is_test_path(p)) || named(p) || broken(p));
         if paths.is_empty() {
             // A Go test reaches its package's code through interfaces the standard library calls
