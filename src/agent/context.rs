@@ -42,6 +42,10 @@ pub struct Item {
     /// The activation path from the seed that reaches it most cheaply.
     pub why: Vec<String>,
     pub text: String,
+    /// The line ranges `text` shows, as the file reads now (an item whose lines an earlier
+    /// item sent, or a symbol whose stale range runs past the file, shows fewer).
+    #[serde(skip)]
+    pub shown: Vec<(u32, u32)>,
 }
 
 /// Everything a model call is given, and why.
@@ -229,7 +233,7 @@ pub fn select_context(
             }
             None => Vec::new(),
         };
-        let text = spans.texts.remove(&item).unwrap_or_default();
+        let (text, shown) = spans.texts.remove(&item).unwrap_or_default();
         items.push(Item {
             id: id.to_string(),
             kind: if symbol.kind == nerd_logic::vocab::SymbolKind::Test { "test" } else { "symbol" },
@@ -240,6 +244,7 @@ pub fn select_context(
             tokens: cost,
             why,
             text,
+            shown,
         });
     }
     // The request's atoms, the kept code (with each item's context_atom line) and the edges that fitted.
@@ -291,8 +296,8 @@ impl Context {
     /// The lines of each file the rendered block shows, by file.
     pub fn lines(&self) -> BTreeMap<String, Vec<(u32, u32)>> {
         let mut lines: BTreeMap<String, Vec<(u32, u32)>> = BTreeMap::new();
-        for item in &self.items {
-            lines.entry(item.path.clone()).or_default().push((item.start_line, item.end_line));
+        for item in self.items.iter().filter(|i| !i.shown.is_empty()) {
+            lines.entry(item.path.clone()).or_default().extend(item.shown.iter().copied());
         }
         lines
     }
@@ -400,8 +405,8 @@ struct CodeSpans<'a, 'r> {
     files: HashMap<String, Option<Vec<String>>>,
     /// Lines already sent, by file.
     sent: HashMap<String, BTreeSet<u32>>,
-    /// Each kept item's new lines, numbered as a prompt shows them.
-    texts: HashMap<Sym, String>,
+    /// Each kept item's new lines, numbered as a prompt shows them, and their line ranges.
+    texts: HashMap<Sym, (String, Vec<(u32, u32)>)>,
     seeds: &'a BTreeSet<Sym>,
     budget: usize,
 }
@@ -447,8 +452,15 @@ impl Spans for CodeSpans<'_, '_> {
 
     fn keep(&mut self, item: Sym) {
         if let Some((path, symbol)) = self.index.symbol(self.s.resolve(item)) {
-            let text: String = self.unsent(path, symbol).map(|(n, line)| format!("{n:>5} | {line}\n")).collect();
-            self.texts.insert(item, text);
+            let (mut text, mut shown) = (String::new(), Vec::<(u32, u32)>::new());
+            for (n, line) in self.unsent(path, symbol) {
+                text.push_str(&format!("{n:>5} | {line}\n"));
+                match shown.last_mut() {
+                    Some(run) if run.1 + 1 == n => run.1 = n,
+                    _ => shown.push((n, n)),
+                }
+            }
+            self.texts.insert(item, (text, shown));
             self.sent.entry(path.to_string()).or_default().extend(symbol.line..=symbol.end_line);
         }
     }
@@ -469,6 +481,40 @@ mod tests {
             })
             .collect();
         Loaded { files: vec![], projections, resolution: Default::default(), git: Default::default() }
+    }
+
+    /// The lines a context shows are the lines its items' text shows, by file: an item that
+    /// showed nothing (its lines sent before, or past the end of the file) names no file.
+    #[test]
+    fn a_context_shows_the_lines_its_items_printed() {
+        let item = |path: &str, shown: Vec<(u32, u32)>| super::Item {
+            id: format!("{path}#f"),
+            kind: "symbol",
+            score: 1,
+            path: path.into(),
+            start_line: 370,
+            end_line: 390,
+            tokens: 1,
+            why: vec![],
+            text: String::new(),
+            shown,
+        };
+        let context = super::Context {
+            budget: 8000,
+            tokens: 0,
+            seeds: vec![],
+            atoms: vec![],
+            atoms_left_out: 0,
+            items: vec![
+                item("a.py", vec![(10, 20)]),
+                item("a.py", vec![(3, 4), (22, 25)]),
+                item("tests/test_a.py", vec![]),
+            ],
+            left_out: 0,
+        };
+        let lines = context.lines();
+        assert_eq!(lines.keys().collect::<Vec<_>>(), ["a.py"]);
+        assert_eq!(lines["a.py"], [(10, 20), (3, 4), (22, 25)]);
     }
 
     /// Each runner's id of a passing test names its test symbol: pytest's by

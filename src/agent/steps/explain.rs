@@ -12,6 +12,7 @@ use crate::agent::explain;
 use crate::agent::patch::MemoryOp;
 use crate::agent::{Agent, AgentError, Flow, Turn};
 use crate::articulate::{parse_reply, Reply};
+use crate::model::Shown;
 
 /// Attempts at a well-formed reply: the first and two repairs.
 const ATTEMPTS: usize = 3;
@@ -36,11 +37,11 @@ impl Agent<'_> {
         );
         // A grammar-bound model may cite only the files it was shown.
         if let Some(model) = self.explainer.as_mut() {
-            let lines = selected.lines();
-            let shown: Vec<crate::model::Shown> = files
-                .keys()
-                .map(|p| crate::model::Shown::new(p.clone(), lines.get(p).cloned().unwrap_or_default()))
-                .collect();
+            // Each file with the lines of it shown; none shown (nothing selected), any read file at any line.
+            let mut shown: Vec<Shown> = selected.lines().into_iter().map(|(p, lines)| Shown::new(p, lines)).collect();
+            if shown.is_empty() {
+                shown = files.keys().map(Shown::any_line).collect();
+            }
             model.narrow(&shown);
         }
         let mut feedback: Option<String> = None;
