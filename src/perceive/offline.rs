@@ -136,6 +136,11 @@ pattern!(
 );
 
 pattern!(what_opening, r"^(what is|what's|what are|what does|what do)\b");
+// What a change should achieve, after what it changes.
+pattern!(
+    purpose,
+    r"\b(to be|to make (it|them|this|that|the code|things)|so (that|it|they|the|we)|in order to|for (better )?(readability|clarity|performance|speed|maintainability|testability|simplicity)|because|since)\b"
+);
 // A request that opens by making something: "add …", "write …", "create …" ("make sure" checks).
 pattern!(imperative_make, r"^(add|implement|create|build|write|introduce|port|generate|expand|extend)\b");
 
@@ -301,6 +306,10 @@ fn mask(text: &str) -> (String, Vec<String>) {
 /// change") is kept as written: its small words are what it says.
 fn words_after(masked: &str, cue: &Regex) -> String {
     let start = cue.find(masked).map_or(0, |m| m.end());
+    // "Refactor parse to be simpler", "split the loader so that it streams": what the change
+    // should achieve is not what it changes.
+    let end = purpose().find_at(masked, start).map_or(masked.len(), |m| m.start());
+    let masked = &masked[..end.max(start)];
     let rest = masked[start..].trim().trim_end_matches(['?', '.', '!']).trim();
     if !rest.split_whitespace().any(|w| w == "ID") && super::focus::refers_back(rest) {
         return rest.to_string();
@@ -924,6 +933,20 @@ mod tests {
             ("where do things stand?", "query", "status"),
             ("why is this function returning None?", "query", "explain"),
         ]);
+    }
+
+    #[test]
+    fn what_a_change_should_achieve_is_not_its_target() {
+        for (text, target) in [
+            ("refactor f to be simpler", "f"),
+            ("split the loader so that it streams", "loader"),
+            ("simplify parse_header for readability", "parse_header"),
+            ("rewrite the config module to make it testable", "config module"),
+            ("refactor the retry logic", "retry logic"),
+        ] {
+            let v: serde_json::Value = serde_json::from_str(&transduce_with(text, None)).unwrap();
+            assert_eq!(v["target"], target, "{text}: {v}");
+        }
     }
 
     #[test]
