@@ -309,6 +309,24 @@ fn an_ambiguous_rename_asks_and_a_resumed_session_takes_the_answer() {
     assert!(listed.contains(&session), "{listed}");
 }
 
+/// "add in calc/more.py": a name two files define, placed by the request, grounds in the file it
+/// names without asking; placed in a file that defines no such name, both stay candidates.
+#[test]
+fn a_name_placed_in_a_file_grounds_there() {
+    let repo = Repo::with("python-calc", &[("calc/more.py", "def add(a, b, c):\n    return a + b + c\n")]);
+    let (_, events) = repo.run_json(&["explain add in calc/more.py"]);
+    let focus = of_kind(&events, "focus");
+    let symbols: Vec<&str> =
+        focus[0]["candidates"].as_array().unwrap().iter().map(|c| c["symbol"].as_str().unwrap()).collect();
+    assert_eq!(symbols, ["calc/more.py#add"], "{events:#?}");
+    assert_ne!(done(&events)["status"], "needs_clarification");
+    let (_, events) = repo.run_json(&["explain add in calc/__init__.py"]);
+    let focus = of_kind(&events, "focus");
+    let symbols: Vec<&str> =
+        focus[0]["candidates"].as_array().unwrap().iter().map(|c| c["symbol"].as_str().unwrap()).collect();
+    assert!(symbols.contains(&"calc/more.py#add") && symbols.contains(&"calc/ops.py#add"), "{symbols:?}");
+}
+
 #[test]
 fn query_only_requests_never_write_anything() {
     let repo = Repo::new("python-calc");

@@ -26,7 +26,21 @@ pub fn candidates(intent: &Intent, loaded: &Loaded) -> Vec<Candidate> {
     if !needs_focus(intent) {
         return Vec::new();
     }
-    resolve(&intent.target, loaded)
+    let found = resolve(&intent.target, loaded);
+    // "UnmarshalText in null.go": where the request places the target, the candidates there,
+    // if it has any (a file it does not have leaves the grounding as it was).
+    let placed = intent.constraints.iter().find_map(|c| c.strip_prefix(crate::perceive::offline::LOCATED_IN));
+    match placed {
+        Some(file) => {
+            let inside = |c: &Candidate| c.path == file || c.path.ends_with(&format!("/{file}"));
+            if found.iter().any(inside) {
+                found.into_iter().filter(inside).collect()
+            } else {
+                found
+            }
+        }
+        None => found,
+    }
 }
 
 /// Candidates for a reference among the loaded symbols and files, best first.

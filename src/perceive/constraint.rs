@@ -102,6 +102,10 @@ mod tests {
             ),
             ("add retry support, only in src/api", &[Restriction::OnlyPaths { glob: "src/api/**".into() }]),
             ("implement caching without new dependencies", &[Restriction::NoNewDependency]),
+            (
+                "write tests for UnmarshalText in null.go; put them in a new file and do not change null.go",
+                &[Restriction::ProtectPaths { glob: "null.go".into() }],
+            ),
             ("simplify the parser but keep the public API unchanged", &[Restriction::KeepPublicApi]),
             ("refactor load_config without changing the public API", &[Restriction::KeepPublicApi]),
         ];

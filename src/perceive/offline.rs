@@ -15,8 +15,11 @@ use super::reader::Reading;
 // Instructions: standing rules for the project, not one-off requests.
 pattern!(
     instruction,
-    r"[,;]\s*(never|always)\b|\b(we|you) should always\b|\b(should|must) always\b|\bunless (explicitly |specifically )?(asked|told|requested|instructed)\b|^(every|each|all) \S[^,;]* (must|should|ships?|has to|have to|needs? to|gets?|requires?)\b|^(please\s+)?(preserve|respect|follow|adhere to|stick to|honou?r) (all |the |our |existing |any )|^(please\s+)?include [^,;]* (for|in|on|with) (all|every|each|any)\b|^(from now on,?\s*)?(never|always|don'?t ever|do not ever|stop using|avoid|prefer|favou?r|we'?d rather|make sure (all|every|to always)|every \S.* must|all \S.* must)\b|\bfrom now on\b|^(i|we) (prefer|'d rather|would rather|like to keep|always want)\b|^(please\s+)?(use|indent with) (tabs|spaces|\d+ spaces)\b|^(please\s+)?keep (answers|replies|responses|functions|methods|commits|lines|diffs|patches|changes) \w+|^(it'?s (ok|okay|fine|alright) to|you (may|can always|are allowed to)|feel free to|no need to (ask|confirm))\b|^(please\s+)?use [^,;]*\b(for (all|every|any|each|different|new|git|commit|our)|over|instead of|rather than|everywhere|throughout|whenever|when (writing|naming|creating|adding|amending|committing))\b|^(please\s+)?use \S+( \S+)? (case|style|indentation|mood|quotes|naming|conventions?)\b|^(please\s+)?use [^,;]* for [^,;]*\bnames\b|^(please\s+)?use (id|[\w-]+case) for (all |new )?(variables|functions|classes|methods|files|constants|types|components|directories|folders|identifiers|tests|modules)\b|^(please\s+)?use [\w-]+ (commits?|commit messages|branch names)\b|^(please\s+)?(use|write|prefer|choose|return|raise|throw) [^,;]*\b(instead of|rather than|to avoid)\b|^(please\s+)?(make|keep) (the |your |all |every |each )?(\w+ )?(extremely |very |more |always )?(concise|brief|terse|succinct|short)\b|^(please\s+)?keep (all |every |each |the |your )?[\w-]+ (under|below|short|small|simple|focused|minimal)\b|^(concise|terse|brief|succinct)\b|^no [^,;]*\s[-–—:]\s|^no [^,;]* (without|unless)\b|^no ([\w-]+ ){0,3}[\w-]+( (or|and) [\w-]+( [\w-]+)?)?( in [^,;]+)?$|^(please\s+)?use [^,;]+, not \S+$|^only [\w\s]+ (when|if|where)\b|^([\w-]+ ){1,4}(must|must not|must never|should never|should always|shall|shall not) \w+|;\s*(do not|don'?t)\b|\b(for|to|in) (all|any|every|each) (new|future) \w+|\bfor new functionality\b|\bbefore (answering|considering|finishing|completing|declaring|marking|reporting|claiming|writing|pushing|committing|merging|making|changing|editing|starting|opening|submitting|creating|concluding|you|any|each|every)\b|\bafter (edits|editing|every|each|any|changes|changing|making|writing)\b|\b(if|when|whenever) (your|you|a|any) (change|changes|pr|commit|edit|code|patch)\w*\b|^(when|whenever|before|after|if) [^,;]+, (please\s+)?(never|always|don'?t|do not|avoid|prefer|make sure|ensure|be)\b|^(please\s+)?(be|stay) (more |very |always )?(concise|brief|terse|succinct|direct|explicit|thorough|careful|honest|precise|specific|polite|critical)\b|^(you|we) (should|must|need to|have to)( try to| always)? (use|prefer|avoid|write|keep|follow|run)\b|^(please\s+)?(include|add|put|mention) [^,;]* in (all |every |each |the |your )?(commit messages?|commits|pr (titles|descriptions)|pull requests)\b"
+    r"[,;]\s*(never|always)\b|\b(we|you) should always\b|\b(should|must) always\b|\bunless (explicitly |specifically )?(asked|told|requested|instructed)\b|^(every|each|all) \S[^,;]* (must|should|ships?|has to|have to|needs? to|gets?|requires?)\b|^(please\s+)?(preserve|respect|follow|adhere to|stick to|honou?r) (all |the |our |existing |any )|^(please\s+)?include [^,;]* (for|in|on|with) (all|every|each|any)\b|^(from now on,?\s*)?(never|always|don'?t ever|do not ever|stop using|avoid|prefer|favou?r|we'?d rather|make sure (all|every|to always)|every \S.* must|all \S.* must)\b|\bfrom now on\b|^(i|we) (prefer|'d rather|would rather|like to keep|always want)\b|^(please\s+)?(use|indent with) (tabs|spaces|\d+ spaces)\b|^(please\s+)?keep (answers|replies|responses|functions|methods|commits|lines|diffs|patches|changes) \w+|^(it'?s (ok|okay|fine|alright) to|you (may|can always|are allowed to)|feel free to|no need to (ask|confirm))\b|^(please\s+)?use [^,;]*\b(for (all|every|any|each|different|new|git|commit|our)|over|instead of|rather than|everywhere|throughout|whenever|when (writing|naming|creating|adding|amending|committing))\b|^(please\s+)?use \S+( \S+)? (case|style|indentation|mood|quotes|naming|conventions?)\b|^(please\s+)?use [^,;]* for [^,;]*\bnames\b|^(please\s+)?use (id|[\w-]+case) for (all |new )?(variables|functions|classes|methods|files|constants|types|components|directories|folders|identifiers|tests|modules)\b|^(please\s+)?use [\w-]+ (commits?|commit messages|branch names)\b|^(please\s+)?(use|write|prefer|choose|return|raise|throw) [^,;]*\b(instead of|rather than|to avoid)\b|^(please\s+)?(make|keep) (the |your |all |every |each )?(\w+ )?(extremely |very |more |always )?(concise|brief|terse|succinct|short)\b|^(please\s+)?keep (all |every |each |the |your )?[\w-]+ (under|below|short|small|simple|focused|minimal)\b|^(concise|terse|brief|succinct)\b|^no [^,;]*\s[-–—:]\s|^no [^,;]* (without|unless)\b|^no ([\w-]+ ){0,3}[\w-]+( (or|and) [\w-]+( [\w-]+)?)?( in [^,;]+)?$|^(please\s+)?use [^,;]+, not \S+$|^only [\w\s]+ (when|if|where)\b|^([\w-]+ ){1,4}(must|must not|must never|should never|should always|shall|shall not) \w+|\b(for|to|in) (all|any|every|each) (new|future) \w+|\bfor new functionality\b|\bbefore (answering|considering|finishing|completing|declaring|marking|reporting|claiming|writing|pushing|committing|merging|making|changing|editing|starting|opening|submitting|creating|concluding|you|any|each|every)\b|\bafter (edits|editing|every|each|any|changes|changing|making|writing)\b|\b(if|when|whenever) (your|you|a|any) (change|changes|pr|commit|edit|code|patch)\w*\b|^(when|whenever|before|after|if) [^,;]+, (please\s+)?(never|always|don'?t|do not|avoid|prefer|make sure|ensure|be)\b|^(please\s+)?(be|stay) (more |very |always )?(concise|brief|terse|succinct|direct|explicit|thorough|careful|honest|precise|specific|polite|critical)\b|^(you|we) (should|must|need to|have to)( try to| always)? (use|prefer|avoid|write|keep|follow|run)\b|^(please\s+)?(include|add|put|mention) [^,;]* in (all |every |each |the |your )?(commit messages?|commits|pr (titles|descriptions)|pull requests)\b"
 );
+// "Verify claims; do not infer": an order, then a prohibition, is a standing rule, unless the order
+// is a task of its own ("write tests for X; do not change null.go" asks for tests, with a constraint).
+pattern!(then_forbid, r";\s*(do not|don'?t)\b");
 // "Do not add dependencies" is a standing instruction; "don't touch the tests, fix the parser" is a
 // mutation with a constraint, so a negated imperative counts only when it is the whole request.
 pattern!(
@@ -136,6 +139,8 @@ pattern!(
 );
 
 pattern!(what_opening, r"^(what is|what's|what are|what does|what do)\b");
+// Where a masked request places its target: "… in ID".
+pattern!(place, r"\s(in|from|inside|of) (the )?(file )?id\b");
 // What a change should achieve, after what it changes.
 pattern!(
     purpose,
@@ -190,12 +195,12 @@ pattern!(
 );
 pattern!(
     constraint,
-    r"\b(without (?:[^,.;]|\.\w)+|but (don'?t|do not) (?:[^,.;]|\.\w)+|don'?t touch (?:[^,.;]|\.\w)+|only (in|for|inside|within|under|touch|change|edit|modify) (?:[^,.;]|\.\w)+|keep(ing)? (?:[^,.;]|\.\w)+ (unchanged|intact|as is)|keep(ing)? the public (api|interface)|everywhere)"
+    r"\b(without (?:[^,.;]|\.\w)+|but (don'?t|do not) (?:[^,.;]|\.\w)+|don'?t touch (?:[^,.;]|\.\w)+|(do not|don'?t|never) (change|modify|edit|alter) (?:[^,.;]|\.\w)+|only (in|for|inside|within|under|touch|change|edit|modify) (?:[^,.;]|\.\w)+|keep(ing)? (?:[^,.;]|\.\w)+ (unchanged|intact|as is)|keep(ing)? the public (api|interface)|everywhere)"
 );
 // A single-quoted name is quoted only where no letter touches either quote: "don't … what's" quotes nothing.
 pattern!(
     constraint_start,
-    r"\b(without|but (don'?t|do not)|don'?t touch|only (in|for|inside|within|under|touch|change|edit|modify)|keep(ing)? )"
+    r"\b(without|but (don'?t|do not)|don'?t touch|(do not|don'?t|never) (change|modify|edit|alter) |only (in|for|inside|within|under|touch|change|edit|modify)|keep(ing)? )"
 );
 pattern!(code_span, r#"`([^`]+)`|"([^"]+)"|(^|[^\w])'([^'\s][^']*[^'\s])'([^\w]|$)"#);
 pattern!(
@@ -298,6 +303,8 @@ fn mask(text: &str) -> (String, Vec<String>) {
             " ID ".to_string()
         }
     });
+    // In the order the request says them, quoted or not: "explain load_config from `config.py`".
+    ids.sort_by_key(|id| text.find(id.as_str()).unwrap_or(usize::MAX));
     (masked.into_owned(), ids)
 }
 
@@ -660,6 +667,17 @@ fn memory_intent(verb: &str, target: &str, confidence: f64) -> String {
     .to_string()
 }
 
+/// How a constraint says which file the target lies in ("in: null.go").
+pub const LOCATED_IN: &str = "in: ";
+
+/// Whether the request places its target in `name`, a file: "… in null.go", "… from
+/// `config/loader.py`" (a name with a dot or a slash, after "in", "from", "inside" or "of").
+fn placed_in(original: &str, name: &str) -> bool {
+    (name.contains('.') || name.contains('/'))
+        && Regex::new(&format!(r"(?i)\b(in|from|inside|of)\s+(the\s+)?(file\s+)?`?{}\b", regex::escape(name)))
+            .is_ok_and(|re| re.is_match(original))
+}
+
 /// Reads one request into intent JSON.
 pub fn transduce(text: &str) -> String {
     // The second reader reads the request as it was written, as it was trained to.
@@ -709,7 +727,13 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
     let named_test = run_named_test().is_match(original.trim_end_matches(['.', '!']));
     // A question is never a standing rule: "what breaks if you change X?" asks.
     let questioned = (original.ends_with('?') || question_word().is_match(&lower)) && !polite().is_match(&lower);
+    let first_clause = lower.split(';').next().unwrap_or(&lower);
+    let task_first = change(first_clause).is_some_and(|(_, _, specific)| specific);
+    // "Write tests for X, and do not change null.go": a task said with a constraint on it.
+    let task_with_constraint =
+        change(&lower).is_some_and(|(_, _, specific)| specific) && constraint().is_match(&original.to_lowercase());
     let standing = (!questioned && instruction().is_match(&lower))
+        || (!questioned && then_forbid().is_match(&lower) && !task_first)
         || (!original.ends_with('?')
             && negated_imperative().is_match(&lower)
             && !negated_symptom().is_match(&lower)
@@ -728,7 +752,8 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
             Some((_, verb)) => verb,
             None => "require",
         };
-        let cue = if instruction().is_match(&lower) { instruction() } else { negated_imperative() };
+        let cue =
+            [instruction(), then_forbid()].into_iter().find(|c| c.is_match(&lower)).unwrap_or(negated_imperative());
         ("instruction", verb, cue, 1)
     } else if named_test {
         ("query", "status", run_verb(), 1)
@@ -743,6 +768,8 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
     let overruled = match overruling(&reading, category, verb) {
         _ if named_test => None,
         Some(r) if proposed && category == "mutation" && r.category() != "mutation" => None,
+        // "Write tests for X; do not change Y": a task said first stays a task, whatever rule follows it.
+        Some(r) if task_with_constraint && category == "mutation" && r.category() == "instruction" => None,
         other => other,
     };
     let (category, verb, cue, cues) = match overruled {
@@ -773,6 +800,7 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
                 .any(|p| original_lower.contains(&format!("{p}{i}")))
     };
     let moved_to = ids.iter().any(destination);
+    let placed = ids.iter().find(|i| placed_in(original, i)).cloned();
     let ids: Vec<String> = ids
         .into_iter()
         .filter(|i| !constraints.iter().any(|c| c.contains(&i.to_lowercase())) && !destination(i))
@@ -788,15 +816,29 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
     };
     // A rename names the new name after "to"; the target is the other name.
     let new_name = if verb == "rename" { rename_to().captures(original).map(|c| c[1].to_string()) } else { None };
+    // "UnmarshalText in null.go", "explain add in calc/more.py": a file named after "in" places the
+    // target, which is what is said before it when anything is.
+    let said_before_place = placed.as_ref().and_then(|_| {
+        let before = &lower[..place().find(&lower)?.start()];
+        let words = recase(original, &words_after(before, cue));
+        let generic = words.split_whitespace().all(|w| GENERIC.contains(&w.to_lowercase().as_str()));
+        (!generic).then_some(words)
+    });
     let target = match &new_name {
         Some(new) => ids.iter().find(|i| *i != new).cloned().unwrap_or_else(|| {
             let before_to = lower.split(" to ").next().unwrap_or(&lower);
             words_after(before_to, cue)
         }),
-        None => ids.first().cloned().unwrap_or_else(|| match &inside {
-            Some(name) => recase(original, name),
-            None => recase(original, &words_after(&lower, cue)),
-        }),
+        None => ids
+            .iter()
+            .find(|i| Some(*i) != placed.as_ref())
+            .cloned()
+            .or(said_before_place)
+            .or_else(|| placed.clone())
+            .unwrap_or_else(|| match &inside {
+                Some(name) => recase(original, name),
+                None => recase(original, &words_after(&lower, cue)),
+            }),
     };
     let generic = !target.is_empty()
         && ids.is_empty()
@@ -805,6 +847,9 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         if generic && matches!(verb, "fix" | "test" | "status" | "review" | "commit") { String::new() } else { target };
     if let Some(new) = new_name.or_else(|| if verb == "rename" { ids.get(1).cloned() } else { None }) {
         constraints.push(format!("new name: {new}"));
+    }
+    if let Some(file) = placed.filter(|file| *file != target) {
+        constraints.push(format!("{LOCATED_IN}{file}"));
     }
     constraints.truncate(8);
     let confidence = match cues {
@@ -950,6 +995,24 @@ mod tests {
     }
 
     #[test]
+    fn a_target_placed_in_a_file_says_which_file() {
+        for (text, target, placed) in [
+            ("write tests for UnmarshalText in null.go; do not change null.go", "UnmarshalText", Some("in: null.go")),
+            ("fix parse_header in src/http/headers.py", "parse_header", Some("in: src/http/headers.py")),
+            ("explain load_config from `config/loader.py`", "load_config", Some("in: config/loader.py")),
+            ("refactor fetch_all in the client", "fetch_all", None),
+            ("rename parse_header to parse_headers", "parse_header", None),
+        ] {
+            let v: serde_json::Value = serde_json::from_str(&transduce_with(text, None)).unwrap();
+            assert_eq!(v["target"], target, "{text}: {v}");
+            let constraints: Vec<&str> =
+                v["constraints"].as_array().unwrap().iter().filter_map(|c| c.as_str()).collect();
+            let found = constraints.iter().copied().find(|c| c.starts_with(LOCATED_IN));
+            assert_eq!(found, placed, "{text}: {v}");
+        }
+    }
+
+    #[test]
     fn a_proposed_change_is_never_overruled_into_a_question() {
         let sure = |text: &str, label: &'static str| -> (String, String) {
             let v: serde_json::Value = serde_json::from_str(&transduce_with(text, second(label, 5.0))).unwrap();
@@ -976,6 +1039,8 @@ mod tests {
             ("Never commit secrets", "instruction", "forbid"),
             ("the export command is never executed by a test", "mutation", "test"),
             ("Replace the old name in all package names", "mutation", "rename"),
+            ("write tests for parse in util.go; put them in a new file and do not change util.go", "mutation", "test"),
+            ("verify claims; do not infer", "instruction", "require"),
             ("What is the current status of this pull request?", "query", "status"),
             ("what does parse_header call?", "query", "search"),
             ("what is the difference between load and loads?", "query", "explain"),

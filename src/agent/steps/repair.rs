@@ -58,21 +58,26 @@ pub(super) struct Prompt {
     pub shown: BTreeMap<String, Vec<(u32, u32)>>,
 }
 
-/// What a local model's grammar lets a patch address: the files of `paths`
-/// the prompt showed lines of, each with those lines (a model cannot address
-/// lines it never saw, nor put one file's lines on another), or every file of
-/// `paths` at any line if it showed none.
-fn grammar_shown(paths: &BTreeSet<String>, shown: &BTreeMap<String, Vec<(u32, u32)>>) -> Vec<Shown> {
-    let seen: Vec<Shown> = shown
+/// What a local model's grammar lets a patch address: each file of `paths`
+/// with the lines the prompt showed of it (a model cannot address lines it
+/// never saw, nor put one file's lines on another); a file it did not show
+/// (no room in the budget) may only be appended to, after its last line as
+/// `contents` reads it.
+fn grammar_shown(
+    paths: &BTreeSet<String>,
+    shown: &BTreeMap<String, Vec<(u32, u32)>>,
+    contents: &BTreeMap<String, String>,
+) -> Vec<Shown> {
+    paths
         .iter()
-        .filter(|(p, _)| paths.contains(*p))
-        .map(|(p, lines)| Shown::new(p.clone(), lines.clone()))
-        .collect();
-    if seen.is_empty() {
-        paths.iter().map(Shown::any_line).collect()
-    } else {
-        seen
-    }
+        .map(|p| match shown.get(p) {
+            Some(lines) => Shown::new(p.clone(), lines.clone()),
+            None => {
+                let last = contents.get(p).map_or(0, |c| u32::try_from(c.lines().count()).unwrap_or(u32::MAX - 1));
+                Shown::new(p.clone(), vec![(last + 1, last)])
+            }
+        })
+        .collect()
 }
 
 /// Failures a patch prompt lists by name (a broken parser can fail hundreds of tests).
@@ -499,7 +504,7 @@ impl Agent<'_> {
         }
         let raw = match self.patcher.as_mut() {
             Some(p) => {
-                p.narrow(&grammar_shown(&paths, &shown));
+                p.narrow(&grammar_shown(&paths, &shown, &contents));
                 let raw = p.transduce(&prompt, st.feedback.as_deref());
                 let tokens = p.usage();
                 self.emit(Event::Model { task: "propose_patch".into(), tokens });
@@ -595,7 +600,7 @@ impl Agent<'_> {
             self.prompt(router, (request, loaded, focus), st, (&paths, &rules))?;
         let raw = match self.patcher.as_mut() {
             Some(p) => {
-                p.narrow(&grammar_shown(&paths, &shown));
+                p.narrow(&grammar_shown(&paths, &shown, &contents));
                 let raw = p.transduce(&prompt, None);
                 let tokens = p.usage();
                 self.emit(Event::Model { task: "propose_patch".into(), tokens });
@@ -677,7 +682,7 @@ mod tests {
     }
 
     #[test]
-    fn a_local_grammar_names_the_files_whose_lines_were_shown_with_those_lines() {
+    fn a_local_grammar_binds_each_allowed_file_to_the_lines_shown_or_its_end() {
         let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<std::collections::BTreeSet<_>>();
         let paths = set(&["tomlkit/_types.py", "tomlkit/parser.py", "tomlkit/items.py"]);
         let shown: BTreeMap<String, Vec<(u32, u32)>> = [
@@ -685,13 +690,16 @@ mod tests {
             ("README.md".to_string(), vec![(1, 9)]),
         ]
         .into();
+        let contents: BTreeMap<String, String> = [("tomlkit/items.py".to_string(), "a\nb\nc\n".to_string())].into();
         assert_eq!(
-            super::grammar_shown(&paths, &shown),
-            [Shown { path: "tomlkit/parser.py".into(), lines: vec![(10, 20), (40, 80)] }]
+            super::grammar_shown(&paths, &shown, &contents),
+            [
+                Shown { path: "tomlkit/_types.py".into(), lines: vec![(1, 0)] },
+                Shown { path: "tomlkit/items.py".into(), lines: vec![(4, 3)] },
+                Shown { path: "tomlkit/parser.py".into(), lines: vec![(10, 20), (40, 80)] },
+            ],
+            "a file not shown may only be appended to"
         );
-        let none = super::grammar_shown(&paths, &BTreeMap::new());
-        assert_eq!(none.len(), 3, "nothing shown: every allowed file");
-        assert!(none.iter().all(|s| s.lines.is_empty()), "at any line");
     }
 
     #[test]
