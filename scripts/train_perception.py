@@ -23,7 +23,7 @@ CHECK = os.path.join(DATA, "reader_check.tsv")
 SELECT_C, FIT_C = 0.5, 0.5
 
 
-# Identifiers masked as src/perceive/offline.rs::mask masks them (the same two patterns): the
+# Identifiers masked as src/perceive/offline/mod.rs::mask masks them (the same two patterns): the
 # classifier learns the words around a name, not the name.
 CODE_SPAN = re.compile(r"""`([^`]+)`|"([^"]+)"|(^|[^\w])'([^'\s][^']*[^'\s])'([^\w]|$)""")
 IDENTIFIER = re.compile(
@@ -115,7 +115,7 @@ def main():
     decisions = model.decision_function([r[1] for r in sample])
     with open(CHECK, "w", encoding="utf-8") as out:
         out.write("# What scripts/train-perception's model decides on every fourth training row (label, margin,\n")
-        out.write("# request as written); src/perceive/offline.rs, masking names and reading with reader.rs, must\n")
+        out.write("# request as written); src/perceive/offline/mod.rs, masking names and reading with reader.rs, must\n")
         out.write("# decide the same. Written with reader.model; do not edit.\n")
         for (_, _, text), scores in zip(sample, decisions):
             order = np.argsort(-scores)

@@ -9,8 +9,8 @@
 /// once on first use. A pattern that does not compile is a defect of nerd
 /// itself, caught by the perception tests.
 macro_rules! pattern {
-    ($name:ident, $re:expr) => {
-        fn $name() -> &'static regex::Regex {
+    ($vis:vis $name:ident, $re:expr) => {
+        $vis fn $name() -> &'static regex::Regex {
             static CELL: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
             CELL.get_or_init(|| {
                 regex::Regex::new($re).unwrap_or_else(|e| panic!("built-in perception pattern {}: {e}", $re))

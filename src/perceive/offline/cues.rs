@@ -1,0 +1,318 @@
+//! The offline transducer's cues: the patterns that signal each category and
+//! verb, in precedence order, and the words that frame a reference rather than
+//! name code. Knows nothing about how a request is read with them.
+
+use regex::Regex;
+
+// Instructions: standing rules for the project, not one-off requests.
+pattern!(
+    pub(super) instruction,
+    r"[,;]\s*(never|always)\b|\b(we|you) should always\b|\b(should|must) always\b|\bunless (explicitly |specifically )?(asked|told|requested|instructed)\b|^(every|each|all) \S[^,;]* (must|should|ships?|has to|have to|needs? to|gets?|requires?)\b|^(please\s+)?(preserve|respect|follow|adhere to|stick to|honou?r) (all |the |our |existing |any )|^(please\s+)?include [^,;]* (for|in|on|with) (all|every|each|any)\b|^(from now on,?\s*)?(never|always|don'?t ever|do not ever|stop using|avoid|prefer|favou?r|we'?d rather|make sure (all|every|to always)|every \S.* must|all \S.* must)\b|\bfrom now on\b|^(i|we) (prefer|'d rather|would rather|like to keep|always want)\b|^(please\s+)?(use|indent with) (tabs|spaces|\d+ spaces)\b|^(please\s+)?keep (answers|replies|responses|functions|methods|commits|lines|diffs|patches|changes) \w+|^(it'?s (ok|okay|fine|alright) to|you (may|can always|are allowed to)|feel free to|no need to (ask|confirm))\b|^(please\s+)?use [^,;]*\b(for (all|every|any|each|different|new|git|commit|our)|over|instead of|rather than|everywhere|throughout|whenever|when (writing|naming|creating|adding|amending|committing))\b|^(please\s+)?use \S+( \S+)? (case|style|indentation|mood|quotes|naming|conventions?)\b|^(please\s+)?use [^,;]* for [^,;]*\bnames\b|^(please\s+)?use (id|[\w-]+case) for (all |new )?(variables|functions|classes|methods|files|constants|types|components|directories|folders|identifiers|tests|modules)\b|^(please\s+)?use [\w-]+ (commits?|commit messages|branch names)\b|^(please\s+)?(use|write|prefer|choose|return|raise|throw) [^,;]*\b(instead of|rather than|to avoid)\b|^(please\s+)?(make|keep) (the |your |all |every |each )?(\w+ )?(extremely |very |more |always )?(concise|brief|terse|succinct|short)\b|^(please\s+)?keep (all |every |each |the |your )?[\w-]+ (under|below|short|small|simple|focused|minimal)\b|^(concise|terse|brief|succinct)\b|^no [^,;]*\s[-–—:]\s|^no [^,;]* (without|unless)\b|^no ([\w-]+ ){0,3}[\w-]+( (or|and) [\w-]+( [\w-]+)?)?( in [^,;]+)?$|^(please\s+)?use [^,;]+, not \S+$|^only [\w\s]+ (when|if|where)\b|^([\w-]+ ){1,4}(must|must not|must never|should never|should always|shall|shall not) \w+|\b(for|to|in) (all|any|every|each) (new|future) \w+|\bfor new functionality\b|\bbefore (answering|considering|finishing|completing|declaring|marking|reporting|claiming|writing|pushing|committing|merging|making|changing|editing|starting|opening|submitting|creating|concluding|you|any|each|every)\b|\bafter (edits|editing|every|each|any|changes|changing|making|writing)\b|\b(if|when|whenever) (your|you|a|any) (change|changes|pr|commit|edit|code|patch)\w*\b|^(when|whenever|before|after|if) [^,;]+, (please\s+)?(never|always|don'?t|do not|avoid|prefer|make sure|ensure|be)\b|^(please\s+)?(be|stay) (more |very |always )?(concise|brief|terse|succinct|direct|explicit|thorough|careful|honest|precise|specific|polite|critical)\b|^(you|we) (should|must|need to|have to)( try to| always)? (use|prefer|avoid|write|keep|follow|run)\b|^(please\s+)?(include|add|put|mention) [^,;]* in (all |every |each |the |your )?(commit messages?|commits|pr (titles|descriptions)|pull requests)\b"
+);
+// "Verify claims; do not infer": an order, then a prohibition, is a standing rule, unless the order
+// is a task of its own ("write tests for X; do not change null.go" asks for tests, with a constraint).
+pattern!(pub(super) then_forbid, r";\s*(do not|don'?t)\b");
+// "Do not add dependencies" is a standing instruction; "don't touch the tests, fix the parser" is a
+// mutation with a constraint, so a negated imperative counts only when it is the whole request.
+pattern!(
+    pub(super) negated_imperative,
+    r"^(please\s+)?(do not|don'?t|no more) [a-z][\w-]*\b([^,;]*$|[^,;]*\binstead\b[,;]?[^,;]*$|[^,;]*[,;] \w+[^,;]* instead$|[^,;]*[,;] \w+ (it|them|those|these)\b[^,;]*$)"
+);
+// "Don't crash on empty input" reports a symptom; "don't know why …" is no order at all.
+pattern!(
+    pub(super) negated_symptom,
+    r"^(please\s+)?(do not|don'?t) (crash|fail|panic|error|hang|break|throw|exit|freeze|leak|work|know|understand|see|get|think)\b"
+);
+pattern!(
+    pub(super) clause_break,
+    r"\b(and|but|then) (fix|rename|refactor|implement|add|write|update|change|make|run|delete|remove)\b"
+);
+pattern!(pub(super) forbid, r"\b(never|don'?t|do not|stop using|avoid|must not|must never|no more)\b|^no\b");
+pattern!(pub(super) require, r"\b(must|always|required|has to|have to|needs? to|make sure|ensure|remember to|important)\b");
+pattern!(
+    pub(super) prefer,
+    r"\b(prefer|favou?r|rather|like to keep|indent with|over|instead of|concise|brief|terse|succinct)\b|^(please\s+)?(keep|use|be|stay|only)\b"
+);
+
+// Memory: what to keep across sessions, or let go of (the memory text is what follows).
+pattern!(
+    pub(super) remember,
+    r"(?i)^(please\s+|(can|could|would|will) you (please\s+)?)?(remember|note|keep in mind|bear in mind|don'?t forget|do not forget|memori[sz]e)\b(\s+that\b)?\s*:?\s*"
+);
+pattern!(
+    pub(super) forget,
+    r"(?i)^(please\s+|(can|could|would|will) you (please\s+)?)?(forget|stop remembering|disregard what i said|(delete|remove|clear|drop|erase|wipe) (the |all |your |any )?(memor(y|ies)|notes?)( (about|of|on))?)\b(\s+(that|about)\b)?\s*:?\s*"
+);
+// "Save it to memory", "my database port is 5432": a fact to keep, said without "remember".
+pattern!(
+    pub(super) keep_fact,
+    r"(?i)^(please\s+)?(save|store|record|keep) the fact that\b|\b(save|store|record|add|put|keep|write) (it|this|that)( \w+)? (to|in|into) (your |the )?([\w-]+ ){0,2}memory\b|^(please\s+)?(save|store|record|note) (this|that)\s*:|^(we|our (team|project|app|codebase|repo)|this (project|repo|codebase)) (use|uses)\b[^,;.!?]*, not \S+$|^(my|our) [\w\s-]{1,30} (is|are|lives|runs) (at|on|in)?\s*\S+$|^(my|our) [\w\s-]{1,30} (uses?|goes through|go through|relies on|rely on|(is|are) (built|written) (with|in)|(is|are) (hosted|deployed) (on|to|at))\b[^?]*$|\b(update|add to) (my|your|the) memory\b|^(this|it) is an? [\w\s.-]*\b(project|app|application|library|service|repo|repository|monorepo|website|cli|tool)\b[^?]*$|^my name is\b|^(hosted|deployed|built|written) (on|with|in|to)\b|^(this|the|our) (project|repo|repository|codebase|app|application|library|service|monorepo|package|crate|module) (uses|contains|is written in|is built (with|on)|runs on|targets|depends on|relies on)\b[^?]*$"
+);
+
+// Queries, in precedence order.
+pattern!(
+    pub(super) q_impact,
+    r"\b(really|still|even) (needed|necessary|required)\b|\bneeded any ?more\b|^(can|could|should) (i|we) (just |safely |simply )?(delete|remove|drop|rename|upgrade|bump)\b|^why (can'?t|cannot|shouldn'?t) (i|we) (just |simply )?(delete|remove|drop|rename|upgrade)\b|\b(concerns?|objections?|reasons? not|anything (that )?speaks? against) (with|about|to|against)? ?(renaming|removing|deleting|dropping|upgrading|changing|moving)\b|\b(what (would )?breaks?|would break|impact of|affected|depends on|blast radius|(is it|is that|is this|would it be|it'?s) (safe|ok|okay) to( (remove|delete|drop|change|rename|refactor|move|modify|upgrade|touch|edit))?|safe to (remove|delete|drop|change|rename|refactor|move|modify|upgrade)|what (happens|would happen|will happen|could happen) if (we|i|you|someone|they) (\w+ )?(delete|remove|drop|change|rename|upgrade|bump|update|modify|move|replace|refactor|merge|revert|disable)|breaking changes?|^breaking\b|analy[sz]e (the )?impact|scope of (this|the|my|that|our) (change|pr|commit|refactor\w*)|what (will |could |might |would )?breaks?|(problems?|issues?|risks?|harm|downsides?) (with|in|of) (deleting|removing|changing|renaming|dropping|upgrading|moving|replacing)|need to (be )?(updated|changed|modified)\b|can (it|this|that|they|these|those) be (safely )?(deleted|removed|dropped)|depends? on|depending on|(is|are|be|get|gets|been) impacted|impacts? (of|on)|affects?|undesirable effects?|unintended (effects?|consequences)|side[- ]effects? (of|from)|upgrade (issues|problems|risks)|(issues|problems|risks) (when |with |in )?upgrading|look out for if|watch out for if|compatible with|compatibility (with|of)|if (i|we) (upgrade|were upgrading|bump|update|remove|delete|drop)|which tests (cover|exercise|hit|test|touch|reach)|what tests (cover|exercise|hit|test|touch|reach)|tests? (that|which) (cover|exercise|hit|reach)|tests? covers?|tests? (already )?exercis\w*|what (could|might|would|will|does) (this|it|that|the change|my change|this change) break|(will|would|could|does|might) (this|it|that|my changes?|the changes?|this change|anything) break|(does|do|would|will|could|might) [^,;?]* break( |$)|break (anything|things|stuff|backwards?[- ]compat\w*|compat\w*|existing|callers|the api|clients)|still used|safely (remove|delete|drop|change|rename)\w*|(can|could) (it|we|i|this|that) (be )?safely)\b"
+);
+// "Why is CI failing?", "is this PR green?": asked, the state of a build, a check or a pull request
+// ("CI is failing on main", said, reports a bug).
+pub(super) const CI_STATE: &str = r"\b(ci|the build|builds?|pipelines?|checks|workflows?|(this|the|my|our|that) (pr|pull request|branch))( \w+)? (is |are |was )?(failing|broken|red|green|passing)\b|\bfail(s|ing|ed)? (in|on) (ci|the pipeline|github actions)\b";
+// "Is this committed yet?", "what's outstanding?", "where do things stand?": the state of the work.
+pub(super) const WORK_STATE: &str = r"^(is|are|has|have) (this|it|that|these|everything|we|you|the \w+)( \w+)? (committed|pushed|merged|finished|done|complete|completed|deployed|released)( yet| now)?\b|\bwhat'?s (still )?(outstanding|left|remaining|pending)\b|\bwhere (do|does) (things|we|it|this) stand\b";
+pattern!(pub(super) ci_state, CI_STATE);
+pattern!(
+    pub(super) q_status,
+    &format!(
+        "{}|{WORK_STATE}",
+        r"\b(staged|unstaged|stashed) (changes|files)\b|^(list|show)( me)? (all |the |my )?(local |remote )?branches\b|^compare (the )?branch(es)?\b|\bwhat (happened|changed) (on|in) (this|the|my) branch\b|\bwhat (am i|are we) (currently |now )?working on\b|\babout to commit\b|^(please\s+)?(confirm|verify|check|make sure|ensure)( that)? (nothing|none of (it|this|them|my changes)|my changes? (did not|didn'?t|do not|don'?t)|the changes? (did not|didn'?t|do not|don'?t)|no tests?)\b|\b(tests? (are |is )?(passing|failing|green|red)|(latest|most recent|last) (release|version|tag|commit|merged pr)|the status)\b|^are the tests\b|^is (the )?ci\b|^check(ing)? on\b|(latest|last|recent|failed|failing) (pipeline|workflow run|ci run|job)s?\b|(recent|new) [\w-]* ?(errors|exceptions|alerts|incidents)\b|issues (are )?open\b|(prs|pull requests) (that )?(need|needing|awaiting|waiting for) reviews?|\brecently\b|\bhappening\b|(any|new|latest|recent) (releases?|tags)\b|who (last )?(modified|changed|edited|touched|wrote)|^when (was|were|did) [^?]*\b(updated|modified|changed|released|committed|merged)|\bwhat (does|did) (pr|pull request) #?\d+|differences? between [^,;]*\b(branch|branches|main|master|commits?|tags?|versions|head)\b|\bcheck [^,;]* for (\w+ )?(errors|warnings)\b|\b(ci (is |was )?down|which (commit|change|pr) (caused|introduced|broke)|(passes|pass) (all )?(the )?(existing )?tests|(prs?|pull requests?|issues|commits) (merged|closed|opened|assigned)|(overnight|today'?s|yesterday'?s|last week'?s|recent) (activity|commits|changes)|standup|which tests are failing|does (it|the project|the code) (still )?(build|compile|pass)|^(do|does|did) (all |the |our |my |your )*(unit |integration |e2e )?(tests?|checks?|builds?|ci|linters?|lint|everything) (still )?(pass|passing|compile|build|succeed|run green)|ci (is )?green|status of|build status|is the build|diagnostics|git status|uncommitted changes|current branch|which branch|what branch)\b|^(show|list|what|which|how many|who|are there|any)\b.*\b((compiler|lint|linter|type|build) (errors|warnings)|commits|changes made|changed|(my|open|recent|merged) (prs|pull requests)|(open|closed|recent|new|my|github|gitlab|jira|all( the)?( open)?) issues|issues (in|on) (the |this )?(repo|repository|tracker|project|github)|issues (assigned|opened|closed|labell?ed|tagged)|diff|alerts|git log|history|blame)\b|^summari[sz]e\b[^.;]*\b(changes|diff|commits|prs?|pull requests|issues|activity|releases)\b|^(please\s+)?(re-?run|run) (pytest|cargo|go test|npm|yarn|pnpm|make|tox|jest|vitest|mocha|rspec|git)\b|^(please\s+)?(re-?run|run) (again )?(the |that |this |those |these |all (the )?|my |our |every )?(\S+ )?(tests?|suite|specs?|checks?|linters?|build|test suite)\b"
+    )
+);
+pattern!(
+    pub(super) q_review,
+    r"\b(review|critique|look over|check my changes|audit|security (problems|issues|holes|flaws|vulnerabilities)|vulnerabilit(y|ies)|check (if|whether)|report (any|all)|any( \w+){0,2} (problems|issues|bugs|mistakes|errors)|^check ([a-hj-z]|i[a-mo-z]|in\w)|(optimi[sz]ed|efficient|performant|secure|idiomatic)$|code (quality|smells?)|missing tests|test gaps?|feedback (for|on)|^(identify|flag|spot|point out|highlight|detect|catch) [^,;]*\b(risky|risks?|bugs?|issues|problems|smells|unclear|mistakes|errors|vulnerabilit\w+|potential)\b|duplicat(ion|ed code)|technical debt|tech debt|hotspots|bottlenecks?|tested (sufficiently|enough|adequately|properly|well)|(have|has|were|are) (the |all )?(callers|usages|call sites|references|tests|docs) (been )?updated|how (would|could|can|should) (you|i|we) improve|(suggest|propose) (improvements|changes)|look at (the |my |these |this )?(changes|diff|pr|code)|check (the|my|this|these) (\w+ )?(module|code|file|changes|diff|pr|function|class)|race conditions?|deadlocks?|memory leaks?|thread[- ]safe|analy[sz]e [^,;]* for\b)|^(validate|verify) (my|the|this|our)\b|^check (the |my |this |these |before |for |that )"
+);
+pattern!(
+    pub(super) q_search,
+    r"^(search|find|locate|where (is|are|does|do|did)|where's|grep|list|show me where|look for|any references|show me (all )?(the )?(code|files|functions|places|usages|uses|classes))\b|^(what|which) (are (the )?)?([\w-]+ ){0,2}(components|files|functions|classes|modules|packages|methods|places|lines|endpoints|routes|services|types)\b|^which ([\w-]+ ){0,2}(component|file|function|class|module|package|method|place|line|endpoint|route|service|type)\b|^(is|are) there (a|an|any|already) ([\w-]+ ){0,2}(code|implementation|method|function|class|file|test|module|endpoint|helper|utility|util|script)s?\b|^show me (all|every|each)\b|\b(can'?t|cannot|couldn'?t|unable to) (find|locate) (where|which|the (definition|code|file|function|class|place|module|source))\b|\b(everyone|everything|anything|all (classes|types|structs)|who|which \w+) (that |which )?(extends?|implements|inherits?( from)?|subclass\w*|overrides?)\b|\banywhere\b|\blocation\b|^who (uses|calls|imports|references)\b|\b(uses of|usages of|references to|callers of|who calls|what calls|where is|where are|what (\w+ )?(does|do) (ID|\w+)( \w+){0,2} (call|invoke|use)|(functions|methods|what) (ID|\w+) calls)\b"
+);
+pattern!(
+    pub(super) q_explain,
+    r"^(how does|how do|how is|how are|how to|what does|what is|what's|why does|why is|why do|describe|walk me through|give me an overview|tell me about|tell me (how|why|what)|trace|analy[sz]e|show me how|show how|explore|break (down|it down)|summari[sz]e|rephrase|paraphrase|(tips|hints|advice|ideas) (on|for|about)|investigate (what|how|why|whether|if)|(provide|give me|list|suggest|show me) (\d+|some|a few|several|two|three|four|five) (ways|options|approaches|alternatives|ideas|examples)|(i'?d like|i would like|i want|i need) to (know|understand|find out|learn))\b|\b(explain|overview|architecture|suggest(ions?)?|advice|recommend\w*)\b"
+);
+pattern!(pub(super) sentence_break, r"[?.!;]\s+");
+pattern!(pub(super) conventional_commit, r"^(feat|fix|docs|refactor|test|chore|perf|ci|build|style)(\([^)]*\))?!?:\s*");
+pattern!(pub(super) topic_prefix, r"^[a-z][\w-]*( [a-z][\w-]*){0,2}:\s+");
+pattern!(pub(super) clause_end, r"[,;:]");
+// A first clause that sets a condition or states a fact, not an order of its own.
+pattern!(pub(super) conditional, r"^(when|whenever|if|before|after|for|in|unless|from now on|we|i|you|our|this|the|it)\b");
+pattern!(pub(super) template_words, r"\b(an? |the )?(pull request|pr|issue|bug report|feature request) templates?\b");
+// "Explain this error and how to fix it": a change after "how to" is asked about, not asked for.
+pattern!(pub(super) how_to_end, r"\bhow (to|(i|we|you) (can|could|should|would)|(can|could|should|would|do) (i|we|you))\s*$");
+// "How can I avoid race conditions?": asking how to do something is asking for an explanation.
+pattern!(pub(super) how_question, r"^how (to|(can|could|should|would|do|does|might) (i|we|you|one))\b");
+pattern!(pub(super) then_change, r"\b(and|then)\b");
+pattern!(pub(super) conjunct, r",? (and|then|and then) ");
+// Chat front ends' prefixes: "@workspace how …", "#file:auth.js explain …", "/fix …".
+pattern!(pub(super) mention, r"^((@[\w/.-]+|#\w+:\S+)[\s:,]+)+");
+pattern!(pub(super) slash_command, r"^/(\w+)\b\s*");
+pattern!(pub(super) run_verb, r"^(please\s+)?(re-?run|run)\b");
+// "Run test_parse", "rerun TestParse again", "run rect_area": a test named by its name (a
+// word with "test" in it, or an identifier) is run, not implemented.
+pattern!(
+    pub(super) run_named_test,
+    r"(?i)^(please\s+)?(re-?run|run) (the )?(`[^`]+`|[\w.:/#-]*(test|spec)[\w.:/#-]*|[a-z]\w*_\w+|[a-z]+[A-Z]\w*|\w+(::|#|\.)\w+)( test)?( again)?$"
+);
+pattern!(pub(super) callees, r"\bwhat (?:\w+ )?(?:does|do) (\S+(?: \S+){0,2}) (?:call|invoke|use)\b");
+pattern!(pub(super) question_start, r"^(what|where|which|who|why|how|is|are|does|do|can|could|show|list|any)\b");
+// A question asks; it changes nothing, whatever verb it mentions ("how would I delete a user?").
+pattern!(
+    pub(super) interrogative,
+    r"^(what|where|which|who|whom|whose|why|how|when|is|are|was|were|does|do|did|has|have|am i|can (i|we|one)|could (i|we|one)|should|shall (i|we)|would (it|that|this|there|i|we)|will (it|that|this|there)|isn'?t|aren'?t|doesn'?t|won'?t it)\b|^(if|once|suppose|supposing|assuming|say) .*\b(what|which|who|how)\b"
+);
+// Saying one wants to know is asking, wherever in the sentence it is said.
+pattern!(
+    pub(super) wants_to_know,
+    r"\b(want|wants|wanted|need|needs|would like|'d like) to (know|understand|find out|learn)\b|\b(i'?m|i am|we'?re|we are) (wondering|curious)\b|\bi wonder\b"
+);
+// A question opens with a question word or ends with a question mark; "when you change X, …" opens
+// a rule as often as a question, so it is no question word here.
+pattern!(pub(super) question_word, r"^(what|where|which|who|whom|whose|why|how)\b");
+// A request put politely as a question is still a request ("can you fix the test?").
+pattern!(
+    pub(super) polite,
+    r"(^|[,;:]\s*)(please|pls|kindly|(can|could|would|will|won'?t) (you|u|ya)|(i'?d|i would) like( you)? to|i (want|need) you to|let'?s|lets|help me|go ahead and|(can|could) (we|i) (have|get)|(do you think )?you could|i ask that you)\b|\bwould you mind\b"
+);
+
+// "Can we add tests for this?", "could we first commit this?": a proposal to change something is a
+// request ("can we safely remove …", "can we just delete …" still ask whether it is safe).
+pattern!(
+    pub(super) proposal,
+    r"(^|[?.!;,]\s+)(?:so |and |but |ok,? |okay,? |now,? )?(?:(?:can|could|shall) we|perhaps|maybe) (?:also |first |now |then |maybe |perhaps |just )?(fix|add|make|tag|put|combine|unify|mark|turn|break|remove|delete|rename|commit|update|change|refactor|write|move|implement|create|split|extract|replace|clean|bump|upgrade|push|merge|simplify|convert|improve|drop|introduce|switch|revert|get rid of)\b"
+);
+
+pattern!(pub(super) what_opening, r"^(what is|what's|what are|what does|what do)\b");
+// Where a masked request places its target: "… in ID".
+pattern!(pub(super) place, r"\s(in|from|inside|of) (the )?(file )?id\b");
+// What a change should achieve, after what it changes.
+pattern!(
+    pub(super) purpose,
+    r"\b(to be|to make (it|them|this|that|the code|things)|so (that|it|they|the|we)|in order to|for (better )?(readability|clarity|performance|speed|maintainability|testability|simplicity)|because|since)\b"
+);
+// A request that opens by making something: "add …", "write …", "create …" ("make sure" checks).
+pattern!(pub(super) imperative_make, r"^(add|implement|create|build|write|introduce|port|generate|expand|extend)\b");
+
+// Mutations, in precedence order.
+pattern!(
+    pub(super) m_test,
+    r"\b(write|add|create|generate|cover \S+( \S+)? with)( [\w'-]+){0,3} (unit |integration |regression |e2e |end-to-end |property |snapshot )?(tests?|test cases?|specs?)\b|\btest coverage\b|\b(more|better|thorough|more thorough) testing\b|\bhas no tests\b|\b(lacks|without) (unit )?tests\b|\bunit ?tests?\b|\b(increase|improve|raise|boost|extend) (the )?(code |test |unit test )?coverage\b|\bunit tests?\b|\bregression tests?\b|^cover\b|\buntested\b|\b((is|are|was|were) )?never (executed|exercised|covered|run|called|tested) by (a |any )?tests?\b|\bnot covered by (any )?tests?\b|^(please\s+)?test (the |that |whether |if |for |all |each |every |our |this |these |\w+ \w+)"
+);
+pattern!(
+    pub(super) m_document,
+    r"\b(document|docstrings?|doc comments?|documentation|readme|docs?|jsdoc|javadoc|rustdoc|godoc|tsdoc|changelog|tutorials?|guides?|how-?tos?|vignettes?|wiki|faq|(upgrade|migration|install(ation)?|setup|usage) (instructions|notes)|instructions (for|on|to) how|\w+ section|release notes|paragraph|notes file|(high[- ]level |an? )explanations? (of|for|about|on))\b|^(please\s+)?clarify\b|\b(markdown|md) (file|doc|document|page)\b|\b[\w/-]+\.(md|rst|adoc)\b|\b(a|the|new) section (about|on|for|to|in|with)\b|\b(documents|the manual|user manual)\b|^elaborate\b|\b(add|write|insert) (a |an |some |more )?(brief |short |inline |code |small |explanatory |clarifying )?(notes?|comments?) (to|for|about|on|explaining|describing|that)\b"
+);
+// "Add the ability to delete users" adds a feature, whatever the feature does.
+pattern!(
+    pub(super) m_feature,
+    r"^(please\s+)?(add|implement|introduce|provide|expose)( an?| the| new)? (ability|option|way|possibility) to\b|^(please\s+)?(add|implement|introduce)( an?| the| new)? [\w-]+ (command|subcommand|flag|option|endpoint|button|setting|hook)\b|^allow (users? |people |me )?to\b|^(please\s+)?(fail|warn|abort|exit|error out|reject|block|retry) [^,;]*\b(if|when|whenever|on)\b"
+);
+pattern!(
+    pub(super) m_rename,
+    r"\brename\b|\bchange (the )?(\w+ )?name\b|\bcall (the )?\S+( \S+)? \S+ instead\b|\b(standardi[sz]e|normali[sz]e|unify) [\w\s]*names?\b|\breplace [^,;]*\b(the old name|old names|prefix|namespace)\b"
+);
+pattern!(
+    pub(super) m_commit,
+    r"\b(commit|check in|push (the |my |these |this |all )?(changes|commits?|branch|to (origin|main|master|remote))|^(please\s+)?(git )?push\b|^(please\s+)?merge\b|\bcreate (git )?commits?\b|open (a |the )?(pr|pull request)|tag (a |the |this )?(\S+ )?(releases?|versions?)|push (the |a )?(\S+ )?tags?\b|^tag v?\d|releases? with tags|create (a |the )?(pr|pull request|tag)|merge\b[^,;]*\b(prs?|pull requests?|branch(es)?))\b"
+);
+pattern!(
+    pub(super) m_scaffold,
+    r"\b(scaffold|bootstrap|set up a new|create a new ([\w-]+ ){0,3}(project|package|library|crate|app|application|service|website|site)|skeleton)\b|\bnew \w+ project\b|^(init|initiali[sz]e) (a |an |the |new )*(\w+ )?(project|workspace|repo|repository|package|app|module)\b|^(create|make|build) (a |an |the )?([\w-]+ ){0,3}(app|application|website|game)\b|boilerplate|project scaffolding|scaffold(ing)? (the |a |an )?(new )?(project|app)|\binitial [\w\s.-]*setup\b|\bproject setup\b|project structure|^create [^,;]* setup\b|^set ?up [\w.-]+ (backend|frontend|server|api|app)\b|^(set ?up|setup|init|initiali[sz]e|bootstrap|start) (a |an |the |new |initial |basic |minimal |fresh )*([\w.-]+ ){0,3}(workspace|project|repo|monorepo|package|app|application|website|site)\b"
+);
+pattern!(pub(super) m_delete, r"\b(delete|remove|drop|get rid of|eliminate|removal of|deletion of)\b");
+pattern!(
+    pub(super) m_fix,
+    r"\b(fix|repair|debug|resolve|make the tests pass|broken|crash(es)?|throws|bug|(get|make) (ci|the build|the tests?|tests|build|it) (to )?(pass|passing|green|work|working|compile|compiling)|(type|compile|compilation|build|lint|syntax) errors?|(is|are) (failing|broken|red|erroring|crashing|hanging|flaky)|restore (green|passing|the build|ci|the tests)|(getting|got|seeing|see|get) (this |an |the |a )?(error|exception|traceback|failure|warning)|error:|\w+error:|traceback)\b|^(please\s+)?(do not|don'?t|never) (crash|fail|panic|error|hang|break|throw|exit|freeze|leak)\b|\b(panics?|crash(es|ed|ing)?|hangs|freezes|fails|failed|doesn'?t|does not|can'?t be|cannot be|isn'?t|is not|not (working|found)|returns? (a |an )?(\d{3}|wrong|incorrect|empty|null|nil|none|undefined|nan)|at random|intermittently|flaky|even if|even though|should not|shouldn'?t|^make [^,;]* thread[- ]safe\b|^(cannot|can'?t|unable to) \w+|cannot read propert\w+|undefined is not|segmentation fault|segfault|null pointer|nil pointer)\b|\b(is|are|was|were|gets?|got) never (\w+ed|\w+en|run|shown|freed|closed|sent|set|found|hit|reached)\b|\bnever (actually |really )?(goes|go|gets|works|happens|fires|runs|returns|stops|ends|finishes|loads|shows|appears|completes|terminates|exits)\b"
+);
+pattern!(
+    pub(super) m_refactor,
+    r"\bbreak (up|(it|this|them|these|the [\w-]+( [\w-]+)?) up|apart)\b|\b(refactor|clean up|cleanup|simplify|extract|restructure|reorgani[sz]e|split|deduplicate|dedupe|inline|tidy|signatures?|rework|move|rewrite|convert|unify|moderni[sz]e|consolidate|decouple)\b|\breplace (all |every |the )?[^,;]*\bwith\b|\b(centrali[sz]e|(in|into) (a )?single|in one (place|file|module|\w+)|into one)\b|^(please\s+)?(add|introduce) (a |an |the )?(new |extra |optional )?(parameter|argument|param)s? (to|for)\b|\b(address|reduce|clean) [^,;]*(code smells?|duplication|tech(nical)? debt)\b|\b(refactor(ing|ed|s)?|organi[sz]e|reuse|co-?locate|^separate)\b|into (its|their) own (file|module|class|function|package|crate)\b|\bmigrate (calls|usages|callers|code) (to|from|off)\b"
+);
+pattern!(
+    pub(super) m_implement,
+    r"\b(add|implement|create|build|support|introduce|write|make|port|migrate|upgrade|bump|optimi[sz]e|speed up)\b"
+);
+
+pattern!(
+    pub(super) broad,
+    r"\b(architecture|overview|overall|whole (project|codebase|repo)|project structure|big picture|codebase)\b"
+);
+pattern!(
+    pub(super) constraint,
+    r"\b(without (?:[^,.;]|\.\w)+|but (don'?t|do not) (?:[^,.;]|\.\w)+|don'?t touch (?:[^,.;]|\.\w)+|(do not|don'?t|never) (change|modify|edit|alter) (?:[^,.;]|\.\w)+|only (in|for|inside|within|under|touch|change|edit|modify) (?:[^,.;]|\.\w)+|keep(ing)? (?:[^,.;]|\.\w)+ (unchanged|intact|as is)|keep(ing)? the public (api|interface)|everywhere)"
+);
+// A single-quoted name is quoted only where no letter touches either quote: "don't … what's" quotes nothing.
+pattern!(
+    pub(super) constraint_start,
+    r"\b(without|but (don'?t|do not)|don'?t touch|(do not|don'?t|never) (change|modify|edit|alter) |only (in|for|inside|within|under|touch|change|edit|modify)|keep(ing)? )"
+);
+pattern!(pub(super) code_span, r#"`([^`]+)`|"([^"]+)"|(^|[^\w])'([^'\s][^']*[^'\s])'([^\w]|$)"#);
+pattern!(
+    pub(super) identifier,
+    r"[A-Za-z_][\w]*(?:(?:::|\.|/)[\w\-]+)+(?:\(\))?|[A-Za-z]*_[\w]+(?:\(\))?|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\b\w+\(\)"
+);
+pattern!(pub(super) rename_to, r"\bto `?([A-Za-z_][\w.:]*)`?");
+
+/// A verb and the pattern that signals it, in precedence order.
+pub(super) type VerbCue = (&'static str, fn() -> &'static Regex);
+
+pub(super) const STOPWORDS: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "my",
+    "this",
+    "that",
+    "it",
+    "please",
+    "in",
+    "of",
+    "to",
+    "for",
+    "with",
+    "again",
+    "right",
+    "now",
+    "all",
+    "every",
+    "some",
+    "our",
+    "its",
+    "and",
+    "me",
+    "can",
+    "you",
+    "is",
+    "be",
+    "so",
+    "just",
+    "on",
+    "from",
+    "into",
+    // Query connectives: they frame the reference, they are not it.
+    "uses",
+    "usages",
+    "references",
+    "callers",
+    "if",
+    "i",
+    "change",
+    "edit",
+    "modify",
+    "would",
+    "does",
+    "do",
+    "defined",
+    "calls",
+    "called",
+    "where",
+    "what",
+    "which",
+    "who",
+    "how",
+    "why",
+    "break",
+    "breaks",
+    "affected",
+    "depends",
+    "used",
+    "gets",
+    "are",
+    "was",
+    "were",
+    "any",
+    "there",
+    "covering",
+    "cover",
+    "covers",
+];
+
+/// Words that describe the situation rather than name code: "fix the failing
+/// tests" has no target, the failures are the focus.
+pub(super) const GENERIC: &[&str] = &[
+    "failing",
+    "failed",
+    "test",
+    "tests",
+    "build",
+    "broken",
+    "error",
+    "errors",
+    "passing",
+    "pass",
+    "green",
+    "red",
+    "ci",
+    "suite",
+    "compile",
+    "compiles",
+    "compilation",
+    "code",
+    "project",
+    "repo",
+    "repository",
+];
+
+pub(super) const QUERIES: [VerbCue; 5] =
+    [("impact", q_impact), ("status", q_status), ("review", q_review), ("search", q_search), ("explain", q_explain)];
+pub(super) const MUTATIONS: [VerbCue; 9] = [
+    ("implement", m_feature),
+    ("test", m_test),
+    ("document", m_document),
+    ("rename", m_rename),
+    ("commit", m_commit),
+    ("scaffold", m_scaffold),
+    ("delete", m_delete),
+    ("fix", m_fix),
+    ("refactor", m_refactor),
+];
+/// A change named by a generic verb ("add", "make"): read only when no specific cue is there.
+pub(super) const GENERIC_CHANGE: VerbCue = ("implement", m_implement);
