@@ -52,6 +52,10 @@ pub enum PatchError {
     Unreadable(String),
     #[error("{path}: lines {start}-{end} are not within its {len} lines")]
     LineRange { path: String, start: u32, end: u32, len: usize },
+    #[error(
+        "{path}: end_line {end} is before start_line {start} (to insert before line {start}, end_line is {start} - 1)"
+    )]
+    Inverted { path: String, start: u32, end: u32 },
     #[error("{path}: edits overlap at line {line}")]
     Overlap { path: String, line: u32 },
     #[error("{path}: the hunk at line {line} does not match the file")]
@@ -494,6 +498,9 @@ fn apply_spans(path: &str, old: &str, spans: &[&Span]) -> Result<String, PatchEr
     sorted.sort_by_key(|s| (s.start_line, s.end_line));
     let mut previous_end = 0u32;
     for s in &sorted {
+        if s.end_line + 1 < s.start_line {
+            return Err(PatchError::Inverted { path: path.to_string(), start: s.start_line, end: s.end_line });
+        }
         let in_range = s.start_line >= 1
             && s.end_line + 1 >= s.start_line
             && (s.end_line as usize) <= lines.len()
@@ -663,6 +670,8 @@ mod tests {
         assert!(matches!(run(escape, &["calc.py"]), Err(PatchError::BadPath(_))));
         let range = r#"{"edits":[{"path":"calc.py","start_line":9,"end_line":12,"replacement":"x"}]}"#;
         assert!(matches!(run(range, &["calc.py"]), Err(PatchError::LineRange { .. })));
+        let inverted = r#"{"edits":[{"path":"calc.py","start_line":3,"end_line":1,"replacement":"x"}]}"#;
+        assert!(matches!(run(inverted, &["calc.py"]), Err(PatchError::Inverted { start: 3, end: 1, .. })));
         let overlap = r#"{"edits":[{"path":"calc.py","start_line":1,"end_line":2,"replacement":"x"},{"path":"calc.py","start_line":2,"end_line":2,"replacement":"y"}]}"#;
         assert!(matches!(run(overlap, &["calc.py"]), Err(PatchError::Overlap { .. })));
         let mismatch = "--- a/calc.py\n+++ b/calc.py\n@@ -1,1 +1,1 @@\n-def sub(a, b):\n+def add(a, b):\n";
