@@ -16,7 +16,7 @@
 #   --compare      both on the same tasks, then the two side by side
 #
 # Tasks are made once into target/eval-tasks (delete it to make them anew;
-# EVAL_PROJECTS, EVAL_BUGS, EVAL_TESTS, EVAL_QUESTIONS, EVAL_MAX_TRIES tune
+# EVAL_PROJECTS, EVAL_BUGS, EVAL_TESTS, EVAL_QUESTIONS, EVAL_RENAMES, EVAL_MAX_TRIES tune
 # make_tasks.py); EVAL_ONLY=id,id runs some of them; EVAL_MODEL=GGUF replaces the
 # 1.5B coder (e.g. the 0.5B one, for a quick check). Prints one line per task
 # and the totals (overall, per kind, per language); results go to
@@ -43,7 +43,8 @@ py=$top/target/eval-venv/py/bin/python
 tasks=$top/target/eval-tasks
 [ -n "$(ls "$tasks"/tasks/*.json 2>/dev/null)" ] || "$py" "$here/eval/make_tasks.py" "$projects" "$tasks" \
   --projects "${EVAL_PROJECTS:-py-tomlkit,go-uuid,rs-semver,rs-itoa,ts-zod}" --bugs "${EVAL_BUGS:-8}" \
-  --tests "${EVAL_TESTS:-1}" --questions "${EVAL_QUESTIONS:-2}" --max-tries "${EVAL_MAX_TRIES:-30}"
+  --tests "${EVAL_TESTS:-1}" --questions "${EVAL_QUESTIONS:-2}" --renames "${EVAL_RENAMES:-1}" \
+  --max-tries "${EVAL_MAX_TRIES:-30}"
 model=
 [ "$provider" = local ] && model=${EVAL_MODEL:-$("$top/scripts/install-model" --coder)}
 only=(); [ -n "${EVAL_ONLY:-}" ] && only=(--only "$EVAL_ONLY")

@@ -327,6 +327,23 @@ fn a_name_placed_in_a_file_grounds_there() {
     assert!(symbols.contains(&"calc/more.py#add") && symbols.contains(&"calc/ops.py#add"), "{symbols:?}");
 }
 
+/// A call of the name on a value of unknown type matches by name only: with nobody to ask
+/// (`--approval auto`) it is left as it is, even where the name is defined once, and said so;
+/// the tests then catch the call left behind and every file is restored.
+#[test]
+fn a_rename_never_edits_a_call_matched_by_name_only_without_a_person() {
+    let ops = "class Meter:\n    def reading(self):\n        return 1\n\n\ndef doubled(meter):\n    return meter.reading() * 2\n\n\ndef direct():\n    return Meter().reading()\n";
+    let tests = "from calc.ops import Meter, doubled, direct\n\n\ndef test_doubled():\n    assert doubled(Meter()) == 2\n\n\ndef test_direct():\n    assert direct() == 1\n";
+    let repo =
+        Repo::with("python-calc", &[("calc/ops.py", ops), ("tests/test_ops.py", tests), ("calc/__init__.py", "")]);
+    let before = repo.snapshot();
+    let (code, events) = repo.run_json(&["--approval", "auto", "rename reading to value"]);
+    assert_eq!(code, 2, "{events:#?}");
+    let answer = of_kind(&events, "answer")[0]["text"].as_str().unwrap().to_string();
+    assert!(answer.contains("by name only") && answer.contains("calc/ops.py:7"), "{answer}");
+    assert_eq!(repo.snapshot(), before, "every file restored");
+}
+
 #[test]
 fn query_only_requests_never_write_anything() {
     let repo = Repo::new("python-calc");

@@ -2,7 +2,7 @@
 """Eval tasks from real projects in four languages (projects.py says which and
 how their suites run), each written as a nerd task file.
 
-Three kinds of task:
+Four kinds of task:
 
   bug       one binary operator of a real function is swapped (`<` for `<=`,
             `+` for `-`, `&&` for `||`, `==` for `!=`...), seeded; kept only if
@@ -17,6 +17,11 @@ Three kinds of task:
   question  "which functions call X?", for an X defined once whose callers
             (2 to 5 functions, each name defined once) are read from the
             sources' syntax trees; the callers are stored as the answer.
+  rename    a refactor with a checkable outcome: "rename X to X_v2" (X2 in
+            Go's and TypeScript's camel case), for an X chosen the same way
+            as a question's. Judged by run.py: the suite passes, and the
+            syntax trees define the new name where X was defined, and neither
+            define nor call X anywhere.
 
 Operators are found in syntax trees, never by text: Python with `tokenize`
 (strings and comments are never touched; `+`, `-`, `*` only where binary,
@@ -25,7 +30,7 @@ tree-sitter (only the operator of a binary expression: no generics, no
 unary minus, nothing in strings or comments).
 
     usage: bench/eval/make_tasks.py PROJECTS_DIR OUT_DIR [--projects a,b] [--bugs 8]
-                                    [--tests 1] [--questions 2] [--max-tries 30] [--seed 7]
+                                    [--tests 1] [--questions 2] [--renames 0] [--max-tries 30] [--seed 7]
 
 Writes OUT_DIR/tasks/<id>.json, nerd task files (run from the project's
 repository: `cd REPO && nerd run --task-file OUT_DIR/tasks/<id>.json`, or the
@@ -203,6 +208,12 @@ def questions(project, functions, count, rng):
     return picks[:count]
 
 
+def renamed(name):
+    """The new name of a rename task, in the name's own style: parse_header -> parse_header_v2,
+    ParseBytes -> ParseBytesV2."""
+    return f"{name}_v2" if "_" in name or name.islower() else f"{name}V2"
+
+
 def write(out_dir, task, judge):
     """Writes the nerd task file and the judge's record of one task."""
     json.dump(task, open(os.path.join(out_dir, "tasks", f"{task['id']}.json"), "w"), indent=1)
@@ -226,7 +237,16 @@ def make(project, repo, opts):
         print(f"{project.name}: its suite does not pass unmutated; skipped ({out.strip().splitlines()[-3:]})", file=sys.stderr)
         return {}
     functions = [(path, f) for path in project.source_files(repo) for f in scan(os.path.join(repo, path), project.language)]
-    made = {"bug": 0, "tests": 0, "question": 0}
+    made = {"bug": 0, "tests": 0, "question": 0, "rename": 0}
+    renames = questions(project, functions, opts.renames, random.Random(f"{opts.seed}:{project.name}:r"))
+    for callee, where, callers in renames:
+        made["rename"] += 1
+        task_id = f"{project.name}-rename-{made['rename']}"
+        new_name = renamed(callee)
+        write(opts.out_dir, nerd_task(task_id, f"rename {callee} to {new_name}"),
+              {"id": task_id, "project": project.name, "language": project.language, "kind": "rename",
+               "function": f"{where}#{callee}", "old": callee, "new": new_name, "callers": callers})
+        print(f"{task_id}: rename {callee} ({where}, called by {', '.join(callers)}) to {new_name}", flush=True)
     for callee, where, answer in questions(project, functions, opts.questions, random.Random(f"{opts.seed}:{project.name}:q")):
         made["question"] += 1
         task_id = f"{project.name}-question-{made['question']}"
@@ -279,6 +299,7 @@ def main():
     ap.add_argument("--bugs", type=int, default=8, help="bug tasks per project")
     ap.add_argument("--tests", type=int, default=1, help="test-writing tasks per project")
     ap.add_argument("--questions", type=int, default=2, help="question tasks per project")
+    ap.add_argument("--renames", type=int, default=0, help="rename tasks per project")
     ap.add_argument("--max-tries", type=int, default=30, help="mutations run per project")
     ap.add_argument("--seed", type=int, default=7)
     opts = ap.parse_args()

@@ -26,6 +26,9 @@ Then the judge, outside the agent:
             included) passes, and fails once the stored surviving mutant
             is applied on top;
   question  solved when the answer names every caller stored with the task.
+  rename    solved when the suite passes, the file that defined the old name
+            defines the new one, and no source file (syntax trees, as
+            make_tasks.py reads them) defines or calls the old name.
 
 Reported per task and in total (and per kind and language): solved, status,
 attempts (nerd: patches proposed, accepted, rolled back; aider: edits
@@ -181,6 +184,18 @@ def run_oracle(judge, repo):
         patch = os.path.join(os.path.dirname(repo), "fix.patch")
         open(patch, "w").write(judge["mutation_patch"])
         sh(["git", "apply", "-R", patch], repo)
+    elif judge["kind"] == "rename":
+        # Every whole-word use of the old name, in every file of the language, renamed.
+        code, _ = project.run_suite(repo)
+        status = "suite passes before" if code == 0 else "SUITE FAILS BEFORE"
+        word = re.compile(rf"(?<![\w$]){re.escape(judge['old'])}(?![\w$])")
+        for root, dirs, files in os.walk(repo):
+            dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "target")]
+            for f in (f for f in files if f.endswith(project.ext)):
+                path = os.path.join(root, f)
+                text = open(path, encoding="utf-8").read()
+                if word.search(text):
+                    open(path, "w", encoding="utf-8").write(word.sub(judge["new"], text))
     elif judge["kind"] == "tests":
         patch = os.path.join(os.path.dirname(repo), "mutant.patch")
         open(patch, "w").write(judge["mutation_patch"])
@@ -203,6 +218,8 @@ def judge_task(judge, repo, answer):
     changed = changed_files(repo)
     tests = [c for c in changed if project.is_test(c)]
     code, _ = project.run_suite(repo)
+    if judge["kind"] == "rename":
+        return renamed(judge, project, repo, code)
     if judge["kind"] == "bug":
         if not changed:
             return False, "nothing changed"
@@ -223,6 +240,20 @@ def judge_task(judge, repo, answer):
         return False, f"the mutant no longer applies: {why.strip()[:120]}"
     killed, _ = project.run_suite(repo)
     return killed not in (0, None), ("" if killed not in (0, None) else "the new tests do not catch the mutant")
+
+
+def renamed(judge, project, repo, suite_code):
+    """Whether a rename task was done: the suite passes, the defining file defines the new name,
+    and no source file defines or calls the old one (as make_tasks.py's syntax trees read them)."""
+    from make_tasks import scan
+    if suite_code != 0:
+        return False, "the suite fails"
+    where = judge["function"].split("#")[0]
+    found = {path: scan(os.path.join(repo, path), project.language) for path in project.source_files(repo)}
+    if not any(f[0] == judge["new"] for f in found.get(where, [])):
+        return False, f"{where} does not define {judge['new']}"
+    left = sorted({path for path, fs in found.items() for f in fs if f[0] == judge["old"] or judge["old"] in f[4]})
+    return not left, (f"{judge['old']} is still defined or called in {', '.join(left)}" if left else "")
 
 
 def totals(rows, label):
@@ -305,7 +336,8 @@ def main():
             solved, why = judge_task(judge, repo, answer)
             row.update(id=task["id"], agent=label, kind=judge["kind"], language=judge["language"],
                        solved=solved, why=why, changed=changed_files(repo),
-                       what=judge.get("mutation") or f"callers of {judge['function'].split('#')[1]}")
+                       what=judge.get("mutation") or (f"{judge['old']} -> {judge['new']}" if judge["kind"] == "rename"
+                                                      else f"callers of {judge['function'].split('#')[1]}"))
         finally:
             shutil.rmtree(work, ignore_errors=True)
         rows.append(row)

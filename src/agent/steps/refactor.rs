@@ -83,9 +83,18 @@ impl Agent<'_> {
                 }
             }
         }
+        // A call of the name nerd could not resolve may be this symbol as well (a value of a type
+        // nobody annotated): it is a site matched by name only too.
+        for (path, r) in &loaded.resolution.files {
+            guessed.extend(r.unresolved.iter().filter(|(_, n, _)| *n == old).map(|(_, _, line)| (path.clone(), *line)));
+        }
+        guessed.sort();
+        guessed.dedup();
         // A site matched by name only is never edited silently: a person is
         // asked, listing them; otherwise they are left and reported.
         let mut left_out = Vec::new();
+        // The lines of the sites left out: no token there is renamed, whatever the scope.
+        let mut kept: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         if !guessed.is_empty() {
             let listed: Vec<String> = guessed.iter().map(|(p, l)| format!("{p}:{l}")).collect();
             let subject = format!(
@@ -99,6 +108,9 @@ impl Agent<'_> {
                     calls.entry(path).or_default().push(line);
                 }
             } else {
+                for (path, line) in guessed {
+                    kept.entry(path).or_default().push(line);
+                }
                 left_out = listed;
             }
         }
@@ -133,8 +145,11 @@ impl Agent<'_> {
                     .resolution
                     .files
                     .get(&path)
-                    .map(|r| r.external.iter().filter(|(_, n, _)| *n == old).map(|(_, _, l)| *l).collect())
-                    .unwrap_or_default(),
+                    .map(|r| r.external.iter().filter(|(_, n, _)| *n == old).map(|(_, _, l)| *l).collect::<Vec<_>>())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .chain(kept.get(&path).into_iter().flatten().copied())
+                    .collect(),
                 path,
                 lang: file_lang,
                 content,
@@ -162,7 +177,14 @@ impl Agent<'_> {
                 Err(flow) => return Ok(flow),
                 Ok(Applied::Kept { verification }) => verification,
                 Ok(Applied::RolledBack { new: introduced, .. }) => {
-                    let why = if scope == rename::Scope::ResolvedSites {
+                    let why = if !left_out.is_empty() {
+                        format!(
+                            " Left out, because they match `{old}` by name only (nerd could not tell the type \
+                             they are called on): {}; a person can include them (`--approval ask`).",
+                            left_out.iter().take(10).cloned().collect::<Vec<_>>().join(", ")
+                                + if left_out.len() > 10 { " …" } else { "" }
+                        )
+                    } else if scope == rename::Scope::ResolvedSites {
                         format!(
                         " `{old}` is defined {} times here, so only the call sites resolution attributes to {} were \
                      renamed; calls through values of unknown type were not.",
