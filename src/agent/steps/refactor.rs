@@ -86,7 +86,11 @@ impl Agent<'_> {
         // A call of the name nerd could not resolve may be this symbol as well (a value of a type
         // nobody annotated): it is a site matched by name only too.
         for (path, r) in &loaded.resolution.files {
-            guessed.extend(r.unresolved.iter().filter(|(_, n, _)| *n == old).map(|(_, _, line)| (path.clone(), *line)));
+            if loaded.projections.get(path).is_some_and(|(l, _)| same_family(l)) {
+                guessed.extend(
+                    r.unresolved.iter().filter(|(_, n, _)| *n == old).map(|(_, _, line)| (path.clone(), *line)),
+                );
+            }
         }
         guessed.sort();
         guessed.dedup();
