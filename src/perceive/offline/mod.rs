@@ -737,6 +737,9 @@ mod tests {
             ("do all the tests pass now?", "query", "status"),
             ("The windows build keeps failing, can we fix it?", "mutation", "fix"),
             ("so can we tag the release as v1.2.0?", "mutation", "commit"),
+            ("Evaluate the upgrade to Django 5", "query", "impact"),
+            ("comment on my pull request description", "query", "review"),
+            ("wait for CI to pass", "query", "status"),
         ]);
     }
 
