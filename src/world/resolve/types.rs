@@ -192,7 +192,13 @@ pub fn return_type(lang: Lang, signature: &str) -> Option<&str> {
             let rest = &s[params..];
             let arrow = rest.find("->")?;
             let ty = rest[arrow + 2..].trim();
-            ty.split(" where ").next().unwrap_or(ty)
+            let ty = ty.split(" where ").next().unwrap_or(ty);
+            // A Python annotation ends at the colon that opens the body, which a comment may follow
+            // ("-> String:  # only keep parsing …"): the signature runs to the body's first statement.
+            match lang {
+                Lang::Python => split_top_level(ty, ':').into_iter().next().unwrap_or(ty),
+                _ => ty,
+            }
         }
         Lang::Go => {
             let mut rest = s.strip_prefix("func")?.trim_start();
@@ -292,6 +298,12 @@ mod tests {
         let cases = [
             (Lang::Python, "def session() -> Session", Some("Session")),
             (Lang::Python, "def f(cb: Callable[[], int])", None),
+            (
+                Lang::Python,
+                "def _parse(self, delim: Kind) -> String: # keep parsing while the delimiter matches",
+                Some("String"),
+            ),
+            (Lang::Python, "def table(self) -> dict[str, int]:", Some("dict[str, int]")),
             (Lang::Rust, "pub fn new(f: impl Fn() -> u8) -> Self where T: Clone", Some("Self")),
             (Lang::Rust, "fn run(&self)", None),
             (Lang::Go, "func NewFlagSet(name string, h ErrorHandling) *FlagSet", Some("*FlagSet")),
