@@ -219,7 +219,7 @@ def judge_task(judge, repo, answer):
     tests = [c for c in changed if project.is_test(c)]
     code, _ = project.run_suite(repo)
     if judge["kind"] == "rename":
-        return renamed(judge, project, repo, code)
+        return judge_rename(judge, project, repo, code)
     if judge["kind"] == "bug":
         if not changed:
             return False, "nothing changed"
@@ -242,7 +242,7 @@ def judge_task(judge, repo, answer):
     return killed not in (0, None), ("" if killed not in (0, None) else "the new tests do not catch the mutant")
 
 
-def renamed(judge, project, repo, suite_code):
+def judge_rename(judge, project, repo, suite_code):
     """Whether a rename task was done: the suite passes, the defining file defines the new name,
     and no source file defines or calls the old one (as make_tasks.py's syntax trees read them)."""
     from make_tasks import scan

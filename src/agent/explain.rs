@@ -82,17 +82,13 @@ pub fn gbnf(shown: &[Shown]) -> String {
             "{name} ::= \"{{\" ws \"\\\"path\\\":\" ws {path} \",\" ws \"\\\"line\\\":\" ws {line} \",\" ws \"\\\"quote\\\":\" ws quote ws \"}}\"\n"
         )
     };
-    let files = crate::agent::patch::addressable(shown);
-    if files.is_empty() {
-        g.push_str(&citation("citation", crate::agent::patch::ANY_PATH, "line"));
-    } else {
-        let names: Vec<String> = (0..files.len()).map(|i| format!("citation-{i}")).collect();
-        g.push_str(&format!("citation ::= {}\n", names.join(" | ")));
-        for (name, (literal, file)) in names.iter().zip(&files) {
+    g.push_str(&crate::agent::patch::per_file_rules("citation", shown, |name, path, file| match file {
+        None => citation(name, path, "line"),
+        Some(file) => {
             let lines: Vec<(u32, u32)> = file.lines.iter().map(|&(lo, hi)| (lo.max(1), hi)).collect();
-            g.push_str(&citation(name, literal, &number_ranges(&lines).unwrap_or_else(|| "line".to_string())));
+            citation(name, path, &number_ranges(&lines).unwrap_or_else(|| "line".to_string()))
         }
-    }
+    }));
     g.push_str("line ::= [1-9] [0-9]{0,5}\n");
     g.push_str(&format!("prose ::= \"\\\"\" char{{1,{GRAMMAR_PROSE_CHARS}}} \"\\\"\"\n"));
     g.push_str("quote ::= \"\\\"\" char{1,160} \"\\\"\"\n");

@@ -263,20 +263,16 @@ pub fn gbnf(shown: &[Shown]) -> String {
             "{name} ::= \"{{\" ws \"\\\"path\\\":\" ws {path} \",\" ws \"\\\"start_line\\\":\" ws {start} \",\" ws \"\\\"end_line\\\":\" ws {end} \",\" ws \"\\\"replacement\\\":\" ws code ws \"}}\"\n"
         )
     };
-    let files = addressable(shown);
-    if files.is_empty() {
-        g.push_str(&edit("edit", ANY_PATH, "line", "line"));
-    } else {
-        let names: Vec<String> = (0..files.len()).map(|i| format!("edit-{i}")).collect();
-        g.push_str(&format!("edit ::= {}\n", names.join(" | ")));
-        for (name, (literal, file)) in names.iter().zip(&files) {
+    g.push_str(&per_file_rules("edit", shown, |name, path, file| match file {
+        None => edit(name, path, "line", "line"),
+        Some(file) => {
             let starts: Vec<(u32, u32)> = file.lines.iter().map(|&(lo, hi)| (lo, hi.saturating_add(1))).collect();
             let ends: Vec<(u32, u32)> = file.lines.iter().map(|&(lo, hi)| (lo.saturating_sub(1), hi)).collect();
             let start = number_ranges(&starts).unwrap_or_else(|| "line".to_string());
             let end = number_ranges(&ends).unwrap_or_else(|| "line".to_string());
-            g.push_str(&edit(name, literal, &start, &end));
+            edit(name, path, &start, &end)
         }
-    }
+    }));
     g.push_str("line ::= [0-9] [0-9]{0,5}\n");
     g.push_str("text ::= \"\\\"\" char{0,300} \"\\\"\"\n");
     g.push_str(&format!("code ::= \"\\\"\" char{{0,{GRAMMAR_CODE_CHARS}}} \"\\\"\"\n"));
@@ -284,12 +280,28 @@ pub fn gbnf(shown: &[Shown]) -> String {
     g
 }
 
+/// The GBNF rules of `rule` (an edit, a citation), each naming one file of `shown`: `rule` is the
+/// alternatives `rule-0 | rule-1 …`, each written by `write(name, the file's literal, Some(file))`;
+/// with no file a grammar literal can hold, `rule` alone over any path (`write(rule, any path, None)`).
+pub fn per_file_rules(rule: &str, shown: &[Shown], write: impl Fn(&str, &str, Option<&Shown>) -> String) -> String {
+    let files = addressable(shown);
+    if files.is_empty() {
+        return write(rule, ANY_PATH, None);
+    }
+    let names: Vec<String> = (0..files.len()).map(|i| format!("{rule}-{i}")).collect();
+    let mut g = format!("{rule} ::= {}\n", names.join(" | "));
+    for (name, (literal, file)) in names.iter().zip(&files) {
+        g.push_str(&write(name, literal, Some(file)));
+    }
+    g
+}
+
 /// Any workspace-relative path, as a GBNF JSON string.
-pub const ANY_PATH: &str = "\"\\\"\" [A-Za-z0-9_@+-] [A-Za-z0-9_./@+-]{0,159} \"\\\"\"";
+const ANY_PATH: &str = "\"\\\"\" [A-Za-z0-9_@+-] [A-Za-z0-9_./@+-]{0,159} \"\\\"\"";
 
 /// The files of `shown` a grammar may name, each with its GBNF literal (names
 /// with characters a grammar literal cannot hold are left out).
-pub fn addressable(shown: &[Shown]) -> Vec<(String, &Shown)> {
+fn addressable(shown: &[Shown]) -> Vec<(String, &Shown)> {
     shown
         .iter()
         .filter(|s| !s.path.is_empty() && s.path.chars().all(|c| c.is_ascii_alphanumeric() || "_./-+@ ".contains(c)))

@@ -149,9 +149,8 @@ impl Agent<'_> {
                     .resolution
                     .files
                     .get(&path)
-                    .map(|r| r.external.iter().filter(|(_, n, _)| *n == old).map(|(_, _, l)| *l).collect::<Vec<_>>())
-                    .unwrap_or_default()
                     .into_iter()
+                    .flat_map(|r| r.external.iter().filter(|(_, n, _)| *n == old).map(|(_, _, l)| *l))
                     .chain(kept.get(&path).into_iter().flatten().copied())
                     .collect(),
                 path,

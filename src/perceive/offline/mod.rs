@@ -417,11 +417,13 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
     let named_test = run_named_test().is_match(original.trim_end_matches(['.', '!']));
     // A question is never a standing rule: "what breaks if you change X?" asks.
     let questioned = (original.ends_with('?') || question_word().is_match(&lower)) && !polite().is_match(&lower);
-    let first_clause = lower.split(';').next().unwrap_or(&lower);
-    let task_first = change(first_clause).is_some_and(|(_, _, specific)| specific);
+    let before_semicolon = lower.split(';').next().unwrap_or(&lower);
+    let task_first = change(before_semicolon).is_some_and(|(_, _, specific)| specific);
+    let original_lower = original.to_lowercase();
+    let mut constraints: Vec<String> =
+        constraint().find_iter(&original_lower).map(|m| m.as_str().trim().to_string()).collect();
     // "Write tests for X, and do not change null.go": a task said with a constraint on it.
-    let task_with_constraint =
-        change(&lower).is_some_and(|(_, _, specific)| specific) && constraint().is_match(&original.to_lowercase());
+    let task_with_constraint = change(&lower).is_some_and(|(_, _, specific)| specific) && !constraints.is_empty();
     let standing = (!questioned && instruction().is_match(&lower))
         || (!questioned && then_forbid().is_match(&lower) && !task_first)
         || (!original.ends_with('?')
@@ -477,11 +479,8 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
     // "What does parse call": the target sits inside the cue.
     let inside = if verb == "search" { callees().captures(&lower).map(|c| c[1].to_string()) } else { None };
 
-    let mut constraints: Vec<String> =
-        constraint().find_iter(&original.to_lowercase()).map(|m| m.as_str().trim().to_string()).collect();
     // What a constraint names ("only in calc/ops.py") is not the target; the target is said before it.
     // Where a move or an extraction puts code ("move mul into calc/products.py") is not what it moves.
-    let original_lower = original.to_lowercase();
     let destination = |i: &String| {
         let i = i.to_lowercase();
         verb == "refactor"
@@ -577,12 +576,22 @@ mod tests {
         serde_json::from_str(&transduce(text)).expect("intent JSON")
     }
 
-    /// How the rules alone read each case, without the trained second reader.
-    fn rules_read_as(cases: &[(&str, &str, &str)]) {
+    /// The intent the rules alone read, without the trained second reader.
+    fn rules(text: &str) -> serde_json::Value {
+        serde_json::from_str(&transduce_with(text, None)).expect("intent JSON")
+    }
+
+    /// Each case reads as its category and verb through `read`.
+    fn assert_reads(read: fn(&str) -> serde_json::Value, cases: &[(&str, &str, &str)]) {
         for (text, category, verb) in cases {
-            let v: serde_json::Value = serde_json::from_str(&transduce_with(text, None)).expect("intent JSON");
+            let v = read(text);
             assert_eq!((reading(&v).0, reading(&v).1), (*category, *verb), "{text}: {v}");
         }
+    }
+
+    /// How the rules alone read each case, without the trained second reader.
+    fn rules_read_as(cases: &[(&str, &str, &str)]) {
+        assert_reads(rules, cases);
     }
 
     fn reading(v: &serde_json::Value) -> (&str, &str, f64) {
@@ -595,10 +604,7 @@ mod tests {
 
     /// Each request reads as its category and verb.
     fn reads_as(cases: &[(&str, &str, &str)]) {
-        for (text, category, verb) in cases {
-            let v = read(text);
-            assert_eq!((reading(&v).0, reading(&v).1), (*category, *verb), "{text}: {v}");
-        }
+        assert_reads(read, cases);
     }
 
     /// The training script wrote what its model decides on a sample of the training rows; masking
@@ -679,7 +685,7 @@ mod tests {
             ("rewrite the config module to make it testable", "config module"),
             ("refactor the retry logic", "retry logic"),
         ] {
-            let v: serde_json::Value = serde_json::from_str(&transduce_with(text, None)).unwrap();
+            let v = rules(text);
             assert_eq!(v["target"], target, "{text}: {v}");
         }
     }
@@ -693,7 +699,7 @@ mod tests {
             ("refactor fetch_all in the client", "fetch_all", None),
             ("rename parse_header to parse_headers", "parse_header", None),
         ] {
-            let v: serde_json::Value = serde_json::from_str(&transduce_with(text, None)).unwrap();
+            let v = rules(text);
             assert_eq!(v["target"], target, "{text}: {v}");
             let constraints: Vec<&str> =
                 v["constraints"].as_array().unwrap().iter().filter_map(|c| c.as_str()).collect();
