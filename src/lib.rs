@@ -28,6 +28,7 @@ pub mod policy;
 pub mod precise;
 pub mod router;
 pub mod sandbox;
+pub mod scratch;
 pub mod secrets;
 pub mod specialist;
 pub mod store;

@@ -199,6 +199,32 @@ fn hangs_and_fork_bombs_are_killed_with_their_process_group() {
 }
 
 #[test]
+fn a_sessions_temp_dir_is_private_and_goes_with_the_session() {
+    let w = World::new();
+    std::fs::write(
+        w.ws.join("probe.py"),
+        "import os\nopen(os.path.join(os.environ['TMPDIR'], 'cache'), 'w').write('x')\nprint(os.environ['TMPDIR'])\n",
+    )
+    .unwrap();
+    let mut router =
+        nerd::router::Router::open(&w.ws, nerd_logic::vocab::Category::Mutation, nerd_logic::vocab::Autonomy::Balanced)
+            .unwrap();
+    let outcome =
+        router.execute(&nerd::policy::Action::Exec { argv: vec!["python3".into(), "probe.py".into()] }).unwrap();
+    let tmp = match outcome {
+        nerd::router::Outcome::Executed { output: nerd::router::Output::Exec { code: Some(0), stdout, .. } } => {
+            std::path::PathBuf::from(stdout.trim())
+        }
+        other => panic!("{other:?}"),
+    };
+    assert!(tmp.join("cache").is_file(), "{}", tmp.display());
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&tmp).unwrap().permissions().mode() & 0o777, 0o700);
+    drop(router);
+    assert!(!tmp.exists(), "{} outlived its session", tmp.display());
+}
+
+#[test]
 fn audit_tampering_and_truncation_are_detected_and_replay_reproduces_decisions() {
     let w = World::new();
     for action in [exec(&["git", "status"]), exec(&["rm", "-rf", "/"]), file("read_file", "src/lib.rs")] {

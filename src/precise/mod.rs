@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use crate::exec::{self, ExecError, Job};
 use crate::sandbox::{self, Confinement};
+use crate::scratch::Scratch;
 use crate::store::{FileRecord, Store, StoreError};
 use crate::world::lang::Lang;
 use crate::world::packages::Manifests;
@@ -111,14 +112,14 @@ pub fn run(
         if !projections.values().any(|(l, _)| indexer.covers(*l)) {
             continue;
         }
-        let scratch = match Scratch::new() {
+        let scratch = match Scratch::new("precise") {
             Ok(s) => s,
             Err(e) => {
                 report.runs.push((indexer, Outcome::Failed { message: format!("cannot make a scratch folder: {e}") }));
                 continue;
             }
         };
-        let runner = Runner { root, scratch: &scratch.0, timeout, secret_paths };
+        let runner = Runner { root, scratch: scratch.path(), timeout, secret_paths };
         let started = Instant::now();
         let note = (indexer == Indexer::RustAnalyzer).then(|| runner.cargo_cannot_load()).flatten();
         let outcome = match runner.index(indexer, &files, &projections) {
@@ -134,24 +135,6 @@ pub fn run(
         report.runs.push((indexer, outcome));
     }
     Ok(report)
-}
-
-/// A private scratch folder, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> std::io::Result<Scratch> {
-        use std::os::unix::fs::DirBuilderExt;
-        let dir = std::env::temp_dir().join(format!("nerd-precise-{}-{}", std::process::id(), crate::timing::now_ns()));
-        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
-        Ok(Scratch(dir))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Runs indexers for one workspace.

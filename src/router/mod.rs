@@ -27,6 +27,7 @@ use crate::exec::{self, Job};
 use crate::files;
 use crate::policy::{self, paths, Action, Verdict, ACTION_ID};
 use crate::sandbox::{self, Confinement, Layers};
+use crate::scratch::Scratch;
 use crate::specialist::delegation::{self, Chain, Scope};
 use crate::store::{After, StateDb, StoreError};
 pub use children::{ChildProgress, ChildState};
@@ -173,6 +174,9 @@ pub struct Router {
     browser: std::sync::Mutex<Option<crate::browser::Browser>>,
     /// Files this router wrote where none stood (resolved): deleting one takes nerd's own write back.
     created: BTreeSet<PathBuf>,
+    /// The session's temp dir for confined programs (their TMPDIR and GOCACHE), made by the first
+    /// exec and removed with the router.
+    scratch: std::sync::OnceLock<Scratch>,
 }
 
 fn digest(action: &Action) -> String {
@@ -235,6 +239,7 @@ impl Router {
             delegation: None,
             browser: std::sync::Mutex::new(None),
             created: BTreeSet::new(),
+            scratch: std::sync::OnceLock::new(),
         })
     }
 
@@ -680,8 +685,7 @@ impl Router {
     }
 
     fn exec(&self, argv: &[String]) -> Result<Output, String> {
-        let tmp = std::env::temp_dir().join(format!("nerd-{}", self.session));
-        std::fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+        let tmp = self.scratch()?;
         let (readonly, masked) = paths::sandbox_layout(&self.root, &self.project.secret_paths);
         let prepared = sandbox::prepare(
             &Confinement {
@@ -720,6 +724,15 @@ impl Router {
             connections: f.connections,
             connections_unlogged: f.connections_unlogged,
         })
+    }
+
+    /// The session's temp dir, made on first use.
+    fn scratch(&self) -> Result<PathBuf, String> {
+        if let Some(made) = self.scratch.get() {
+            return Ok(made.path().to_path_buf());
+        }
+        let made = Scratch::new(&self.session).map_err(|e| format!("cannot make a temp dir for the session: {e}"))?;
+        Ok(self.scratch.get_or_init(|| made).path().to_path_buf())
     }
 
     fn search(&self, pattern: &str, path: Option<&str>) -> Result<Output, String> {

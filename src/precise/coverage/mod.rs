@@ -19,9 +19,10 @@ use std::time::{Duration, Instant};
 
 use nerd_logic::vocab::SymbolKind;
 
-use super::{Runner, Scratch};
+use super::Runner;
 use crate::config::IndexConfig;
 use crate::exec::{self, ExecError};
+use crate::scratch::Scratch;
 use crate::store::{Store, StoreError};
 use crate::world::lang::Lang;
 use crate::world::project::FileProjection;
@@ -120,7 +121,7 @@ pub fn run(
         if !has(collector.lang()) || other_runner {
             continue;
         }
-        let scratch = match Scratch::new() {
+        let scratch = match Scratch::new("coverage") {
             Ok(s) => s,
             Err(e) => {
                 report
@@ -130,7 +131,7 @@ pub fn run(
             }
         };
         let timeout = Duration::from_secs(config.coverage_timeout_secs);
-        let runner = Runner { root, scratch: &scratch.0, timeout, secret_paths };
+        let runner = Runner { root, scratch: scratch.path(), timeout, secret_paths };
         let session = Session { runner, deadline: Instant::now() + timeout };
         let started = Instant::now();
         let collected = match collector {
