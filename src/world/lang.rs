@@ -177,6 +177,95 @@ pub fn lang_label(path: &str) -> &'static str {
 mod tests {
     use super::*;
 
+    /// Prints what compiling each projection pattern alone costs, the dearest first
+    /// (`cargo test --release -p nerd --lib query_compile_cost -- --ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn query_compile_cost() {
+        let time = |lang: Lang, src: &str| {
+            (0..3)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    let _ = Query::new(&lang.grammar(), src);
+                    t.elapsed()
+                })
+                .min()
+                .unwrap_or_default()
+        };
+        for lang in [Lang::Rust, Lang::Go, Lang::Python, Lang::TypeScript] {
+            let src = lang.query_source();
+            let query = lang.query().unwrap();
+            let mut costs: Vec<_> = (0..query.pattern_count())
+                .map(|i| {
+                    let text = &src[query.start_byte_for_pattern(i)..query.end_byte_for_pattern(i)];
+                    (time(lang, text), text.split_whitespace().collect::<Vec<_>>().join(" "))
+                })
+                .collect();
+            costs.sort_by(|a, b| b.0.cmp(&a.0));
+            let sum: std::time::Duration = costs.iter().map(|c| c.0).sum();
+            println!("{}: whole {:?}, patterns alone {sum:?}", lang.name(), time(lang, &src));
+            for (cost, text) in costs.iter().take(12) {
+                println!("  {cost:>10.1?}  {}", &text[..text.len().min(150)]);
+            }
+        }
+    }
+
+    /// Prints what matching each projection pattern costs on the files under
+    /// `$NERD_QUERY_DIR`, the dearest first: the whole query's time less its
+    /// time without the pattern (`cargo test --release -p nerd --lib
+    /// query_match_cost -- --ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn query_match_cost() {
+        use tree_sitter::{QueryCursor, StreamingIterator};
+        let Ok(dir) = std::env::var("NERD_QUERY_DIR") else { return };
+        let mut files: std::collections::BTreeMap<Lang, Vec<Vec<u8>>> = Default::default();
+        for entry in ignore::WalkBuilder::new(&dir).build().filter_map(Result::ok) {
+            let path = entry.path().display().to_string();
+            if let (Some(lang), Ok(bytes)) = (Lang::of_path(&path), std::fs::read(entry.path())) {
+                files.entry(lang).or_default().push(bytes);
+            }
+        }
+        for (lang, sources) in files {
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&lang.grammar()).unwrap();
+            let trees: Vec<_> = sources.iter().filter_map(|s| parser.parse(s, None)).collect();
+            let run = |query: &Query| {
+                (0..3)
+                    .map(|_| {
+                        let t = std::time::Instant::now();
+                        for (tree, source) in trees.iter().zip(&sources) {
+                            let mut cursor = QueryCursor::new();
+                            let mut matches = cursor.matches(query, tree.root_node(), source.as_slice());
+                            while matches.next().is_some() {}
+                        }
+                        t.elapsed()
+                    })
+                    .min()
+                    .unwrap_or_default()
+            };
+            let src = lang.query_source();
+            let whole = Query::new(&lang.grammar(), &src).unwrap();
+            let all = run(&whole);
+            let mut costs: Vec<_> = (0..whole.pattern_count())
+                .map(|i| {
+                    let mut without = Query::new(&lang.grammar(), &src).unwrap();
+                    without.disable_pattern(i);
+                    let text = &src[whole.start_byte_for_pattern(i)..whole.end_byte_for_pattern(i)];
+                    (
+                        all.as_secs_f64() - run(&without).as_secs_f64(),
+                        text.split_whitespace().collect::<Vec<_>>().join(" "),
+                    )
+                })
+                .collect();
+            costs.sort_by(|a, b| b.0.total_cmp(&a.0));
+            println!("{} ({} files): whole query {all:?}", lang.name(), trees.len());
+            for (cost, text) in costs.iter().take(15) {
+                println!("  {:>8.1}ms  {}", cost * 1e3, &text[..text.len().min(150)]);
+            }
+        }
+    }
+
     #[test]
     fn every_grammar_loads_and_every_query_compiles() {
         for lang in Lang::ALL {

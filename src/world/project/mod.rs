@@ -17,7 +17,6 @@ use hints::{arrow_return, return_hint, HintCaptures, HintSite};
 pub use hints::{PASSED, PASSED_FIRST, RETURN_VAR};
 use outline::{chunks, first_syntax_error};
 use placed::Place;
-use rewrite::rewrite_for_grammar;
 
 mod expand;
 mod hints;
@@ -439,22 +438,25 @@ const MACRO_NESTING: u32 = 3;
 /// Projects `source` as the file `path`, with what its item macros expand
 /// to, `nesting` levels deep.
 fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result<FileProjection, GrammarError> {
-    let Some(mut tree) = parse(lang, source)? else {
-        return Ok(FileProjection { parse_error: Some((1, "the parser gave up".into())), ..Default::default() });
-    };
     // Constructs newer than the grammar that parse once their keywords are
-    // blanked: the byte offsets, and so every line, stay the same.
-    let rewritten;
-    let mut source = source;
-    if tree.root_node().has_error() {
-        if let Some(blanked) = rewrite_for_grammar(lang, source) {
-            if let Some(again) = parse(lang, &blanked)? {
-                rewritten = blanked;
-                source = &rewritten;
-                tree = again;
+    // blanked: the byte offsets, and so every line, stay the same. Those that
+    // never parse are blanked first; the others only when the source did not parse.
+    let mut rewritten = rewrite::before_parse(lang, source);
+    let mut tree = parse(lang, rewritten.as_deref().unwrap_or(source))?;
+    if tree.as_ref().is_some_and(|t| t.root_node().has_error()) {
+        if let Some(again) = rewrite::after_error(lang, rewritten.as_deref().unwrap_or(source)) {
+            if let Some(reparsed) = parse(lang, &again)? {
+                tree = Some(reparsed);
+                rewritten = Some(again);
             }
         }
     }
+    // Signatures and body hashes are read from the source as written.
+    let written = source;
+    let source = rewritten.as_deref().unwrap_or(source);
+    let Some(tree) = tree else {
+        return Ok(FileProjection { parse_error: Some((1, "the parser gave up".into())), ..Default::default() });
+    };
     let query = lang.query()?;
     let root = tree.root_node();
     let roles = Roles::of(query);
@@ -525,7 +527,7 @@ fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result
     drop_overload_stubs(lang, &mut defs, source, &mut hints);
 
     let mut out = FileProjection::default();
-    let (symbol_of_def, def_ids) = assign_symbols(lang, path, source, is_test_file, &defs, &mut out.symbols);
+    let (symbol_of_def, def_ids) = assign_symbols(lang, path, (source, written), is_test_file, &defs, &mut out.symbols);
     let enclosing =
         Enclosing { path, defs: &defs, symbol_of_def: &symbol_of_def, def_ids: &def_ids, symbols: &out.symbols };
     out.imports = import_nodes.into_iter().flat_map(|n| imports::read(lang, n, source)).collect();
@@ -651,13 +653,14 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf29ce484222325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100000001b3))
 }
 
-/// Gives each definition its qualified id, final kind, visibility and signature.
+/// Gives each definition its qualified id, final kind, visibility and signature
+/// (read from `written`, the source as written, where `source` is what was parsed).
 /// Returns, per entry of `defs`, the index of its symbol (scopes have none)
 /// and its qualified id (a scope's is the id its members are qualified by).
 fn assign_symbols(
     lang: Lang,
     path: &str,
-    source: &[u8],
+    (source, written): (&[u8], &[u8]),
     is_test_file: bool,
     defs: &[Def],
     symbols: &mut Vec<ProjectedSymbol>,
@@ -700,8 +703,8 @@ fn assign_symbols(
             visibility: visibility(lang, def, container, source),
             line: line_of(def.span),
             end_line: end_line_of(def.span),
-            signature: signature(def.node, source),
-            body_hash: fnv1a(&source[def.span.byte_range()]),
+            signature: signature(def.node, written),
+            body_hash: fnv1a(&written[def.span.byte_range()]),
             depth: (stack.len() - 1) as u32,
         });
     }

@@ -4,11 +4,19 @@
 
 use crate::world::lang::Lang;
 
-/// A same-length rewrite of source the grammar releases reject although it
-/// compiles, or `None`.
-pub(super) fn rewrite_for_grammar(lang: Lang, source: &[u8]) -> Option<Vec<u8>> {
+/// A same-length rewrite to parse instead of `source` at once, or `None`:
+/// TypeScript's variance and `const` modifiers, which never parse, blanked.
+pub(super) fn before_parse(lang: Lang, source: &[u8]) -> Option<Vec<u8>> {
     match lang {
-        Lang::TypeScript | Lang::Tsx => blank_variance_annotations(source),
+        Lang::TypeScript | Lang::Tsx => blank_type_parameter_modifiers(source),
+        _ => None,
+    }
+}
+
+/// A same-length rewrite to parse again when `source` did not parse, or `None`.
+pub(super) fn after_error(lang: Lang, source: &[u8]) -> Option<Vec<u8>> {
+    match lang {
+        Lang::TypeScript | Lang::Tsx => name_anonymous_default_export(source),
         // `~` is no Rust operator: it only appears in literals, comments and macro
         // token trees (`(~~~~ $($fuel:tt)*)`), which the grammar's token trees refuse.
         Lang::Rust if source.contains(&b'~') => {
@@ -18,11 +26,22 @@ pub(super) fn rewrite_for_grammar(lang: Lang, source: &[u8]) -> Option<Vec<u8>> 
     }
 }
 
+/// Names an anonymous default export's signature, which the grammar release
+/// does not parse in a declaration file: `export default function (): T;`
+/// becomes a named signature of the same length.
+fn name_anonymous_default_export(source: &[u8]) -> Option<Vec<u8>> {
+    const ANONYMOUS: &[u8] = b"default function (";
+    let mut out: Option<Vec<u8>> = None;
+    for at in memchr::memmem::find_iter(source, ANONYMOUS) {
+        out.get_or_insert_with(|| source.to_vec())[at..at + ANONYMOUS.len()].copy_from_slice(b"function default_(");
+    }
+    out
+}
+
 /// Blanks TypeScript variance and `const` modifiers in type parameter lists
-/// (`<in out T>`, `<out Output = unknown>`), and names an anonymous default
-/// export's signature, which the grammar release does not parse. `None`
-/// when there is nothing to rewrite.
-fn blank_variance_annotations(source: &[u8]) -> Option<Vec<u8>> {
+/// (`<in out T>`, `<out Output = unknown>`), which the grammar release does
+/// not parse. `None` when there is nothing to blank.
+fn blank_type_parameter_modifiers(source: &[u8]) -> Option<Vec<u8>> {
     let ident_start = |b: u8| b.is_ascii_alphabetic() || b == b'_' || b == b'$';
     let ident_char = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
     // Whitespace and comments (`/** @ts-ignore */` may stand before a modifier).
@@ -43,13 +62,6 @@ fn blank_variance_annotations(source: &[u8]) -> Option<Vec<u8>> {
         (end > i && ident_start(source[i])).then_some(end)
     };
     let mut out: Option<Vec<u8>> = None;
-    // A declaration file's anonymous default export, `export default function (): T;`,
-    // becomes a named signature of the same length.
-    const ANONYMOUS: &[u8] = b"default function (";
-    for at in (0..source.len()).filter(|&i| source[i..].starts_with(ANONYMOUS)) {
-        let buffer = out.get_or_insert_with(|| source.to_vec());
-        buffer[at..at + ANONYMOUS.len()].copy_from_slice(b"function default_(");
-    }
     for (i, &b) in source.iter().enumerate() {
         if b != b'<' && b != b',' {
             continue;
@@ -79,4 +91,45 @@ fn blank_variance_annotations(source: &[u8]) -> Option<Vec<u8>> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::world::lang::Lang;
+    use crate::world::project::project_file;
+
+    /// Projects `source` and lists each symbol as `name: signature`.
+    fn signatures(lang: Lang, path: &str, source: &str) -> Vec<String> {
+        let projection = project_file(lang, path, source.as_bytes()).unwrap();
+        assert_eq!(projection.parse_error, None, "{source}");
+        projection.symbols.iter().map(|s| format!("{}: {}", s.name, s.signature)).collect()
+    }
+
+    #[test]
+    fn type_parameter_modifiers_parse_and_signatures_keep_them() {
+        let source = "export interface Box<out T, in out U = unknown> { value: T }\n\
+                      export function pick<const T extends string>(key: T): T { return helper(key); }\n\
+                      function helper(x: string) { return x < out ? x : out; }\nconst out = 'o';\n";
+        let got = signatures(Lang::TypeScript, "a.ts", source);
+        assert!(got.iter().any(|s| s == "Box: interface Box<out T, in out U = unknown>"), "{got:?}");
+        assert!(got.iter().any(|s| s == "pick: function pick<const T extends string>(key: T): T"), "{got:?}");
+        // A comparison with a name `out` is no modifier.
+        assert!(got.iter().any(|s| s.starts_with("helper:")), "{got:?}");
+        let calls = project_file(Lang::TypeScript, "a.ts", source.as_bytes()).unwrap().calls;
+        assert!(calls.iter().any(|c| c.name == "helper" && c.caller == "a.ts#pick"), "{calls:?}");
+    }
+
+    #[test]
+    fn an_anonymous_default_export_signature_is_named_only_where_it_does_not_parse() {
+        // A declaration file's signature does not parse as written: it is named.
+        let got = signatures(Lang::TypeScript, "a.d.ts", "export default function (): string;\n");
+        assert_eq!(got, ["default_: default function (): string;"]);
+        // A function with a body parses: nothing is renamed.
+        let got = signatures(
+            Lang::TypeScript,
+            "b.ts",
+            "export default function (): string { return f(); }\nfunction f() { return ''; }\n",
+        );
+        assert_eq!(got, ["f: function f()"]);
+    }
 }
