@@ -91,7 +91,7 @@ const PROJECTION_KEY: &str = "projection";
 /// Bumped whenever projection code (not only a query) changes what a file projects to.
 const PROJECTION_REVISION: &str =
     "17: type hints, macro arguments, overload stubs, a call's line is its name's, alias hints, decorated functions, \
-     functions named as values, arrow and overload return hints, trait-impl items public, Rust item macros expanded, #[quickcheck], Python decorators are their function's, nested item macros and paste!, a Python return annotation ends at the body's colon, TypeScript modifiers blanked before the parse and signatures as written";
+     functions named as values, arrow and overload return hints, trait-impl items public, Rust item macros expanded, #[quickcheck], Python decorators are their function's, nested item macros and paste!, a Python return annotation ends at the body's colon, TypeScript modifiers blanked before the parse and signatures as written, Rust repetitions read and tt-muncher states left unread";
 
 /// What a projection depends on besides the file: nerd's version, the
 /// projection code's revision and every grammar query.

@@ -177,13 +177,13 @@ pub fn lang_label(path: &str) -> &'static str {
 mod tests {
     use super::*;
 
-    /// Prints what compiling each projection pattern alone costs, the dearest first
+    /// Prints what each projection pattern adds to compiling its query, the dearest first
     /// (`cargo test --release -p nerd --lib query_compile_cost -- --ignored --nocapture`).
     #[test]
     #[ignore]
     fn query_compile_cost() {
         let time = |lang: Lang, src: &str| {
-            (0..3)
+            (0..5)
                 .map(|_| {
                     let t = std::time::Instant::now();
                     let _ = Query::new(&lang.grammar(), src);
@@ -192,19 +192,29 @@ mod tests {
                 .min()
                 .unwrap_or_default()
         };
-        for lang in [Lang::Rust, Lang::Go, Lang::Python, Lang::TypeScript] {
-            let src = lang.query_source();
-            let query = lang.query().unwrap();
+        // `NERD_QUERY_LANG` and `NERD_QUERY_FILE` time a draft query instead.
+        let draft = std::env::var("NERD_QUERY_LANG").ok().and_then(|l| Lang::from_name(&l));
+        let langs = draft.map_or(vec![Lang::Rust, Lang::Go, Lang::Python, Lang::TypeScript], |l| vec![l]);
+        for lang in langs {
+            let src = match (draft, std::env::var("NERD_QUERY_FILE")) {
+                (Some(_), Ok(file)) => std::fs::read_to_string(file).unwrap(),
+                _ => lang.query_source(),
+            };
+            let query = Query::new(&lang.grammar(), &src).unwrap();
+            // A pattern's cost: what compiling the whole query saves without it.
+            let whole = time(lang, &src);
             let mut costs: Vec<_> = (0..query.pattern_count())
                 .map(|i| {
-                    let text = &src[query.start_byte_for_pattern(i)..query.end_byte_for_pattern(i)];
-                    (time(lang, text), text.split_whitespace().collect::<Vec<_>>().join(" "))
+                    let range = query.start_byte_for_pattern(i)..query.end_byte_for_pattern(i);
+                    let without = format!("{}{}", &src[..range.start], &src[range.end..]);
+                    let text = &src[range];
+                    (whole.saturating_sub(time(lang, &without)), text.split_whitespace().collect::<Vec<_>>().join(" "))
                 })
                 .collect();
-            costs.sort_by(|a, b| b.0.cmp(&a.0));
+            costs.sort_by_key(|c| std::cmp::Reverse(c.0));
             let sum: std::time::Duration = costs.iter().map(|c| c.0).sum();
-            println!("{}: whole {:?}, patterns alone {sum:?}", lang.name(), time(lang, &src));
-            for (cost, text) in costs.iter().take(12) {
+            println!("{}: whole {whole:?}, patterns' costs {sum:?}", lang.name());
+            for (cost, text) in costs.iter().take(25) {
                 println!("  {cost:>10.1?}  {}", &text[..text.len().min(150)]);
             }
         }

@@ -44,23 +44,26 @@ impl Reader<'_> {
         locals: &mut Locals<'_, '_>,
         out: &mut Vec<CallSite>,
     ) -> Result<(), GrammarError> {
-        let (text, metavariables) = match kind {
-            Tokens::Arguments => (source[tokens.byte_range()].to_vec(), HashSet::new()),
-            Tokens::Transcriber => transcribed(&source[tokens.byte_range()]),
-        };
-        let at = (&text[..], tokens.start_byte(), tokens.start_position().row as u32);
-        self.read(kind, at, 0, &metavariables, locals, out)
+        let at = (tokens.start_byte(), tokens.start_position().row as u32);
+        match kind {
+            Tokens::Arguments => self.read(kind, (&source[tokens.byte_range()], at), 0, None, locals, out),
+            Tokens::Transcriber => {
+                let (text, metavariables) = transcribed(&source[tokens.byte_range()]);
+                self.read(kind, (&text, at), 0, Some(&metavariables), locals, out)
+            }
+        }
     }
 
     /// Reads `text` (a token tree with its delimiters, found at byte `at` and
     /// row `first_row` of the file: nested tokens keep the outermost's place)
-    /// at `depth`.
+    /// at `depth`; `transcriber` holds the metavariables of the transcriber
+    /// the text is in, if it is in one.
     fn read(
         &self,
         kind: Tokens,
-        (text, at, first_row): (&[u8], usize, u32),
+        (text, (at, first_row)): (&[u8], (usize, u32)),
         depth: u32,
-        metavariables: &HashSet<String>,
+        transcriber: Option<&HashSet<String>>,
         locals: &mut Locals<'_, '_>,
         out: &mut Vec<CallSite>,
     ) -> Result<(), GrammarError> {
@@ -84,6 +87,11 @@ impl Reader<'_> {
         wrapped.extend_from_slice(prefix);
         wrapped.extend_from_slice(&text[1..text.len() - 1]);
         wrapped.extend_from_slice(suffix);
+        // A tt-muncher's state (`0 $stack $bail (…)`) is no code: the parser's
+        // error recovery costs it a hundred times a parse, and reads nothing.
+        if transcriber.is_some() && kind == Tokens::Arguments && !could_be_expressions(inner) {
+            return Ok(());
+        }
         let Some(tree) = parse(self.lang, &wrapped)? else { return Ok(()) };
         let mut nested = Vec::new();
         let mut cursor = QueryCursor::new();
@@ -94,7 +102,7 @@ impl Reader<'_> {
             // The wrapper's own `f(...)` call is not in the source.
             let Some(call) = found.call_site(&wrapped, first_row).filter(|c| c.at >= prefix.len()) else { continue };
             // A metavariable stands for tokens the caller writes, never for a function here.
-            if metavariables.contains(&call.name) {
+            if transcriber.is_some_and(|names| names.contains(&call.name)) {
                 continue;
             }
             // The macro stands in the function that binds the names its arguments use.
@@ -105,12 +113,87 @@ impl Reader<'_> {
         }
         for node in nested {
             let row = first_row + node.start_position().row as u32;
-            let inner = (&wrapped[node.byte_range()], at, row);
-            self.read(Tokens::Arguments, inner, depth + 1, metavariables, locals, out)?;
+            let inner = (&wrapped[node.byte_range()], (at, row));
+            self.read(Tokens::Arguments, inner, depth + 1, transcriber, locals, out)?;
         }
         Ok(())
     }
 }
+
+/// Whether tokens could be expressions: no two words (names or literals,
+/// keywords aside) stand side by side, anywhere in them.
+fn could_be_expressions(text: &[u8]) -> bool {
+    fn words_apart(tokens: &[Tt], text: &[u8]) -> bool {
+        let word = |t: &Tt| {
+            matches!(t.kind, TokenKind::Ident | TokenKind::Literal) && !RUST_KEYWORDS.contains(&&text[t.span.clone()])
+        };
+        tokens.windows(2).all(|pair| !(word(&pair[0]) && word(&pair[1])))
+            && tokens.iter().all(|t| words_apart(&t.children, text))
+    }
+    tokenize(text, 0..text.len()).is_none_or(|tokens| words_apart(&tokens, text))
+}
+
+/// Rust's keywords, strict, reserved and weak: a word beside one may be code.
+const RUST_KEYWORDS: &[&[u8]] = &[
+    b"as",
+    b"async",
+    b"await",
+    b"break",
+    b"const",
+    b"continue",
+    b"crate",
+    b"dyn",
+    b"else",
+    b"enum",
+    b"extern",
+    b"false",
+    b"fn",
+    b"for",
+    b"gen",
+    b"if",
+    b"impl",
+    b"in",
+    b"let",
+    b"loop",
+    b"match",
+    b"mod",
+    b"move",
+    b"mut",
+    b"pub",
+    b"ref",
+    b"return",
+    b"self",
+    b"Self",
+    b"static",
+    b"struct",
+    b"super",
+    b"trait",
+    b"true",
+    b"type",
+    b"unsafe",
+    b"use",
+    b"where",
+    b"while",
+    b"abstract",
+    b"become",
+    b"box",
+    b"do",
+    b"final",
+    b"macro",
+    b"override",
+    b"priv",
+    b"typeof",
+    b"unsized",
+    b"virtual",
+    b"yield",
+    b"try",
+    b"union",
+    b"macro_rules",
+    b"raw",
+    b"safe",
+    b"default",
+    b"auto",
+];
 
 /// The arguments of a macro that are a name or a path alone (`parse`,
 /// `Error::msg`): functions the macro may call, as a call's arguments are.
@@ -143,14 +226,26 @@ fn named_arguments(inner: &[u8], (at, first_row): (usize, u32), locals: &mut Loc
 }
 
 /// A transcriber's tokens as Rust source of the same length, and the names
-/// its metavariables became: `$crate` reads ` crate`, a repetition `$(`
-/// reads ` (`, a metavariable `$name` reads `_name`.
+/// its metavariables became: `$crate` reads ` crate`, a metavariable `$name`
+/// reads `_name`, and a repetition `$( … ),*` reads `   … ,  `: its
+/// delimiters and operator are blanked, because a token tree the parser cannot read costs it hundreds
+/// of times what one it can read does (error recovery), and yields less.
 fn transcribed(tokens: &[u8]) -> (Vec<u8>, HashSet<String>) {
     let mut text = tokens.to_vec();
     let mut metavariables = HashSet::new();
     let mut i = 0;
     while i < text.len() {
         if text[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        if tokens.get(i + 1) == Some(&b'(') {
+            text[i] = b' ';
+            if let Some((close, operator)) = repetition(tokens, i + 1) {
+                for j in [i + 1, close, operator] {
+                    text[j] = b' ';
+                }
+            }
             i += 1;
             continue;
         }
@@ -170,14 +265,46 @@ fn transcribed(tokens: &[u8]) -> (Vec<u8>, HashSet<String>) {
     (text, metavariables)
 }
 
+/// Where the `)` and the operator (`*`, `+`, `?`) of the repetition whose
+/// `(` is at `open` stand: the operator right after the `)` or after a
+/// one-character separator.
+fn repetition(tokens: &[u8], open: usize) -> Option<(usize, usize)> {
+    let mut depth = 0usize;
+    let close = (open..tokens.len()).find(|&j| {
+        match tokens[j] {
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        depth == 0
+    })?;
+    let is_operator = |j: usize| tokens.get(j).is_some_and(|b| matches!(b, b'*' | b'+' | b'?'));
+    let operator = [close + 1, close + 2].into_iter().find(|&j| is_operator(j))?;
+    Some((close, operator))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::transcribed;
+    use super::{could_be_expressions, transcribed};
 
     #[test]
     fn a_transcriber_reads_as_source_of_the_same_length() {
         let (text, names) = transcribed(b"{ $crate::f($e, $($rest),*) }");
-        assert_eq!(String::from_utf8(text).unwrap(), "{  crate::f(_e,  (_rest),*) }");
+        assert_eq!(String::from_utf8(text).unwrap(), "{  crate::f(_e,   _rest , ) }");
         assert_eq!(names, ["_e".to_string(), "_rest".to_string()].into_iter().collect());
+        let (text, _) = transcribed(b"{ $( verify($e); )* 0 $(+ $x)* }");
+        assert_eq!(String::from_utf8(text).unwrap(), "{    verify(_e);    0   + _x   }");
+    }
+
+    #[test]
+    fn a_tt_munchers_state_is_no_expression() {
+        for code in
+            ["(a.b(c), d)", "(x as u8, move |y| y + 1)", "({ let mut v = vec![]; v })", "(b\"x\", 'a', &'a str)"]
+        {
+            assert!(could_be_expressions(code.as_bytes()), "{code}");
+        }
+        for state in ["(0 _stack _bail (_fuel) {(_buf _deref) _parse})", "(f(a b))", "(1 2)"] {
+            assert!(!could_be_expressions(state.as_bytes()), "{state}");
+        }
     }
 }

@@ -193,17 +193,21 @@ thread_local! {
 fn parse(lang: Lang, source: &[u8]) -> Result<Option<Tree>, GrammarError> {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
-        let parser = match parsers.entry(lang) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                let mut parser = Parser::new();
-                parser
-                    .set_language(&lang.grammar())
-                    .map_err(|err| GrammarError { lang: lang.name(), message: err.to_string() })?;
-                e.insert(parser)
-            }
-        };
-        Ok(parser.parse(source, None))
+        Ok(parser_for(&mut parsers, lang)?.parse(source, None))
+    })
+}
+
+/// This thread's parser for `lang`, made on first use.
+fn parser_for(parsers: &mut HashMap<Lang, Parser>, lang: Lang) -> Result<&mut Parser, GrammarError> {
+    Ok(match parsers.entry(lang) {
+        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::hash_map::Entry::Vacant(e) => {
+            let mut parser = Parser::new();
+            parser
+                .set_language(&lang.grammar())
+                .map_err(|err| GrammarError { lang: lang.name(), message: err.to_string() })?;
+            e.insert(parser)
+        }
     })
 }
 
