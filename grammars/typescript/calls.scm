@@ -1,8 +1,8 @@
-; TypeScript calls: plain, member and constructor calls.
-(call_expression function: (identifier) @name) @reference.call
-(call_expression function: (member_expression object: (_) @qualifier property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
-(new_expression constructor: (identifier) @name) @reference.call
-(new_expression constructor: (member_expression object: (_) @qualifier property: (property_identifier) @name)) @reference.call
+; TypeScript calls: plain, member and constructor calls. The callee is
+; captured whole and its name and object read off its fields
+; (src/world/project/callee.rs); a member called or constructed is no read of it.
+(call_expression function: [(identifier) (member_expression)] @callee) @reference.call
+(new_expression constructor: [(identifier) (member_expression)] @callee) @reference.call
 ; A function named as a value, not called: an argument (`xs.map(f)`), an
 ; object's or array's item, an assigned or returned value. Code that hands a
 ; function on may run it. A member read anywhere (`schema.shape`,
@@ -15,12 +15,11 @@
 (array (identifier) @name @reference.value)
 (assignment_expression right: (identifier) @name @reference.value)
 (return_statement (identifier) @name @reference.value)
-(member_expression object: (_) @qualifier property: (property_identifier) @name) @reference.value
+(member_expression) @callee @reference.value
 ; Functions whose parameters and locals shadow the module's names, and
-; members that are no read where they stand: called, constructed, written.
+; members that are no read where they stand: written (called and constructed
+; ones are the calls' callees).
 [(function_declaration) (function_expression) (generator_function_declaration) (generator_function) (arrow_function) (method_definition)] @function.scope
-(call_expression function: (member_expression) @member.not_read)
-(new_expression constructor: (member_expression) @member.not_read)
 (assignment_expression left: (member_expression) @member.not_read)
 (augmented_assignment_expression left: (member_expression) @member.not_read)
 ; A method bound back onto its own property (`this.m = this.m.bind(this)`)

@@ -21,13 +21,15 @@
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (internal_module name: [(identifier) (nested_identifier) (string)] @name) @definition.module
 (module name: [(identifier) (nested_identifier) (string)] @name) @definition.module
-(program (lexical_declaration (variable_declarator name: (identifier) @name) @definition.const))
-(program (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name) @definition.const)))
+; Module-level consts: `@module.item` keeps a match only where the declaration
+; is a top-level statement (a pattern rooted at `program` stays alive over the whole file).
+(lexical_declaration (variable_declarator name: (identifier) @name) @definition.const) @module.item
+(export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name) @definition.const)) @module.item
 ; The function-valued members of a module-level const's object literal (`export const coerce = { string: (arg) => … }`,
 ; also `((arg) => …) as T`) are its methods; resolution reads such a const as a namespace (`coerce.string()`).
 ; (An object wrapped in `as const` or `satisfies` is not read: the nesting would double this pattern's compile cost.)
-(program (lexical_declaration (variable_declarator value: (object (pair key: (property_identifier) @name value: [(arrow_function) (function_expression) (parenthesized_expression [(arrow_function) (function_expression)]) (as_expression (parenthesized_expression [(arrow_function) (function_expression)]))]) @definition.method))))
-(program (export_statement declaration: (lexical_declaration (variable_declarator value: (object (pair key: (property_identifier) @name value: [(arrow_function) (function_expression) (parenthesized_expression [(arrow_function) (function_expression)]) (as_expression (parenthesized_expression [(arrow_function) (function_expression)]))]) @definition.method)))))
+(lexical_declaration (variable_declarator value: (object (pair key: (property_identifier) @name value: [(arrow_function) (function_expression) (parenthesized_expression [(arrow_function) (function_expression)]) (as_expression (parenthesized_expression [(arrow_function) (function_expression)]))]) @definition.method))) @module.item
+(export_statement declaration: (lexical_declaration (variable_declarator value: (object (pair key: (property_identifier) @name value: [(arrow_function) (function_expression) (parenthesized_expression [(arrow_function) (function_expression)]) (as_expression (parenthesized_expression [(arrow_function) (function_expression)]))]) @definition.method)))) @module.item
 (call_expression
   function: [
     (identifier) @_test

@@ -241,7 +241,7 @@ mod tests {
             parser.set_language(&lang.grammar()).unwrap();
             let trees: Vec<_> = sources.iter().filter_map(|s| parser.parse(s, None)).collect();
             let run = |query: &Query| {
-                (0..3)
+                (0..7)
                     .map(|_| {
                         let t = std::time::Instant::now();
                         for (tree, source) in trees.iter().zip(&sources) {
@@ -254,6 +254,13 @@ mod tests {
                     .min()
                     .unwrap_or_default()
             };
+            if let Ok(drafts) = std::env::var("NERD_QUERY_FILES") {
+                for file in drafts.split(',') {
+                    let draft = Query::new(&lang.grammar(), &std::fs::read_to_string(file).unwrap()).unwrap();
+                    println!("{file}: {:?}", run(&draft));
+                }
+                continue;
+            }
             let src = lang.query_source();
             let whole = Query::new(&lang.grammar(), &src).unwrap();
             let all = run(&whole);

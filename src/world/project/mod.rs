@@ -18,6 +18,7 @@ pub use hints::{PASSED, PASSED_FIRST, RETURN_VAR};
 use outline::{chunks, first_syntax_error};
 use placed::Place;
 
+mod callee;
 mod expand;
 mod hints;
 mod macros;
@@ -213,6 +214,7 @@ fn parser_for(parsers: &mut HashMap<Lang, Parser>, lang: Lang) -> Result<&mut Pa
 
 /// Which role each capture of a projection query plays.
 struct Roles {
+    lang: Lang,
     definition: Vec<Option<SymbolKind>>,
     name: Option<u32>,
     receiver: Option<u32>,
@@ -237,13 +239,18 @@ struct Roles {
     macro_body: Option<u32>,
     function_scope: Option<u32>,
     not_read: Option<u32>,
+    /// A callee captured whole; `callee::parts` reads its name and qualifier.
+    callee: Option<u32>,
+    /// A declaration that counts only at the top level of its file.
+    module_item: Option<u32>,
 }
 
 impl Roles {
-    fn of(query: &Query) -> Roles {
+    fn of(query: &Query, lang: Lang) -> Roles {
         let names = query.capture_names();
         let index = |wanted: &str| names.iter().position(|n| *n == wanted).map(|i| i as u32);
         Roles {
+            lang,
             definition: names
                 .iter()
                 .map(|n| n.strip_prefix("definition.").and_then(|k| k.parse::<SymbolKind>().ok()))
@@ -271,6 +278,8 @@ impl Roles {
             macro_body: index("macro.body"),
             function_scope: index("function.scope"),
             not_read: index("member.not_read"),
+            callee: index("callee"),
+            module_item: index("module.item"),
         }
     }
 }
@@ -292,6 +301,8 @@ struct Captured<'t> {
     function: Option<Node<'t>>,
     /// A member called, constructed, decorating or written: no read of it.
     not_read: Option<Node<'t>>,
+    /// A declaration that counts only at the top level of its file.
+    module_item: Option<Node<'t>>,
     hint: HintCaptures<'t>,
 }
 
@@ -299,6 +310,7 @@ impl Roles {
     /// Sorts one match's captures by the role each plays.
     fn read<'t>(&self, m: &tree_sitter::QueryMatch<'_, 't>) -> Captured<'t> {
         let mut out = Captured::default();
+        let mut callee_node = None;
         for c in m.captures() {
             let i = Some(c.index);
             if let Some(kind) = self.definition.get(c.index as usize).copied().flatten() {
@@ -349,7 +361,24 @@ impl Roles {
                 out.hint.passes = true;
             } else if i == self.hint_callback {
                 out.hint.callback = Some(c.node);
+            } else if i == self.callee {
+                callee_node = Some(c.node);
+            } else if i == self.module_item {
+                out.module_item = Some(c.node);
             }
+        }
+        if let Some(node) = callee_node {
+            let place = match (out.call, out.value) {
+                (Some(call), _) if call.kind() == "new_expression" => callee::Place::New,
+                (Some(_), _) => callee::Place::Call,
+                (None, Some(_)) => callee::Place::Value,
+                (None, None) => callee::Place::Macro,
+            };
+            let parts = callee::parts(self.lang, node, place);
+            out.name = out.name.or(parts.name);
+            out.qualifier = out.qualifier.or(parts.qualifier);
+            out.receiver = out.receiver.or(parts.receiver);
+            out.not_read = out.not_read.or(parts.not_read);
         }
         out
     }
@@ -463,7 +492,7 @@ fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result
     };
     let query = lang.query()?;
     let root = tree.root_node();
-    let roles = Roles::of(query);
+    let roles = Roles::of(query, lang);
     let is_test_file = lang.is_test_path(path);
 
     let mut defs: Vec<Def> = Vec::new();
@@ -476,8 +505,16 @@ fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result
     let mut not_read: HashSet<usize> = HashSet::new();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, root, source);
+    // The top-level statements, for patterns that read only those.
+    let top_level: HashSet<usize> = match roles.module_item {
+        Some(_) => root.children(&mut root.walk()).map(|n| n.id()).collect(),
+        None => HashSet::new(),
+    };
     while let Some(m) = matches.next() {
         let mut found = roles.read(m);
+        if found.module_item.is_some_and(|item| !top_level.contains(&item.id())) {
+            continue;
+        }
         import_nodes.append(&mut found.imports);
         macros.append(&mut found.macros);
         bodies.append(&mut found.bodies);

@@ -1,0 +1,168 @@
+//! Reads what a call or a reference names off the syntax of its callee: the
+//! queries capture the callee whole (`@callee`) and this reads its name and
+//! qualifier from its fields. A pattern that spelled each shape out cost
+//! the query's compilation a parse-table analysis per nested node, and its
+//! matching a live state over every receiver chain. Knows node kinds and
+//! field names of each grammar; nothing about facts.
+
+use tree_sitter::Node;
+
+use crate::world::lang::Lang;
+
+/// Where a callee stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Place {
+    /// The function of a call (`f()`, `x.f()`, `a::f()`).
+    Call,
+    /// The constructor of a `new` expression.
+    New,
+    /// A function named as a value (`xs.map(f)`).
+    Value,
+    /// The macro of a Rust macro invocation.
+    Macro,
+}
+
+/// A callee's parts.
+#[derive(Default)]
+pub(super) struct Parts<'t> {
+    pub name: Option<Node<'t>>,
+    /// A path or an object that qualifies the name (`a::f`, `obj.f` in
+    /// languages where a member call is qualified rather than a method call).
+    pub qualifier: Option<Node<'t>>,
+    /// The value a Rust method is called on (`x` in `x.f()`).
+    pub receiver: Option<Node<'t>>,
+    /// A member called or constructed, which is no read of it.
+    pub not_read: Option<Node<'t>>,
+}
+
+/// The parts of `callee` at `place`; no name where the shape is none the
+/// language's projection reads.
+pub(super) fn parts<'t>(lang: Lang, callee: Node<'t>, place: Place) -> Parts<'t> {
+    match lang {
+        Lang::Rust => rust(callee, place, true),
+        Lang::TypeScript | Lang::Tsx => typescript(callee, place),
+        Lang::Go | Lang::Python => Parts::default(),
+    }
+}
+
+fn rust(callee: Node<'_>, place: Place, outermost: bool) -> Parts<'_> {
+    match callee.kind() {
+        "identifier" => Parts { name: Some(callee), ..Parts::default() },
+        // A method call: `x.f()` or `x.f::<T>()`.
+        "field_expression" if place == Place::Call => match field(callee, "field") {
+            Some(method) if method.kind() == "field_identifier" => {
+                Parts { name: Some(method), receiver: field(callee, "value"), ..Parts::default() }
+            }
+            _ => Parts::default(),
+        },
+        "scoped_identifier" => match (field(callee, "path"), field(callee, "name")) {
+            (Some(path), Some(name)) if name.kind() == "identifier" => {
+                Parts { name: Some(name), qualifier: Some(path), ..Parts::default() }
+            }
+            _ => Parts::default(),
+        },
+        // `f::<T>`, once: the grammar nests no generic function in another.
+        "generic_function" if outermost && place != Place::Macro => {
+            field(callee, "function").map_or_else(Parts::default, |f| rust(f, place, false))
+        }
+        _ => Parts::default(),
+    }
+}
+
+fn typescript(callee: Node<'_>, place: Place) -> Parts<'_> {
+    match callee.kind() {
+        "identifier" => Parts { name: Some(callee), ..Parts::default() },
+        "member_expression" => {
+            // A member called or constructed is no read of it, whatever its name.
+            let not_read = matches!(place, Place::Call | Place::New).then_some(callee);
+            let property = field(callee, "property");
+            // A private member (`this.#run()`) is read only where it is called.
+            let readable = property.filter(|p| {
+                p.kind() == "property_identifier" || (place == Place::Call && p.kind() == "private_property_identifier")
+            });
+            match readable {
+                Some(name) => Parts { name: Some(name), qualifier: field(callee, "object"), receiver: None, not_read },
+                None => Parts { not_read, ..Parts::default() },
+            }
+        }
+        _ => Parts::default(),
+    }
+}
+
+/// The child of `node` in field `name`, read off its children: the grammar's
+/// own lookup answers wrongly inside a TypeScript type query (`typeof
+/// f._zod.optin` gave the inner `_zod` as the outer's property).
+fn field<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
+    let mut cursor = node.walk();
+    if !cursor.goto_first_child() {
+        return None;
+    }
+    loop {
+        if cursor.field_name() == Some(name) {
+            return Some(cursor.node());
+        }
+        if !cursor.goto_next_sibling() {
+            return None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The name and qualifier read off each callee `kind` in `source`, at `place`.
+    fn read(lang: Lang, source: &str, kind: &str, place: Place) -> Vec<(String, Option<String>, bool)> {
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&lang.grammar()).unwrap();
+        let tree = parser.parse(source, None).unwrap();
+        let text = |n: Node<'_>| n.utf8_text(source.as_bytes()).unwrap().to_string();
+        let mut out = Vec::new();
+        let mut stack = vec![tree.root_node()];
+        while let Some(node) = stack.pop() {
+            if node.kind() == kind {
+                let parts = parts(lang, node, place);
+                if let Some(name) = parts.name {
+                    out.push((text(name), parts.qualifier.or(parts.receiver).map(text), parts.not_read.is_some()));
+                }
+            }
+            stack.extend(node.children(&mut node.walk()));
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_member_in_a_type_query_is_read_by_its_own_fields() {
+        let got = read(Lang::TypeScript, "type T = typeof f._zod.optin;", "member_expression", Place::Value);
+        assert_eq!(got, [("_zod".into(), Some("f".into()), false), ("optin".into(), Some("f._zod".into()), false)]);
+    }
+
+    #[test]
+    fn typescript_private_members_are_read_only_where_called() {
+        let got = read(Lang::TypeScript, "this.#run(); x.#y; new a.#B();", "member_expression", Place::Call);
+        assert!(got.contains(&("#run".into(), Some("this".into()), true)), "{got:?}");
+        assert!(read(Lang::TypeScript, "x.#y;", "member_expression", Place::Value).is_empty());
+        assert!(read(Lang::TypeScript, "new a.#B();", "member_expression", Place::New).is_empty());
+    }
+
+    #[test]
+    fn rust_callees_by_shape_and_place() {
+        let source = "fn f() { x.go(); a::b::run(); make::<u8>(); v.map::<u8>(); }";
+        let calls = |kind| read(Lang::Rust, source, kind, Place::Call);
+        // (`v.map` is also the field expression inside `v.map::<u8>`.)
+        assert_eq!(
+            calls("field_expression"),
+            [("go".into(), Some("x".into()), false), ("map".into(), Some("v".into()), false)]
+        );
+        // (`a::b` is also the path inside `a::b::run`.)
+        assert_eq!(
+            calls("scoped_identifier"),
+            [("b".into(), Some("a".into()), false), ("run".into(), Some("a::b".into()), false)]
+        );
+        assert_eq!(calls("generic_function"), [("make".into(), None, false), ("map".into(), Some("v".into()), false)]);
+        // Named as a value, a field expression names no function.
+        assert!(read(Lang::Rust, source, "field_expression", Place::Value).is_empty());
+        assert!(read(Lang::Rust, source, "generic_function", Place::Macro).is_empty());
+    }
+}
