@@ -12,5 +12,5 @@
 (type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
 (type_spec name: (type_identifier) @name) @definition.type
 (type_alias name: (type_identifier) @name) @definition.type
-(source_file (const_declaration (const_spec name: (identifier) @name) @definition.const))
-(source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
+(const_declaration (const_spec name: (identifier) @name) @definition.const) @module.item
+(var_declaration (var_spec name: (identifier) @name) @definition.variable) @module.item

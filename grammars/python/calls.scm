@@ -1,9 +1,8 @@
-; Python calls: plain and attribute calls.
-(call function: (identifier) @name) @reference.call
-(call function: (attribute object: (_) @qualifier attribute: (identifier) @name)) @reference.call
+; Python calls: plain and attribute calls; the callee is captured whole and
+; read off its fields (src/world/project/callee.rs).
+(call function: [(identifier) (attribute)] @callee) @reference.call
 ; A decorator named without parentheses is called with the function it decorates.
-(decorator (identifier) @name) @reference.call
-(decorator (attribute object: (_) @qualifier attribute: (identifier) @name)) @reference.call
+(decorator [(identifier) (attribute)] @callee) @reference.call
 ; A function named as a value, not called: an argument (`map(f, xs)`,
 ; `callback=f`), a dict or list item, an assigned or returned value. Code
 ; that hands a function on may run it. An attribute read anywhere (`r.text`,
@@ -17,13 +16,12 @@
 (tuple (identifier) @name @reference.value)
 (assignment right: (identifier) @name @reference.value)
 (return_statement (identifier) @name @reference.value)
-(attribute object: (_) @qualifier attribute: (identifier) @name) @reference.value
+(attribute) @callee @reference.value
 ; Functions whose parameters and locals shadow the module's names, and
-; attributes that are no read where they stand: called, decorating, written.
+; attributes that are no read where they stand: written, deleted (called and
+; decorating ones are the callees).
 (function_definition) @function.scope
 (lambda) @function.scope
-(call function: (attribute) @member.not_read)
-(decorator (attribute) @member.not_read)
 (assignment left: (attribute) @member.not_read)
 (augmented_assignment left: (attribute) @member.not_read)
 (delete_statement (attribute) @member.not_read)

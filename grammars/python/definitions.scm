@@ -1,4 +1,4 @@
 ; Python definitions. Functions inside classes become methods.
 (function_definition name: (identifier) @name) @definition.function
 (class_definition name: (identifier) @name) @definition.class
-(module (expression_statement (assignment left: (identifier) @name) @definition.variable))
+(expression_statement (assignment left: (identifier) @name) @definition.variable) @module.item

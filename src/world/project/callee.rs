@@ -41,7 +41,8 @@ pub(super) fn parts<'t>(lang: Lang, callee: Node<'t>, place: Place) -> Parts<'t>
     match lang {
         Lang::Rust => rust(callee, place, true),
         Lang::TypeScript | Lang::Tsx => typescript(callee, place),
-        Lang::Go | Lang::Python => Parts::default(),
+        Lang::Python => python(callee, place),
+        Lang::Go => go(callee),
     }
 }
 
@@ -85,6 +86,32 @@ fn typescript(callee: Node<'_>, place: Place) -> Parts<'_> {
                 None => Parts { not_read, ..Parts::default() },
             }
         }
+        _ => Parts::default(),
+    }
+}
+
+fn python(callee: Node<'_>, place: Place) -> Parts<'_> {
+    match callee.kind() {
+        "identifier" => Parts { name: Some(callee), ..Parts::default() },
+        "attribute" => {
+            // An attribute called (or decorating) is no read of it.
+            let not_read = (place == Place::Call).then_some(callee);
+            match field(callee, "attribute").filter(|a| a.kind() == "identifier") {
+                Some(name) => Parts { name: Some(name), qualifier: field(callee, "object"), receiver: None, not_read },
+                None => Parts { not_read, ..Parts::default() },
+            }
+        }
+        _ => Parts::default(),
+    }
+}
+
+fn go(callee: Node<'_>) -> Parts<'_> {
+    match callee.kind() {
+        "identifier" => Parts { name: Some(callee), ..Parts::default() },
+        "selector_expression" => match field(callee, "field").filter(|f| f.kind() == "field_identifier") {
+            Some(name) => Parts { name: Some(name), qualifier: field(callee, "operand"), ..Parts::default() },
+            None => Parts::default(),
+        },
         _ => Parts::default(),
     }
 }
