@@ -20,15 +20,8 @@
 ; members that are no read where they stand: written (called and constructed
 ; ones are the calls' callees).
 [(function_declaration) (function_expression) (generator_function_declaration) (generator_function) (arrow_function) (method_definition)] @function.scope
-(assignment_expression left: (member_expression) @member.not_read)
-(augmented_assignment_expression left: (member_expression) @member.not_read)
 ; A method bound back onto its own property (`this.m = this.m.bind(this)`)
-; hands nothing on: a call `x.m()` reaches the method already.
-(assignment_expression
-  left: (member_expression) @_left
-  right: (call_expression
-    function: (member_expression
-      object: (member_expression) @member.not_read
-      property: (property_identifier) @_bind))
-  (#eq? @_bind "bind")
-  (#eq? @_left @member.not_read))
+; hands nothing on: a call `x.m()` reaches the method already; callee.rs reads
+; the binding off the `@member.assigned` assignment.
+(assignment_expression left: (member_expression) @member.not_read) @member.assigned
+(augmented_assignment_expression left: (member_expression) @member.not_read)

@@ -21,22 +21,19 @@
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (internal_module name: [(identifier) (nested_identifier) (string)] @name) @definition.module
 (module name: [(identifier) (nested_identifier) (string)] @name) @definition.module
-; Module-level consts: `@module.item` keeps a match only where the declaration
-; is a top-level statement (a pattern rooted at `program` stays alive over the whole file).
+; Module-level consts, exported or not: `@module.item` keeps a match only where
+; the declaration is a top-level statement or an exported one (a pattern rooted
+; at `program` stays alive over the whole file).
 (lexical_declaration (variable_declarator name: (identifier) @name) @definition.const) @module.item
-(export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name) @definition.const)) @module.item
 ; The function-valued members of a module-level const's object literal (`export const coerce = { string: (arg) => … }`,
 ; also `((arg) => …) as T`) are its methods; resolution reads such a const as a namespace (`coerce.string()`).
 ; (An object wrapped in `as const` or `satisfies` is not read: the nesting would double this pattern's compile cost.)
 (lexical_declaration (variable_declarator value: (object (pair key: (property_identifier) @name value: [(arrow_function) (function_expression) (parenthesized_expression [(arrow_function) (function_expression)]) (as_expression (parenthesized_expression [(arrow_function) (function_expression)]))]) @definition.method))) @module.item
-(export_statement declaration: (lexical_declaration (variable_declarator value: (object (pair key: (property_identifier) @name value: [(arrow_function) (function_expression) (parenthesized_expression [(arrow_function) (function_expression)]) (as_expression (parenthesized_expression [(arrow_function) (function_expression)]))]) @definition.method)))) @module.item
+; (The callee, `it`, `it.skip` or `test.each(table)`, is checked by callee.rs: spelled out
+; here its shapes cost the query's compilation a parse-table analysis each.)
 (call_expression
-  function: [
-    (identifier) @_test
-    (member_expression object: (identifier) @_test)
-    (call_expression function: (member_expression object: (identifier) @_test))]
-  arguments: (arguments . [(string (string_fragment) @name) (template_string) @name])
-  (#match? @_test "^(it|test)$")) @definition.test
+  function: [(identifier) (member_expression) (call_expression)] @test.callee
+  arguments: (arguments . [(string (string_fragment) @name) (template_string) @name])) @definition.test
 ; A test whose title is computed (`test(t.input, () => …)` over a table of cases) is
 ; named by the title's source text; it must be followed by its function. (Only a plain
 ; `it`/`test`: the modifiers' alternation would cost this pattern twice its matching.)

@@ -9,13 +9,10 @@
 (optional_parameter pattern: (identifier) @hint.var type: (type_annotation (_) @hint.type))
 (public_field_definition name: (property_identifier) @hint.var type: (type_annotation (_) @hint.type)) @hint.field
 (public_field_definition name: (property_identifier) @hint.var value: (new_expression constructor: (_) @hint.value)) @hint.field
-(expression_statement (assignment_expression
-  left: (member_expression object: (this) property: (property_identifier) @hint.var)
-  right: (new_expression constructor: (_) @hint.value)) @hint.field)
 ; `this.cart = cart`: the field holds what the name holds where it is written.
 (expression_statement (assignment_expression
   left: (member_expression object: (this) property: (property_identifier) @hint.var)
-  right: (identifier) @hint.alias) @hint.field)
+  right: [(new_expression constructor: (_) @hint.value) (identifier) @hint.alias]) @hint.field)
 (class_heritage (extends_clause value: (_) @hint.base))
 (class_heritage (implements_clause (_) @hint.base))
 (extends_type_clause type: (_) @hint.base)

@@ -116,10 +116,38 @@ fn go(callee: Node<'_>) -> Parts<'_> {
     }
 }
 
+/// Whether a TypeScript test-defining call's callee names a test: `it`,
+/// `test`, a modifier of one (`it.skip`) or a table of them (`test.each(t)`).
+pub(super) fn names_a_test(callee: Node<'_>, source: &[u8]) -> bool {
+    let is_test = |n: Option<Node<'_>>| {
+        n.is_some_and(|n| n.kind() == "identifier" && matches!(&source[n.byte_range()], b"it" | b"test"))
+    };
+    match callee.kind() {
+        "identifier" => is_test(Some(callee)),
+        "member_expression" => is_test(field(callee, "object")),
+        "call_expression" => field(callee, "function")
+            .filter(|f| f.kind() == "member_expression")
+            .is_some_and(|f| is_test(field(f, "object"))),
+        _ => false,
+    }
+}
+
+/// The member a TypeScript assignment binds back onto itself, `this.m` in
+/// `this.m = this.m.bind(this)`: no read of it.
+pub(super) fn bound_back<'t>(assignment: Node<'t>, source: &[u8]) -> Option<Node<'t>> {
+    let left = field(assignment, "left")?;
+    let call = field(assignment, "right").filter(|r| r.kind() == "call_expression")?;
+    let function = field(call, "function").filter(|f| f.kind() == "member_expression")?;
+    let property = field(function, "property")?;
+    let object = field(function, "object").filter(|o| o.kind() == "member_expression")?;
+    (&source[property.byte_range()] == b"bind" && source[object.byte_range()] == source[left.byte_range()])
+        .then_some(object)
+}
+
 /// The child of `node` in field `name`, read off its children: the grammar's
 /// own lookup answers wrongly inside a TypeScript type query (`typeof
 /// f._zod.optin` gave the inner `_zod` as the outer's property).
-fn field<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
+pub(super) fn field<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
     let mut cursor = node.walk();
     if !cursor.goto_first_child() {
         return None;
@@ -171,6 +199,31 @@ mod tests {
         assert!(got.contains(&("#run".into(), Some("this".into()), true)), "{got:?}");
         assert!(read(Lang::TypeScript, "x.#y;", "member_expression", Place::Value).is_empty());
         assert!(read(Lang::TypeScript, "new a.#B();", "member_expression", Place::New).is_empty());
+    }
+
+    #[test]
+    fn typescript_tests_and_bindings_by_their_callees() {
+        let source = "it('a', f); it.skip('b', f); test.each(t)('c', f); x.it('d'); each(t)('e'); this.m = this.m.bind(this); this.n = this.o.bind(this);";
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&Lang::TypeScript.grammar()).unwrap();
+        let tree = parser.parse(source, None).unwrap();
+        let (mut tests, mut bound) = (Vec::new(), Vec::new());
+        let mut stack = vec![tree.root_node()];
+        while let Some(node) = stack.pop() {
+            let text = |n: Node<'_>| n.utf8_text(source.as_bytes()).unwrap().to_string();
+            match node.kind() {
+                "call_expression" if field(node, "function").is_some_and(|f| names_a_test(f, source.as_bytes())) => {
+                    tests.push(text(field(node, "arguments").unwrap()))
+                }
+                "assignment_expression" => bound.extend(bound_back(node, source.as_bytes()).map(text)),
+                _ => {}
+            }
+            stack.extend(node.children(&mut node.walk()));
+        }
+        tests.sort();
+        // (`test.each(t)` names a test too; the query keeps calls whose first argument is a title.)
+        assert_eq!(tests, ["('a', f)", "('b', f)", "('c', f)", "(t)"]);
+        assert_eq!(bound, ["this.m"]);
     }
 
     #[test]

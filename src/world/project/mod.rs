@@ -243,6 +243,10 @@ struct Roles {
     callee: Option<u32>,
     /// A declaration that counts only at the top level of its file.
     module_item: Option<u32>,
+    /// What a TypeScript test-defining call calls (`callee::names_a_test`).
+    test_callee: Option<u32>,
+    /// An assignment to a member (`callee::bound_back`).
+    assigned: Option<u32>,
 }
 
 impl Roles {
@@ -280,6 +284,8 @@ impl Roles {
             not_read: index("member.not_read"),
             callee: index("callee"),
             module_item: index("module.item"),
+            test_callee: index("test.callee"),
+            assigned: index("member.assigned"),
         }
     }
 }
@@ -303,6 +309,8 @@ struct Captured<'t> {
     not_read: Option<Node<'t>>,
     /// A declaration that counts only at the top level of its file.
     module_item: Option<Node<'t>>,
+    test_callee: Option<Node<'t>>,
+    assigned: Option<Node<'t>>,
     hint: HintCaptures<'t>,
 }
 
@@ -365,6 +373,10 @@ impl Roles {
                 callee_node = Some(c.node);
             } else if i == self.module_item {
                 out.module_item = Some(c.node);
+            } else if i == self.test_callee {
+                out.test_callee = Some(c.node);
+            } else if i == self.assigned {
+                out.assigned = Some(c.node);
             }
         }
         if let Some(node) = callee_node {
@@ -505,16 +517,26 @@ fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result
     let mut not_read: HashSet<usize> = HashSet::new();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, root, source);
-    // The top-level statements, for patterns that read only those.
+    // The top-level statements and what they export, for patterns that read only those.
     let top_level: HashSet<usize> = match roles.module_item {
-        Some(_) => root.children(&mut root.walk()).map(|n| n.id()).collect(),
+        Some(_) => root
+            .children(&mut root.walk())
+            .flat_map(|n| {
+                [Some(n), (n.kind() == "export_statement").then(|| callee::field(n, "declaration")).flatten()]
+            })
+            .flatten()
+            .map(|n| n.id())
+            .collect(),
         None => HashSet::new(),
     };
     while let Some(m) = matches.next() {
         let mut found = roles.read(m);
-        if found.module_item.is_some_and(|item| !top_level.contains(&item.id())) {
+        if found.module_item.is_some_and(|item| !top_level.contains(&item.id()))
+            || found.test_callee.is_some_and(|callee| !callee::names_a_test(callee, source))
+        {
             continue;
         }
+        not_read.extend(found.assigned.and_then(|a| callee::bound_back(a, source)).map(|n| n.id()));
         import_nodes.append(&mut found.imports);
         macros.append(&mut found.macros);
         bodies.append(&mut found.bodies);
