@@ -87,26 +87,7 @@ pub fn added_calls(path: &str, source: &[u8], added: &HashSet<u32>) -> BTreeSet<
 
 /// Every call the language's projection query sees, as (line, called name).
 fn calls(lang: Lang, root: Node<'_>, source: &[u8]) -> Vec<(u32, String)> {
-    let mut out = Vec::new();
-    let Ok(query) = lang.query() else { return out };
-    let names = query.capture_names();
-    let (Some(call), Some(name)) =
-        (names.iter().position(|n| *n == "reference.call"), names.iter().position(|n| *n == "name"))
-    else {
-        return out;
-    };
-    let mut cursor = QueryCursor::new();
-    let mut it = cursor.matches(query, root, source);
-    while let Some(m) = it.next() {
-        let Some(c) = m.captures().iter().find(|c| c.index as usize == call) else { continue };
-        let line = c.node.start_position().row as u32 + 1;
-        for n in m.captures().iter().filter(|c| c.index as usize == name) {
-            if let Ok(text) = std::str::from_utf8(&source[n.node.byte_range()]) {
-                out.push((line, text.to_string()));
-            }
-        }
-    }
-    out
+    crate::world::project::called_names(lang, root, source).unwrap_or_default()
 }
 
 fn parse(lang: Lang, source: &[u8]) -> Option<tree_sitter::Tree> {

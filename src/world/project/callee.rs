@@ -50,14 +50,14 @@ fn rust(callee: Node<'_>, place: Place, outermost: bool) -> Parts<'_> {
     match callee.kind() {
         "identifier" => Parts { name: Some(callee), ..Parts::default() },
         // A method call: `x.f()` or `x.f::<T>()`.
-        "field_expression" if place == Place::Call => match field(callee, "field") {
-            Some(method) if method.kind() == "field_identifier" => {
-                Parts { name: Some(method), receiver: field(callee, "value"), ..Parts::default() }
+        "field_expression" if place == Place::Call => match fields(callee, ["value", "field"]) {
+            [value, Some(method)] if method.kind() == "field_identifier" => {
+                Parts { name: Some(method), receiver: value, ..Parts::default() }
             }
             _ => Parts::default(),
         },
-        "scoped_identifier" => match (field(callee, "path"), field(callee, "name")) {
-            (Some(path), Some(name)) if name.kind() == "identifier" => {
+        "scoped_identifier" => match fields(callee, ["path", "name"]) {
+            [Some(path), Some(name)] if name.kind() == "identifier" => {
                 Parts { name: Some(name), qualifier: Some(path), ..Parts::default() }
             }
             _ => Parts::default(),
@@ -76,13 +76,13 @@ fn typescript(callee: Node<'_>, place: Place) -> Parts<'_> {
         "member_expression" => {
             // A member called or constructed is no read of it, whatever its name.
             let not_read = matches!(place, Place::Call | Place::New).then_some(callee);
-            let property = field(callee, "property");
+            let [object, property] = fields(callee, ["object", "property"]);
             // A private member (`this.#run()`) is read only where it is called.
             let readable = property.filter(|p| {
                 p.kind() == "property_identifier" || (place == Place::Call && p.kind() == "private_property_identifier")
             });
             match readable {
-                Some(name) => Parts { name: Some(name), qualifier: field(callee, "object"), receiver: None, not_read },
+                Some(name) => Parts { name: Some(name), qualifier: object, receiver: None, not_read },
                 None => Parts { not_read, ..Parts::default() },
             }
         }
@@ -96,9 +96,11 @@ fn python(callee: Node<'_>, place: Place) -> Parts<'_> {
         "attribute" => {
             // An attribute called (or decorating) is no read of it.
             let not_read = (place == Place::Call).then_some(callee);
-            match field(callee, "attribute").filter(|a| a.kind() == "identifier") {
-                Some(name) => Parts { name: Some(name), qualifier: field(callee, "object"), receiver: None, not_read },
-                None => Parts { not_read, ..Parts::default() },
+            match fields(callee, ["object", "attribute"]) {
+                [object, Some(name)] if name.kind() == "identifier" => {
+                    Parts { name: Some(name), qualifier: object, receiver: None, not_read }
+                }
+                _ => Parts { not_read, ..Parts::default() },
             }
         }
         _ => Parts::default(),
@@ -108,9 +110,11 @@ fn python(callee: Node<'_>, place: Place) -> Parts<'_> {
 fn go(callee: Node<'_>) -> Parts<'_> {
     match callee.kind() {
         "identifier" => Parts { name: Some(callee), ..Parts::default() },
-        "selector_expression" => match field(callee, "field").filter(|f| f.kind() == "field_identifier") {
-            Some(name) => Parts { name: Some(name), qualifier: field(callee, "operand"), ..Parts::default() },
-            None => Parts::default(),
+        "selector_expression" => match fields(callee, ["operand", "field"]) {
+            [operand, Some(name)] if name.kind() == "field_identifier" => {
+                Parts { name: Some(name), qualifier: operand, ..Parts::default() }
+            }
+            _ => Parts::default(),
         },
         _ => Parts::default(),
     }
@@ -148,16 +152,25 @@ pub(super) fn bound_back<'t>(assignment: Node<'t>, source: &[u8]) -> Option<Node
 /// own lookup answers wrongly inside a TypeScript type query (`typeof
 /// f._zod.optin` gave the inner `_zod` as the outer's property).
 pub(super) fn field<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
+    let [found] = fields(node, [name]);
+    found
+}
+
+/// The children of `node` in fields `names`, in one walk over its children.
+fn fields<'t, const N: usize>(node: Node<'t>, names: [&str; N]) -> [Option<Node<'t>>; N] {
+    let mut found = [None; N];
     let mut cursor = node.walk();
     if !cursor.goto_first_child() {
-        return None;
+        return found;
     }
     loop {
-        if cursor.field_name() == Some(name) {
-            return Some(cursor.node());
+        if let Some(field) = cursor.field_name() {
+            if let Some(i) = names.iter().position(|n| *n == field) {
+                found[i].get_or_insert(cursor.node());
+            }
         }
         if !cursor.goto_next_sibling() {
-            return None;
+            return found;
         }
     }
 }

@@ -470,6 +470,23 @@ fn end_line_of(node: Node<'_>) -> u32 {
     node.end_position().row as u32 + 1
 }
 
+/// Every call the projection query reads in a parsed file, as (line of the
+/// call, name called): for rules that judge calls as the world model sees them.
+pub fn called_names(lang: Lang, root: Node<'_>, source: &[u8]) -> Result<Vec<(u32, String)>, GrammarError> {
+    let query = lang.query()?;
+    let roles = Roles::of(query, lang);
+    let mut out = Vec::new();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, root, source);
+    while let Some(m) = matches.next() {
+        let found = roles.read(m);
+        if let (Some(call), Some(name)) = (found.call, found.name) {
+            out.push((call.start_position().row as u32 + 1, text(name, source).to_string()));
+        }
+    }
+    Ok(out)
+}
+
 /// Projects one file. Never fails on bad source: syntax errors become
 /// `parse_error` and the rest of the file is still projected.
 pub fn project_file(lang: Lang, path: &str, source: &[u8]) -> Result<FileProjection, GrammarError> {
