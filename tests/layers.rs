@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// The layers of `src/`, lowest first; a module may use modules of strictly lower layers.
 const LAYERS: &[&[&str]] = &[
     &["digest", "embed", "timing", "words", "hosts", "secrets", "hrf", "articulate", "files"],
-    &["sandbox", "diff"],
+    &["sandbox", "diff", "scratch"],
     &["exec", "world", "browser"],
     &["config", "store", "hook"],
     &["model", "audit", "index", "kernel", "check", "memory"],
