@@ -578,6 +578,10 @@ fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result
     // A name the function binds for itself is its own value, not a function
     // of the module; a member called, constructed, decorating or written
     // there is no read of it.
+    // A bare name that names no function of the project is dropped before
+    // asking whether a function binds it: that walk is the dearer test.
+    let imports: Vec<Import> = import_nodes.into_iter().flat_map(|n| imports::read(lang, n, source)).collect();
+    keep_resolvable_references(lang, &mut calls, &defs, &imports, &hints);
     let mut locals = Locals::new(lang, source, functions);
     calls.retain(|c| {
         c.form != CallForm::Reference
@@ -610,7 +614,8 @@ fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result
     let (symbol_of_def, def_ids) = assign_symbols(lang, path, (source, written), is_test_file, &defs, &mut out.symbols);
     let enclosing =
         Enclosing { path, defs: &defs, symbol_of_def: &symbol_of_def, def_ids: &def_ids, symbols: &out.symbols };
-    out.imports = import_nodes.into_iter().flat_map(|n| imports::read(lang, n, source)).collect();
+    out.imports = imports;
+    // Again for the names read in macro tokens.
     keep_resolvable_references(lang, &mut calls, &defs, &out.imports, &hints);
     out.calls = enclosing.attribute_calls(calls);
     out.hints = enclosing.attribute_hints(hints);
