@@ -309,7 +309,9 @@ struct Captured<'t> {
     not_read: Option<Node<'t>>,
     /// A declaration that counts only at the top level of its file.
     module_item: Option<Node<'t>>,
+    /// What a TypeScript test-defining call calls: the match stands only if it names a test.
     test_callee: Option<Node<'t>>,
+    /// An assignment to a member, which may bind a method back onto itself.
     assigned: Option<Node<'t>>,
     hint: HintCaptures<'t>,
 }
