@@ -157,11 +157,11 @@ pattern!(
 );
 pattern!(
     pub(super) m_rename,
-    r"\brename\b|\bchange (the )?(\w+ )?name\b|\bcall (the )?\S+( \S+)? \S+ instead\b|\b(standardi[sz]e|normali[sz]e|unify) [\w\s]*names?\b|\breplace [^,;]*\b(the old name|old names|prefix|namespace)\b"
+    r"\brename\b|\bchange (the )?(\w+ )?name\b|\bcall (the )?\S+( \S+)? \S+ instead\b|\b(standardi[sz]e|normali[sz]e|unify) [\w\s]*names?\b|\breplace [^,;]*\b(the old name|old names|prefix|namespace)\b|\b((fix(es)?|correct(s|ed)?):?\s+)?((a|an|the|tiny|small|minor)\s+)*(typos?|misspell(ed|ings?)?|spelling)\b[^,;.]{0,30}\b((variable|identifier)s?|(function|method|field|parameter|property|class|constant|attribute|argument)s? names?)\b|\b((fix(es|ed)?|correct(s|ed)?):?\s+)?((a|an|the)\s+)?((variable|identifier)|(function|method|field|parameter|property|class|constant|attribute|argument) names?)\s+(typos?|misspellings?|spelling)\b"
 );
 pattern!(
     pub(super) m_commit,
-    r"\b(commit|check in|push (the |my |these |this |all )?(changes|commits?|branch|to (origin|main|master|remote))|^(please\s+)?(git )?push\b|^(please\s+)?merge\b|\bcreate (git )?commits?\b|open (a |the )?(pr|pull request)|tag (a |the |this )?(\S+ )?(releases?|versions?)|push (the |a )?(\S+ )?tags?\b|^tag v?\d|releases? with tags|create (a |the )?(pr|pull request|tag)|merge\b[^,;]*\b(prs?|pull requests?|branch(es)?))\b"
+    r"\b(commit|check in|push (the |my |these |this |all )?(changes|commits?|branch|to (origin|main|master|remote))|^(please\s+)?(git )?push\b|^(please\s+)?merge\b|\bcreate (git )?commits?\b|open (a |the )?(pr|pull request)|tag (a |the |this )?(\S+ )?(releases?|versions?)|(cut|make|publish|create|do|ship|provide|prepare)( a| an)?( new| fresh| up[- ]to[- ]date)? (release|version)(\s*$|[.!?,;:]| (of|from|with|for|on|that|which|now|soon|asap|including|containing)\b)|\brelease\s+(a\s+)?(new\s+)?(version|v?\d+(\.\d+)*|id|ID)\b|push (the |a )?(\S+ )?tags?\b|^tag v?\d|releases? with tags|create (a |the )?(pr|pull request|tag)|merge\b[^,;]*\b(prs?|pull requests?|branch(es)?))\b"
 );
 pattern!(
     pub(super) m_scaffold,

@@ -594,6 +594,34 @@ mod tests {
         assert_reads(rules, cases);
     }
 
+    /// A typo in a code name is fixed by renaming it; in prose or a docstring it is not a rename.
+    #[test]
+    fn a_typo_in_a_name_is_a_rename() {
+        rules_read_as(&[
+            ("Fix typo in variable name", "mutation", "rename"),
+            ("fix: tiny typo in variable name", "mutation", "rename"),
+            ("Fix variable typo", "mutation", "rename"),
+            ("Correct the misspelled function name in parser.py", "mutation", "rename"),
+            ("Fix typo in the README", "mutation", "document"),
+            ("Fix typo in docstring of function parse", "mutation", "document"),
+            ("Is that variable name a typo?", "query", "explain"),
+        ]);
+    }
+
+    /// Asking for a release is asking for a tag: a commit-family change. Release notes and release builds are not.
+    #[test]
+    fn asking_for_a_release_is_a_commit() {
+        rules_read_as(&[
+            ("Could you release v1.03?", "mutation", "commit"),
+            ("Please cut a new release from the current main", "mutation", "commit"),
+            ("Can you create a version with the latest fix?", "mutation", "commit"),
+            ("Please provide an up to date release.", "mutation", "commit"),
+            ("Add release notes for 2.0", "mutation", "document"),
+            ("make a release build of the cli", "mutation", "implement"),
+            ("When is the next release?", "query", "explain"),
+        ]);
+    }
+
     fn reading(v: &serde_json::Value) -> (&str, &str, f64) {
         (
             v["category"].as_str().unwrap_or(""),
