@@ -199,6 +199,40 @@ fn an_older_single_database_is_split_once_keeping_the_trail_and_the_index() {
     assert!(!String::from_utf8_lossy(&out.stderr).contains("moved"));
 }
 
+/// A cold index builds its tables' indexes after the rows, not row by row: they are all there
+/// afterwards, and the next index, which removes a changed file's rows through them, leaves none stale.
+#[test]
+fn a_cold_index_keeps_its_indexes_and_a_warm_one_replaces_a_files_rows() {
+    let w = World::new();
+    std::fs::create_dir_all(w.ws.join("src")).unwrap();
+    std::fs::write(w.ws.join("src/lib.rs"), "pub fn alpha() -> u32 { beta() }\npub fn beta() -> u32 { 1 }\n").unwrap();
+    let db = w.ws.join(".nerd/index.db");
+    let indexes = |db: &std::path::Path| -> Vec<String> {
+        let c = rusqlite::Connection::open(db).unwrap();
+        let mut s =
+            c.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").unwrap();
+        let names = s.query_map([], |r| r.get::<_, String>(0)).unwrap().map(Result::unwrap).collect();
+        names
+    };
+    assert!(w.nerd(&["index"]).status.success());
+    let after_cold = indexes(&db);
+    for wanted in ["symbol_by_path", "raw_call_by_path", "call_edge_by_path", "type_hint_by_path", "chunk_by_path"] {
+        assert!(after_cold.iter().any(|n| n == wanted), "{wanted} missing after a cold index: {after_cold:?}");
+    }
+    std::fs::write(w.ws.join("src/lib.rs"), "pub fn gamma() -> u32 { 2 }\n").unwrap();
+    assert!(w.nerd(&["index"]).status.success());
+    assert_eq!(indexes(&db), after_cold);
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let symbols: Vec<String> = {
+        let mut s = c.prepare("SELECT id FROM symbol WHERE path = 'src/lib.rs' ORDER BY id").unwrap();
+        let ids = s.query_map([], |r| r.get::<_, String>(0)).unwrap().map(Result::unwrap).collect();
+        ids
+    };
+    assert_eq!(symbols, ["src/lib.rs#gamma"]);
+    let edges: i64 = c.query_row("SELECT count(*) FROM call_edge WHERE path = 'src/lib.rs'", [], |r| r.get(0)).unwrap();
+    assert_eq!(edges, 0, "the old file's call edge is gone");
+}
+
 #[test]
 fn a_corrupt_index_is_rebuilt_and_the_audit_trail_still_verifies() {
     let w = World::new();

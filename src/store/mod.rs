@@ -111,6 +111,50 @@ pub enum FileChange {
 /// Tables whose rows belong to one file, by `path`.
 const PER_FILE_TABLES: &[&str] = &["file", "symbol", "raw_call", "import_binding", "type_hint", "parse_error", "chunk"];
 
+/// The tables a cold index fills and their secondary indexes: built once after the rows
+/// rather than row by row.
+const BULK_TABLES: &[&str] = &[
+    "file",
+    "symbol",
+    "raw_call",
+    "import_binding",
+    "type_hint",
+    "parse_error",
+    "chunk",
+    "call_edge",
+    "unresolved_call",
+    "external_call",
+    "test_of",
+];
+
+/// When the index holds no file yet (a cold index), drops the secondary indexes of the
+/// tables it fills and returns their definitions, to be made again before the
+/// transaction commits (`restore_indexes`); otherwise nothing.
+fn defer_indexes(tx: &rusqlite::Transaction<'_>) -> Result<Vec<String>, rusqlite::Error> {
+    let empty: bool = tx.query_row("SELECT NOT EXISTS (SELECT 1 FROM file)", [], |r| r.get(0))?;
+    if !empty {
+        return Ok(Vec::new());
+    }
+    let mut stmt =
+        tx.prepare("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")?;
+    let indexes: Vec<(String, String, String)> =
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
+    let mut deferred = Vec::new();
+    for (name, _, sql) in indexes.into_iter().filter(|(_, table, _)| BULK_TABLES.contains(&table.as_str())) {
+        tx.execute_batch(&format!("DROP INDEX \"{}\"", name.replace('"', "\"\"")))?;
+        deferred.push(sql);
+    }
+    Ok(deferred)
+}
+
+/// Makes again the indexes `defer_indexes` dropped.
+fn restore_indexes(tx: &rusqlite::Transaction<'_>, deferred: &[String]) -> Result<(), rusqlite::Error> {
+    for sql in deferred {
+        tx.execute_batch(sql)?;
+    }
+    Ok(())
+}
+
 pub struct Store {
     conn: Connection,
     path: PathBuf,
@@ -189,6 +233,7 @@ impl Store {
     /// Applies file changes and, when given, replaces the resolution output; all or nothing.
     pub fn apply(&mut self, changes: &[FileChange], resolution: ResolutionWrite<'_>) -> Result<(), StoreError> {
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let deferred = defer_indexes(&tx)?;
         {
             // A file's rows in every per-file table, removed together.
             let mut remove_rows: Vec<rusqlite::CachedStatement> = PER_FILE_TABLES
@@ -229,7 +274,10 @@ impl Store {
                         touch.execute(params![path, mtime_ns])?;
                     }
                     FileChange::Upsert { record: r, projection } => {
-                        remove(&r.path)?;
+                        // A cold index has no rows to remove (and, its indexes deferred, would scan for them).
+                        if deferred.is_empty() {
+                            remove(&r.path)?;
+                        }
                         file.execute(params![r.path, r.sha256, r.lang, r.mtime_ns, r.size, r.is_test])?;
                         let Some(p) = projection else { continue };
                         for s in &p.symbols {
@@ -267,6 +315,7 @@ impl Store {
         }
         let (res, paths): (&Resolution, Vec<&String>) = match resolution {
             ResolutionWrite::None => {
+                restore_indexes(&tx, &deferred)?;
                 tx.commit()?;
                 return Ok(());
             }
@@ -312,6 +361,7 @@ impl Store {
                 test_of.execute(params![t, s])?;
             }
         }
+        restore_indexes(&tx, &deferred)?;
         tx.commit()?;
         Ok(())
     }
