@@ -132,6 +132,12 @@ fn run_script(w: &World, script: &str, timeout_note: &str) -> serde_json::Value 
     v["output"].clone()
 }
 
+/// A router serving a mutation at balanced autonomy, driven directly.
+fn mutation_router(w: &World) -> nerd::router::Router {
+    nerd::router::Router::open(&w.ws, nerd_logic::vocab::Category::Mutation, nerd_logic::vocab::Autonomy::Balanced)
+        .unwrap()
+}
+
 #[test]
 fn the_sandbox_confines_what_permitted_programs_do() {
     let w = World::new();
@@ -175,10 +181,7 @@ fn hangs_and_fork_bombs_are_killed_with_their_process_group() {
     let w = World::new();
     std::fs::write(w.ws.join("probe.py"), "import os, time\nfor _ in range(50):\n    if os.fork() == 0:\n        time.sleep(600)\n        os._exit(0)\ntime.sleep(600)\n").unwrap();
     let started = std::time::Instant::now();
-    let mut router =
-        nerd::router::Router::open(&w.ws, nerd_logic::vocab::Category::Mutation, nerd_logic::vocab::Autonomy::Balanced)
-            .unwrap()
-            .with_timeout(std::time::Duration::from_secs(2));
+    let mut router = mutation_router(&w).with_timeout(std::time::Duration::from_secs(2));
     let outcome =
         router.execute(&nerd::policy::Action::Exec { argv: vec!["python3".into(), "probe.py".into()] }).unwrap();
     match outcome {
@@ -206,9 +209,7 @@ fn a_sessions_temp_dir_is_private_and_goes_with_the_session() {
         "import os\nopen(os.path.join(os.environ['TMPDIR'], 'cache'), 'w').write('x')\nprint(os.environ['TMPDIR'])\n",
     )
     .unwrap();
-    let mut router =
-        nerd::router::Router::open(&w.ws, nerd_logic::vocab::Category::Mutation, nerd_logic::vocab::Autonomy::Balanced)
-            .unwrap();
+    let mut router = mutation_router(&w);
     let outcome =
         router.execute(&nerd::policy::Action::Exec { argv: vec!["python3".into(), "probe.py".into()] }).unwrap();
     let tmp = match outcome {
@@ -261,9 +262,7 @@ fn audit_tampering_and_truncation_are_detected_and_replay_reproduces_decisions()
 #[test]
 fn the_watchdog_stops_a_session_that_retries_a_refused_program() {
     let w = World::new();
-    let mut router =
-        nerd::router::Router::open(&w.ws, nerd_logic::vocab::Category::Mutation, nerd_logic::vocab::Autonomy::Balanced)
-            .unwrap();
+    let mut router = mutation_router(&w);
     let refused =
         router.execute(&nerd::policy::Action::Exec { argv: vec!["rm".into(), "-rf".into(), "/".into()] }).unwrap();
     assert!(matches!(refused, nerd::router::Outcome::Refused { .. }));

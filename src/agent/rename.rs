@@ -68,93 +68,6 @@ pub struct Plan {
     pub doc_sites: usize,
 }
 
-fn keywords(lang: Lang) -> &'static [&'static str] {
-    match lang {
-        Lang::Rust => &[
-            "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false",
-            "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
-            "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while",
-            "yield", "gen",
-        ],
-        Lang::Go => &[
-            "break",
-            "case",
-            "chan",
-            "const",
-            "continue",
-            "default",
-            "defer",
-            "else",
-            "fallthrough",
-            "for",
-            "func",
-            "go",
-            "goto",
-            "if",
-            "import",
-            "interface",
-            "map",
-            "package",
-            "range",
-            "return",
-            "select",
-            "struct",
-            "switch",
-            "type",
-            "var",
-        ],
-        Lang::Python => &[
-            "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
-            "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
-            "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
-        ],
-        Lang::TypeScript | Lang::Tsx => &[
-            "break",
-            "case",
-            "catch",
-            "class",
-            "const",
-            "continue",
-            "debugger",
-            "default",
-            "delete",
-            "do",
-            "else",
-            "enum",
-            "export",
-            "extends",
-            "false",
-            "finally",
-            "for",
-            "function",
-            "if",
-            "import",
-            "in",
-            "instanceof",
-            "new",
-            "null",
-            "return",
-            "super",
-            "switch",
-            "this",
-            "throw",
-            "true",
-            "try",
-            "typeof",
-            "var",
-            "void",
-            "while",
-            "with",
-            "let",
-            "static",
-            "yield",
-            "await",
-            "interface",
-            "type",
-        ],
-    }
-}
-
 /// Checks the new name for the target's language.
 pub fn check_name(lang: Lang, old: &str, new: &str) -> Result<(), RenameError> {
     let mut chars = new.chars();
@@ -162,7 +75,7 @@ pub fn check_name(lang: Lang, old: &str, new: &str) -> Result<(), RenameError> {
     if !starts || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || (c == '$' && lang.is_ts())) {
         return Err(RenameError::NotAnIdentifier(new.to_string()));
     }
-    if keywords(lang).contains(&new) {
+    if lang.keywords().contains(&new) {
         return Err(RenameError::Keyword(new.to_string(), lang.name()));
     }
     let exported = |s: &str| s.chars().next().is_some_and(|c| c.is_ascii_uppercase());

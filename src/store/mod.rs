@@ -111,40 +111,17 @@ pub enum FileChange {
 /// Tables whose rows belong to one file, by `path`.
 const PER_FILE_TABLES: &[&str] = &["file", "symbol", "raw_call", "import_binding", "type_hint", "parse_error", "chunk"];
 
-/// The tables a cold index fills and their secondary indexes: built once after the rows
-/// rather than row by row.
-const BULK_TABLES: &[&str] = &[
-    "file",
-    "symbol",
-    "raw_call",
-    "import_binding",
-    "type_hint",
-    "parse_error",
-    "chunk",
-    "call_edge",
-    "unresolved_call",
-    "external_call",
-    "test_of",
-];
-
-/// When the index holds no file yet (a cold index), drops the secondary indexes of the
-/// tables it fills and returns their definitions, to be made again before the
-/// transaction commits (`restore_indexes`); otherwise nothing.
+/// Drops the index's secondary indexes and returns their definitions, to be made
+/// again before the transaction commits (`restore_indexes`): a cold index fills
+/// empty tables, and builds each index once after the rows rather than row by row.
 fn defer_indexes(tx: &rusqlite::Transaction<'_>) -> Result<Vec<String>, rusqlite::Error> {
-    let empty: bool = tx.query_row("SELECT NOT EXISTS (SELECT 1 FROM file)", [], |r| r.get(0))?;
-    if !empty {
-        return Ok(Vec::new());
-    }
-    let mut stmt =
-        tx.prepare("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")?;
-    let indexes: Vec<(String, String, String)> =
-        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
-    let mut deferred = Vec::new();
-    for (name, _, sql) in indexes.into_iter().filter(|(_, table, _)| BULK_TABLES.contains(&table.as_str())) {
+    let mut stmt = tx.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")?;
+    let indexes: Vec<(String, String)> =
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+    for (name, _) in &indexes {
         tx.execute_batch(&format!("DROP INDEX \"{}\"", name.replace('"', "\"\"")))?;
-        deferred.push(sql);
     }
-    Ok(deferred)
+    Ok(indexes.into_iter().map(|(_, sql)| sql).collect())
 }
 
 /// Makes again the indexes `defer_indexes` dropped.
@@ -233,7 +210,9 @@ impl Store {
     /// Applies file changes and, when given, replaces the resolution output; all or nothing.
     pub fn apply(&mut self, changes: &[FileChange], resolution: ResolutionWrite<'_>) -> Result<(), StoreError> {
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let deferred = defer_indexes(&tx)?;
+        // A cold index: no file yet, so no rows to remove either.
+        let cold: bool = tx.query_row("SELECT NOT EXISTS (SELECT 1 FROM file)", [], |r| r.get(0))?;
+        let deferred = if cold { defer_indexes(&tx)? } else { Vec::new() };
         {
             // A file's rows in every per-file table, removed together.
             let mut remove_rows: Vec<rusqlite::CachedStatement> = PER_FILE_TABLES
@@ -274,8 +253,8 @@ impl Store {
                         touch.execute(params![path, mtime_ns])?;
                     }
                     FileChange::Upsert { record: r, projection } => {
-                        // A cold index has no rows to remove (and, its indexes deferred, would scan for them).
-                        if deferred.is_empty() {
+                        // (Its indexes deferred, a cold index would scan its tables for rows that are not there.)
+                        if !cold {
                             remove(&r.path)?;
                         }
                         file.execute(params![r.path, r.sha256, r.lang, r.mtime_ns, r.size, r.is_test])?;

@@ -79,19 +79,19 @@ impl Reader<'_> {
             named_arguments(inner, (at, first_row), locals, out);
             return Ok(());
         }
+        // A tt-muncher's state (`0 $stack $bail (…)`) is no code: the parser's
+        // error recovery costs it a hundred times a parse, and reads nothing.
+        if transcriber.is_some() && kind == Tokens::Arguments && !could_be_expressions(inner) {
+            return Ok(());
+        }
         let (prefix, suffix): (&[u8], &[u8]) = match kind {
             Tokens::Arguments => (b"fn m(){f(", b");}"),
             Tokens::Transcriber => (b"fn m(){", b"\n}"),
         };
         let mut wrapped = Vec::with_capacity(text.len() + 16);
         wrapped.extend_from_slice(prefix);
-        wrapped.extend_from_slice(&text[1..text.len() - 1]);
+        wrapped.extend_from_slice(inner);
         wrapped.extend_from_slice(suffix);
-        // A tt-muncher's state (`0 $stack $bail (…)`) is no code: the parser's
-        // error recovery costs it a hundred times a parse, and reads nothing.
-        if transcriber.is_some() && kind == Tokens::Arguments && !could_be_expressions(inner) {
-            return Ok(());
-        }
         let Some(tree) = parse(self.lang, &wrapped)? else { return Ok(()) };
         let mut nested = Vec::new();
         let mut cursor = QueryCursor::new();
@@ -124,72 +124,33 @@ impl Reader<'_> {
 /// keywords aside) stand side by side at their top level. Groups are not
 /// looked into: `paste!`'s `[<name _ $t>]` pastes words together inside one.
 fn could_be_expressions(text: &[u8]) -> bool {
-    let word = |t: &Tt| {
-        matches!(t.kind, TokenKind::Ident | TokenKind::Literal) && !RUST_KEYWORDS.contains(&&text[t.span.clone()])
+    let keyword = |w: &[u8]| {
+        std::str::from_utf8(w).is_ok_and(|w| Lang::Rust.keywords().contains(&w) || RESERVED_AND_WEAK.contains(&w))
     };
+    let word = |t: &Tt| matches!(t.kind, TokenKind::Ident | TokenKind::Literal) && !keyword(&text[t.span.clone()]);
     tokenize(text, 0..text.len()).is_none_or(|tokens| tokens.windows(2).all(|pair| !(word(&pair[0]) && word(&pair[1]))))
 }
 
-/// Rust's keywords, strict, reserved and weak: a word beside one may be code.
-const RUST_KEYWORDS: &[&[u8]] = &[
-    b"as",
-    b"async",
-    b"await",
-    b"break",
-    b"const",
-    b"continue",
-    b"crate",
-    b"dyn",
-    b"else",
-    b"enum",
-    b"extern",
-    b"false",
-    b"fn",
-    b"for",
-    b"gen",
-    b"if",
-    b"impl",
-    b"in",
-    b"let",
-    b"loop",
-    b"match",
-    b"mod",
-    b"move",
-    b"mut",
-    b"pub",
-    b"ref",
-    b"return",
-    b"self",
-    b"Self",
-    b"static",
-    b"struct",
-    b"super",
-    b"trait",
-    b"true",
-    b"type",
-    b"unsafe",
-    b"use",
-    b"where",
-    b"while",
-    b"abstract",
-    b"become",
-    b"box",
-    b"do",
-    b"final",
-    b"macro",
-    b"override",
-    b"priv",
-    b"typeof",
-    b"unsized",
-    b"virtual",
-    b"yield",
-    b"try",
-    b"union",
-    b"macro_rules",
-    b"raw",
-    b"safe",
-    b"default",
-    b"auto",
+/// Rust's reserved and weak keywords, beyond `Lang::keywords`: a word beside one may be code too.
+const RESERVED_AND_WEAK: &[&str] = &[
+    "abstract",
+    "become",
+    "box",
+    "do",
+    "final",
+    "macro",
+    "override",
+    "priv",
+    "typeof",
+    "unsized",
+    "virtual",
+    "try",
+    "union",
+    "macro_rules",
+    "raw",
+    "safe",
+    "default",
+    "auto",
 ];
 
 /// The arguments of a macro that are a name or a path alone (`parse`,

@@ -194,21 +194,17 @@ thread_local! {
 fn parse(lang: Lang, source: &[u8]) -> Result<Option<Tree>, GrammarError> {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
-        Ok(parser_for(&mut parsers, lang)?.parse(source, None))
-    })
-}
-
-/// This thread's parser for `lang`, made on first use.
-fn parser_for(parsers: &mut HashMap<Lang, Parser>, lang: Lang) -> Result<&mut Parser, GrammarError> {
-    Ok(match parsers.entry(lang) {
-        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-        std::collections::hash_map::Entry::Vacant(e) => {
-            let mut parser = Parser::new();
-            parser
-                .set_language(&lang.grammar())
-                .map_err(|err| GrammarError { lang: lang.name(), message: err.to_string() })?;
-            e.insert(parser)
-        }
+        let parser = match parsers.entry(lang) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let mut parser = Parser::new();
+                parser
+                    .set_language(&lang.grammar())
+                    .map_err(|err| GrammarError { lang: lang.name(), message: err.to_string() })?;
+                e.insert(parser)
+            }
+        };
+        Ok(parser.parse(source, None))
     })
 }
 
@@ -577,13 +573,13 @@ fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result
         let functions = defs.iter().filter(|d| d.kind.is_some_and(SymbolKind::is_code));
         hints.extend(functions.filter_map(|d| arrow_return(d.node, source)));
     }
-    // A name the function binds for itself is its own value, not a function
-    // of the module; a member called, constructed, decorating or written
-    // there is no read of it.
     // A bare name that names no function of the project is dropped before
     // asking whether a function binds it: that walk is the dearer test.
     let imports: Vec<Import> = import_nodes.into_iter().flat_map(|n| imports::read(lang, n, source)).collect();
     keep_resolvable_references(lang, &mut calls, &defs, &imports, &hints);
+    // A name the function binds for itself is its own value, not a function
+    // of the module; a member called, constructed, decorating or written
+    // there is no read of it.
     let mut locals = Locals::new(lang, source, functions);
     calls.retain(|c| {
         c.form != CallForm::Reference
