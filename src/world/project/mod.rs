@@ -8,15 +8,16 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use nerd_logic::vocab::{SymbolKind, Visibility};
-use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator, Tree};
+use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
 
 use super::imports::{self, Import};
 use super::lang::{GrammarError, Lang};
 use super::locals::Locals;
-use hints::{arrow_return, return_hint, HintCaptures, HintSite};
+use hints::{arrow_return, return_hint, HintSite};
 pub use hints::{PASSED, PASSED_FIRST, RETURN_VAR};
 use outline::{chunks, first_syntax_error};
 use placed::Place;
+use roles::Roles;
 
 mod callee;
 mod expand;
@@ -25,6 +26,7 @@ mod macros;
 mod outline;
 mod placed;
 mod rewrite;
+mod roles;
 
 /// How the signature of a Rust `macro_rules!` macro starts.
 pub const MACRO_RULES: &str = "macro_rules!";
@@ -206,218 +208,6 @@ fn parse(lang: Lang, source: &[u8]) -> Result<Option<Tree>, GrammarError> {
         };
         Ok(parser.parse(source, None))
     })
-}
-
-/// Which role each capture of a projection query plays.
-struct Roles {
-    lang: Lang,
-    definition: Vec<Option<SymbolKind>>,
-    name: Option<u32>,
-    receiver: Option<u32>,
-    qualifier: Option<u32>,
-    scope: Option<u32>,
-    call: Option<u32>,
-    value: Option<u32>,
-    macro_call: Option<u32>,
-    import: Option<u32>,
-    hint_var: Option<u32>,
-    hint_type: Option<u32>,
-    hint_value: Option<u32>,
-    hint_base: Option<u32>,
-    hint_alias: Option<u32>,
-    hint_field: Option<u32>,
-    hint_return: Option<u32>,
-    hint_decorated: Option<u32>,
-    hint_passes: Option<u32>,
-    hint_callback: Option<u32>,
-    hint_tuple: Option<u32>,
-    macro_args: Option<u32>,
-    macro_body: Option<u32>,
-    function_scope: Option<u32>,
-    not_read: Option<u32>,
-    /// A callee captured whole; `callee::parts` reads its name and qualifier.
-    callee: Option<u32>,
-    /// A declaration that counts only at the top level of its file.
-    module_item: Option<u32>,
-    /// What a TypeScript test-defining call calls (`callee::names_a_test`).
-    test_callee: Option<u32>,
-    /// An assignment to a member (`callee::bound_back`).
-    assigned: Option<u32>,
-}
-
-impl Roles {
-    fn of(query: &Query, lang: Lang) -> Roles {
-        let names = query.capture_names();
-        let index = |wanted: &str| names.iter().position(|n| *n == wanted).map(|i| i as u32);
-        Roles {
-            lang,
-            definition: names
-                .iter()
-                .map(|n| n.strip_prefix("definition.").and_then(|k| k.parse::<SymbolKind>().ok()))
-                .collect(),
-            name: index("name"),
-            receiver: index("receiver"),
-            qualifier: index("qualifier"),
-            scope: index("scope"),
-            call: index("reference.call"),
-            value: index("reference.value"),
-            macro_call: index("reference.macro"),
-            import: index("import"),
-            hint_var: index("hint.var"),
-            hint_type: index("hint.type"),
-            hint_value: index("hint.value"),
-            hint_base: index("hint.base"),
-            hint_alias: index("hint.alias"),
-            hint_field: index("hint.field"),
-            hint_return: index("hint.return"),
-            hint_decorated: index("hint.decorated"),
-            hint_passes: index("hint.passes"),
-            hint_callback: index("hint.callback"),
-            hint_tuple: index("hint.tuple"),
-            macro_args: index("macro.args"),
-            macro_body: index("macro.body"),
-            function_scope: index("function.scope"),
-            not_read: index("member.not_read"),
-            callee: index("callee"),
-            module_item: index("module.item"),
-            test_callee: index("test.callee"),
-            assigned: index("member.assigned"),
-        }
-    }
-}
-
-/// What one query match captured, by role.
-#[derive(Default)]
-struct Captured<'t> {
-    def: Option<(Node<'t>, Option<SymbolKind>)>,
-    name: Option<Node<'t>>,
-    receiver: Option<Node<'t>>,
-    qualifier: Option<Node<'t>>,
-    call: Option<Node<'t>>,
-    value: Option<Node<'t>>,
-    macro_call: Option<Node<'t>>,
-    imports: Vec<Node<'t>>,
-    macros: Vec<Node<'t>>,
-    bodies: Vec<Node<'t>>,
-    /// A function whose parameters and locals shadow the module's names.
-    function: Option<Node<'t>>,
-    /// A member called, constructed, decorating or written: no read of it.
-    not_read: Option<Node<'t>>,
-    /// A declaration that counts only at the top level of its file.
-    module_item: Option<Node<'t>>,
-    /// What a TypeScript test-defining call calls: the match stands only if it names a test.
-    test_callee: Option<Node<'t>>,
-    /// An assignment to a member, which may bind a method back onto itself.
-    assigned: Option<Node<'t>>,
-    hint: HintCaptures<'t>,
-}
-
-impl Roles {
-    /// Sorts one match's captures by the role each plays.
-    fn read<'t>(&self, m: &tree_sitter::QueryMatch<'_, 't>) -> Captured<'t> {
-        let mut out = Captured::default();
-        let mut callee_node = None;
-        for c in m.captures() {
-            let i = Some(c.index);
-            if let Some(kind) = self.definition.get(c.index as usize).copied().flatten() {
-                out.def = Some((c.node, Some(kind)));
-            } else if i == self.scope {
-                out.def = Some((c.node, None));
-            } else if i == self.name {
-                out.name = Some(c.node);
-            } else if i == self.receiver {
-                out.receiver = Some(c.node);
-            } else if i == self.qualifier {
-                out.qualifier = Some(c.node);
-            } else if i == self.call {
-                out.call = Some(c.node);
-            } else if i == self.value {
-                out.value = Some(c.node);
-            } else if i == self.macro_call {
-                out.macro_call = Some(c.node);
-            } else if i == self.macro_body {
-                out.bodies.push(c.node);
-            } else if i == self.function_scope {
-                out.function = Some(c.node);
-            } else if i == self.not_read {
-                out.not_read = Some(c.node);
-            } else if i == self.import {
-                out.imports.push(c.node);
-            } else if i == self.macro_args {
-                out.macros.push(c.node);
-            } else if i == self.hint_var {
-                out.hint.var = Some(c.node);
-            } else if i == self.hint_type {
-                out.hint.text = Some((c.node, HintKind::Type));
-            } else if i == self.hint_value {
-                out.hint.text = Some((c.node, HintKind::Call));
-            } else if i == self.hint_base {
-                out.hint.text = Some((c.node, HintKind::Base));
-            } else if i == self.hint_alias {
-                out.hint.text = Some((c.node, HintKind::Alias));
-            } else if i == self.hint_tuple {
-                out.hint.tuple = Some(c.node);
-            } else if i == self.hint_field {
-                out.hint.field = true;
-            } else if i == self.hint_return {
-                out.hint.returned = true;
-            } else if i == self.hint_decorated {
-                out.hint.decorated = true;
-            } else if i == self.hint_passes {
-                out.hint.passes = true;
-            } else if i == self.hint_callback {
-                out.hint.callback = Some(c.node);
-            } else if i == self.callee {
-                callee_node = Some(c.node);
-            } else if i == self.module_item {
-                out.module_item = Some(c.node);
-            } else if i == self.test_callee {
-                out.test_callee = Some(c.node);
-            } else if i == self.assigned {
-                out.assigned = Some(c.node);
-            }
-        }
-        if let Some(node) = callee_node {
-            let place = match (out.call, out.value) {
-                (Some(call), _) if call.kind() == "new_expression" => callee::Place::New,
-                (Some(_), _) => callee::Place::Call,
-                (None, Some(_)) => callee::Place::Value,
-                (None, None) => callee::Place::Macro,
-            };
-            let parts = callee::parts(self.lang, node, place);
-            out.name = out.name.or(parts.name);
-            out.qualifier = out.qualifier.or(parts.qualifier);
-            out.receiver = out.receiver.or(parts.receiver);
-            out.not_read = out.not_read.or(parts.not_read);
-        }
-        out
-    }
-}
-
-impl Captured<'_> {
-    /// The call this match captured, if it is one; `first_row` places rows of
-    /// a re-parsed macro argument list back in the file.
-    fn call_site(&self, source: &[u8], first_row: u32) -> Option<CallSite> {
-        let name = self.name?;
-        let (node, form) = match (self.call, self.value, self.macro_call) {
-            // A call's `@receiver` is the value of a method call: it qualifies the call and makes it a method call.
-            (Some(call), _, _) if self.receiver.is_some() => (call, CallForm::Method),
-            (Some(call), _, _) => (call, CallForm::Call),
-            (None, Some(value), _) => (value, CallForm::Reference),
-            (None, None, Some(invocation)) => (invocation, CallForm::Macro),
-            (None, None, None) => return None,
-        };
-        Some(CallSite {
-            at: node.start_byte(),
-            // The line of the name called: in a chain written over several
-            // lines (`z.string()\n  .min(1)`) each call is on its own line.
-            line: first_row + line_of(name),
-            node_id: Some(node.id()),
-            name: text(name, source).to_string(),
-            qualifier: self.qualifier.or(self.receiver).map(|q| compact(text(q, source), 80)),
-            form,
-        })
-    }
 }
 
 /// A definition or scope before ids are assigned.
