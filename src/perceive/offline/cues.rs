@@ -64,7 +64,7 @@ pattern!(
     pub(super) q_status,
     &format!(
         "{}|{WORK_STATE}",
-        r"\b(staged|unstaged|stashed) (changes|files)\b|^(list|show)( me)? (all |the |my )?(local |remote )?branches\b|^compare (the )?branch(es)?\b|\bwhat (happened|changed) (on|in) (this|the|my) branch\b|\bwhat (am i|are we) (currently |now )?working on\b|\babout to commit\b|^(please\s+)?(confirm|verify|check|make sure|ensure)( that)? (nothing|none of (it|this|them|my changes)|my changes? (did not|didn'?t|do not|don'?t)|the changes? (did not|didn'?t|do not|don'?t)|no tests?)\b|\b(tests? (are |is )?(passing|failing|green|red)|(latest|most recent|last) (release|version|tag|commit|merged pr)|the status)\b|^are the tests\b|^is (the )?ci\b|^check(ing)? on\b|(latest|last|recent|failed|failing) (pipeline|workflow run|ci run|job)s?\b|(recent|new) [\w-]* ?(errors|exceptions|alerts|incidents)\b|issues (are )?open\b|(prs|pull requests) (that )?(need|needing|awaiting|waiting for) reviews?|\brecently\b|\bhappening\b|(any|new|latest|recent) (releases?|tags)\b|who (last )?(modified|changed|edited|touched|wrote)|^when (was|were|did) [^?]*\b(updated|modified|changed|released|committed|merged)|\bwhat (does|did) (pr|pull request) #?\d+|differences? between [^,;]*\b(branch|branches|main|master|commits?|tags?|versions|head)\b|\bcheck [^,;]* for (\w+ )?(errors|warnings)\b|\b(ci (is |was )?down|which (commit|change|pr) (caused|introduced|broke)|(passes|pass) (all )?(the )?(existing )?tests|(prs?|pull requests?|issues|commits) (merged|closed|opened|assigned)|(overnight|today'?s|yesterday'?s|last week'?s|recent) (activity|commits|changes)|standup|which tests are failing|does (it|the project|the code) (still )?(build|compile|pass)|^(do|does|did) (all |the |our |my |your )*(unit |integration |e2e )?(tests?|checks?|builds?|ci|linters?|lint|everything) (still )?(pass|passing|compile|build|succeed|run green)|ci (is )?green|status of|build status|is the build|diagnostics|git status|uncommitted changes|current branch|which branch|what branch)\b|^(show|list|what|which|how many|who|are there|any)\b.*\b((compiler|lint|linter|type|build) (errors|warnings)|commits|changes made|changed|(my|open|recent|merged) (prs|pull requests)|(open|closed|recent|new|my|github|gitlab|jira|all( the)?( open)?) issues|issues (in|on) (the |this )?(repo|repository|tracker|project|github)|issues (assigned|opened|closed|labell?ed|tagged)|diff|alerts|git log|history|blame)\b|^summari[sz]e\b[^.;]*\b(changes|diff|commits|prs?|pull requests|issues|activity|releases)\b|^(please\s+)?(re-?run|run) (pytest|cargo|go test|npm|yarn|pnpm|make|tox|jest|vitest|mocha|rspec|git)\b|^(please\s+)?(re-?run|run) (again )?(the |that |this |those |these |all (the )?|my |our |every )?(\S+ )?(tests?|suite|specs?|checks?|linters?|build|test suite)\b"
+        r"\b(staged|unstaged|stashed) (changes|files)\b|^(list|show)( me)? (all |the |my )?(local |remote )?branches\b|^compare (the )?branch(es)?\b|\bwhat (happened|changed) (on|in) (this|the|my) branch\b|\bwhat (am i|are we) (currently |now )?working on\b|\babout to commit\b|^(please\s+)?(confirm|verify|check|make sure|ensure)( that)? (nothing|none of (it|this|them|my changes)|my changes? (did not|didn'?t|do not|don'?t)|the changes? (did not|didn'?t|do not|don'?t)|no tests?)\b|\b(tests? (are |is )?(passing|failing|green|red)|(latest|most recent|last) (release|version|tag|commit|merged pr)|the status)\b|^are the tests\b|^is (the )?ci\b|^check(ing)? on\b|(latest|last|recent|failed|failing) (pipeline|workflow run|ci run|job)s?\b|(recent|new) [\w-]* ?(errors|exceptions|alerts|incidents)\b|issues (are )?open\b|(prs|pull requests) (that )?(need|needing|awaiting|waiting for) reviews?|\brecently\b|\bhappening\b|(any|new|latest|recent) (releases?|tags)\b|\bany (news|updates?|progress)\b|\b(release|fix|merge|update) when$|\bany chance (of|to) (get(ting)? )?(it|this|them|that) (finished|released|merged|done|fixed)\b|who (last )?(modified|changed|edited|touched|wrote)|^when (was|were|did) [^?]*\b(updated|modified|changed|released|committed|merged)|\bwhat (does|did) (pr|pull request) #?\d+|differences? between [^,;]*\b(branch|branches|main|master|commits?|tags?|versions|head)\b|\bcheck [^,;]* for (\w+ )?(errors|warnings)\b|\b(ci (is |was )?down|which (commit|change|pr) (caused|introduced|broke)|(passes|pass) (all )?(the )?(existing )?tests|(prs?|pull requests?|issues|commits) (merged|closed|opened|assigned)|(overnight|today'?s|yesterday'?s|last week'?s|recent) (activity|commits|changes)|standup|which tests are failing|does (it|the project|the code) (still )?(build|compile|pass)|^(do|does|did) (all |the |our |my |your )*(unit |integration |e2e )?(tests?|checks?|builds?|ci|linters?|lint|everything) (still )?(pass|passing|compile|build|succeed|run green)|ci (is )?green|status of|build status|is the build|diagnostics|git status|uncommitted changes|current branch|which branch|what branch)\b|^(show|list|what|which|how many|who|are there|any)\b.*\b((compiler|lint|linter|type|build) (errors|warnings)|commits|changes made|changed|(my|open|recent|merged) (prs|pull requests)|(open|closed|recent|new|my|github|gitlab|jira|all( the)?( open)?) issues|issues (in|on) (the |this )?(repo|repository|tracker|project|github)|issues (assigned|opened|closed|labell?ed|tagged)|diff|alerts|git log|history|blame)\b|^summari[sz]e\b[^.;]*\b(changes|diff|commits|prs?|pull requests|issues|activity|releases)\b|^(please\s+)?(re-?run|run) (pytest|cargo|go test|npm|yarn|pnpm|make|tox|jest|vitest|mocha|rspec|git)\b|^(please\s+)?(re-?run|run) (again )?(the |that |this |those |these |all (the )?|my |our |every )?(\S+ )?(tests?|suite|specs?|checks?|linters?|build|test suite)\b"
     )
 );
 pattern!(
@@ -120,7 +120,7 @@ pattern!(pub(super) question_word, r"^(what|where|which|who|whom|whose|why|how)\
 // A request put politely as a question is still a request ("can you fix the test?").
 pattern!(
     pub(super) polite,
-    r"(^|[,;:]\s*)(please|pls|kindly|(can|could|would|will|won'?t) (you|u|ya)|(i'?d|i would) like( you)? to|i (want|need) you to|let'?s|lets|help me|go ahead and|(can|could) (we|i) (have|get)|(do you think )?you could|i ask that you)\b|\bwould you mind\b"
+    r"(^|[,;:]\s*)(please|pls|kindly|(can|could|would|will|won'?t) (you|u|ya)|(i'?d|i would) like( you)? to|i (want|need) you to|let'?s|lets|help me|go ahead and|(can|could) (we|i) (have|get)|(do you think )?you could|i ask that you|would it be possible (for you )?to)\b|\bwould you mind\b"
 );
 
 // "Can we add tests for this?", "could we first commit this?": a proposal to change something is a
@@ -128,6 +128,34 @@ pattern!(
 pattern!(
     pub(super) proposal,
     r"(^|[?.!;,]\s+)(?:so |and |but |ok,? |okay,? |now,? )?(?:(?:can|could|shall) we|perhaps|maybe) (?:also |first |now |then |maybe |perhaps |just )?(fix|add|make|tag|put|combine|unify|mark|turn|break|remove|delete|rename|commit|update|change|refactor|write|move|implement|create|split|extract|replace|clean|bump|upgrade|push|merge|simplify|convert|improve|drop|introduce|switch|revert|get rid of)\b"
+);
+
+// "What about renaming the flag?", "how about adding a test?": a change suggested, which asks for it.
+pattern!(pub(super) suggestion, r"^(what|how) about \w+ing\b");
+// "Docker image is too large", "CI no longer runs tests", "Null values … are ignored": what goes
+// wrong, stated without a verb of change, is a bug report.
+pattern!(
+    pub(super) symptom,
+    r"\b(too (large|big|slow|long|heavy|small)|(is|are|seems?|looks?|gets?|got) (huge|enormous|bloated|massive)|huge \(|no longer (works?|runs?|builds?|compiles?|loads?|starts?|shows?|appears?)|(stopped|stops) (working|running)|(is|are) not (starting|loading|showing|displaying|rendering|updating|responding|saving)|(id|build|test|ci|compile|compilation|runtime|startup|install|installation|deploy|deployment)(/\w+)? failures?\b|(is|are|gets?|get|got) (silently )?(ignored|swallowed|dropped|lost)|nothing (changed|happens|happened|shows)|(an? |the )?(error|exception|warning)s? (pops?|appears?|occurs?|shows? up|is thrown)|(is|are) vulnerable to|memory leaks?)\b"
+);
+// A rule for every time a condition holds, not a task: "whenever you compare …", "when asked to …",
+// "if you don't understand something, …".
+pattern!(
+    pub(super) habitual,
+    r"^(whenever|every time|each time|any ?time|when(ever)? (you'?re |you are )?asked (to|for|about)|when(ever)? (in doubt|unsure|uncertain)|if (you'?re |you are )?(unsure|uncertain|in doubt)|if you (don'?t|do not|dont|can'?t|cannot) (understand|know))\b"
+);
+// "Add a tool to find all callers", "create a CI check to find …": what a made thing is to do is
+// no question.
+pattern!(
+    pub(super) makes_a_tool,
+    r"^(please\s+)?(add|create|implement|build|write|introduce|provide)( an?| the| new| some)*( [\w-]+)? (tool|command|subcommand|check|option|flag|feature|endpoint|button|script|api|action|workflow|job|hook)s? (to|that|which|for)\b"
+);
+// "Would it be possible to split up large files?": a change asked for, not how one is done.
+pattern!(pub(super) possible_to, r"^would it be possible (for you )?to\b");
+// How the agent answers: "respond in the user's language", "always reply in English".
+pattern!(
+    pub(super) answer_style,
+    r"^(please\s+)?(always\s+)?(respond|reply|answer|communicate|talk|speak|write (your )?(answers|responses|replies))( to (me|the user|users))?( only)? in\b"
 );
 
 pattern!(pub(super) what_opening, r"^(what is|what's|what are|what does|what do)\b");
@@ -157,7 +185,7 @@ pattern!(
 );
 pattern!(
     pub(super) m_rename,
-    r"\brename\b|\bchange (the )?(\w+ )?name\b|\bcall (the )?\S+( \S+)? \S+ instead\b|\b(standardi[sz]e|normali[sz]e|unify) [\w\s]*names?\b|\breplace [^,;]*\b(the old name|old names|prefix|namespace)\b|\b((fix(es)?|correct(s|ed)?):?\s+)?((a|an|the|tiny|small|minor)\s+)*(typos?|misspell(ed|ings?)?|spelling)\b[^,;.]{0,30}\b((variable|identifier)s?|(function|method|field|parameter|property|class|constant|attribute|argument)s? names?)\b|\b((fix(es|ed)?|correct(s|ed)?):?\s+)?((a|an|the)\s+)?((variable|identifier)|(function|method|field|parameter|property|class|constant|attribute|argument) names?)\s+(typos?|misspellings?|spelling)\b"
+    r"\brename\b|\bchange (the )?(\w+ )?name\b|\bcall (the )?\S+( \S+)? \S+ instead\b|\b(standardi[sz]e|normali[sz]e|unify) [\w\s]*names?\b|\breplace [^,;]*\b(the old name|old names|prefix|namespace)\b|\b((fix(es)?|correct(s|ed)?):?\s+)?((a|an|the|tiny|small|minor)\s+)*(typos?|misspell(ed|ings?)?|spelling)\b[^,;.]{0,30}\b((variable|identifier)s?|(function|method|field|parameter|property|class|constant|attribute|argument)s? names?)\b|\b((fix(es|ed)?|correct(s|ed)?):?\s+)?((a|an|the)\s+)?((variable|identifier)|(function|method|field|parameter|property|class|constant|attribute|argument) names?)\s+(typos?|misspellings?|spelling)\b|\b(update|correct|fix|change)( the| a)? (misspell(ing|ed)?|typo|spelling)s?( of)? id to id\b|^id (is|was) (a |an )?(typo|misspell(ing|ed))\b"
 );
 pattern!(
     pub(super) m_commit,

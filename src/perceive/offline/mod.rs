@@ -184,6 +184,8 @@ fn read_task(lower: &str, question_mark: bool) -> (&'static str, &'static str, &
     match (query, mutation) {
         _ if asks && ci_state().is_match(text) => ("query", "status", q_status(), 1),
         (_, Some((_, (verb, re), _))) if makes => ("mutation", verb, re(), agreeing),
+        // "Docker image is too large", "CI no longer runs tests": a problem stated, not a change named.
+        (None, None | Some((_, _, false))) if !asks && symptom().is_match(text) => ("mutation", "fix", m_fix(), 1),
         // "Why is this test failing?" asks for a reason, not for the status.
         (Some((_, (verb, re))), _) if asks => {
             let how =
@@ -390,8 +392,19 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         .join(" ")
         .replace("pre-commit", "precommit")
         .replace("' t ", "'t ");
+    // "What about renaming the flag?": the change a gerund suggests, asked for.
+    let (suggested, lower) = match suggestion().find(&lower) {
+        Some(m) => {
+            let gerund = &lower[lower[..m.end()].rfind(' ').map_or(0, |at| at + 1)..];
+            match imperative_title(gerund) {
+                imperative if imperative != gerund => (true, format!("please {imperative}")),
+                _ => (false, lower),
+            }
+        }
+        None => (false, lower),
+    };
     let lower = imperative_title(&lower);
-    let proposed = proposal().is_match(&lower);
+    let proposed = suggested || proposal().is_match(&lower);
     let lower = proposal().replace_all(&lower, "${1}please ${2}").into_owned();
 
     // "Remember that …" / "forget …": the rest of the request, as written, is the memory.
@@ -429,7 +442,8 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         || (!original.ends_with('?')
             && negated_imperative().is_match(&lower)
             && !negated_symptom().is_match(&lower)
-            && !clause_break().is_match(&lower));
+            && !clause_break().is_match(&lower))
+        || (!original.ends_with('?') && (habitual().is_match(&lower) || answer_style().is_match(&lower)));
     let (category, verb, cue, cues): (&str, &str, &Regex, usize) = if standing {
         // The first cue speaks: "always handle errors, never assign to _" requires.
         let verb = [("forbid", forbid()), ("require", require()), ("prefer", prefer())]
@@ -442,10 +456,13 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         let verb = match verb {
             Some(((at, _), _)) if at > first_clause && !conditional().is_match(&lower) => "require",
             Some((_, verb)) => verb,
+            None if answer_style().is_match(&lower) => "prefer",
             None => "require",
         };
-        let cue =
-            [instruction(), then_forbid()].into_iter().find(|c| c.is_match(&lower)).unwrap_or(negated_imperative());
+        let cue = [instruction(), then_forbid(), habitual(), answer_style()]
+            .into_iter()
+            .find(|c| c.is_match(&lower))
+            .unwrap_or(negated_imperative());
         ("instruction", verb, cue, 1)
     } else if named_test {
         ("query", "status", run_verb(), 1)
@@ -462,6 +479,16 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         Some(r) if proposed && category == "mutation" && r.category() != "mutation" => None,
         // "Write tests for X; do not change Y": a task said first stays a task, whatever rule follows it.
         Some(r) if task_with_constraint && category == "mutation" && r.category() == "instruction" => None,
+        // "Docker image is too large": a problem stated is a bug to fix, neither a fact to keep nor a question.
+        Some(r)
+            if category == "mutation" && verb == "fix" && symptom().is_match(&lower) && r.category() != "mutation" =>
+        {
+            None
+        }
+        // "Add a tool to find all callers": a request that opens by making something asks for it.
+        Some(r) if category == "mutation" && r.category() == "query" && makes_a_tool().is_match(&lower) => None,
+        // "Would it be possible to split up large files?": a change asked for so is asked for.
+        Some(r) if category == "mutation" && r.category() == "query" && possible_to().is_match(&lower) => None,
         other => other,
     };
     let (category, verb, cue, cues) = match overruled {
@@ -619,6 +646,71 @@ mod tests {
             ("Add release notes for 2.0", "mutation", "document"),
             ("make a release build of the cli", "mutation", "implement"),
             ("When is the next release?", "query", "explain"),
+        ]);
+    }
+
+    /// A problem stated without a verb of change is a bug report; asked about, or with a change
+    /// named, it is read as before.
+    #[test]
+    fn a_stated_problem_is_a_fix() {
+        rules_read_as(&[
+            ("Docker image is too large", "mutation", "fix"),
+            ("CI no longer runs tests on the main branch", "mutation", "fix"),
+            ("Null values returned by the parser are ignored", "mutation", "fix"),
+            ("Install failures on Windows since 2.0", "mutation", "fix"),
+            ("an error pops up when I start the app", "mutation", "fix"),
+            ("Why is the docker image so large?", "query", "explain"),
+            ("Make the docker image smaller", "mutation", "implement"),
+            ("Run the suite and highlight any failures", "query", "status"),
+        ]);
+        // Neither a fact to keep nor a question, whatever the second reader makes of it.
+        reads_as(&[
+            ("docker image is too large", "mutation", "fix"),
+            ("Docker image is huge (6.5 GB)", "mutation", "fix"),
+        ]);
+    }
+
+    /// Asking how the work stands is a status question; an update asked for is a change.
+    #[test]
+    fn asking_for_news_is_status() {
+        rules_read_as(&[
+            ("any updates?", "query", "status"),
+            ("Is there any update on the release?", "query", "status"),
+            ("any chance of getting this merged soon?", "query", "status"),
+            ("Bugfix release when?", "query", "status"),
+            ("update the dependencies", "mutation", "implement"),
+            ("Add a progress bar to the download", "mutation", "implement"),
+        ]);
+    }
+
+    /// A rule for every time a condition holds, or for how answers are given, is standing; a
+    /// condition on a one-off task is not.
+    #[test]
+    fn a_rule_for_every_time_is_an_instruction() {
+        rules_read_as(&[
+            ("whenever you compare two libraries, use everyday examples", "instruction", "require"),
+            ("When asked to remember something, update CLAUDE.md", "instruction", "require"),
+            ("if you don't understand something, don't edit it", "instruction", "forbid"),
+            ("respond in the user's language", "instruction", "prefer"),
+            ("If the tests fail, fix them", "mutation", "fix"),
+            ("respond with a 404 when the user is missing", "mutation", "implement"),
+            ("When does the cache expire?", "query", "explain"),
+        ]);
+    }
+
+    /// "What about renaming …", "would it be possible to …": a change suggested or asked for.
+    #[test]
+    fn a_suggested_change_is_asked_for() {
+        rules_read_as(&[
+            ("What about renaming the flag to `--old-flag`?", "mutation", "rename"),
+            ("how about adding tests for parse_config?", "mutation", "test"),
+            ("What about the tests?", "query", "explain"),
+        ]);
+        reads_as(&[
+            ("Would it be possible to split up large files?", "mutation", "refactor"),
+            ("Is it possible to disable telemetry?", "query", "explain"),
+            ("Add a tool to find all callers of a function", "mutation", "implement"),
+            ("find all callers of parse_config", "query", "search"),
         ]);
     }
 
