@@ -124,15 +124,16 @@ fn offline_reads_the_public_tuning_rows_and_never_takes_a_question_for_a_mutatio
     }
 }
 
-/// public5.tsv … public11.tsv were the fresh sets of the last seven rounds (first scores: 82.5% /
+/// public5.tsv … public12.tsv were the fresh sets of the last eight rounds (first scores: 82.5% /
 /// 59.9% / 11 questions read as mutations, the rules alone; 87.0% / 77.5% / 9, 89.0% / 75.3% / 2,
-/// 91.2% / 75.1% / 2, 86.4% / 73.4% / 2, 84.0% / 58.7% / 7 and 88.5% / 73.4% / 6, rules and second
-/// reader); since then they train the second reader (`scripts/train-perception`), and their misses
+/// 91.2% / 75.1% / 2, 86.4% / 73.4% / 2, 84.0% / 58.7% / 7, 88.5% / 73.4% / 6 and 80.2% / 57.6% / 6,
+/// rules and second reader); since then they train the second reader (`scripts/train-perception`), and their misses
 /// were read for rules that generalise (a question is never a standing rule, wanting to know is
 /// asking, "locate", confirming nothing broke, git state, facts about the project, whether a
 /// removal is needed, "can we …" proposes a change, the state of a build or of the work asked
 /// about, a request that opens by making something, documents by their names, symptoms said with
-/// "never", "what is …" with a specific cue). Each floor is a little below what the set reads now.
+/// "never", "what is …" with a specific cue, problems stated without a verb of change, asking for news,
+/// rules for every time a condition holds, suggested changes). Each floor is a little below what the set reads now.
 #[test]
 fn offline_reads_the_last_rounds_sets_it_learned_from() {
     for (file, category, both) in [
@@ -143,6 +144,7 @@ fn offline_reads_the_last_rounds_sets_it_learned_from() {
         ("public9.tsv", 93, 88),
         ("public10.tsv", 93, 84),
         ("public11.tsv", 93, 88),
+        ("public12.tsv", 91, 85),
     ] {
         let s = scored(&public(file));
         assert!(s.category * 100 >= s.n * category, "{file}: {}", s.line());
@@ -151,19 +153,18 @@ fn offline_reads_the_last_rounds_sets_it_learned_from() {
     }
 }
 
-/// public12.tsv was collected by someone who never read the transducer and frozen before it was
-/// first scored: these floors are that first score (category 227 of 283, both 163, 6 questions
-/// read as mutations; the rules alone read 223, 154 and 13, the second reader alone 227, 172 and
-/// 9), so a change that reads fresh requests worse fails here. It trains nothing yet; two families of
-/// its misses were read for rules (a typo in a code name is a rename, asking for a release a commit).
+/// public13.tsv was collected by someone who never read the transducer and frozen before it was
+/// first scored: these floors are that first score (category 258 of 330, both 201, 8 questions
+/// read as mutations; the rules alone read 262, 203 and 19, the second reader alone 250, 194 and
+/// 9), so a change that reads fresh requests worse fails here. It trains nothing yet.
 #[test]
 fn offline_on_the_fresh_public_set_is_scored_never_tuned() {
-    let rows = public("public12.tsv");
-    assert!(rows.len() >= 280 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
+    let rows = public("public13.tsv");
+    assert!(rows.len() >= 330 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
     let s = scored(&rows);
-    assert!(s.category >= 227, "{}", s.line());
-    assert!(s.both >= 163, "{}", s.line());
-    assert!(s.questions_as_mutations.len() <= 6, "{}", s.line());
+    assert!(s.category >= 258, "{}", s.line());
+    assert!(s.both >= 201, "{}", s.line());
+    assert!(s.questions_as_mutations.len() <= 8, "{}", s.line());
 }
 
 /// Prints both splits' figures (`cargo test --test perception -- --nocapture report`).
@@ -189,6 +190,7 @@ fn report() {
         "public10.tsv",
         "public11.tsv",
         "public12.tsv",
+        "public13.tsv",
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/perception").join(file);
         if path.exists() {
