@@ -714,6 +714,22 @@ mod tests {
         ]);
     }
 
+    /// "Tell me …", "compare X and Y", a question after a framing clause, "… working or not":
+    /// asked, whatever change they mention; the same words inside an order are not.
+    #[test]
+    fn asking_to_be_told_is_a_question() {
+        rules_read_as(&[
+            ("tell me the commands to verify the install", "query", "explain"),
+            ("read the http module and tell me how it differs from axios", "query", "explain"),
+            ("Compare Cloudflare KV and Durable Objects for log ingestion", "query", "explain"),
+            ("based on the readme, who is the primary audience for this project", "query", "explain"),
+            ("can you test these changes are working or not", "query", "status"),
+            ("tell the user when the upload is done", "mutation", "implement"),
+            ("add a compare button to the diff view", "mutation", "implement"),
+            ("Given an empty list, return None instead of raising", "mutation", "fix"),
+        ]);
+    }
+
     fn reading(v: &serde_json::Value) -> (&str, &str, f64) {
         (
             v["category"].as_str().unwrap_or(""),
