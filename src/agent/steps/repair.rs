@@ -484,9 +484,15 @@ impl Agent<'_> {
         let scope = scope.filter(|s| !s.paths.is_empty() || !s.new_files.is_empty());
         let Some(PatchScope { mut paths, new_files, task }) = scope else {
             if strategy == Strategy::TddRepairLoop {
-                let text = "The failures name no file of the index that a patch could change; over to you \
-                            (the test output is in the trail: `nerd audit show`).";
-                return Ok(Flow::Stop(Status::Escalated, text.into()));
+                // What the run itself says comes with it: a build the sandbox kept off the network, a
+                // missing tool or module is no code to patch, and the user can act on it.
+                let run = self.verified.as_ref().map(|v| format!(" The test run was {}.", v.sentence()));
+                let text = format!(
+                    "The failures name no file of the index that a patch could change; over to you \
+                     (the test output is in the trail: `nerd audit show`).{}",
+                    run.unwrap_or_default()
+                );
+                return Ok(Flow::Stop(Status::Escalated, text));
             }
             let q = format!("Which function do you mean? \"{}\" names no function or method here.", t.intent.target);
             self.emit(Event::Question { text: q.clone(), options: vec![] });
