@@ -185,7 +185,10 @@ fn read_task(lower: &str, question_mark: bool) -> (&'static str, &'static str, &
         _ if asks && ci_state().is_match(text) => ("query", "status", q_status(), 1),
         (_, Some((_, (verb, re), _))) if makes => ("mutation", verb, re(), agreeing),
         // "Docker image is too large", "CI no longer runs tests": a problem stated, not a change named.
-        (None, None | Some((_, _, false))) if !asks && symptom().is_match(text) => ("mutation", "fix", m_fix(), 1),
+        // Said, not asked, a problem a review would look for is reported: "impls are not thread-safe".
+        (None | Some((_, ("review", _))), None | Some((_, _, false))) if !asks && symptom().is_match(text) => {
+            ("mutation", "fix", m_fix(), 1)
+        }
         // "Why is this test failing?" asks for a reason, not for the status.
         (Some((_, (verb, re))), _) if asks => {
             let how =
@@ -423,7 +426,9 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         }
     }
 
-    if keep_fact().is_match(original) {
+    // "The project uses a deprecated API, replace it": a fact said before an order is the order's reason.
+    let order_after = clause_end().split(&lower).skip(1).any(|c| change(c.trim()).is_some_and(|(at, _, _)| at == 0));
+    if keep_fact().is_match(original) && !order_after {
         return memory_intent("remember", original.trim_end_matches('.'), 0.8);
     }
     // "Run test_parse": a test named by its name is run; the second reader does not read names.
@@ -437,7 +442,13 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         constraint().find_iter(&original_lower).map(|m| m.as_str().trim().to_string()).collect();
     // "Write tests for X, and do not change null.go": a task said with a constraint on it.
     let task_with_constraint = change(&lower).is_some_and(|(_, _, specific)| specific) && !constraints.is_empty();
-    let standing = (!questioned && instruction().is_match(&lower))
+    // "Implement a login code. The code must always have six digits": a task, then what it must do.
+    let first_sentence = sentence_break().find(&lower).map_or(lower.as_str(), |m| &lower[..m.start()]);
+    let opens_a_task = first_sentence.len() < lower.len()
+        && imperative_make().is_match(&lower)
+        && !instruction().is_match(first_sentence)
+        && !modal().is_match(first_sentence);
+    let standing = (!questioned && !opens_a_task && instruction().is_match(&lower))
         || (!questioned && then_forbid().is_match(&lower) && !task_first)
         || (!original.ends_with('?')
             && negated_imperative().is_match(&lower)
@@ -728,6 +739,27 @@ mod tests {
             ("add a compare button to the diff view", "mutation", "implement"),
             ("Given an empty list, return None instead of raising", "mutation", "fix"),
         ]);
+    }
+
+    /// More problems stated, questions about what to test or what is missing, facts about the
+    /// project said in rule files, and a task whose later sentences say what it must do.
+    #[test]
+    fn symptoms_test_questions_project_facts_and_a_task_with_its_requirements() {
+        rules_read_as(&[
+            ("Sensor becomes unavailable after reboot", "mutation", "fix"),
+            ("Switchable impls are not thread-safe", "mutation", "fix"),
+            ("Is this class thread-safe?", "query", "review"),
+            ("What test cases should I consider for this function?", "query", "review"),
+            ("Which remaining branches are worth testing?", "query", "review"),
+            ("Should line 53 use defmodule instead?", "query", "review"),
+            ("What should I name this function?", "query", "explain"),
+            ("Project is using Expo and best practices.", "instruction", "remember"),
+            ("`@/` is an alias for `src/react`", "instruction", "remember"),
+            ("The project uses a deprecated API, replace it with the new one", "mutation", "refactor"),
+            ("Implement a login code generator. The code must always have six digits.", "mutation", "implement"),
+        ]);
+        // A rule whose first word could open a task is still a rule.
+        reads_as(&[("Build output should not be committed; only source files.", "instruction", "forbid")]);
     }
 
     fn reading(v: &serde_json::Value) -> (&str, &str, f64) {
