@@ -154,18 +154,18 @@ fn offline_reads_the_last_rounds_sets_it_learned_from() {
     }
 }
 
-/// public13.tsv was collected by someone who never read the transducer and frozen before it was
-/// first scored: these floors are that first score (category 258 of 330, both 201, 8 questions
-/// read as mutations; the rules alone read 262, 203 and 19, the second reader alone 250, 194 and
-/// 9), so a change that reads fresh requests worse fails here. It trains nothing yet.
+/// public14.tsv was collected by someone who never read the transducer and frozen before it was
+/// first scored: these floors are that first score (category 276 of 327, both 209, 6 questions
+/// read as mutations; the rules alone read 280, 201 and 7, the second reader alone 260, 192 and
+/// 7), so a change that reads fresh requests worse fails here. It trains nothing yet.
 #[test]
 fn offline_on_the_fresh_public_set_is_scored_never_tuned() {
-    let rows = public("public13.tsv");
-    assert!(rows.len() >= 330 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
+    let rows = public("public14.tsv");
+    assert!(rows.len() >= 327 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
     let s = scored(&rows);
-    assert!(s.category >= 258, "{}", s.line());
-    assert!(s.both >= 201, "{}", s.line());
-    assert!(s.questions_as_mutations.len() <= 8, "{}", s.line());
+    assert!(s.category >= 276, "{}", s.line());
+    assert!(s.both >= 209, "{}", s.line());
+    assert!(s.questions_as_mutations.len() <= 6, "{}", s.line());
 }
 
 /// Prints both splits' figures (`cargo test --test perception -- --nocapture report`).
@@ -192,6 +192,7 @@ fn report() {
         "public11.tsv",
         "public12.tsv",
         "public13.tsv",
+        "public14.tsv",
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/perception").join(file);
         if path.exists() {
