@@ -25,6 +25,7 @@ const ENV_ALLOWLIST: &[&str] = &[
     "TMPDIR",
     "TERM",
     "CARGO_HOME",
+    "CARGO_NET_OFFLINE",
     "RUSTUP_HOME",
     "RUSTUP_TOOLCHAIN",
     "GOPATH",

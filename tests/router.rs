@@ -201,6 +201,34 @@ fn hangs_and_fork_bombs_are_killed_with_their_process_group() {
     }
 }
 
+/// With no host allowed, cargo in the sandbox runs offline: from its cache, without retrying a
+/// network the sandbox cuts. With a host allowed (`[policy] allow_hosts`), that is cargo's choice again.
+#[test]
+fn cargo_runs_offline_in_the_sandbox_unless_a_host_is_allowed() {
+    let w = World::new();
+    std::fs::write(w.ws.join("probe.py"), "import os\nprint('OFFLINE', os.environ.get('CARGO_NET_OFFLINE'))\n")
+        .unwrap();
+    let probe = |config_home: &std::path::Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_nerd"))
+            .args(["act", "--json", "--intent", "mutation", "--action", &exec(&["python3", "probe.py"])])
+            .current_dir(&w.ws)
+            .env("HOME", &w.home)
+            .env("XDG_STATE_HOME", &w.state)
+            .env("XDG_CONFIG_HOME", config_home)
+            .env_remove("CARGO_NET_OFFLINE")
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["status"], "executed", "{v}");
+        v["output"]["stdout"].as_str().unwrap_or_default().trim().to_string()
+    };
+    assert_eq!(probe(&w.home.join("no-config")), "OFFLINE true");
+    let config = w.home.join(".config");
+    std::fs::create_dir_all(config.join("nerd")).unwrap();
+    std::fs::write(config.join("nerd/config.toml"), "[policy]\nallow_hosts = [\"index.crates.io\"]\n").unwrap();
+    assert_eq!(probe(&config), "OFFLINE None");
+}
+
 #[test]
 fn a_sessions_temp_dir_is_private_and_goes_with_the_session() {
     let w = World::new();

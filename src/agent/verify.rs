@@ -459,6 +459,16 @@ fn judge(run: &ToolRun) -> Check {
     check
 }
 
+/// The first error a program printed, quoted for a note (`; it said "error: no matching package
+/// named `x` found"`), or nothing: what the user reads first when nerd could parse no more.
+fn said(output: &str) -> String {
+    let line = output.lines().map(str::trim).find(|l| l.get(..5).is_some_and(|w| w.eq_ignore_ascii_case("error")));
+    match line {
+        Some(line) => format!("; it said \"{}\"", line.chars().take(200).collect::<String>()),
+        None => String::new(),
+    }
+}
+
 fn judged(run: &ToolRun) -> Check {
     let (parsed, synthetic) = errors(&run.findings);
     let check = |status, tests_run, tests_failed, note: String| Check {
@@ -485,7 +495,7 @@ fn judged(run: &ToolRun) -> Check {
     if !run.tool.is_test_runner() {
         return match (parsed, synthetic, code) {
             (0, 0, Some(0)) => check(Verdict::VerifiedPass, None, 0, "builds without errors".to_string()),
-            (0, _, _) => unverified(format!("{exited} without a diagnostic nerd could read")),
+            (0, _, _) => unverified(format!("{exited} without a diagnostic nerd could read{}", said(&run.tail))),
             (n, _, _) => check(Verdict::VerifiedFail, None, 0, format!("{n} build error(s)")),
         };
     }
@@ -498,7 +508,7 @@ fn judged(run: &ToolRun) -> Check {
                 format!("the build failed with {parsed} error(s) before any test ran"),
             )
         } else {
-            unverified(format!("{exited} and printed no test summary"))
+            unverified(format!("{exited} and printed no test summary{}", said(&run.tail)))
         };
     };
     let failed = u32::try_from(s.failed.len()).unwrap_or(u32::MAX);
@@ -666,6 +676,24 @@ mod tests {
             exit: Exit::Code(Some(2)),
             ..not_run(Tool::Pytest)
         }
+    }
+
+    /// A runner that printed no summary is quoted by its first error, which says what to do.
+    #[test]
+    fn a_run_without_a_summary_quotes_its_first_error() {
+        let run =
+            |tail: &str| ToolRun { tail: tail.to_string(), exit: Exit::Code(Some(101)), ..not_run(Tool::CargoTest) };
+        let v = Verification::of(&[run(
+            "    Updating crates.io index\nerror: no matching package named `zq` found\nlocation searched: crates.io index\n",
+        )]);
+        assert_eq!(v.status, Verdict::Unverified);
+        assert!(
+            v.reason.ends_with("printed no test summary; it said \"error: no matching package named `zq` found\""),
+            "{}",
+            v.reason
+        );
+        let quiet = Verification::of(&[run("warning: unused import\n")]);
+        assert!(quiet.reason.ends_with("printed no test summary"), "{}", quiet.reason);
     }
 
     #[test]

@@ -699,16 +699,22 @@ impl Router {
             &self.root,
         );
         let layers = prepared.layers.clone();
+        // Caches that would live under $HOME go to the session's temp dir, which is writable.
+        let mut env: Vec<(String, std::ffi::OsString)> = vec![
+            ("TMPDIR".into(), tmp.clone().into_os_string()),
+            ("GOCACHE".into(), tmp.join("gocache").into_os_string()),
+            // Running code must not leave bytecode caches in the workspace.
+            ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
+        ];
+        // No host is reachable: cargo resolves from its own cache (a crate cloned without its lock
+        // file still builds from what is cached) instead of retrying a network the sandbox cuts.
+        if self.hosts.is_empty() {
+            env.push(("CARGO_NET_OFFLINE".into(), "true".into()));
+        }
         let job = Job {
             argv: argv.iter().map(Into::into).collect(),
             cwd: self.root.clone(),
-            // Caches that would live under $HOME go to the session's temp dir, which is writable.
-            env: vec![
-                ("TMPDIR".into(), tmp.clone().into_os_string()),
-                ("GOCACHE".into(), tmp.join("gocache").into_os_string()),
-                // Running code must not leave bytecode caches in the workspace.
-                ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
-            ],
+            env,
             timeout: self.timeout,
             confine: Some(Arc::new(prepared)),
             cancel: self.cancel.clone(),
