@@ -158,7 +158,7 @@ pub(super) fn field<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
 
 /// The children of `node` in fields `names`, in one pass over its children
 /// (by index: a tree cursor would cost an allocation per callee).
-fn fields<'t, const N: usize>(node: Node<'t>, names: [&str; N]) -> [Option<Node<'t>>; N] {
+pub(super) fn fields<'t, const N: usize>(node: Node<'t>, names: [&str; N]) -> [Option<Node<'t>>; N] {
     let mut found = [None; N];
     for i in 0..node.child_count() {
         let Some(field) = node.field_name_for_child(i) else { continue };

@@ -6,7 +6,9 @@
 
 use tree_sitter::Node;
 
+use super::callee::{field, fields};
 use super::{compact, line_of, text, HintKind};
+use crate::world::lang::Lang;
 
 /// A type hint before its scope is known.
 pub(super) struct HintSite {
@@ -85,6 +87,142 @@ impl HintCaptures<'_> {
         let (at, line, field, decorated) = (anchor.start_byte(), line_of(anchor), self.field, self.decorated);
         Some(HintSite { at, line, var, kind, text: written, field, decorated })
     }
+}
+
+/// The hints a node the query captured whole (`@hint.node`) holds, read off
+/// its fields in the order the query gave them (a match is complete at its
+/// last node, so a written type comes before the value after it): a nested
+/// pattern costs the query's compiler an analysis per node in it, paid by
+/// every process, and reading the node here costs nothing until one matches.
+pub(super) fn node_hints<'t>(lang: Lang, node: Node<'t>, source: &[u8]) -> Vec<HintCaptures<'t>> {
+    match (lang.family(), node.kind()) {
+        (Lang::Python, "assignment") => python_assignment(node, source),
+        (Lang::Python, "with_item") => python_with_item(node).into_iter().collect(),
+        (Lang::Python, "decorated_definition") => python_decorated(node),
+        (Lang::Python, "return_statement") => {
+            let call = named_children(node).into_iter().find(|c| c.kind() == "call");
+            let callee = call.and_then(|c| field(c, "function")).filter(|f| is_python_callee(*f));
+            callee
+                .map(|f| HintCaptures { text: Some((f, HintKind::Call)), returned: true, ..Default::default() })
+                .into_iter()
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A Python name or attribute, as a callee or a value is written.
+fn is_python_callee(node: Node<'_>) -> bool {
+    matches!(node.kind(), "identifier" | "attribute")
+}
+
+/// The named children of `node`.
+fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
+    node.named_children(&mut node.walk()).collect()
+}
+
+/// `x: T`, `x = f()`, `x = y` (an alias), the same of `self.x` (a field of the
+/// class), and a class-level annotation (a field too).
+fn python_assignment<'t>(node: Node<'t>, source: &[u8]) -> Vec<HintCaptures<'t>> {
+    let [left, right, written] = fields(node, ["left", "right", "type"]);
+    let written = written.filter(|t| t.kind() == "type");
+    let Some(left) = left else { return Vec::new() };
+    let called =
+        right.filter(|r| r.kind() == "call").and_then(|c| field(c, "function")).filter(|f| is_python_callee(*f));
+    let hint = |var, text| HintCaptures { var: Some(var), text: Some(text), ..Default::default() };
+    let mut out = Vec::new();
+    // A class-level annotation, an assignment statement right in a class's body: its pattern
+    // starts at the class, so the query gave it before the others of the same node.
+    let in_class_body = node
+        .parent()
+        .filter(|s| s.kind() == "expression_statement")
+        .and_then(|s| s.parent())
+        .filter(|b| b.kind() == "block")
+        .and_then(|b| b.parent().filter(|c| c.kind() == "class_definition").zip(Some(b)))
+        .is_some_and(|(class, block)| field(class, "body").is_some_and(|body| body.id() == block.id()));
+    if let (true, "identifier", Some(t)) = (in_class_body, left.kind(), written) {
+        out.push(HintCaptures { field: true, ..hint(left, (t, HintKind::Type)) });
+    }
+    match left.kind() {
+        "identifier" => {
+            out.extend(written.map(|t| hint(left, (t, HintKind::Type))));
+            out.extend(called.map(|f| hint(left, (f, HintKind::Call))));
+            out.extend(right.filter(|r| is_python_callee(*r)).map(|r| hint(left, (r, HintKind::Alias))));
+        }
+        "attribute" => {
+            let [object, attribute] = fields(left, ["object", "attribute"]);
+            let of_self = object.is_some_and(|o| o.kind() == "identifier" && text(o, source) == "self");
+            if let (true, Some(var)) = (of_self, attribute.filter(|a| a.kind() == "identifier")) {
+                let field = |text| HintCaptures { field: true, ..hint(var, text) };
+                out.extend(written.map(|t| field((t, HintKind::Type))));
+                out.extend(called.map(|f| field((f, HintKind::Call))));
+                out.extend(right.filter(|r| r.kind() == "identifier").map(|r| field((r, HintKind::Alias))));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// `with open_session() as s:`: `s` holds what the callee returns.
+fn python_with_item(node: Node<'_>) -> Option<HintCaptures<'_>> {
+    let value = field(node, "value").filter(|v| v.kind() == "as_pattern")?;
+    let alias = field(value, "alias").filter(|a| a.kind() == "as_pattern_target")?;
+    let call = named_children(value).into_iter().find(|c| c.kind() == "call" && c.start_byte() < alias.start_byte())?;
+    let callee = field(call, "function").filter(|f| is_python_callee(*f))?;
+    let var = named_children(alias).into_iter().find(|n| n.kind() == "identifier")?;
+    Some(HintCaptures { var: Some(var), text: Some((callee, HintKind::Call)), ..Default::default() })
+}
+
+/// A decorated function at module level or in a function's body holds what
+/// its outermost decorator makes (`@click.group()` makes a `Group`); its first
+/// parameter holds what a decorator named without a call passes there.
+fn python_decorated(node: Node<'_>) -> Vec<HintCaptures<'_>> {
+    let mut out = Vec::new();
+    let Some(function) = field(node, "definition").filter(|d| d.kind() == "function_definition") else {
+        return out;
+    };
+    let children = named_children(node);
+    let placed = node.parent().is_some_and(|p| match p.kind() {
+        "module" => true,
+        "block" => p
+            .parent()
+            .filter(|f| f.kind() == "function_definition")
+            .and_then(|f| field(f, "body"))
+            .is_some_and(|body| body.id() == p.id()),
+        _ => false,
+    });
+    let outermost = children.first().filter(|d| d.kind() == "decorator");
+    let made = outermost.and_then(|d| {
+        named_children(*d).into_iter().find_map(|e| match e.kind() {
+            "call" => field(e, "function").filter(|f| is_python_callee(*f)),
+            "identifier" | "attribute" => Some(e),
+            _ => None,
+        })
+    });
+    if let (true, Some(made), Some(name)) = (placed, made, field(function, "name").filter(|n| n.kind() == "identifier"))
+    {
+        out.push(HintCaptures {
+            var: Some(name),
+            text: Some((made, HintKind::Call)),
+            decorated: true,
+            ..Default::default()
+        });
+    }
+    let first = field(function, "parameters").and_then(|p| named_children(p).into_iter().next());
+    if let Some(first) = first.filter(|p| p.kind() == "identifier") {
+        for decorator in children.iter().filter(|d| d.kind() == "decorator") {
+            for named in named_children(*decorator).into_iter().filter(|e| is_python_callee(*e)) {
+                out.push(HintCaptures {
+                    var: Some(first),
+                    text: Some((named, HintKind::Call)),
+                    passes: true,
+                    ..Default::default()
+                });
+            }
+        }
+    }
+    out
 }
 
 /// TypeScript: what a definition whose value is an arrow function with one

@@ -355,6 +355,8 @@ fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result
             }
         } else if let Some(call) = found.call_site(source, 0) {
             calls.push(call);
+        } else if let Some(node) = found.hint_node {
+            hints.extend(hints::node_hints(lang, node, source).iter().filter_map(|h| h.site(source)));
         } else if let Some(site) = found.hint.site(source) {
             hints.push(site);
         }

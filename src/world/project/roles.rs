@@ -33,6 +33,8 @@ pub(super) struct Roles {
     hint_passes: Option<u32>,
     hint_callback: Option<u32>,
     hint_tuple: Option<u32>,
+    /// A node whose hints are read off its fields in code (`hints::node_hints`).
+    hint_node: Option<u32>,
     macro_args: Option<u32>,
     macro_body: Option<u32>,
     function_scope: Option<u32>,
@@ -76,6 +78,7 @@ impl Roles {
             hint_passes: index("hint.passes"),
             hint_callback: index("hint.callback"),
             hint_tuple: index("hint.tuple"),
+            hint_node: index("hint.node"),
             macro_args: index("macro.args"),
             macro_body: index("macro.body"),
             function_scope: index("function.scope"),
@@ -112,6 +115,8 @@ pub(super) struct Captured<'t> {
     /// An assignment to a member, which may bind a method back onto itself.
     pub(super) assigned: Option<Node<'t>>,
     pub(super) hint: HintCaptures<'t>,
+    /// A node whose hints are read in code.
+    pub(super) hint_node: Option<Node<'t>>,
 }
 
 impl Roles {
@@ -167,6 +172,8 @@ impl Roles {
                 out.hint.decorated = true;
             } else if i == self.hint_passes {
                 out.hint.passes = true;
+            } else if i == self.hint_node {
+                out.hint_node = Some(c.node);
             } else if i == self.hint_callback {
                 out.hint.callback = Some(c.node);
             } else if i == self.callee {
