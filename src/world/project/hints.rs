@@ -107,8 +107,113 @@ pub(super) fn node_hints<'t>(lang: Lang, node: Node<'t>, source: &[u8]) -> Vec<H
                 .into_iter()
                 .collect()
         }
+        (Lang::TypeScript, _) => typescript_hints(node),
         _ => Vec::new(),
     }
+}
+
+/// TypeScript: `const x: T = …`, `const x = new T()`, `x = f()`, `x = await f()`, `x = y` (an
+/// alias); a parameter's type (a field too where it has an accessibility modifier); a class
+/// field's type or construction; `this.x = new T()` or `= y`; `return new T()` or `return f()`;
+/// and an arrow function's parameters without a type, which may be a callback's.
+fn typescript_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
+    let hint = |var, text| HintCaptures { var: Some(var), text: Some(text), ..Default::default() };
+    let mut out = Vec::new();
+    match node.kind() {
+        "variable_declarator" => {
+            let [name, written, value] = fields(node, ["name", "type", "value"]);
+            let Some(var) = name.filter(|n| n.kind() == "identifier") else { return out };
+            out.extend(ts_types(written).into_iter().map(|t| hint(var, (t, HintKind::Type))));
+            if let Some(value) = value {
+                let awaited = || {
+                    let inner = if value.kind() == "await_expression" { named_children(value) } else { Vec::new() };
+                    inner.into_iter().find_map(ts_called)
+                };
+                let text = ts_constructed(value)
+                    .map(|c| (c, HintKind::Call))
+                    .or_else(|| ts_called(value).map(|f| (f, HintKind::Call)))
+                    .or_else(|| awaited().map(|f| (f, HintKind::Call)))
+                    .or_else(|| is_ts_callee(value).then_some((value, HintKind::Alias)));
+                out.extend(text.map(|t| hint(var, t)));
+            }
+        }
+        "required_parameter" | "optional_parameter" => {
+            let [pattern, written] = fields(node, ["pattern", "type"]);
+            let Some(var) = pattern.filter(|p| p.kind() == "identifier") else { return out };
+            let accessible = node.kind() == "required_parameter"
+                && named_children(node).iter().any(|c| c.kind() == "accessibility_modifier");
+            for t in ts_types(written) {
+                if accessible {
+                    out.push(HintCaptures { field: true, ..hint(var, (t, HintKind::Type)) });
+                }
+                out.push(hint(var, (t, HintKind::Type)));
+            }
+        }
+        "public_field_definition" => {
+            let [name, written, value] = fields(node, ["name", "type", "value"]);
+            let Some(var) = name.filter(|n| n.kind() == "property_identifier") else { return out };
+            let field = |text| HintCaptures { field: true, ..hint(var, text) };
+            out.extend(ts_types(written).into_iter().map(|t| field((t, HintKind::Type))));
+            out.extend(value.and_then(ts_constructed).map(|c| field((c, HintKind::Call))));
+        }
+        "assignment_expression" if node.parent().is_some_and(|p| p.kind() == "expression_statement") => {
+            let [left, right] = fields(node, ["left", "right"]);
+            let member = left.filter(|l| l.kind() == "member_expression");
+            let [object, property] = member.map_or([None, None], |m| fields(m, ["object", "property"]));
+            let var =
+                property.filter(|p| p.kind() == "property_identifier" && object.is_some_and(|o| o.kind() == "this"));
+            let text = right.and_then(|r| {
+                ts_constructed(r)
+                    .map(|c| (c, HintKind::Call))
+                    .or_else(|| (r.kind() == "identifier").then_some((r, HintKind::Alias)))
+            });
+            if let (Some(var), Some(text)) = (var, text) {
+                out.push(HintCaptures { field: true, ..hint(var, text) });
+            }
+        }
+        "return_statement" => {
+            let returned = named_children(node)
+                .into_iter()
+                .find_map(|c| ts_constructed(c).or_else(|| ts_called(c)).map(|t| (t, HintKind::Call)));
+            out.extend(returned.map(|t| HintCaptures { text: Some(t), returned: true, ..Default::default() }));
+        }
+        "arrow_function" => {
+            let parameters = field(node, "parameters").filter(|p| p.kind() == "formal_parameters");
+            for parameter in parameters.map(named_children).unwrap_or_default() {
+                let [pattern, written] = fields(parameter, ["pattern", "type"]);
+                if let (true, Some(var), None) =
+                    (parameter.kind() == "required_parameter", pattern.filter(|p| p.kind() == "identifier"), written)
+                {
+                    out.push(HintCaptures { var: Some(var), callback: Some(node), ..Default::default() });
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// What a TypeScript type annotation writes: each named child (one, but for comments).
+fn ts_types(annotation: Option<Node<'_>>) -> Vec<Node<'_>> {
+    annotation.filter(|a| a.kind() == "type_annotation").map(named_children).unwrap_or_default()
+}
+
+/// What `new T()` constructs: `T`.
+fn ts_constructed(value: Node<'_>) -> Option<Node<'_>> {
+    Some(value).filter(|v| v.kind() == "new_expression").and_then(|v| field(v, "constructor"))
+}
+
+/// What a call of a name or member calls.
+fn ts_called(value: Node<'_>) -> Option<Node<'_>> {
+    Some(value)
+        .filter(|v| v.kind() == "call_expression")
+        .and_then(|c| field(c, "function"))
+        .filter(|f| is_ts_callee(*f))
+}
+
+/// A TypeScript name or member, as a callee is written.
+fn is_ts_callee(node: Node<'_>) -> bool {
+    matches!(node.kind(), "identifier" | "member_expression")
 }
 
 /// A Python name or attribute, as a callee or a value is written.
