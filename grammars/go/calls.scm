@@ -12,3 +12,5 @@
 (return_statement (expression_list (identifier) @name @reference.value))
 ; Functions whose parameters and locals shadow the package's names.
 [(function_declaration) (method_declaration) (func_literal)] @function.scope
+; What binds a name in a function (src/world/locals.rs reads which part binds).
+[(parameter_declaration) (variadic_parameter_declaration) (var_spec) (const_spec) (short_var_declaration) (range_clause)] @local.binding

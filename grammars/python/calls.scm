@@ -25,3 +25,5 @@
 (assignment left: (attribute) @member.not_read)
 (augmented_assignment left: (attribute) @member.not_read)
 (delete_statement (attribute) @member.not_read)
+; What binds a name in a function (src/world/locals.rs reads which part binds).
+[(parameters) (lambda_parameters) (as_pattern_target) (assignment) (augmented_assignment) (for_statement) (for_in_clause) (named_expression)] @local.binding

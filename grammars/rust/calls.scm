@@ -18,3 +18,5 @@
 ; Functions whose parameters and locals shadow the module's names.
 (function_item) @function.scope
 (closure_expression) @function.scope
+; What binds a name in a function (src/world/locals.rs reads which part binds).
+[(parameter) (let_declaration) (for_expression) (let_condition) (match_arm) (closure_parameters)] @local.binding

@@ -25,3 +25,5 @@
 ; the binding off the `@member.assigned` assignment.
 (assignment_expression left: (member_expression) @member.not_read) @member.assigned
 (augmented_assignment_expression left: (member_expression) @member.not_read)
+; What binds a name in a function (src/world/locals.rs reads which part binds).
+[(required_parameter) (optional_parameter) (variable_declarator) (arrow_function) (for_in_statement) (catch_clause)] @local.binding

@@ -45,16 +45,15 @@ pub struct Locals<'s, 't> {
     source: &'s [u8],
     /// The file's functions (closures and lambdas included), as the query
     /// found them (`@function.scope`), by where they start.
-    functions: Vec<Scope<'t>>,
-    /// The same, by node id: a function's walk stops at the functions inside it.
-    function_ids: HashSet<usize>,
+    functions: Vec<Scope>,
+    /// The file's binding constructs (`@local.binding`), by where they start.
+    bindings: Vec<Node<'t>>,
     /// The names each function binds itself, by its place in `functions`, once asked.
     bound: Vec<Option<HashSet<&'s str>>>,
 }
 
 /// One function and where it lies.
-struct Scope<'t> {
-    node: Node<'t>,
+struct Scope {
     start: usize,
     end: usize,
     /// The innermost function around it, by its place in `functions`.
@@ -62,11 +61,13 @@ struct Scope<'t> {
 }
 
 impl<'s, 't> Locals<'s, 't> {
-    pub fn new(lang: Lang, source: &'s [u8], mut nodes: Vec<Node<'t>>) -> Self {
+    /// The functions and binding constructs of one file, as the query found them.
+    pub fn new(lang: Lang, source: &'s [u8], mut nodes: Vec<Node<'t>>, mut bindings: Vec<Node<'t>>) -> Self {
         nodes.sort_by_key(|n| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
         nodes.dedup_by_key(|n| n.id());
-        let function_ids = nodes.iter().map(Node::id).collect();
-        let mut functions: Vec<Scope<'t>> = Vec::with_capacity(nodes.len());
+        bindings.sort_by_key(|n| (n.start_byte(), n.id()));
+        bindings.dedup_by_key(|n| n.id());
+        let mut functions: Vec<Scope> = Vec::with_capacity(nodes.len());
         // The functions open around the one being placed, innermost last.
         let mut open: Vec<usize> = Vec::new();
         for node in nodes {
@@ -74,11 +75,20 @@ impl<'s, 't> Locals<'s, 't> {
             while open.last().is_some_and(|&i| functions[i].end <= start) {
                 open.pop();
             }
-            functions.push(Scope { node, start, end, parent: open.last().copied() });
+            functions.push(Scope { start, end, parent: open.last().copied() });
             open.push(functions.len() - 1);
         }
         let bound = functions.iter().map(|_| None).collect();
-        Locals { lang, source, functions, function_ids, bound }
+        Locals { lang, source, functions, bindings, bound }
+    }
+
+    /// The innermost function whose span holds byte `at`.
+    fn innermost(&self, at: usize) -> Option<usize> {
+        let mut around = self.functions.partition_point(|f| f.start <= at).checked_sub(1);
+        while let Some(i) = around.filter(|&i| at >= self.functions[i].end) {
+            around = self.functions[i].parent;
+        }
+        around
     }
 
     /// Whether `name`, written at byte `at`, is bound by a function around
@@ -95,25 +105,24 @@ impl<'s, 't> Locals<'s, 't> {
         false
     }
 
-    /// The names the `i`th function binds itself. Its walk stops at the
-    /// functions inside it, which bind their own (`binds` asks each one around
-    /// a name), so every node of a file is walked once however deep functions nest.
+    /// The names the `i`th function binds itself: those of the binding
+    /// constructs in its span that no function inside it holds (those bind
+    /// their own, and `binds` asks each function around a name).
     fn bound_in(&mut self, i: usize) -> &HashSet<&'s str> {
-        let (lang, source, functions) = (self.lang, self.source, &self.function_ids);
-        let function = self.functions[i].node;
-        self.bound[i].get_or_insert_with(|| {
+        if self.bound[i].is_none() {
+            let (start, end) = (self.functions[i].start, self.functions[i].end);
+            let first = self.bindings.partition_point(|b| b.start_byte() < start);
             let mut names = HashSet::default();
-            let mut stack = vec![function];
-            let mut cursor = function.walk();
-            while let Some(node) = stack.pop() {
-                if let Some(part) = binding_part(lang, node) {
-                    collect_names(part, source, &mut names);
+            for b in self.bindings[first..].iter().take_while(|b| b.start_byte() < end) {
+                if self.innermost(b.start_byte()) == Some(i) {
+                    if let Some(part) = binding_part(self.lang, *b) {
+                        collect_names(part, self.source, &mut names);
+                    }
                 }
-                let inner = |n: &Node<'_>| !functions.contains(&n.id());
-                stack.extend(node.named_children(&mut cursor).filter(inner));
             }
-            names
-        })
+            self.bound[i] = Some(names);
+        }
+        self.bound[i].get_or_insert_with(HashSet::default)
     }
 }
 
@@ -149,6 +158,63 @@ mod tests {
         callers.sort();
         callers.dedup();
         callers
+    }
+
+    /// The kinds `binding_part` reads, by language family: the projection query
+    /// captures each as `@local.binding` (a test holds the two lists together).
+    fn binding_kinds(family: Lang) -> &'static [&'static str] {
+        match family {
+            Lang::Rust => {
+                &["parameter", "let_declaration", "for_expression", "let_condition", "match_arm", "closure_parameters"]
+            }
+            Lang::Python => &[
+                "parameters",
+                "lambda_parameters",
+                "as_pattern_target",
+                "assignment",
+                "augmented_assignment",
+                "for_statement",
+                "for_in_clause",
+                "named_expression",
+            ],
+            Lang::Go => &[
+                "parameter_declaration",
+                "variadic_parameter_declaration",
+                "var_spec",
+                "const_spec",
+                "short_var_declaration",
+                "range_clause",
+            ],
+            _ => &[
+                "required_parameter",
+                "optional_parameter",
+                "variable_declarator",
+                "arrow_function",
+                "for_in_statement",
+                "catch_clause",
+            ],
+        }
+    }
+
+    /// The query captures as `@local.binding` exactly the kinds `binding_part` reads.
+    #[test]
+    fn the_query_captures_every_binding_kind() {
+        for lang in Lang::ALL {
+            let source = lang.query_source();
+            let query = tree_sitter::Query::new(&lang.grammar(), &source).unwrap();
+            let mut captured: Vec<&str> = Vec::new();
+            for pattern in 0..query.pattern_count() {
+                let text = &source[query.start_byte_for_pattern(pattern)..query.end_byte_for_pattern(pattern)];
+                if text.contains("@local.binding") {
+                    captured
+                        .extend(text.split(['(', ')', '[', ']', ' ']).filter(|w| !w.is_empty() && !w.starts_with('@')));
+                }
+            }
+            let mut expected = binding_kinds(lang.family()).to_vec();
+            captured.sort_unstable();
+            expected.sort_unstable();
+            assert_eq!(captured, expected, "{lang:?}");
+        }
     }
 
     /// In each source only `keep` hands on the module's `f`; every other

@@ -319,6 +319,7 @@ fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result
     let mut bodies: Vec<Node> = Vec::new();
     let mut import_nodes: Vec<Node> = Vec::new();
     let mut functions: Vec<Node> = Vec::new();
+    let mut bindings: Vec<Node> = Vec::new();
     let mut not_read: HashSet<usize> = HashSet::new();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, root, source);
@@ -346,6 +347,7 @@ fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result
         macros.append(&mut found.macros);
         bodies.append(&mut found.bodies);
         functions.extend(found.function);
+        bindings.extend(found.binding);
         not_read.extend(found.not_read.map(|n| n.id()));
         if let (Some((node, kind)), Some(name)) = (found.def, found.name) {
             let name = clean_name(text(name, source));
@@ -372,7 +374,7 @@ fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result
     // A name the function binds for itself is its own value, not a function
     // of the module; a member called, constructed, decorating or written
     // there is no read of it.
-    let mut locals = Locals::new(lang, source, functions);
+    let mut locals = Locals::new(lang, source, functions, bindings);
     calls.retain(|c| {
         c.form != CallForm::Reference
             || match &c.qualifier {

@@ -38,6 +38,8 @@ pub(super) struct Roles {
     macro_args: Option<u32>,
     macro_body: Option<u32>,
     function_scope: Option<u32>,
+    /// A construct that binds names in the function around it (`Locals`).
+    local_binding: Option<u32>,
     not_read: Option<u32>,
     /// A callee captured whole; `callee::parts` reads its name and qualifier.
     callee: Option<u32>,
@@ -82,6 +84,7 @@ impl Roles {
             macro_args: index("macro.args"),
             macro_body: index("macro.body"),
             function_scope: index("function.scope"),
+            local_binding: index("local.binding"),
             not_read: index("member.not_read"),
             callee: index("callee"),
             module_item: index("module.item"),
@@ -106,6 +109,8 @@ pub(super) struct Captured<'t> {
     pub(super) bodies: Vec<Node<'t>>,
     /// A function whose parameters and locals shadow the module's names.
     pub(super) function: Option<Node<'t>>,
+    /// A construct that binds names in the function around it.
+    pub(super) binding: Option<Node<'t>>,
     /// A member called, constructed, decorating or written: no read of it.
     pub(super) not_read: Option<Node<'t>>,
     /// A declaration that counts only at the top level of its file.
@@ -146,6 +151,8 @@ impl Roles {
                 out.bodies.push(c.node);
             } else if i == self.function_scope {
                 out.function = Some(c.node);
+            } else if i == self.local_binding {
+                out.binding = Some(c.node);
             } else if i == self.not_read {
                 out.not_read = Some(c.node);
             } else if i == self.import {
