@@ -156,7 +156,7 @@ fn typescript_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
             out.extend(ts_types(written).into_iter().map(|t| field((t, HintKind::Type))));
             out.extend(value.and_then(ts_constructed).map(|c| field((c, HintKind::Call))));
         }
-        "assignment_expression" if node.parent().is_some_and(|p| p.kind() == "expression_statement") => {
+        "assignment_expression" => {
             let [left, right] = fields(node, ["left", "right"]);
             let member = left.filter(|l| l.kind() == "member_expression");
             let [object, property] = member.map_or([None, None], |m| fields(m, ["object", "property"]));
@@ -167,8 +167,11 @@ fn typescript_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
                     .map(|c| (c, HintKind::Call))
                     .or_else(|| (r.kind() == "identifier").then_some((r, HintKind::Alias)))
             });
+            // A statement of its own (asking for the parent last: it costs a descent from the root).
             if let (Some(var), Some(text)) = (var, text) {
-                out.push(HintCaptures { field: true, ..hint(var, text) });
+                if node.parent().is_some_and(|p| p.kind() == "expression_statement") {
+                    out.push(HintCaptures { field: true, ..hint(var, text) });
+                }
             }
         }
         "return_statement" => {
@@ -238,14 +241,16 @@ fn python_assignment<'t>(node: Node<'t>, source: &[u8]) -> Vec<HintCaptures<'t>>
     let mut out = Vec::new();
     // A class-level annotation, an assignment statement right in a class's body: its pattern
     // starts at the class, so the query gave it before the others of the same node.
-    let in_class_body = node
-        .parent()
-        .filter(|s| s.kind() == "expression_statement")
-        .and_then(|s| s.parent())
-        .filter(|b| b.kind() == "block")
-        .and_then(|b| b.parent().filter(|c| c.kind() == "class_definition").zip(Some(b)))
-        .is_some_and(|(class, block)| field(class, "body").is_some_and(|body| body.id() == block.id()));
-    if let (true, "identifier", Some(t)) = (in_class_body, left.kind(), written) {
+    let in_class_body = left.kind() == "identifier"
+        && written.is_some()
+        && node
+            .parent()
+            .filter(|s| s.kind() == "expression_statement")
+            .and_then(|s| s.parent())
+            .filter(|b| b.kind() == "block")
+            .and_then(|b| b.parent().filter(|c| c.kind() == "class_definition").zip(Some(b)))
+            .is_some_and(|(class, block)| field(class, "body").is_some_and(|body| body.id() == block.id()));
+    if let (true, Some(t)) = (in_class_body, written) {
         out.push(HintCaptures { field: true, ..hint(left, (t, HintKind::Type)) });
     }
     match left.kind() {

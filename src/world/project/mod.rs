@@ -674,15 +674,16 @@ fn visibility(lang: Lang, def: &Def, container: Option<&Def>, source: &[u8]) -> 
                 .node
                 .children(&mut cursor)
                 .any(|c| c.kind() == "accessibility_modifier" && matches!(text(c, source), "private" | "protected"));
-            let exported = std::iter::successors(def.node.parent(), |n| n.parent())
-                .take(3)
-                .any(|n| n.kind() == "export_statement");
+            // Asked last: each parent costs a descent from the root.
+            let exported = || {
+                std::iter::successors(def.node.parent(), |n| n.parent()).take(3).any(|n| n.kind() == "export_statement")
+            };
             // Members are public unless marked: a class's methods, an object literal's (`pair`: `name: () => …`).
             let member = matches!(
                 def.node.kind(),
                 "method_definition" | "method_signature" | "abstract_method_signature" | "pair"
             );
-            !private && !def.name.starts_with('#') && (exported || member)
+            !private && !def.name.starts_with('#') && (member || exported())
         }
     };
     if public {
