@@ -19,3 +19,5 @@
   (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
   (reference_type type: [(type_identifier) @name (generic_type type: (type_identifier) @name)])
 ]) @scope
+; The attributes before an item: `#[test]` and its kin make a function a test (read in code).
+(attribute_item) @attribute

@@ -219,6 +219,8 @@ struct Def<'t> {
     kind: Option<SymbolKind>, // None for a scope (e.g. a Rust impl block)
     receiver: Option<String>,
     pattern: usize,
+    /// Rust: a test attribute (`#[test]`, `#[tokio::test]`…) stands right before it.
+    test_attribute: bool,
 }
 
 /// What a definition spans: a Python function or class with its decorators
@@ -320,6 +322,7 @@ fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result
     let mut import_nodes: Vec<Node> = Vec::new();
     let mut functions: Vec<Node> = Vec::new();
     let mut bindings: Vec<Node> = Vec::new();
+    let mut attributes: Vec<Node> = Vec::new();
     let mut not_read: HashSet<usize> = HashSet::new();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, root, source);
@@ -348,12 +351,14 @@ fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result
         bodies.append(&mut found.bodies);
         functions.extend(found.function);
         bindings.extend(found.binding);
+        attributes.extend(found.attribute);
         not_read.extend(found.not_read.map(|n| n.id()));
         if let (Some((node, kind)), Some(name)) = (found.def, found.name) {
             let name = clean_name(text(name, source));
             if !name.is_empty() {
                 let receiver = found.receiver.map(|r| text(r, source).to_string());
-                defs.push(Def { node, span: span_of(lang, node), name, kind, receiver, pattern: m.pattern_index });
+                let span = span_of(lang, node);
+                defs.push(Def { node, span, name, kind, receiver, pattern: m.pattern_index, test_attribute: false });
             }
         } else if let Some(call) = found.call_site(source, 0) {
             calls.push(call);
@@ -361,6 +366,12 @@ fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result
             hints.extend(hints::node_hints(lang, node, source).iter().filter_map(|h| h.site(source)));
         } else if let Some(site) = found.hint.site(source) {
             hints.push(site);
+        }
+    }
+    if !attributes.is_empty() {
+        attributes.sort_by_key(|a| a.start_byte());
+        for def in &mut defs {
+            def.test_attribute = test_attribute_before(def.node.start_byte(), &attributes, source);
         }
     }
     if lang.family() == Lang::TypeScript {
@@ -567,7 +578,7 @@ fn assign_symbols(
             ids.push(base);
             continue;
         };
-        let kind = refine_kind(lang, kind, def, container, source, is_test_file);
+        let kind = refine_kind(lang, kind, def, container, is_test_file);
         let n = seen.entry(base.clone()).or_insert(0);
         *n += 1;
         let id = if *n == 1 { base } else { format!("{base}~{n}") };
@@ -588,21 +599,14 @@ fn assign_symbols(
     (symbol_of_def, ids)
 }
 
-fn refine_kind(
-    lang: Lang,
-    kind: SymbolKind,
-    def: &Def,
-    container: Option<&Def>,
-    source: &[u8],
-    is_test_file: bool,
-) -> SymbolKind {
+fn refine_kind(lang: Lang, kind: SymbolKind, def: &Def, container: Option<&Def>, is_test_file: bool) -> SymbolKind {
     use SymbolKind::*;
     let in_type = container
         .is_some_and(|c| c.kind.is_none() || matches!(c.kind, Some(Struct | Class | Trait | Interface | Enum)));
     let kind = if kind == Function && in_type { Method } else { kind };
     let name = def.name.as_str();
     let is_test = match lang {
-        Lang::Rust => matches!(kind, Function | Method) && has_test_attribute(def.node, source),
+        Lang::Rust => matches!(kind, Function | Method) && def.test_attribute,
         Lang::Go => {
             is_test_file
                 && kind == Function
@@ -637,18 +641,44 @@ fn names_a_test(attribute: &str) -> bool {
     (attribute.contains("test") || attribute.contains("quickcheck")) && !attribute.contains("cfg(")
 }
 
-fn has_test_attribute(node: Node<'_>, source: &[u8]) -> bool {
-    let mut prev = node.prev_named_sibling();
-    while let Some(p) = prev {
-        match p.kind() {
-            "attribute_item" if names_a_test(text(p, source)) => return true,
-            "attribute_item" => {}
-            "line_comment" | "block_comment" => {}
-            _ => return false,
+/// Whether the attributes right before byte `start` (`attributes` sorted,
+/// with nothing but comments between them and it) name a test. Read off the
+/// query's attribute nodes: a node's previous sibling costs a walk over its
+/// parent's children.
+fn test_attribute_before(start: usize, attributes: &[Node<'_>], source: &[u8]) -> bool {
+    let mut next = start;
+    let mut i = attributes.partition_point(|a| a.end_byte() <= start);
+    while let Some(a) = i.checked_sub(1).map(|j| attributes[j]) {
+        if !only_comments(&source[a.end_byte()..next]) {
+            return false;
         }
-        prev = p.prev_named_sibling();
+        if names_a_test(text(a, source)) {
+            return true;
+        }
+        next = a.start_byte();
+        i -= 1;
     }
     false
+}
+
+/// Whether `between` holds nothing but whitespace and comments.
+fn only_comments(mut between: &[u8]) -> bool {
+    loop {
+        between = between.trim_ascii_start();
+        if between.is_empty() {
+            return true;
+        }
+        between = if between.starts_with(b"//") {
+            between.iter().position(|&b| b == b'\n').map_or(&[][..], |n| &between[n..])
+        } else if between.starts_with(b"/*") {
+            match between.windows(2).position(|w| w == b"*/") {
+                Some(end) => &between[end + 2..],
+                None => return false,
+            }
+        } else {
+            return false;
+        };
+    }
 }
 
 fn visibility(lang: Lang, def: &Def, container: Option<&Def>, source: &[u8]) -> Visibility {
@@ -855,5 +885,29 @@ impl Enclosing<'_, '_> {
             .rev()
             .find_map(|&d| self.symbol_of_def[d].map(|s| &self.symbols[s]).filter(|s| s.kind.is_code()))
             .map_or_else(|| self.path.to_string(), |s| s.id.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Rust function is a test when a test attribute stands right before it, other
+    /// attributes and comments between them allowed; `#[cfg(test)]` and an attribute
+    /// inside the item before it are not its.
+    #[test]
+    fn a_test_attribute_right_before_a_function_makes_it_a_test() {
+        let source = "#[test]\nfn a() {}\n\n#[test]\n// why\n/// doc\n#[ignore]\nfn b() {}\n\n\
+                      #[cfg(test)]\nfn c() {}\n\n#[tokio::test]\nasync fn d() {}\n\n\
+                      #[test]\nstruct S {\n    #[serde(default)]\n    x: u8,\n}\nfn e() {}\n";
+        let projection = project_file(Lang::Rust, "t.rs", source.as_bytes()).unwrap();
+        let mut tests: Vec<&str> = projection
+            .symbols
+            .iter()
+            .filter(|s| s.kind == SymbolKind::Test)
+            .map(|s| s.id.rsplit('#').next().unwrap_or(""))
+            .collect();
+        tests.sort_unstable();
+        assert_eq!(tests, ["a", "b", "d"]);
     }
 }

@@ -40,6 +40,8 @@ pub(super) struct Roles {
     function_scope: Option<u32>,
     /// A construct that binds names in the function around it (`Locals`).
     local_binding: Option<u32>,
+    /// A Rust attribute before an item.
+    attribute: Option<u32>,
     not_read: Option<u32>,
     /// A callee captured whole; `callee::parts` reads its name and qualifier.
     callee: Option<u32>,
@@ -85,6 +87,7 @@ impl Roles {
             macro_body: index("macro.body"),
             function_scope: index("function.scope"),
             local_binding: index("local.binding"),
+            attribute: index("attribute"),
             not_read: index("member.not_read"),
             callee: index("callee"),
             module_item: index("module.item"),
@@ -111,6 +114,8 @@ pub(super) struct Captured<'t> {
     pub(super) function: Option<Node<'t>>,
     /// A construct that binds names in the function around it.
     pub(super) binding: Option<Node<'t>>,
+    /// A Rust attribute before an item.
+    pub(super) attribute: Option<Node<'t>>,
     /// A member called, constructed, decorating or written: no read of it.
     pub(super) not_read: Option<Node<'t>>,
     /// A declaration that counts only at the top level of its file.
@@ -153,6 +158,8 @@ impl Roles {
                 out.function = Some(c.node);
             } else if i == self.local_binding {
                 out.binding = Some(c.node);
+            } else if i == self.attribute {
+                out.attribute = Some(c.node);
             } else if i == self.not_read {
                 out.not_read = Some(c.node);
             } else if i == self.import {
