@@ -108,6 +108,7 @@ pub(super) fn node_hints<'t>(lang: Lang, node: Node<'t>, source: &[u8]) -> Vec<H
                 .collect()
         }
         (Lang::TypeScript, _) => typescript_hints(node),
+        (Lang::Go, _) => go_hints(node),
         _ => Vec::new(),
     }
 }
@@ -212,6 +213,52 @@ fn ts_called(value: Node<'_>) -> Option<Node<'_>> {
         .filter(|v| v.kind() == "call_expression")
         .and_then(|c| field(c, "function"))
         .filter(|f| is_ts_callee(*f))
+}
+
+/// Go: `x := f()`, `x := T{…}`, `x := &T{…}`, `x := y.(T)` (the first name
+/// and the first value), and `var x T`, `var x = f()`, `= &T{…}`, `= T{…}` (each name).
+fn go_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
+    let hint = |var, text| HintCaptures { var: Some(var), text: Some(text), ..Default::default() };
+    let mut out = Vec::new();
+    match node.kind() {
+        "short_var_declaration" => {
+            let [left, right] = fields(node, ["left", "right"]);
+            let var = left.filter(|l| l.kind() == "expression_list").and_then(|l| named_children(l).into_iter().next());
+            if let (Some(var), Some(text)) = (var.filter(|v| v.kind() == "identifier"), go_first_value(right, true)) {
+                out.push(hint(var, text));
+            }
+        }
+        "var_spec" => {
+            let names: Vec<Node<'_>> = (0..node.child_count())
+                .filter(|&i| node.field_name_for_child(i as u32) == Some("name"))
+                .filter_map(|i| node.child(i))
+                .filter(|n| n.kind() == "identifier")
+                .collect();
+            let [written, value] = fields(node, ["type", "value"]);
+            let value = go_first_value(value, false);
+            out.extend(written.into_iter().flat_map(|t| names.iter().map(move |&n| hint(n, (t, HintKind::Type)))));
+            out.extend(value.into_iter().flat_map(|v| names.iter().map(move |&n| hint(n, v))));
+        }
+        _ => {}
+    }
+    out
+}
+
+/// What the first value of a Go expression list holds: a call's callee, or a
+/// written type (`T{…}`, `&T{…}`, and where `assertion`, `y.(T)`).
+fn go_first_value(list: Option<Node<'_>>, assertion: bool) -> Option<(Node<'_>, HintKind)> {
+    let first = list.filter(|l| l.kind() == "expression_list").and_then(|l| named_children(l).into_iter().next())?;
+    match first.kind() {
+        "call_expression" => field(first, "function")
+            .filter(|f| matches!(f.kind(), "identifier" | "selector_expression"))
+            .map(|f| (f, HintKind::Call)),
+        "composite_literal" => field(first, "type").map(|t| (t, HintKind::Type)),
+        "unary_expression" => field(first, "operand")
+            .and_then(|o| Some(o).filter(|n| n.kind() == "composite_literal").and_then(|n| field(n, "type")))
+            .map(|t| (t, HintKind::Type)),
+        "type_assertion_expression" if assertion => field(first, "type").map(|t| (t, HintKind::Type)),
+        _ => None,
+    }
 }
 
 /// A TypeScript name or member, as a callee is written.
