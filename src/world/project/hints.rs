@@ -230,7 +230,7 @@ fn go_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
         }
         "var_spec" => {
             let names: Vec<Node<'_>> = (0..node.child_count())
-                .filter(|&i| node.field_name_for_child(i as u32) == Some("name"))
+                .filter(|&i| node.field_name_for_child(i) == Some("name"))
                 .filter_map(|i| node.child(i))
                 .filter(|n| n.kind() == "identifier")
                 .collect();
