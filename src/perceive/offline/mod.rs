@@ -454,7 +454,8 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
             && negated_imperative().is_match(&lower)
             && !negated_symptom().is_match(&lower)
             && !clause_break().is_match(&lower))
-        || (!original.ends_with('?') && (habitual().is_match(&lower) || answer_style().is_match(&lower)));
+        || (!original.ends_with('?')
+            && (habitual().is_match(&lower) || answer_style().is_match(&lower) || order_each_time().is_match(&lower)));
     let (category, verb, cue, cues): (&str, &str, &Regex, usize) = if standing {
         // The first cue speaks: "always handle errors, never assign to _" requires.
         let verb = [("forbid", forbid()), ("require", require()), ("prefer", prefer())]
@@ -470,7 +471,7 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
             None if answer_style().is_match(&lower) => "prefer",
             None => "require",
         };
-        let cue = [instruction(), then_forbid(), habitual(), answer_style()]
+        let cue = [instruction(), then_forbid(), habitual(), answer_style(), order_each_time()]
             .into_iter()
             .find(|c| c.is_match(&lower))
             .unwrap_or(negated_imperative());
@@ -760,6 +761,30 @@ mod tests {
         ]);
         // A rule whose first word could open a task is still a rule.
         reads_as(&[("Build output should not be committed; only source files.", "instruction", "forbid")]);
+    }
+
+    /// public14's families: more problems stated, debugging, asking whether all is well or how
+    /// things stand, asking to be given an explanation, and rules for every time something is done.
+    #[test]
+    fn symptoms_news_explanations_and_orders_for_every_time() {
+        rules_read_as(&[
+            ("Server leaks memory under load", "mutation", "fix"),
+            ("Count() method not thread safe", "mutation", "fix"),
+            ("Wrong default setting of HTTP port in jetty.xml", "mutation", "fix"),
+            ("Deprecated config options are not processed", "mutation", "fix"),
+            ("Whoops, ff9900 should be 9fef00 instead", "mutation", "fix"),
+            ("Continue debugging the scraper", "mutation", "fix"),
+            ("It should be possible to run a single test instead of a whole file", "mutation", "implement"),
+            ("Please confirm that everything is good now", "query", "status"),
+            ("give me a summary of the current state of the project", "query", "status"),
+            ("Give me a short explanation of how the parser works", "query", "explain"),
+            ("Give the button a tooltip", "mutation", "implement"),
+            ("from this point forward, record every prompt in PROMPTS.md", "instruction", "require"),
+            ("Update tests when modifying existing logic", "instruction", "require"),
+            ("Run the linter before committing", "instruction", "require"),
+            ("Fix the crash when parsing dates", "mutation", "fix"),
+            ("Add a check before saving the form", "mutation", "implement"),
+        ]);
     }
 
     fn reading(v: &serde_json::Value) -> (&str, &str, f64) {
