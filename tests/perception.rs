@@ -127,13 +127,14 @@ fn offline_reads_the_public_tuning_rows_and_never_takes_a_question_for_a_mutatio
 /// public5.tsv … public14.tsv were the fresh sets of the last ten rounds (first scores: 82.5% /
 /// 59.9% / 11 questions read as mutations, the rules alone; 87.0% / 77.5% / 9, 89.0% / 75.3% / 2,
 /// 91.2% / 75.1% / 2, 86.4% / 73.4% / 2, 84.0% / 58.7% / 7, 88.5% / 73.4% / 6, 80.2% / 57.6% / 6,
-/// 78.2% / 60.9% / 8 and 84.4% / 63.9% / 6, rules and second reader); since then they train the second reader (`scripts/train-perception`), and their misses
-/// were read for rules that generalise (a question is never a standing rule, wanting to know is
-/// asking, "locate", confirming nothing broke, git state, facts about the project, whether a
-/// removal is needed, "can we …" proposes a change, the state of a build or of the work asked
-/// about, a request that opens by making something, documents by their names, symptoms said with
-/// "never", "what is …" with a specific cue, problems stated without a verb of change, asking for news,
-/// rules for every time a condition holds, suggested changes). Each floor is a little below what the set reads now.
+/// 78.2% / 60.9% / 8 and 84.4% / 63.9% / 6, rules and second reader); since then they train the
+/// second reader (`scripts/train-perception`), and their misses were read for rules that
+/// generalise (a question is never a standing rule, wanting to know is asking, "locate",
+/// confirming nothing broke, git state, facts about the project, whether a removal is needed, "can
+/// we …" proposes a change, the state of a build or of the work asked about, a request that opens
+/// by making something, documents by their names, symptoms said with "never", "what is …" with a
+/// specific cue, problems stated without a verb of change, asking for news, rules for every time a
+/// condition holds, suggested changes). Each floor is a little below what the set reads now.
 #[test]
 fn offline_reads_the_last_rounds_sets_it_learned_from() {
     for (file, category, both) in [
