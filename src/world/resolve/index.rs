@@ -252,6 +252,9 @@ pub(super) struct Index<'a> {
     /// What `exports` found, by its question: a barrel file's `export *`
     /// chains are walked once per name, not once per call through them.
     exported: RefCell<HashMap<ExportsQuestion<'a>, ExportsAnswer<'a>>>,
+    /// What a hint gives its name, by the hint (its address) and the depth it was asked at:
+    /// a field or local is read at many calls, and its value depends on nothing else.
+    pub(super) hint_values: RefCell<HashMap<(usize, u32), super::receiver::Value<'a>>>,
 }
 
 /// One question to `Index::exports`: the module's files, the name, and the
@@ -282,6 +285,7 @@ impl<'a> Index<'a> {
             test_files: HashSet::default(),
             manifests,
             exported: RefCell::default(),
+            hint_values: RefCell::default(),
         };
         let mut bases: Vec<(TypeKey<'a>, &'a str, &'a str)> = Vec::new();
         for f in views {

@@ -627,8 +627,18 @@ impl<'a> Index<'a> {
         None
     }
 
-    /// The value a hint gives its name, evaluated where the hint is written.
+    /// The value a hint gives its name, evaluated where the hint is written, once for each depth.
     fn value_of_hint(&self, hint: &'a TypeHint, depth: u32) -> Value<'a> {
+        let key = (std::ptr::from_ref(hint) as usize, depth);
+        if let Some(known) = self.hint_values.borrow().get(&key) {
+            return known.clone();
+        }
+        let value = self.evaluate_hint(hint, depth);
+        self.hint_values.borrow_mut().insert(key, value.clone());
+        value
+    }
+
+    fn evaluate_hint(&self, hint: &'a TypeHint, depth: u32) -> Value<'a> {
         let Some(file) = self.files.get(path_of(&hint.scope)) else { return Value::Unknown };
         // A field set from a name (`self.command = command`) reads that name
         // where it is written: in the method, whose parameters type it.
