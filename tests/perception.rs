@@ -156,19 +156,18 @@ fn offline_reads_the_last_rounds_sets_it_learned_from() {
     }
 }
 
-/// public14.tsv was collected by someone who never read the transducer and frozen before it was
-/// first scored: these floors are that first score (category 276 of 327, both 209, 6 questions
-/// read as mutations; the rules alone read 280, 201 and 7, the second reader alone 260, 192 and
-/// 7), so a change that reads fresh requests worse fails here. Its misses have since been read for rules
-/// and it trains the second reader; the next fresh set takes its place here.
+/// public15.tsv was collected by someone who never read the transducer and frozen before it was
+/// first scored: these floors are that first score (category 269 of 309, both 210, 9 questions
+/// read as mutations; the rules alone read 271, 204 and 15, the second reader alone 264, 201 and
+/// 15), so a change that reads fresh requests worse fails here. It trains nothing yet.
 #[test]
 fn offline_on_the_fresh_public_set_is_scored_never_tuned() {
-    let rows = public("public14.tsv");
-    assert!(rows.len() >= 327 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
+    let rows = public("public15.tsv");
+    assert!(rows.len() >= 309 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
     let s = scored(&rows);
-    assert!(s.category >= 276, "{}", s.line());
-    assert!(s.both >= 209, "{}", s.line());
-    assert!(s.questions_as_mutations.len() <= 6, "{}", s.line());
+    assert!(s.category >= 269, "{}", s.line());
+    assert!(s.both >= 210, "{}", s.line());
+    assert!(s.questions_as_mutations.len() <= 9, "{}", s.line());
 }
 
 /// Prints both splits' figures (`cargo test --test perception -- --nocapture report`).
@@ -196,6 +195,7 @@ fn report() {
         "public12.tsv",
         "public13.tsv",
         "public14.tsv",
+        "public15.tsv",
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/perception").join(file);
         if path.exists() {
