@@ -11,22 +11,12 @@ use rustc_hash::FxHashSet as HashSet;
 use super::call::{Cx, Outcome};
 use super::index::{is_type, owner_name, path_of, type_scope, Index, TypeKey};
 use super::names::std_method;
+use super::value::Dispatch;
 use crate::world::lang::Lang;
 use crate::world::project::ProjectedSymbol;
 
 /// How many subclasses one virtual call looks through for overrides.
 const MAX_SUBCLASSES: usize = 512;
-
-/// Whether a method called on a value may be a subclass's override.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Dispatch {
-    /// The value is exactly of its types: just constructed, a class named
-    /// for a static call, or `super()`.
-    Static,
-    /// The value may be an instance of a subclass: `self`/`this`, or a value
-    /// declared with the type (a parameter, a field, a return type).
-    Virtual,
-}
 
 impl<'a> Index<'a> {
     /// Rust: a method of a type the project does not answer for (a standard

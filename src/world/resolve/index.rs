@@ -12,6 +12,8 @@ use nerd_logic::vocab::{Provenance, SymbolKind};
 
 use super::names::{builtin_global, builtin_type};
 use super::types::type_name;
+pub(super) use super::value::TypeKey;
+use super::value::Value;
 use super::FileView;
 use crate::world::lang::Lang;
 use crate::world::packages::Manifests;
@@ -27,17 +29,6 @@ pub(super) fn callable(kind: SymbolKind) -> bool {
 pub(super) fn is_type(kind: SymbolKind) -> bool {
     use SymbolKind::*;
     matches!(kind, Struct | Class | Interface | Trait | Enum | Type)
-}
-
-/// A project type as resolution identifies it: its name within the scope
-/// that owns its methods. That scope is the file in Python and TypeScript,
-/// the package folder in Go, and the package in Rust, whose `impl` blocks may
-/// sit in any file of the crate. Two types of one name in two scopes are two types.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
-pub(super) struct TypeKey<'a> {
-    pub lang: Lang,
-    pub scope: &'a str,
-    pub name: &'a str,
 }
 
 /// A type name looked up from where it is written.
@@ -254,7 +245,7 @@ pub(super) struct Index<'a> {
     exported: RefCell<HashMap<ExportsQuestion<'a>, ExportsAnswer<'a>>>,
     /// What a hint gives its name, by the hint (its address) and the depth it was asked at:
     /// a field or local is read at many calls, and its value depends on nothing else.
-    pub(super) hint_values: RefCell<HashMap<(usize, u32), super::receiver::Value<'a>>>,
+    pub(super) hint_values: RefCell<HashMap<(usize, u32), Value<'a>>>,
 }
 
 /// One question to `Index::exports`: the module's files, the name, and the

@@ -13,6 +13,7 @@ mod parameters;
 pub mod precise;
 mod receiver;
 mod types;
+mod value;
 
 use std::collections::{BTreeMap, BTreeSet};
 

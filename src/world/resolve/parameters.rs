@@ -9,8 +9,9 @@ use nerd_logic::vocab::SymbolKind;
 
 use super::call::{Cx, Outcome};
 use super::index::{path_of, Index, TypeKey};
-use super::receiver::{Value, MAX_DEPTH};
+use super::receiver::MAX_DEPTH;
 use super::types::{generic, parameter_annotation, parameter_names, return_type};
+use super::value::Value;
 use crate::world::imports::split_top_level;
 use crate::world::lang::Lang;
 use crate::world::project::{HintKind, ProjectedSymbol, TypeHint, PASSED, PASSED_FIRST};

@@ -10,10 +10,10 @@
 use nerd_logic::vocab::{Provenance, SymbolKind};
 
 use super::call::{Cx, Outcome};
-use super::dispatch::Dispatch;
 use super::index::{callable, container_of, is_type, path_of, type_scope, Index, TypeKey, TypeLookup};
 use super::names::{builtin_function, builtin_global, std_method};
 use super::types::{parameter_names, result_alias_error_type, return_type, type_name};
+use super::value::{Dispatch, Value};
 use super::FileView;
 use crate::world::imports::split_top_level;
 use crate::world::lang::Lang;
@@ -36,34 +36,6 @@ const RESULT_ERROR: &[&str] = &["unwrap_err", "expect_err"];
 /// Whether a method of this name is one `std_method_value` answers for.
 fn gives_std_view(lang: Lang, name: &str) -> bool {
     lang == Lang::Rust && (RUST_VIEWS.contains(&name) || RESULT_ERROR.contains(&name))
-}
-
-/// What a receiver expression holds.
-#[derive(Clone, Debug)]
-pub(super) enum Value<'a> {
-    /// A value of one of these project types (a type and, for `super()`, its bases).
-    Types(Vec<TypeKey<'a>>, Provenance, Dispatch),
-    /// A project module (its files).
-    Module(Vec<&'a str>),
-    /// A namespace declared in code (TypeScript `export namespace util {…}`):
-    /// its members are the symbols nested in it.
-    Namespace(Vec<&'a ProjectedSymbol>),
-    External,
-    Unknown,
-}
-
-impl Value<'_> {
-    /// The value, where it is of project types.
-    pub(super) fn project_types(self) -> Option<Self> {
-        matches!(self, Value::Types(..)).then_some(self)
-    }
-
-    pub(super) fn inferred(self) -> Self {
-        match self {
-            Value::Types(t, _, dispatch) => Value::Types(t, Provenance::Inferred, dispatch),
-            other => other,
-        }
-    }
 }
 
 /// The innermost function or method of `file` whose span holds `line`.
