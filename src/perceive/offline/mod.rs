@@ -787,6 +787,18 @@ mod tests {
         ]);
     }
 
+    /// public15's questions read as changes: running the tests, profiling, asking for instructions.
+    #[test]
+    fn running_the_tests_profiling_and_asking_for_instructions_are_questions() {
+        rules_read_as(&[
+            ("Run all backend and frontend tests now.", "query", "status"),
+            ("Need to profile start up process", "query", "review"),
+            ("give me the instructions for the dns change", "query", "explain"),
+            ("Run the migration script", "mutation", "implement"),
+            ("Add a profile page for users", "mutation", "implement"),
+        ]);
+    }
+
     fn reading(v: &serde_json::Value) -> (&str, &str, f64) {
         (
             v["category"].as_str().unwrap_or(""),
