@@ -77,7 +77,7 @@ pattern!(
 );
 pattern!(
     pub(super) q_explain,
-    r"^(how does|how do|how is|how are|how to|what does|what is|what's|why does|why is|why do|describe|walk me through|give me an overview|tell me about|tell me (how|why|what)|trace|analy[sz]e|show me how|show how|explore|break (down|it down)|summari[sz]e|rephrase|paraphrase|(tips|hints|advice|ideas) (on|for|about)|investigate (what|how|why|whether|if)|(provide|give me|list|suggest|show me) (\d+|some|a few|several|two|three|four|five) (ways|options|approaches|alternatives|ideas|examples)|(i'?d like|i would like|i want|i need) to (know|understand|find out|learn))\b|\b(explain|overview|architecture|suggest(ions?)?|advice|recommend\w*)\b|^(please\s+)?tell ?me\b|^(please\s+)?compare\b|\band tell ?me\b|^(please\s+)?give (me |us )?(your |a |an |the |some )?(best |short |simple |quick |brief |detailed |couple[- ]sentence[- ]long )*(advi[cs]e|explanation|summary|overview|recommendations?|opinion|thoughts|instructions|steps)\b|^(let\'?s |lets |please )?(create|make|write|draft|come up with) (a |an )(plan|roadmap|strategy)\b"
+    r"^(how does|how do|how is|how are|how to|what does|what is|what's|why does|why is|why do|describe|walk me through|give me an overview|tell me about|tell me (how|why|what)|trace|analy[sz]e|show me how|show how|explore|break (down|it down)|summari[sz]e|rephrase|paraphrase|(tips|hints|advice|ideas) (on|for|about)|investigate (what|how|why|whether|if)|(provide|give me|list|suggest|show me) (\d+|some|a few|several|two|three|four|five) (ways|options|approaches|alternatives|ideas|examples)|(i'?d like|i would like|i want|i need) to (know|understand|find out|learn))\b|\b(explain|overview|architecture|suggest(ions?)?|advice|recommend\w*)\b|^(please\s+)?tell ?me\b|^(please\s+)?compare\b|\band tell ?me\b|^(please\s+)?give (me |us )?(your |a |an |the |some )?(best |short |simple |quick |brief |detailed |couple[- ]sentence[- ]long )*(advi[cs]e|explanation|summary|overview|recommendations?|opinion|thoughts|instructions|steps)\b|^(let\'?s |lets |please )?(create|make|write|draft|come up with) (a |an )(plan|roadmap|strategy) (for|to)\b"
 );
 pattern!(pub(super) sentence_break, r"[?.!;]\s+");
 pattern!(pub(super) conventional_commit, r"^(feat|fix|docs|refactor|test|chore|perf|ci|build|style)(\([^)]*\))?!?:\s*");
@@ -174,6 +174,8 @@ pattern!(
     pub(super) purpose,
     r"\b(to be|to make (it|them|this|that|the code|things)|so (that|it|they|the|we)|in order to|for (better )?(readability|clarity|performance|speed|maintainability|testability|simplicity)|because|since)\b"
 );
+// "Create a plan for the project setup": a plan asked for is advice, not a change.
+pattern!(pub(super) plan_asked, r"^(create|make|write|draft|come up with) (a |an )(plan|roadmap|strategy) (for|to)\b");
 // A request that opens by making something: "add …", "write …", "create …" ("make sure" checks).
 pattern!(pub(super) imperative_make, r"^(add|implement|create|build|write|introduce|port|generate|expand|extend)\b");
 

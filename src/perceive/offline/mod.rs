@@ -180,7 +180,7 @@ fn read_task(lower: &str, question_mark: bool) -> (&'static str, &'static str, &
     }
     // "Add breaking changes from major versions to the docs": a request that opens with a verb
     // that makes something asks for it, whatever the thing is about.
-    let makes = !asks && imperative_make().is_match(text);
+    let makes = !asks && imperative_make().is_match(text) && !plan_asked().is_match(text);
     match (query, mutation) {
         _ if asks && ci_state().is_match(text) => ("query", "status", q_status(), 1),
         (_, Some((_, (verb, re), _))) if makes => ("mutation", verb, re(), agreeing),
@@ -796,6 +796,8 @@ mod tests {
             ("give me the instructions for the dns change", "query", "explain"),
             ("Run the migration script", "mutation", "implement"),
             ("Add a profile page for users", "mutation", "implement"),
+            ("Lets create a plan for project setup.", "query", "explain"),
+            ("Create a plan view in the dashboard", "mutation", "implement"),
         ]);
     }
 
