@@ -94,10 +94,10 @@ impl<'s, 't> Locals<'s, 't> {
     /// Whether `name`, written at byte `at`, is bound by a function around
     /// it (any of them: a closure sees its enclosing function's locals).
     pub fn binds(&mut self, at: usize, name: &str) -> bool {
-        // The last function starting at or before `at`, then out through its parents.
-        let mut around = self.functions.partition_point(|f| f.start <= at).checked_sub(1);
+        // The innermost function around `at`, then out through its parents, which hold `at` too.
+        let mut around = self.innermost(at);
         while let Some(i) = around {
-            if at < self.functions[i].end && self.bound_in(i).contains(name) {
+            if self.bound_in(i).contains(name) {
                 return true;
             }
             around = self.functions[i].parent;

@@ -55,6 +55,18 @@ pub(super) struct HintCaptures<'t> {
     pub(super) callback: Option<Node<'t>>,
 }
 
+impl<'t> HintCaptures<'t> {
+    /// That the name `var` holds what `text` writes, and nothing more.
+    fn holding(var: Node<'t>, text: (Node<'t>, HintKind)) -> Self {
+        HintCaptures { var: Some(var), text: Some(text), ..Default::default() }
+    }
+
+    /// The same, of a field of the enclosing type.
+    fn field_holding(var: Node<'t>, text: (Node<'t>, HintKind)) -> Self {
+        HintCaptures { field: true, ..Self::holding(var, text) }
+    }
+}
+
 impl HintCaptures<'_> {
     pub(super) fn site(&self, source: &[u8]) -> Option<HintSite> {
         // A callback's parameter: the text is the callee of the call the function is passed to.
@@ -118,13 +130,12 @@ pub(super) fn node_hints<'t>(lang: Lang, node: Node<'t>, source: &[u8]) -> Vec<H
 /// field's type or construction; `this.x = new T()` or `= y`; `return new T()` or `return f()`;
 /// and an arrow function's parameters without a type, which may be a callback's.
 fn typescript_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
-    let hint = |var, text| HintCaptures { var: Some(var), text: Some(text), ..Default::default() };
     let mut out = Vec::new();
     match node.kind() {
         "variable_declarator" => {
             let [name, written, value] = fields(node, ["name", "type", "value"]);
             let Some(var) = name.filter(|n| n.kind() == "identifier") else { return out };
-            out.extend(ts_types(written).into_iter().map(|t| hint(var, (t, HintKind::Type))));
+            out.extend(ts_types(written).into_iter().map(|t| HintCaptures::holding(var, (t, HintKind::Type))));
             if let Some(value) = value {
                 let awaited = || {
                     let inner = if value.kind() == "await_expression" { named_children(value) } else { Vec::new() };
@@ -135,7 +146,7 @@ fn typescript_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
                     .or_else(|| ts_called(value).map(|f| (f, HintKind::Call)))
                     .or_else(|| awaited().map(|f| (f, HintKind::Call)))
                     .or_else(|| is_ts_callee(value).then_some((value, HintKind::Alias)));
-                out.extend(text.map(|t| hint(var, t)));
+                out.extend(text.map(|t| HintCaptures::holding(var, t)));
             }
         }
         "required_parameter" | "optional_parameter" => {
@@ -145,17 +156,16 @@ fn typescript_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
                 && named_children(node).iter().any(|c| c.kind() == "accessibility_modifier");
             for t in ts_types(written) {
                 if accessible {
-                    out.push(HintCaptures { field: true, ..hint(var, (t, HintKind::Type)) });
+                    out.push(HintCaptures::field_holding(var, (t, HintKind::Type)));
                 }
-                out.push(hint(var, (t, HintKind::Type)));
+                out.push(HintCaptures::holding(var, (t, HintKind::Type)));
             }
         }
         "public_field_definition" => {
             let [name, written, value] = fields(node, ["name", "type", "value"]);
             let Some(var) = name.filter(|n| n.kind() == "property_identifier") else { return out };
-            let field = |text| HintCaptures { field: true, ..hint(var, text) };
-            out.extend(ts_types(written).into_iter().map(|t| field((t, HintKind::Type))));
-            out.extend(value.and_then(ts_constructed).map(|c| field((c, HintKind::Call))));
+            out.extend(ts_types(written).into_iter().map(|t| HintCaptures::field_holding(var, (t, HintKind::Type))));
+            out.extend(value.and_then(ts_constructed).map(|c| HintCaptures::field_holding(var, (c, HintKind::Call))));
         }
         "assignment_expression" => {
             let [left, right] = fields(node, ["left", "right"]);
@@ -171,7 +181,7 @@ fn typescript_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
             // A statement of its own (asking for the parent last: it costs a descent from the root).
             if let (Some(var), Some(text)) = (var, text) {
                 if node.parent().is_some_and(|p| p.kind() == "expression_statement") {
-                    out.push(HintCaptures { field: true, ..hint(var, text) });
+                    out.push(HintCaptures::field_holding(var, text));
                 }
             }
         }
@@ -218,14 +228,13 @@ fn ts_called(value: Node<'_>) -> Option<Node<'_>> {
 /// Go: `x := f()`, `x := T{…}`, `x := &T{…}`, `x := y.(T)` (the first name
 /// and the first value), and `var x T`, `var x = f()`, `= &T{…}`, `= T{…}` (each name).
 fn go_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
-    let hint = |var, text| HintCaptures { var: Some(var), text: Some(text), ..Default::default() };
     let mut out = Vec::new();
     match node.kind() {
         "short_var_declaration" => {
             let [left, right] = fields(node, ["left", "right"]);
             let var = left.filter(|l| l.kind() == "expression_list").and_then(|l| named_children(l).into_iter().next());
             if let (Some(var), Some(text)) = (var.filter(|v| v.kind() == "identifier"), go_first_value(right, true)) {
-                out.push(hint(var, text));
+                out.push(HintCaptures::holding(var, text));
             }
         }
         "var_spec" => {
@@ -236,8 +245,12 @@ fn go_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
                 .collect();
             let [written, value] = fields(node, ["type", "value"]);
             let value = go_first_value(value, false);
-            out.extend(written.into_iter().flat_map(|t| names.iter().map(move |&n| hint(n, (t, HintKind::Type)))));
-            out.extend(value.into_iter().flat_map(|v| names.iter().map(move |&n| hint(n, v))));
+            out.extend(
+                written
+                    .into_iter()
+                    .flat_map(|t| names.iter().map(move |&n| HintCaptures::holding(n, (t, HintKind::Type)))),
+            );
+            out.extend(value.into_iter().flat_map(|v| names.iter().map(move |&n| HintCaptures::holding(n, v))));
         }
         _ => {}
     }
@@ -254,7 +267,8 @@ fn go_first_value(list: Option<Node<'_>>, assertion: bool) -> Option<(Node<'_>, 
             .map(|f| (f, HintKind::Call)),
         "composite_literal" => field(first, "type").map(|t| (t, HintKind::Type)),
         "unary_expression" => field(first, "operand")
-            .and_then(|o| Some(o).filter(|n| n.kind() == "composite_literal").and_then(|n| field(n, "type")))
+            .filter(|o| o.kind() == "composite_literal")
+            .and_then(|o| field(o, "type"))
             .map(|t| (t, HintKind::Type)),
         "type_assertion_expression" if assertion => field(first, "type").map(|t| (t, HintKind::Type)),
         _ => None,
@@ -284,7 +298,6 @@ fn python_assignment<'t>(node: Node<'t>, source: &[u8]) -> Vec<HintCaptures<'t>>
     let Some(left) = left else { return Vec::new() };
     let called =
         right.filter(|r| r.kind() == "call").and_then(|c| field(c, "function")).filter(|f| is_python_callee(*f));
-    let hint = |var, text| HintCaptures { var: Some(var), text: Some(text), ..Default::default() };
     let mut out = Vec::new();
     // A class-level annotation, an assignment statement right in a class's body: its pattern
     // starts at the class, so the query gave it before the others of the same node.
@@ -298,22 +311,27 @@ fn python_assignment<'t>(node: Node<'t>, source: &[u8]) -> Vec<HintCaptures<'t>>
             .and_then(|b| b.parent().filter(|c| c.kind() == "class_definition").zip(Some(b)))
             .is_some_and(|(class, block)| field(class, "body").is_some_and(|body| body.id() == block.id()));
     if let (true, Some(t)) = (in_class_body, written) {
-        out.push(HintCaptures { field: true, ..hint(left, (t, HintKind::Type)) });
+        out.push(HintCaptures::field_holding(left, (t, HintKind::Type)));
     }
     match left.kind() {
         "identifier" => {
-            out.extend(written.map(|t| hint(left, (t, HintKind::Type))));
-            out.extend(called.map(|f| hint(left, (f, HintKind::Call))));
-            out.extend(right.filter(|r| is_python_callee(*r)).map(|r| hint(left, (r, HintKind::Alias))));
+            out.extend(written.map(|t| HintCaptures::holding(left, (t, HintKind::Type))));
+            out.extend(called.map(|f| HintCaptures::holding(left, (f, HintKind::Call))));
+            out.extend(
+                right.filter(|r| is_python_callee(*r)).map(|r| HintCaptures::holding(left, (r, HintKind::Alias))),
+            );
         }
         "attribute" => {
             let [object, attribute] = fields(left, ["object", "attribute"]);
             let of_self = object.is_some_and(|o| o.kind() == "identifier" && text(o, source) == "self");
             if let (true, Some(var)) = (of_self, attribute.filter(|a| a.kind() == "identifier")) {
-                let field = |text| HintCaptures { field: true, ..hint(var, text) };
-                out.extend(written.map(|t| field((t, HintKind::Type))));
-                out.extend(called.map(|f| field((f, HintKind::Call))));
-                out.extend(right.filter(|r| r.kind() == "identifier").map(|r| field((r, HintKind::Alias))));
+                out.extend(written.map(|t| HintCaptures::field_holding(var, (t, HintKind::Type))));
+                out.extend(called.map(|f| HintCaptures::field_holding(var, (f, HintKind::Call))));
+                out.extend(
+                    right
+                        .filter(|r| r.kind() == "identifier")
+                        .map(|r| HintCaptures::field_holding(var, (r, HintKind::Alias))),
+                );
             }
         }
         _ => {}
