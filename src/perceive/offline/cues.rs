@@ -75,9 +75,11 @@ pattern!(
     pub(super) q_search,
     r"^(search|find|locate|where (is|are|does|do|did)|where's|grep|list|show me where|look for|any references|show me (all )?(the )?(code|files|functions|places|usages|uses|classes))\b|^(what|which) (are (the )?)?([\w-]+ ){0,2}(components|files|functions|classes|modules|packages|methods|places|lines|endpoints|routes|services|types)\b|^which ([\w-]+ ){0,2}(component|file|function|class|module|package|method|place|line|endpoint|route|service|type)\b|^(is|are) there (a|an|any|already) ([\w-]+ ){0,2}(code|implementation|method|function|class|file|test|module|endpoint|helper|utility|util|script)s?\b|^show me (all|every|each)\b|\b(can'?t|cannot|couldn'?t|unable to) (find|locate) (where|which|the (definition|code|file|function|class|place|module|source))\b|\b(everyone|everything|anything|all (classes|types|structs)|who|which \w+) (that |which )?(extends?|implements|inherits?( from)?|subclass\w*|overrides?)\b|\banywhere\b|\blocation\b|^who (uses|calls|imports|references)\b|\b(uses of|usages of|references to|callers of|who calls|what calls|where is|where are|what (\w+ )?(does|do) (ID|\w+)( \w+){0,2} (call|invoke|use)|(functions|methods|what) (ID|\w+) calls)\b"
 );
+// "Create a plan for the project setup": a plan asked for is advice, not a change.
+pub(super) const PLAN: &str = r"(create|make|write|draft|come up with) (a |an )(plan|roadmap|strategy) (for|to)\b";
 pattern!(
     pub(super) q_explain,
-    r"^(how does|how do|how is|how are|how to|what does|what is|what's|why does|why is|why do|describe|walk me through|give me an overview|tell me about|tell me (how|why|what)|trace|analy[sz]e|show me how|show how|explore|break (down|it down)|summari[sz]e|rephrase|paraphrase|(tips|hints|advice|ideas) (on|for|about)|investigate (what|how|why|whether|if)|(provide|give me|list|suggest|show me) (\d+|some|a few|several|two|three|four|five) (ways|options|approaches|alternatives|ideas|examples)|(i'?d like|i would like|i want|i need) to (know|understand|find out|learn))\b|\b(explain|overview|architecture|suggest(ions?)?|advice|recommend\w*)\b|^(please\s+)?tell ?me\b|^(please\s+)?compare\b|\band tell ?me\b|^(please\s+)?give (me |us )?(your |a |an |the |some )?(best |short |simple |quick |brief |detailed |couple[- ]sentence[- ]long )*(advi[cs]e|explanation|summary|overview|recommendations?|opinion|thoughts|instructions|steps)\b|^(let\'?s |lets |please )?(create|make|write|draft|come up with) (a |an )(plan|roadmap|strategy) (for|to)\b"
+    &format!("{}|^(let'?s |lets |please )?{PLAN}", r"^(how does|how do|how is|how are|how to|what does|what is|what's|why does|why is|why do|describe|walk me through|give me an overview|tell me about|tell me (how|why|what)|trace|analy[sz]e|show me how|show how|explore|break (down|it down)|summari[sz]e|rephrase|paraphrase|(tips|hints|advice|ideas) (on|for|about)|investigate (what|how|why|whether|if)|(provide|give me|list|suggest|show me) (\d+|some|a few|several|two|three|four|five) (ways|options|approaches|alternatives|ideas|examples)|(i'?d like|i would like|i want|i need) to (know|understand|find out|learn))\b|\b(explain|overview|architecture|suggest(ions?)?|advice|recommend\w*)\b|^(please\s+)?tell ?me\b|^(please\s+)?compare\b|\band tell ?me\b|^(please\s+)?give (me |us )?(your |a |an |the |some )?(best |short |simple |quick |brief |detailed |couple[- ]sentence[- ]long )*(advi[cs]e|explanation|summary|overview|recommendations?|opinion|thoughts|instructions|steps)\b")
 );
 pattern!(pub(super) sentence_break, r"[?.!;]\s+");
 pattern!(pub(super) conventional_commit, r"^(feat|fix|docs|refactor|test|chore|perf|ci|build|style)(\([^)]*\))?!?:\s*");
@@ -174,8 +176,8 @@ pattern!(
     pub(super) purpose,
     r"\b(to be|to make (it|them|this|that|the code|things)|so (that|it|they|the|we)|in order to|for (better )?(readability|clarity|performance|speed|maintainability|testability|simplicity)|because|since)\b"
 );
-// "Create a plan for the project setup": a plan asked for is advice, not a change.
-pattern!(pub(super) plan_asked, r"^(create|make|write|draft|come up with) (a |an )(plan|roadmap|strategy) (for|to)\b");
+// A plan asked for at the start of a request (`PLAN`).
+pattern!(pub(super) plan_asked, &format!("^{PLAN}"));
 // A request that opens by making something: "add …", "write …", "create …" ("make sure" checks).
 pattern!(pub(super) imperative_make, r"^(add|implement|create|build|write|introduce|port|generate|expand|extend)\b");
 

@@ -1,0 +1,389 @@
+//! The offline transducer's unit tests: the rules alone and with the second
+//! reader, family by family, positive and negative.
+
+use super::*;
+
+fn read(text: &str) -> serde_json::Value {
+    serde_json::from_str(&transduce(text)).expect("intent JSON")
+}
+
+/// The intent the rules alone read, without the trained second reader.
+fn rules(text: &str) -> serde_json::Value {
+    serde_json::from_str(&transduce_with(text, None)).expect("intent JSON")
+}
+
+/// Each case reads as its category and verb through `read`.
+fn assert_reads(read: fn(&str) -> serde_json::Value, cases: &[(&str, &str, &str)]) {
+    for (text, category, verb) in cases {
+        let v = read(text);
+        assert_eq!((reading(&v).0, reading(&v).1), (*category, *verb), "{text}: {v}");
+    }
+}
+
+/// How the rules alone read each case, without the trained second reader.
+fn rules_read_as(cases: &[(&str, &str, &str)]) {
+    assert_reads(rules, cases);
+}
+
+/// A typo in a code name is fixed by renaming it; in prose or a docstring it is not a rename.
+#[test]
+fn a_typo_in_a_name_is_a_rename() {
+    rules_read_as(&[
+        ("Fix typo in variable name", "mutation", "rename"),
+        ("fix: tiny typo in variable name", "mutation", "rename"),
+        ("Fix variable typo", "mutation", "rename"),
+        ("Correct the misspelled function name in parser.py", "mutation", "rename"),
+        ("Fix typo in the README", "mutation", "document"),
+        ("Fix typo in docstring of function parse", "mutation", "document"),
+        ("Is that variable name a typo?", "query", "explain"),
+    ]);
+}
+
+/// Asking for a release is asking for a tag: a commit-family change. Release notes and release builds are not.
+#[test]
+fn asking_for_a_release_is_a_commit() {
+    rules_read_as(&[
+        ("Could you release v1.03?", "mutation", "commit"),
+        ("Please cut a new release from the current main", "mutation", "commit"),
+        ("Can you create a version with the latest fix?", "mutation", "commit"),
+        ("Please provide an up to date release.", "mutation", "commit"),
+        ("Add release notes for 2.0", "mutation", "document"),
+        ("make a release build of the cli", "mutation", "implement"),
+        ("When is the next release?", "query", "explain"),
+    ]);
+}
+
+/// A problem stated without a verb of change is a bug report; asked about, or with a change
+/// named, it is read as before.
+#[test]
+fn a_stated_problem_is_a_fix() {
+    rules_read_as(&[
+        ("Docker image is too large", "mutation", "fix"),
+        ("CI no longer runs tests on the main branch", "mutation", "fix"),
+        ("Null values returned by the parser are ignored", "mutation", "fix"),
+        ("Install failures on Windows since 2.0", "mutation", "fix"),
+        ("an error pops up when I start the app", "mutation", "fix"),
+        ("Why is the docker image so large?", "query", "explain"),
+        ("Make the docker image smaller", "mutation", "implement"),
+        ("Run the suite and highlight any failures", "query", "status"),
+    ]);
+    // Neither a fact to keep nor a question, whatever the second reader makes of it.
+    reads_as(&[("docker image is too large", "mutation", "fix"), ("Docker image is huge (6.5 GB)", "mutation", "fix")]);
+}
+
+/// Asking how the work stands is a status question; an update asked for is a change.
+#[test]
+fn asking_for_news_is_status() {
+    rules_read_as(&[
+        ("any updates?", "query", "status"),
+        ("Is there any update on the release?", "query", "status"),
+        ("any chance of getting this merged soon?", "query", "status"),
+        ("Bugfix release when?", "query", "status"),
+        ("update the dependencies", "mutation", "implement"),
+        ("Add a progress bar to the download", "mutation", "implement"),
+    ]);
+}
+
+/// A rule for every time a condition holds, or for how answers are given, is standing; a
+/// condition on a one-off task is not.
+#[test]
+fn a_rule_for_every_time_is_an_instruction() {
+    rules_read_as(&[
+        ("whenever you compare two libraries, use everyday examples", "instruction", "require"),
+        ("When asked to remember something, update CLAUDE.md", "instruction", "require"),
+        ("if you don't understand something, don't edit it", "instruction", "forbid"),
+        ("respond in the user's language", "instruction", "prefer"),
+        ("If the tests fail, fix them", "mutation", "fix"),
+        ("respond with a 404 when the user is missing", "mutation", "implement"),
+        ("When does the cache expire?", "query", "explain"),
+    ]);
+}
+
+/// "What about renaming …", "would it be possible to …": a change suggested or asked for.
+#[test]
+fn a_suggested_change_is_asked_for() {
+    rules_read_as(&[
+        ("What about renaming the flag to `--old-flag`?", "mutation", "rename"),
+        ("how about adding tests for parse_config?", "mutation", "test"),
+        ("What about the tests?", "query", "explain"),
+    ]);
+    reads_as(&[
+        ("Would it be possible to split up large files?", "mutation", "refactor"),
+        ("Is it possible to disable telemetry?", "query", "explain"),
+        ("Add a tool to find all callers of a function", "mutation", "implement"),
+        ("find all callers of parse_config", "query", "search"),
+    ]);
+}
+
+/// "Tell me …", "compare X and Y", a question after a framing clause, "… working or not":
+/// asked, whatever change they mention; the same words inside an order are not.
+#[test]
+fn asking_to_be_told_is_a_question() {
+    rules_read_as(&[
+        ("tell me the commands to verify the install", "query", "explain"),
+        ("read the http module and tell me how it differs from axios", "query", "explain"),
+        ("Compare Cloudflare KV and Durable Objects for log ingestion", "query", "explain"),
+        ("based on the readme, who is the primary audience for this project", "query", "explain"),
+        ("can you test these changes are working or not", "query", "status"),
+        ("tell the user when the upload is done", "mutation", "implement"),
+        ("add a compare button to the diff view", "mutation", "implement"),
+        ("Given an empty list, return None instead of raising", "mutation", "fix"),
+    ]);
+}
+
+/// More problems stated, questions about what to test or what is missing, facts about the
+/// project said in rule files, and a task whose later sentences say what it must do.
+#[test]
+fn symptoms_test_questions_project_facts_and_a_task_with_its_requirements() {
+    rules_read_as(&[
+        ("Sensor becomes unavailable after reboot", "mutation", "fix"),
+        ("Switchable impls are not thread-safe", "mutation", "fix"),
+        ("Is this class thread-safe?", "query", "review"),
+        ("What test cases should I consider for this function?", "query", "review"),
+        ("Which remaining branches are worth testing?", "query", "review"),
+        ("Should line 53 use defmodule instead?", "query", "review"),
+        ("What should I name this function?", "query", "explain"),
+        ("Project is using Expo and best practices.", "instruction", "remember"),
+        ("`@/` is an alias for `src/react`", "instruction", "remember"),
+        ("The project uses a deprecated API, replace it with the new one", "mutation", "refactor"),
+        ("Implement a login code generator. The code must always have six digits.", "mutation", "implement"),
+    ]);
+    // A rule whose first word could open a task is still a rule.
+    reads_as(&[("Build output should not be committed; only source files.", "instruction", "forbid")]);
+}
+
+/// public14's families: more problems stated, debugging, asking whether all is well or how
+/// things stand, asking to be given an explanation, and rules for every time something is done.
+#[test]
+fn symptoms_news_explanations_and_orders_for_every_time() {
+    rules_read_as(&[
+        ("Server leaks memory under load", "mutation", "fix"),
+        ("Count() method not thread safe", "mutation", "fix"),
+        ("Wrong default setting of HTTP port in jetty.xml", "mutation", "fix"),
+        ("Deprecated config options are not processed", "mutation", "fix"),
+        ("Whoops, ff9900 should be 9fef00 instead", "mutation", "fix"),
+        ("Continue debugging the scraper", "mutation", "fix"),
+        ("It should be possible to run a single test instead of a whole file", "mutation", "implement"),
+        ("Please confirm that everything is good now", "query", "status"),
+        ("give me a summary of the current state of the project", "query", "status"),
+        ("Give me a short explanation of how the parser works", "query", "explain"),
+        ("Give the button a tooltip", "mutation", "implement"),
+        ("from this point forward, record every prompt in PROMPTS.md", "instruction", "require"),
+        ("Update tests when modifying existing logic", "instruction", "require"),
+        ("Run the linter before committing", "instruction", "require"),
+        ("Fix the crash when parsing dates", "mutation", "fix"),
+        ("Add a check before saving the form", "mutation", "implement"),
+    ]);
+}
+
+/// public15's questions read as changes: running the tests, profiling, asking for instructions.
+#[test]
+fn running_the_tests_profiling_and_asking_for_instructions_are_questions() {
+    rules_read_as(&[
+        ("Run all backend and frontend tests now.", "query", "status"),
+        ("Need to profile start up process", "query", "review"),
+        ("give me the instructions for the dns change", "query", "explain"),
+        ("Run the migration script", "mutation", "implement"),
+        ("Add a profile page for users", "mutation", "implement"),
+        ("Lets create a plan for project setup.", "query", "explain"),
+        ("Create a plan view in the dashboard", "mutation", "implement"),
+    ]);
+}
+
+fn reading(v: &serde_json::Value) -> (&str, &str, f64) {
+    (v["category"].as_str().unwrap_or(""), v["verb"].as_str().unwrap_or(""), v["confidence"].as_f64().unwrap_or(0.0))
+}
+
+/// Each request reads as its category and verb.
+fn reads_as(cases: &[(&str, &str, &str)]) {
+    assert_reads(read, cases);
+}
+
+/// The training script wrote what its model decides on a sample of the training rows; masking
+/// names here and computing the features in `reader.rs` must give the same label and margin.
+#[test]
+fn the_second_reader_decides_as_the_trained_model_does() {
+    let check = include_str!("../../../tests/fixtures/perception/reader_check.tsv");
+    let mut rows = 0;
+    for line in check.lines().filter(|l| !l.starts_with('#')) {
+        let mut cols = line.splitn(3, '\t');
+        let (label, margin, text) = (cols.next().unwrap(), cols.next().unwrap(), cols.next().unwrap());
+        let margin: f64 = margin.parse().unwrap();
+        let reading = second_reading(text).unwrap();
+        assert_eq!(reading.label, label, "{text:?}");
+        assert!((reading.margin - margin).abs() < 1e-3, "{text:?}: margin {} against {margin}", reading.margin);
+        rows += 1;
+    }
+    assert!(rows > 300, "{rows} rows checked");
+}
+
+#[test]
+fn a_question_is_never_a_rule_and_wanting_to_know_is_asking() {
+    reads_as(&[
+        // "If you change …" opens a rule, but a question asks.
+        ("What breaks if you change parse_config?", "query", "impact"),
+        ("When you change the schema, update the docs", "instruction", "require"),
+        ("I'm planning to change a function signature and want to know what breaks first.", "query", "impact"),
+        ("I'd like to know how to delete a user", "query", "explain"),
+        ("we're wondering how the cache module picks what to evict", "query", "explain"),
+        ("locate the config loader", "query", "search"),
+        ("confirm nothing regressed", "query", "status"),
+        ("check that no tests fail after the merge", "query", "status"),
+    ]);
+}
+
+#[test]
+fn git_state_project_facts_and_whether_a_removal_is_safe() {
+    reads_as(&[
+        ("list all branches", "query", "status"),
+        ("show me staged changes", "query", "status"),
+        ("what happened on this branch", "query", "status"),
+        ("This project uses Vitest for testing.", "instruction", "remember"),
+        ("Is the lodash dependency really needed?", "query", "impact"),
+        ("can I just delete node_modules?", "query", "impact"),
+        ("any concerns with renaming the package?", "query", "impact"),
+        ("how can I delete a user with this API?", "query", "explain"),
+        ("Can you tag the new releases?", "mutation", "commit"),
+        ("Would you mind adding a CONTRIBUTING guide?", "mutation", "document"),
+    ]);
+}
+
+#[test]
+fn a_proposal_asks_for_the_change_and_the_state_of_a_build_is_asked_or_reported() {
+    rules_read_as(&[
+        ("can we fix the flaky login test?", "mutation", "fix"),
+        ("could we first commit these changes?", "mutation", "commit"),
+        ("Looks good. Can we also rename fetch_all to load_all?", "mutation", "rename"),
+        ("can we safely remove the legacy folder?", "query", "impact"),
+        ("can I just remove the legacy folder?", "query", "impact"),
+        ("why is the pipeline failing?", "query", "status"),
+        ("why are the checks failing on this PR?", "query", "status"),
+        ("is this branch green?", "query", "status"),
+        ("The nightly build is failing on Windows", "mutation", "fix"),
+        ("is this merged yet?", "query", "status"),
+        ("has this been pushed yet?", "query", "status"),
+        ("what's still outstanding?", "query", "status"),
+        ("where do things stand?", "query", "status"),
+        ("why is this function returning None?", "query", "explain"),
+    ]);
+}
+
+#[test]
+fn what_a_change_should_achieve_is_not_its_target() {
+    for (text, target) in [
+        ("refactor f to be simpler", "f"),
+        ("split the loader so that it streams", "loader"),
+        ("simplify parse_header for readability", "parse_header"),
+        ("rewrite the config module to make it testable", "config module"),
+        ("refactor the retry logic", "retry logic"),
+    ] {
+        let v = rules(text);
+        assert_eq!(v["target"], target, "{text}: {v}");
+    }
+}
+
+#[test]
+fn a_target_placed_in_a_file_says_which_file() {
+    for (text, target, placed) in [
+        ("write tests for UnmarshalText in null.go; do not change null.go", "UnmarshalText", Some("in: null.go")),
+        ("fix parse_header in src/http/headers.py", "parse_header", Some("in: src/http/headers.py")),
+        ("explain load_config from `config/loader.py`", "load_config", Some("in: config/loader.py")),
+        ("refactor fetch_all in the client", "fetch_all", None),
+        ("rename parse_header to parse_headers", "parse_header", None),
+    ] {
+        let v = rules(text);
+        assert_eq!(v["target"], target, "{text}: {v}");
+        let constraints: Vec<&str> = v["constraints"].as_array().unwrap().iter().filter_map(|c| c.as_str()).collect();
+        let found = constraints.iter().copied().find(|c| c.starts_with(LOCATED_IN));
+        assert_eq!(found, placed, "{text}: {v}");
+    }
+}
+
+#[test]
+fn a_proposed_change_is_never_overruled_into_a_question() {
+    let sure = |text: &str, label: &'static str| -> (String, String) {
+        let v: serde_json::Value = serde_json::from_str(&transduce_with(text, second(label, 5.0))).unwrap();
+        (v["category"].as_str().unwrap().to_string(), v["verb"].as_str().unwrap().to_string())
+    };
+    let text = "Looks good. Can we also rename fetch_all to load_all?";
+    assert_eq!(sure(text, "query/explain"), ("mutation".into(), "rename".into()), "not into a question");
+    assert_eq!(sure(text, "mutation/refactor"), ("mutation".into(), "refactor".into()), "the change may differ");
+    // Without the proposal, a question stays open to the second reader.
+    assert_eq!(sure("Is there a rename helper here?", "query/search"), ("query".into(), "search".into()));
+}
+
+#[test]
+fn what_a_request_makes_names_its_verb_and_a_symptom_with_never_is_a_bug() {
+    rules_read_as(&[
+        ("Add the breaking changes of v3 to the upgrade guide", "mutation", "document"),
+        ("Write migration notes for the 2.0 release", "mutation", "document"),
+        ("add a usage example to docs/cli.md", "mutation", "document"),
+        ("what breaks if I upgrade to v3?", "query", "impact"),
+        ("Maybe add a retry to the fetch helper?", "mutation", "implement"),
+        ("is parse_header used anywhere?", "query", "search"),
+        ("is the legacy module still used, or can it be removed safely?", "query", "impact"),
+        ("Worker threads are never joined on shutdown", "mutation", "fix"),
+        ("Never commit secrets", "instruction", "forbid"),
+        ("the export command is never executed by a test", "mutation", "test"),
+        ("Replace the old name in all package names", "mutation", "rename"),
+        ("write tests for parse in util.go; put them in a new file and do not change util.go", "mutation", "test"),
+        ("verify claims; do not infer", "instruction", "require"),
+        ("What is the current status of this pull request?", "query", "status"),
+        ("what does parse_header call?", "query", "search"),
+        ("what is the difference between load and loads?", "query", "explain"),
+        ("do all the tests pass now?", "query", "status"),
+        ("The windows build keeps failing, can we fix it?", "mutation", "fix"),
+        ("so can we tag the release as v1.2.0?", "mutation", "commit"),
+        ("Evaluate the upgrade to Django 5", "query", "impact"),
+        ("comment on my pull request description", "query", "review"),
+        ("wait for CI to pass", "query", "status"),
+    ]);
+}
+
+#[test]
+fn the_second_reader_speaks_where_the_rules_find_no_cue() {
+    // A fact stated as a rule file's line: no verb the rules know, a memory to the classifier,
+    // kept as written.
+    let v = read("Uses VS Code with vim keybindings");
+    assert_eq!(reading(&v), ("instruction", "remember", DISPUTED));
+    assert_eq!(v["target"], "Uses VS Code with vim keybindings");
+    // "Enhance … coverage": the rules' generic change, the classifier's test writing.
+    let v = read("Enhance testing coverage for the parser module");
+    assert_eq!(reading(&v), ("mutation", "test", DISPUTED));
+}
+
+#[test]
+fn where_the_readers_agree_the_rules_stand_as_sure_as_before() {
+    for (text, category, verb) in [
+        ("fix the failing tests", "mutation", "fix"),
+        ("rename parse to parse_input", "mutation", "rename"),
+        ("who calls login", "query", "search"),
+        ("explain the architecture", "query", "explain"),
+    ] {
+        let r = second_reading(text).expect("the embedded model");
+        assert_eq!((r.category(), r.verb()), (category, verb), "{text}: the classifier");
+        assert_eq!(reading(&read(text)), (category, verb, 0.95), "{text}");
+    }
+}
+
+fn second(label: &'static str, margin: f64) -> Option<Reading> {
+    Some(Reading { label, margin })
+}
+
+#[test]
+fn the_second_reader_overrules_by_a_clear_margin_and_never_towards_a_change() {
+    let over = SECOND_READER_MARGIN + 0.01;
+    let under = SECOND_READER_MARGIN - 0.01;
+    // Within a category, and from a change to a question or a rule: by a clear margin only.
+    assert!(overruling(&second("mutation/test", over), "mutation", "implement").is_some());
+    assert!(overruling(&second("mutation/test", under), "mutation", "implement").is_none());
+    assert!(overruling(&second("query/status", over), "mutation", "implement").is_some());
+    assert!(overruling(&second("instruction/remember", over), "mutation", "implement").is_some());
+    assert!(overruling(&second("query/explain", over), "instruction", "require").is_some());
+    // Never a question or a rule made a change, however sure the classifier is.
+    assert!(overruling(&second("mutation/delete", 5.0), "query", "impact").is_none());
+    assert!(overruling(&second("mutation/implement", 5.0), "instruction", "require").is_none());
+    // Agreement, or no model, is no overruling.
+    assert!(overruling(&second("query/search", 5.0), "query", "search").is_none());
+    assert!(overruling(&None, "query", "search").is_none());
+}
