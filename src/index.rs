@@ -4,7 +4,7 @@
 //! and resolution is recomputed only when something changed.
 //! Knows nothing about the kernel's rules.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -15,7 +15,7 @@ use crate::timing::Phases;
 use crate::world::lang::{lang_label, GrammarError, Lang};
 use crate::world::packages::Manifests;
 use crate::world::project::{project_file, FileProjection};
-use crate::world::resolve::{resolve, FileView};
+use crate::world::resolve::{resolve, FileView, Resolution};
 use crate::world::walk::{walk, WalkProblem, Walked};
 
 /// Files larger than this are recorded but not parsed.
@@ -105,6 +105,25 @@ fn projection_fingerprint() -> String {
 }
 
 pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<IndexReport, IndexError> {
+    Ok(index_keeping(root, store, progress)?.0)
+}
+
+/// The world an index run resolved, as it wrote it to the store: every
+/// projected file's projection (raw calls and hints included) and the
+/// resolution before the precise tier and coverage are laid over it.
+pub struct Resolved {
+    pub projections: BTreeMap<String, (Lang, FileProjection)>,
+    pub resolution: Resolution,
+}
+
+/// `index`, keeping the world it resolved when anything changed (`None`
+/// when nothing did: the store already holds it), so that a caller that
+/// evaluates next need not read back what was just written.
+pub fn index_keeping(
+    root: &Path,
+    store: &mut Store,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<(IndexReport, Option<Resolved>), IndexError> {
     let started = Instant::now();
     let mut phases = Phases::default();
     if !root.is_dir() {
@@ -167,6 +186,7 @@ pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync
     }
 
     let world_changed = changes.iter().any(|c| !matches!(c, FileChange::Touch { .. }));
+    let mut unchanged = Vec::new();
     let resolution = if world_changed {
         // Unchanged files come from the store, changed ones from memory.
         let fresh: Vec<(&str, Lang, &FileProjection)> = changes
@@ -186,10 +206,10 @@ pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync
                 FileChange::Touch { .. } => None,
             })
             .collect();
-        let stored = store.projections(&|p| touched.contains(p), true)?;
+        unchanged = store.projections(&|p| touched.contains(p), true)?;
         phases.mark("load_unchanged");
         let mut views: Vec<FileView> =
-            stored.iter().map(|(p, l, proj)| FileView { path: p, lang: *l, projection: proj }).collect();
+            unchanged.iter().map(|(p, l, proj)| FileView { path: p, lang: *l, projection: proj }).collect();
         views.extend(fresh.into_iter().map(|(p, l, proj)| FileView { path: p, lang: l, projection: proj }));
         views.sort_by(|a, b| a.path.cmp(b.path));
         let (manifests, unreadable) = Manifests::load(root, walked.iter().map(|w| w.path.as_str()));
@@ -215,10 +235,21 @@ pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync
     }
     phases.mark("store");
     let [files, symbols, calls, unresolved_calls, parse_errors] = store.counts()?;
-    Ok(IndexReport {
+    let changed = !changes.is_empty() || resolution.is_some();
+    let resolved = resolution.map(|resolution| {
+        let fresh = changes.into_iter().filter_map(|c| match c {
+            FileChange::Upsert { record, projection: Some(p) } => {
+                Lang::from_name(&record.lang).map(|l| (record.path, (l, *p)))
+            }
+            _ => None,
+        });
+        let kept = unchanged.into_iter().map(|(path, lang, p)| (path, (lang, p)));
+        Resolved { projections: kept.chain(fresh).collect(), resolution }
+    });
+    let report = IndexReport {
         files: files as usize,
         parsed,
-        changed: !changes.is_empty() || resolution.is_some(),
+        changed,
         cold: stale || stored.is_empty(),
         removed,
         symbols,
@@ -228,5 +259,6 @@ pub fn index(root: &Path, store: &mut Store, progress: &(dyn Fn(u64, u64) + Sync
         problems,
         elapsed: started.elapsed(),
         phases: phases.done,
-    })
+    };
+    Ok((report, resolved))
 }

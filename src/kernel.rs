@@ -280,6 +280,27 @@ pub fn load_scoped(root: &Path, store: &Store, covers: &dyn Fn(&str) -> bool) ->
     load_where(root, store, LoadFor::Evaluation, Some(covers))
 }
 
+/// The world an index run just resolved and wrote, with the store's file
+/// records, precise tier and coverage laid over it as `load` lays them: what
+/// `load` would read back, without reading back every projection and edge.
+/// `projections` hold every projected file and `resolution` the heuristic
+/// tier's edges of all of them.
+pub fn load_resolved(
+    root: &Path,
+    store: &Store,
+    projections: BTreeMap<String, (Lang, FileProjection)>,
+    mut resolution: Resolution,
+) -> Result<Loaded, StoreError> {
+    let mut files: Vec<FileRecord> = store.files()?.into_values().collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    // The store keeps a file's edges as rows: a file that has none reads back as no entry.
+    resolution.files.retain(|_, f| !(f.calls.is_empty() && f.unresolved.is_empty() && f.external.is_empty()));
+    crate::world::resolve::precise::overlay(&mut resolution, &store.current_precise()?);
+    resolution.observed = store.observed_coverage()?;
+    let git = git::state(root).unwrap_or_default();
+    Ok(Loaded { files, projections, resolution, git })
+}
+
 /// The stored world, all of it or the part `covers` admits.
 fn load_where(
     root: &Path,
@@ -328,6 +349,51 @@ impl Loaded {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy_dir(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+
+    /// The facts of the world an index run kept, and of the same world read back from the store.
+    fn kept_and_stored(root: &Path) -> (String, String) {
+        let mut store = Store::open(root).unwrap();
+        let (_, resolved) = crate::index::index_keeping(root, &mut store, &|_, _| {}).unwrap();
+        let resolved = resolved.expect("the run changed the world");
+        let kept = load_resolved(root, &store, resolved.projections, resolved.resolution).unwrap();
+        let stored = load(root, &store, LoadFor::Evaluation).unwrap();
+        (format!("{:?}", kept.facts()), format!("{:?}", stored.facts()))
+    }
+
+    #[test]
+    fn the_world_an_index_run_keeps_gives_the_facts_the_store_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/projection");
+        for lang in ["go", "python", "rust", "typescript", "typescript-packages"] {
+            copy_dir(&fixtures.join(lang), &dir.path().join(lang));
+        }
+        let (kept, stored) = kept_and_stored(dir.path());
+        assert!(kept.len() > 10_000, "a world of several languages: {} bytes of facts", kept.len());
+        assert!(kept == stored, "a cold index");
+        // A warm run: one file edited, one removed, one added.
+        let edited = dir.path().join("python/shop/pricing.py");
+        assert!(edited.exists(), "the fixture has python/shop/pricing.py");
+        let mut text = std::fs::read_to_string(&edited).unwrap();
+        text.push_str("\n\ndef added_later():\n    return added_too()\n");
+        std::fs::write(&edited, text).unwrap();
+        std::fs::write(dir.path().join("python/shop/added.py"), "def added_too():\n    return 1\n").unwrap();
+        std::fs::remove_file(dir.path().join("go/legacy/cart.go")).unwrap();
+        let (kept, stored) = kept_and_stored(dir.path());
+        assert!(kept == stored, "a warm index");
+    }
     use nerd_logic::vocab::SymbolKind::{Class, Const, Function, Method, Test, Variable};
 
     #[test]

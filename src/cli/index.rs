@@ -8,7 +8,7 @@ use serde_json::json;
 
 use crate::config::PreciseMode;
 use crate::error::{exit, NerdError};
-use crate::index::index;
+use crate::index::{index_keeping, Resolved};
 use crate::kernel::{self, LoadFor};
 use crate::precise::coverage::{self, CoverageReport};
 use crate::precise::{Indexer, Outcome};
@@ -43,7 +43,7 @@ pub fn run(root: &Path, json: bool, tiers: Tiers) -> Result<i32, NerdError> {
             bar.set_position(done);
         }
     };
-    let report = index(root, &mut store, &progress)?;
+    let (report, resolved) = index_keeping(root, &mut store, &progress)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -62,7 +62,14 @@ pub fn run(root: &Path, json: bool, tiers: Tiers) -> Result<i32, NerdError> {
         None
     };
     let started = std::time::Instant::now();
-    let fixpoint = kernel::load(root, &store, LoadFor::Evaluation)?.evaluate();
+    // The precise tier and coverage rewrite what the index wrote: then the store answers.
+    let loaded = match resolved {
+        Some(Resolved { projections, resolution }) if !tiers.precise && !tiers.coverage => {
+            kernel::load_resolved(root, &store, projections, resolution)?
+        }
+        _ => kernel::load(root, &store, LoadFor::Evaluation)?,
+    };
+    let fixpoint = loaded.evaluate();
     let mut phases = report.phases.clone();
     phases.push(("kernel", started.elapsed()));
     let derived = fixpoint.relations();
