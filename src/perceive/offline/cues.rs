@@ -87,6 +87,8 @@ pattern!(pub(super) topic_prefix, r"^[a-z][\w-]*( [a-z][\w-]*){0,2}:\s+");
 pattern!(pub(super) clause_end, r"[,;:]");
 // A first clause that sets a condition or states a fact, not an order of its own.
 pattern!(pub(super) conditional, r"^(when|whenever|if|before|after|for|in|unless|from now on|we|i|you|our|this|the|it)\b");
+// "From now on, …", "going forward …": a rule for later work, said as one; nothing is asked.
+pattern!(pub(super) standing_from_now, r"\b(from now on|from this point (forward|on)|going forward|henceforth|from here on)\b");
 pattern!(pub(super) template_words, r"\b(an? |the )?(pull request|pr|issue|bug report|feature request) templates?\b");
 // "Explain this error and how to fix it": a change after "how to" is asked about, not asked for.
 pattern!(pub(super) how_to_end, r"\bhow (to|(i|we|you) (can|could|should|would)|(can|could|should|would|do) (i|we|you))\s*$");

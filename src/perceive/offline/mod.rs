@@ -496,6 +496,8 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         Some(r) if proposed && category == "mutation" && r.category() != "mutation" => None,
         // "Write tests for X; do not change Y": a task said first stays a task, whatever rule follows it.
         Some(r) if task_with_constraint && category == "mutation" && r.category() == "instruction" => None,
+        // "From now on, ignore the commit gate": a rule said for later work asks nothing.
+        Some(r) if category == "instruction" && r.category() == "query" && standing_from_now().is_match(&lower) => None,
         // "Docker image is too large": a problem stated is a bug to fix, neither a fact to keep nor a question.
         Some(r)
             if category == "mutation" && verb == "fix" && symptom().is_match(&lower) && r.category() != "mutation" =>

@@ -99,6 +99,16 @@ fn a_rule_for_every_time_is_an_instruction() {
     ]);
 }
 
+/// "From now on, …": a rule for later work, which the second reader may not make a question.
+#[test]
+fn a_rule_from_now_on_asks_nothing() {
+    reads_as(&[
+        ("from now on, ignore the commit gate", "instruction", "require"),
+        ("going forward, keep the changelog in docs/", "instruction", "require"),
+        ("Going forward, what should we prioritise?", "query", "explain"),
+    ]);
+}
+
 /// "What about renaming …", "would it be possible to …": a change suggested or asked for.
 #[test]
 fn a_suggested_change_is_asked_for() {
