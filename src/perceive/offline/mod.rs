@@ -383,6 +383,9 @@ pub fn transduce(text: &str) -> String {
 /// rules alone).
 fn transduce_with(text: &str, reading: Option<Reading>) -> String {
     let (asked, text) = without_front_end(text.trim());
+    // A full-width question mark ends a question as `?` does.
+    let text = text.replace('？', "?");
+    let asked = asked || cjk_question().is_match(&text);
     let original = text.as_str();
     let (masked_raw, ids) = mask(original);
     let masked = masked_raw.to_lowercase().trim_end_matches(['?', '.', '!', ' ']).to_string();
@@ -434,7 +437,10 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
     // "Run test_parse": a test named by its name is run; the second reader does not read names.
     let named_test = run_named_test().is_match(original.trim_end_matches(['.', '!']));
     // A question is never a standing rule: "what breaks if you change X?" asks.
-    let questioned = (original.ends_with('?') || question_word().is_match(&lower)) && !polite().is_match(&lower);
+    let questioned =
+        (asked || original.ends_with('?') || question_word().is_match(&lower)) && !polite().is_match(&lower);
+    // "It would be nice to see all the packages that depend on mine": a wish, not a question.
+    let wish = wished().is_match(&lower) && !questioned;
     let before_semicolon = lower.split(';').next().unwrap_or(&lower);
     let task_first = change(before_semicolon).is_some_and(|(_, _, specific)| specific);
     let original_lower = original.to_lowercase();
@@ -483,6 +489,11 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         ("instruction", verb, cue, 1)
     } else if named_test {
         ("query", "status", run_verb(), 1)
+    } else if wish {
+        match change(wished().replace(&lower, "").trim()) {
+            Some((_, (verb, cue), true)) => ("mutation", verb, cue(), 1),
+            _ => ("mutation", "implement", m_implement(), 1),
+        }
     } else {
         read_task(&lower, asked || original.ends_with('?'))
     };
@@ -498,6 +509,10 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         Some(r) if task_with_constraint && category == "mutation" && r.category() == "instruction" => None,
         // "From now on, ignore the commit gate": a rule said for later work asks nothing.
         Some(r) if category == "instruction" && r.category() == "query" && standing_from_now().is_match(&lower) => None,
+        // "Can this issue be closed?", "is this project still maintained?": the state asked about, whatever it names.
+        Some(_) if verb == "status" && project_state().is_match(&lower) => None,
+        // "It would be nice to see who depends on X": a wish asks for the change, not about it.
+        Some(r) if wish && r.category() == "query" => None,
         // "Docker image is too large": a problem stated is a bug to fix, neither a fact to keep nor a question.
         Some(r)
             if category == "mutation" && verb == "fix" && symptom().is_match(&lower) && r.category() != "mutation" =>

@@ -99,6 +99,56 @@ fn a_rule_for_every_time_is_an_instruction() {
     ]);
 }
 
+/// The state of a project, an issue or a pull request, asked about, is status.
+#[test]
+fn the_state_of_a_project_or_an_issue_is_status() {
+    reads_as(&[
+        ("Is this project still maintained?", "query", "status"),
+        ("Can this issue be closed?", "query", "status"),
+        ("is this PR still in draft?", "query", "status"),
+        ("Are there any new release plans?", "query", "status"),
+        ("Explain how the release process works", "query", "explain"),
+        ("Write the release plan into RELEASE.md", "mutation", "document"),
+        ("do you have a status update about this project?", "query", "status"),
+        ("Add a command that prints a status update", "mutation", "implement"),
+    ]);
+}
+
+/// A question in Chinese asks, by its question words or its closing particle.
+#[test]
+fn a_question_in_chinese_asks() {
+    reads_as(&[
+        ("代理怎么配置？", "query", "explain"),
+        ("如何简单的使用http代理", "query", "explain"),
+        ("配置文件中的代理有说明文档吗", "query", "explain"),
+        ("请修复 parse_config 的 bug", "mutation", "fix"),
+    ]);
+}
+
+/// "I'd love to be able to …", "it would be nice to …": a wish asks for the change.
+#[test]
+fn a_wish_asks_for_the_change() {
+    reads_as(&[
+        ("It would be nice to see all the packages that depend on a package of your own.", "mutation", "implement"),
+        ("it would be great to have a dark mode", "mutation", "implement"),
+        ("It would be nice to add tests for parse_config", "mutation", "test"),
+        ("What would be nice to have in the next release?", "query", "explain"),
+        ("I'd love it if someone could profile the startup time and share some insight", "query", "review"),
+    ]);
+}
+
+/// A symptom said without a verb of change is a bug report.
+#[test]
+fn more_symptoms_are_bug_reports() {
+    reads_as(&[
+        ("Partners page loads too slowly", "mutation", "fix"),
+        ("the nextcloud pod won't start", "mutation", "fix"),
+        ("coredns pods in CrashLoopBackOff", "mutation", "fix"),
+        ("memory consumption keeps going up", "mutation", "fix"),
+        ("Why does the page load too slowly?", "query", "explain"),
+    ]);
+}
+
 /// "From now on, …": a rule for later work, which the second reader may not make a question.
 #[test]
 fn a_rule_from_now_on_asks_nothing() {
