@@ -157,27 +157,18 @@ pub(super) fn field<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
 }
 
 /// The children of `node` in fields `names`, in one pass over its children
-/// with a tree cursor (asking each child's field by index walks the
-/// children before it again, and the grammar's own lookup is the one that
-/// errs).
+/// (by index: a tree cursor would cost an allocation per callee).
 pub(super) fn fields<'t, const N: usize>(node: Node<'t>, names: [&str; N]) -> [Option<Node<'t>>; N] {
     let mut found = [None; N];
-    let mut cursor = node.walk();
-    if !cursor.goto_first_child() {
-        return found;
-    }
-    loop {
-        if let Some(field) = cursor.field_name() {
-            if let Some(slot) = names.iter().position(|n| *n == field) {
-                if found[slot].is_none() {
-                    found[slot] = Some(cursor.node());
-                }
+    for i in 0..node.child_count() {
+        let Some(field) = node.field_name_for_child(i) else { continue };
+        if let Some(slot) = names.iter().position(|n| *n == field) {
+            if found[slot].is_none() {
+                found[slot] = node.child(i);
             }
         }
-        if !cursor.goto_next_sibling() {
-            return found;
-        }
     }
+    found
 }
 
 #[cfg(test)]

@@ -238,9 +238,11 @@ fn go_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
             }
         }
         "var_spec" => {
-            let mut cursor = node.walk();
-            let names: Vec<Node<'_>> =
-                node.children_by_field_name("name", &mut cursor).filter(|n| n.kind() == "identifier").collect();
+            let names: Vec<Node<'_>> = (0..node.child_count())
+                .filter(|&i| node.field_name_for_child(i) == Some("name"))
+                .filter_map(|i| node.child(i))
+                .filter(|n| n.kind() == "identifier")
+                .collect();
             let [written, value] = fields(node, ["type", "value"]);
             let value = go_first_value(value, false);
             out.extend(
