@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use tree_sitter::{Language, Query};
+use tree_sitter::{Language, Node, Query};
 
 /// A language with a tree-sitter projection.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -99,6 +99,25 @@ impl Lang {
             })
             .as_ref()
             .map_err(Clone::clone)
+    }
+
+    /// The kind of `node`, a node of a tree this language's grammar parsed:
+    /// `Node::kind` read off a table of the grammar's kinds, made once, instead
+    /// of a C string converted each time (projection asks it of most nodes).
+    pub fn kind<'t>(self, node: Node<'t>) -> &'t str {
+        static KINDS: [OnceLock<Vec<Box<str>>>; 5] =
+            [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        let index = Lang::ALL.iter().position(|l| *l == self).unwrap_or(0);
+        let kinds = KINDS[index].get_or_init(|| {
+            let grammar = self.grammar();
+            (0..grammar.node_kind_count())
+                .map(|id| u16::try_from(id).ok().and_then(|id| grammar.node_kind_for_id(id)).unwrap_or_default().into())
+                .collect()
+        });
+        match kinds.get(usize::from(node.kind_id())) {
+            Some(kind) => kind,
+            None => node.kind(),
+        }
     }
 
     /// The language's reserved words, which no name may be.

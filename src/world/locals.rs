@@ -12,7 +12,7 @@ use super::lang::Lang;
 /// every identifier under it is bound.
 fn binding_part<'t>(lang: Lang, node: Node<'t>) -> Option<Node<'t>> {
     let field = |name: &str| node.child_by_field_name(name);
-    match (lang.family(), node.kind()) {
+    match (lang.family(), lang.kind(node)) {
         (Lang::Rust, "parameter" | "let_declaration" | "for_expression" | "let_condition" | "match_arm") => {
             field("pattern")
         }
@@ -116,7 +116,7 @@ impl<'s, 't> Locals<'s, 't> {
             for b in self.bindings[first..].iter().take_while(|b| b.start_byte() < end) {
                 if self.innermost(b.start_byte()) == Some(i) {
                     if let Some(part) = binding_part(self.lang, *b) {
-                        collect_names(part, self.source, &mut names);
+                        collect_names(self.lang, part, self.source, &mut names);
                     }
                 }
             }
@@ -127,10 +127,10 @@ impl<'s, 't> Locals<'s, 't> {
 }
 
 /// Every name under `node`, the node itself included.
-fn collect_names<'s>(node: Node<'_>, source: &'s [u8], out: &mut HashSet<&'s str>) {
+fn collect_names<'s>(lang: Lang, node: Node<'_>, source: &'s [u8], out: &mut HashSet<&'s str>) {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
-        if is_name(n.kind()) {
+        if is_name(lang.kind(n)) {
             if let Some(text) = source.get(n.byte_range()).and_then(|b| std::str::from_utf8(b).ok()) {
                 out.insert(text);
             }

@@ -40,24 +40,25 @@ pub(super) struct Parts<'t> {
 pub(super) fn parts<'t>(lang: Lang, callee: Node<'t>, place: Place) -> Parts<'t> {
     match lang {
         Lang::Rust => rust(callee, place, true),
-        Lang::TypeScript | Lang::Tsx => typescript(callee, place),
+        Lang::TypeScript | Lang::Tsx => typescript(lang, callee, place),
         Lang::Python => python(callee, place),
         Lang::Go => go(callee),
     }
 }
 
 fn rust(callee: Node<'_>, place: Place, outermost: bool) -> Parts<'_> {
-    match callee.kind() {
+    let kind = |n| Lang::Rust.kind(n);
+    match kind(callee) {
         "identifier" => Parts { name: Some(callee), ..Parts::default() },
         // A method call: `x.f()` or `x.f::<T>()`.
         "field_expression" if place == Place::Call => match fields(callee, ["value", "field"]) {
-            [value, Some(method)] if method.kind() == "field_identifier" => {
+            [value, Some(method)] if kind(method) == "field_identifier" => {
                 Parts { name: Some(method), receiver: value, ..Parts::default() }
             }
             _ => Parts::default(),
         },
         "scoped_identifier" => match fields(callee, ["path", "name"]) {
-            [Some(path), Some(name)] if name.kind() == "identifier" => {
+            [Some(path), Some(name)] if kind(name) == "identifier" => {
                 Parts { name: Some(name), qualifier: Some(path), ..Parts::default() }
             }
             _ => Parts::default(),
@@ -70,8 +71,9 @@ fn rust(callee: Node<'_>, place: Place, outermost: bool) -> Parts<'_> {
     }
 }
 
-fn typescript(callee: Node<'_>, place: Place) -> Parts<'_> {
-    match callee.kind() {
+fn typescript(lang: Lang, callee: Node<'_>, place: Place) -> Parts<'_> {
+    let kind = |n| lang.kind(n);
+    match kind(callee) {
         "identifier" => Parts { name: Some(callee), ..Parts::default() },
         "member_expression" => {
             // A member called or constructed is no read of it, whatever its name.
@@ -79,7 +81,7 @@ fn typescript(callee: Node<'_>, place: Place) -> Parts<'_> {
             let [object, property] = fields(callee, ["object", "property"]);
             // A private member (`this.#run()`) is read only where it is called.
             let readable = property.filter(|p| {
-                p.kind() == "property_identifier" || (place == Place::Call && p.kind() == "private_property_identifier")
+                kind(*p) == "property_identifier" || (place == Place::Call && kind(*p) == "private_property_identifier")
             });
             match readable {
                 Some(name) => Parts { name: Some(name), qualifier: object, receiver: None, not_read },
@@ -91,13 +93,14 @@ fn typescript(callee: Node<'_>, place: Place) -> Parts<'_> {
 }
 
 fn python(callee: Node<'_>, place: Place) -> Parts<'_> {
-    match callee.kind() {
+    let kind = |n| Lang::Python.kind(n);
+    match kind(callee) {
         "identifier" => Parts { name: Some(callee), ..Parts::default() },
         "attribute" => {
             // An attribute called (or decorating) is no read of it.
             let not_read = (place == Place::Call).then_some(callee);
             match fields(callee, ["object", "attribute"]) {
-                [object, Some(name)] if name.kind() == "identifier" => {
+                [object, Some(name)] if kind(name) == "identifier" => {
                     Parts { name: Some(name), qualifier: object, receiver: None, not_read }
                 }
                 _ => Parts { not_read, ..Parts::default() },
@@ -108,10 +111,11 @@ fn python(callee: Node<'_>, place: Place) -> Parts<'_> {
 }
 
 fn go(callee: Node<'_>) -> Parts<'_> {
-    match callee.kind() {
+    let kind = |n| Lang::Go.kind(n);
+    match kind(callee) {
         "identifier" => Parts { name: Some(callee), ..Parts::default() },
         "selector_expression" => match fields(callee, ["operand", "field"]) {
-            [operand, Some(name)] if name.kind() == "field_identifier" => {
+            [operand, Some(name)] if kind(name) == "field_identifier" => {
                 Parts { name: Some(name), qualifier: operand, ..Parts::default() }
             }
             _ => Parts::default(),

@@ -107,7 +107,7 @@ impl HintCaptures<'_> {
 /// pattern costs the query's compiler an analysis per node in it, paid by
 /// every process, and reading the node here costs nothing until one matches.
 pub(super) fn node_hints<'t>(lang: Lang, node: Node<'t>, source: &[u8]) -> Vec<HintCaptures<'t>> {
-    match (lang.family(), node.kind()) {
+    match (lang.family(), lang.kind(node)) {
         (Lang::Python, "assignment") => python_assignment(node, source),
         (Lang::Python, "with_item") => python_with_item(node).into_iter().collect(),
         (Lang::Python, "decorated_definition") => python_decorated(node),

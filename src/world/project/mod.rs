@@ -232,7 +232,7 @@ fn span_of(lang: Lang, node: Node<'_>) -> Node<'_> {
         return node;
     }
     match node.parent() {
-        Some(p) if p.kind() == "decorated_definition" => p,
+        Some(p) if lang.kind(p) == "decorated_definition" => p,
         _ => node,
     }
 }
@@ -331,7 +331,7 @@ fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result
         Some(_) => root
             .children(&mut root.walk())
             .flat_map(|n| {
-                [Some(n), (n.kind() == "export_statement").then(|| callee::field(n, "declaration")).flatten()]
+                [Some(n), (lang.kind(n) == "export_statement").then(|| callee::field(n, "declaration")).flatten()]
             })
             .flatten()
             .map(|n| n.id())
@@ -518,6 +518,10 @@ fn clean_name(raw: &str) -> String {
 
 /// Collapses whitespace runs and truncates to `max` characters.
 fn compact(raw: &str, max: usize) -> String {
+    // Most names and qualifiers are compact already: copied whole, not a character at a time.
+    if already_compact(raw, max) {
+        return raw.to_owned();
+    }
     let mut out = String::with_capacity(raw.len().min(max));
     let mut count = 0;
     for word in raw.split_whitespace() {
@@ -535,6 +539,17 @@ fn compact(raw: &str, max: usize) -> String {
         }
     }
     out
+}
+
+/// Whether `compact` would return `raw` as it is: ASCII, at most `max`
+/// bytes, no whitespace but single spaces between words.
+fn already_compact(raw: &str, max: usize) -> bool {
+    let bytes = raw.as_bytes();
+    bytes.len() <= max
+        && bytes.first() != Some(&b' ')
+        && bytes.last() != Some(&b' ')
+        && bytes.iter().all(|b| b.is_ascii() && !matches!(b, b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r'))
+        && !bytes.windows(2).any(|pair| pair == b"  ")
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {
@@ -691,7 +706,7 @@ fn visibility(lang: Lang, def: &Def, container: Option<&Def>, source: &[u8]) -> 
         // items take no `pub` and are the type's public interface.
         Lang::Rust
             if container
-                .is_some_and(|c| c.node.kind() == "impl_item" && c.node.child_by_field_name("trait").is_some()) =>
+                .is_some_and(|c| lang.kind(c.node) == "impl_item" && c.node.child_by_field_name("trait").is_some()) =>
         {
             true
         }
@@ -700,17 +715,18 @@ fn visibility(lang: Lang, def: &Def, container: Option<&Def>, source: &[u8]) -> 
         Lang::Python => !def.name.starts_with('_') || (def.name.starts_with("__") && def.name.ends_with("__")),
         Lang::TypeScript | Lang::Tsx => {
             let mut cursor = def.node.walk();
-            let private = def
-                .node
-                .children(&mut cursor)
-                .any(|c| c.kind() == "accessibility_modifier" && matches!(text(c, source), "private" | "protected"));
+            let private = def.node.children(&mut cursor).any(|c| {
+                lang.kind(c) == "accessibility_modifier" && matches!(text(c, source), "private" | "protected")
+            });
             // Asked last: each parent costs a descent from the root.
             let exported = || {
-                std::iter::successors(def.node.parent(), |n| n.parent()).take(3).any(|n| n.kind() == "export_statement")
+                std::iter::successors(def.node.parent(), |n| n.parent())
+                    .take(3)
+                    .any(|n| lang.kind(n) == "export_statement")
             };
             // Members are public unless marked: a class's methods, an object literal's (`pair`: `name: () => …`).
             let member = matches!(
-                def.node.kind(),
+                lang.kind(def.node),
                 "method_definition" | "method_signature" | "abstract_method_signature" | "pair"
             );
             !private && !def.name.starts_with('#') && (member || exported())
@@ -725,7 +741,7 @@ fn visibility(lang: Lang, def: &Def, container: Option<&Def>, source: &[u8]) -> 
 
 fn has_pub_modifier(node: Node<'_>) -> bool {
     let mut cursor = node.walk();
-    let found = node.children(&mut cursor).any(|c| c.kind() == "visibility_modifier");
+    let found = node.children(&mut cursor).any(|c| Lang::Rust.kind(c) == "visibility_modifier");
     found
 }
 
@@ -909,5 +925,49 @@ mod tests {
             .collect();
         tests.sort_unstable();
         assert_eq!(tests, ["a", "b", "d"]);
+    }
+
+    /// The shortcut for text that is compact already gives what the walk over
+    /// its characters gives, and is taken only where it may be.
+    #[test]
+    fn compact_text_is_copied_as_the_walk_would_write_it() {
+        let walked = |raw: &str, max: usize| {
+            let mut out = String::new();
+            let mut count = 0;
+            for word in raw.split_whitespace() {
+                if count > 0 {
+                    out.push(' ');
+                    count += 1;
+                }
+                for c in word.chars() {
+                    if count >= max {
+                        out.push('…');
+                        return out;
+                    }
+                    out.push(c);
+                    count += 1;
+                }
+            }
+            out
+        };
+        let cases = [
+            ("", 10, true),
+            ("parse", 10, true),
+            ("a b c", 5, true),
+            ("self.session", 12, true),
+            ("self.session", 11, false),
+            (" lead", 10, false),
+            ("trail ", 10, false),
+            ("two  spaces", 20, false),
+            ("tab\there", 20, false),
+            ("new\nline", 20, false),
+            ("vertical\x0Btab", 20, false),
+            ("no\u{a0}break", 20, false),
+            ("héllo", 20, false),
+        ];
+        for (raw, max, shortcut) in cases {
+            assert_eq!(already_compact(raw, max), shortcut, "{raw:?}");
+            assert_eq!(compact(raw, max), walked(raw, max), "{raw:?}");
+        }
     }
 }

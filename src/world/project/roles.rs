@@ -202,7 +202,7 @@ impl Roles {
         }
         if let Some(node) = callee_node {
             let place = match (out.call, out.value) {
-                (Some(call), _) if call.kind() == "new_expression" => callee::Place::New,
+                (Some(call), _) if self.lang.kind(call) == "new_expression" => callee::Place::New,
                 (Some(_), _) => callee::Place::Call,
                 (None, Some(_)) => callee::Place::Value,
                 (None, None) => callee::Place::Macro,
