@@ -464,11 +464,11 @@ fn keep_resolvable_references(
 fn drop_overload_stubs(lang: Lang, defs: &mut Vec<Def<'_>>, source: &[u8], hints: &mut Vec<HintSite>) {
     match lang {
         Lang::Python => defs.retain(|d| {
-            let decorated = d.node.parent().filter(|p| p.kind() == "decorated_definition");
+            let decorated = d.node.parent().filter(|p| lang.kind(*p) == "decorated_definition");
             let overload = decorated.is_some_and(|p| {
                 let mut cursor = p.walk();
                 let found = p.named_children(&mut cursor).any(|c| {
-                    c.kind() == "decorator" && {
+                    lang.kind(c) == "decorator" && {
                         let t = text(c, source).trim_start_matches('@').trim();
                         t == "overload" || t.ends_with(".overload")
                     }
@@ -481,28 +481,32 @@ fn drop_overload_stubs(lang: Lang, defs: &mut Vec<Def<'_>>, source: &[u8], hints
             let container = |n: Node<'_>| {
                 let parent = n.parent();
                 match parent {
-                    Some(p) if p.kind() == "export_statement" => p.parent().map(|g| g.id()),
+                    Some(p) if lang.kind(p) == "export_statement" => p.parent().map(|g| g.id()),
                     other => other.map(|p| p.id()),
                 }
             };
-            let is_stub = |n: Node<'_>| matches!(n.kind(), "function_signature" | "method_signature");
+            let is_stub = |n: Node<'_>| matches!(lang.kind(n), "function_signature" | "method_signature");
+            let is_implementation = |n: Node<'_>| matches!(lang.kind(n), "function_declaration" | "method_definition");
             let implemented: std::collections::HashSet<(Option<usize>, String)> = defs
                 .iter()
-                .filter(|d| matches!(d.node.kind(), "function_declaration" | "method_definition"))
+                .filter(|d| is_implementation(d.node))
                 .map(|d| (container(d.node), d.name.clone()))
                 .collect();
-            for d in defs.iter().filter(|d| matches!(d.node.kind(), "function_declaration" | "method_definition")) {
+            // The return type the first stub of each name that declares one declares, by container.
+            let mut declared: HashMap<(Option<usize>, &str), Node<'_>> = HashMap::new();
+            for s in defs.iter().filter(|s| is_stub(s.node)) {
+                if let Some(returned) = s.node.child_by_field_name("return_type").and_then(|r| r.named_child(0)) {
+                    declared.entry((container(s.node), s.name.as_str())).or_insert(returned);
+                }
+            }
+            for d in defs.iter().filter(|d| is_implementation(d.node)) {
                 let (Some(body), None) =
                     (d.node.child_by_field_name("body"), d.node.child_by_field_name("return_type"))
                 else {
                     continue;
                 };
-                let declared = defs
-                    .iter()
-                    .filter(|s| is_stub(s.node) && s.name == d.name && container(s.node) == container(d.node))
-                    .find_map(|s| s.node.child_by_field_name("return_type")?.named_child(0));
-                if let Some(returned) = declared {
-                    hints.push(return_hint(body, HintKind::Type, returned, source));
+                if let Some(returned) = declared.get(&(container(d.node), d.name.as_str())) {
+                    hints.push(return_hint(body, HintKind::Type, *returned, source));
                 }
             }
             defs.retain(|d| !(is_stub(d.node) && implemented.contains(&(container(d.node), d.name.clone()))));
@@ -528,6 +532,12 @@ fn compact(raw: &str, max: usize) -> String {
         if count > 0 {
             out.push(' ');
             count += 1;
+        }
+        // A word that fits whole is copied whole; one that may not, a character at a time.
+        if word.is_ascii() && count + word.len() <= max {
+            out.push_str(word);
+            count += word.len();
+            continue;
         }
         for c in word.chars() {
             if count >= max {
@@ -964,6 +974,10 @@ mod tests {
             ("vertical\x0Btab", 20, false),
             ("no\u{a0}break", 20, false),
             ("héllo", 20, false),
+            ("fn  parse(a,\n  b) -> Result<T>", 14, false),
+            ("fn  parse(a,\n  b) -> Result<T>", 15, false),
+            ("fn  parse(a,\n  b) -> Result<T>", 40, false),
+            ("déjà vu  twice over", 9, false),
         ];
         for (raw, max, shortcut) in cases {
             assert_eq!(already_compact(raw, max), shortcut, "{raw:?}");
