@@ -4,6 +4,8 @@
 
 use std::sync::OnceLock;
 
+use rustc_hash::FxHashMap as HashMap;
+
 use tree_sitter::{Language, Node, Query};
 
 /// A language with a tree-sitter projection.
@@ -118,6 +120,30 @@ impl Lang {
             Some(kind) => kind,
             None => node.kind(),
         }
+    }
+
+    /// The id of field `name` in this language's grammar, from a table made
+    /// once (the grammar's own lookup compares the name with every field's).
+    pub fn field_id(self, name: &str) -> Option<u16> {
+        static FIELDS: [OnceLock<HashMap<Box<str>, u16>>; 5] =
+            [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        let index = Lang::ALL.iter().position(|l| *l == self).unwrap_or(0);
+        let fields = FIELDS[index].get_or_init(|| {
+            let grammar = self.grammar();
+            (1..=grammar.field_count())
+                .filter_map(|id| {
+                    let id = u16::try_from(id).ok()?;
+                    Some((grammar.field_name_for_id(id)?.into(), id))
+                })
+                .collect()
+        });
+        fields.get(name).copied()
+    }
+
+    /// The child of `node` in field `name`: `Node::child_by_field_name`, with
+    /// the field's id from `field_id`'s table.
+    pub fn child<'t>(self, node: Node<'t>, name: &str) -> Option<Node<'t>> {
+        self.field_id(name).and_then(|id| node.child_by_field_id(id))
     }
 
     /// The language's reserved words, which no name may be.

@@ -11,7 +11,7 @@ use super::lang::Lang;
 /// The part of `node` that binds names, if `node` is a binding construct:
 /// every identifier under it is bound.
 fn binding_part<'t>(lang: Lang, node: Node<'t>) -> Option<Node<'t>> {
-    let field = |name: &str| node.child_by_field_name(name);
+    let field = |name: &str| lang.child(node, name);
     match (lang.family(), lang.kind(node)) {
         (Lang::Rust, "parameter" | "let_declaration" | "for_expression" | "let_condition" | "match_arm") => {
             field("pattern")

@@ -51,13 +51,13 @@ fn rust(callee: Node<'_>, place: Place, outermost: bool) -> Parts<'_> {
     match kind(callee) {
         "identifier" => Parts { name: Some(callee), ..Parts::default() },
         // A method call: `x.f()` or `x.f::<T>()`.
-        "field_expression" if place == Place::Call => match fields(callee, ["value", "field"]) {
+        "field_expression" if place == Place::Call => match fields_of(Lang::Rust, callee, ["value", "field"]) {
             [value, Some(method)] if kind(method) == "field_identifier" => {
                 Parts { name: Some(method), receiver: value, ..Parts::default() }
             }
             _ => Parts::default(),
         },
-        "scoped_identifier" => match fields(callee, ["path", "name"]) {
+        "scoped_identifier" => match fields_of(Lang::Rust, callee, ["path", "name"]) {
             [Some(path), Some(name)] if kind(name) == "identifier" => {
                 Parts { name: Some(name), qualifier: Some(path), ..Parts::default() }
             }
@@ -65,7 +65,8 @@ fn rust(callee: Node<'_>, place: Place, outermost: bool) -> Parts<'_> {
         },
         // `f::<T>`, once: the grammar nests no generic function in another.
         "generic_function" if outermost && place != Place::Macro => {
-            field(callee, "function").map_or_else(Parts::default, |f| rust(f, place, false))
+            let [function] = fields_of(Lang::Rust, callee, ["function"]);
+            function.map_or_else(Parts::default, |f| rust(f, place, false))
         }
         _ => Parts::default(),
     }
@@ -78,7 +79,7 @@ fn typescript(lang: Lang, callee: Node<'_>, place: Place) -> Parts<'_> {
         "member_expression" => {
             // A member called or constructed is no read of it, whatever its name.
             let not_read = matches!(place, Place::Call | Place::New).then_some(callee);
-            let [object, property] = fields(callee, ["object", "property"]);
+            let [object, property] = fields_of(lang, callee, ["object", "property"]);
             // A private member (`this.#run()`) is read only where it is called.
             let readable = property.filter(|p| {
                 kind(*p) == "property_identifier" || (place == Place::Call && kind(*p) == "private_property_identifier")
@@ -99,7 +100,7 @@ fn python(callee: Node<'_>, place: Place) -> Parts<'_> {
         "attribute" => {
             // An attribute called (or decorating) is no read of it.
             let not_read = (place == Place::Call).then_some(callee);
-            match fields(callee, ["object", "attribute"]) {
+            match fields_of(Lang::Python, callee, ["object", "attribute"]) {
                 [object, Some(name)] if kind(name) == "identifier" => {
                     Parts { name: Some(name), qualifier: object, receiver: None, not_read }
                 }
@@ -114,7 +115,7 @@ fn go(callee: Node<'_>) -> Parts<'_> {
     let kind = |n| Lang::Go.kind(n);
     match kind(callee) {
         "identifier" => Parts { name: Some(callee), ..Parts::default() },
-        "selector_expression" => match fields(callee, ["operand", "field"]) {
+        "selector_expression" => match fields_of(Lang::Go, callee, ["operand", "field"]) {
             [operand, Some(name)] if kind(name) == "field_identifier" => {
                 Parts { name: Some(name), qualifier: operand, ..Parts::default() }
             }
@@ -158,6 +159,16 @@ pub(super) fn bound_back<'t>(assignment: Node<'t>, source: &[u8]) -> Option<Node
 pub(super) fn field<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
     let [found] = fields(node, [name]);
     found
+}
+
+/// `fields` of a node of `lang`'s grammar: the grammar's own lookup by
+/// field id where no alias renamed the node (the members of a TypeScript
+/// type query, where that lookup errs, are aliases), else `fields`.
+pub(super) fn fields_of<'t, const N: usize>(lang: Lang, node: Node<'t>, names: [&str; N]) -> [Option<Node<'t>>; N] {
+    if node.kind_id() != node.grammar_id() {
+        return fields(node, names);
+    }
+    names.map(|name| lang.field_id(name).and_then(|id| node.child_by_field_id(id)))
 }
 
 /// The children of `node` in fields `names`, in one pass over its children

@@ -6,7 +6,7 @@
 
 use tree_sitter::Node;
 
-use super::callee::{field, fields};
+use super::callee::{field, fields_of};
 use super::{compact, line_of, text, HintKind};
 use crate::world::lang::Lang;
 
@@ -119,7 +119,7 @@ pub(super) fn node_hints<'t>(lang: Lang, node: Node<'t>, source: &[u8]) -> Vec<H
                 .into_iter()
                 .collect()
         }
-        (Lang::TypeScript, _) => typescript_hints(node),
+        (Lang::TypeScript, _) => typescript_hints(lang, node),
         (Lang::Go, _) => go_hints(node),
         _ => Vec::new(),
     }
@@ -129,11 +129,11 @@ pub(super) fn node_hints<'t>(lang: Lang, node: Node<'t>, source: &[u8]) -> Vec<H
 /// alias); a parameter's type (a field too where it has an accessibility modifier); a class
 /// field's type or construction; `this.x = new T()` or `= y`; `return new T()` or `return f()`;
 /// and an arrow function's parameters without a type, which may be a callback's.
-fn typescript_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
+fn typescript_hints(lang: Lang, node: Node<'_>) -> Vec<HintCaptures<'_>> {
     let mut out = Vec::new();
-    match node.kind() {
+    match lang.kind(node) {
         "variable_declarator" => {
-            let [name, written, value] = fields(node, ["name", "type", "value"]);
+            let [name, written, value] = fields_of(lang, node, ["name", "type", "value"]);
             let Some(var) = name.filter(|n| n.kind() == "identifier") else { return out };
             out.extend(ts_types(written).into_iter().map(|t| HintCaptures::holding(var, (t, HintKind::Type))));
             if let Some(value) = value {
@@ -150,7 +150,7 @@ fn typescript_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
             }
         }
         "required_parameter" | "optional_parameter" => {
-            let [pattern, written] = fields(node, ["pattern", "type"]);
+            let [pattern, written] = fields_of(lang, node, ["pattern", "type"]);
             let Some(var) = pattern.filter(|p| p.kind() == "identifier") else { return out };
             let accessible = node.kind() == "required_parameter"
                 && named_children(node).iter().any(|c| c.kind() == "accessibility_modifier");
@@ -162,15 +162,15 @@ fn typescript_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
             }
         }
         "public_field_definition" => {
-            let [name, written, value] = fields(node, ["name", "type", "value"]);
+            let [name, written, value] = fields_of(lang, node, ["name", "type", "value"]);
             let Some(var) = name.filter(|n| n.kind() == "property_identifier") else { return out };
             out.extend(ts_types(written).into_iter().map(|t| HintCaptures::field_holding(var, (t, HintKind::Type))));
             out.extend(value.and_then(ts_constructed).map(|c| HintCaptures::field_holding(var, (c, HintKind::Call))));
         }
         "assignment_expression" => {
-            let [left, right] = fields(node, ["left", "right"]);
+            let [left, right] = fields_of(lang, node, ["left", "right"]);
             let member = left.filter(|l| l.kind() == "member_expression");
-            let [object, property] = member.map_or([None, None], |m| fields(m, ["object", "property"]));
+            let [object, property] = member.map_or([None, None], |m| fields_of(lang, m, ["object", "property"]));
             let var =
                 property.filter(|p| p.kind() == "property_identifier" && object.is_some_and(|o| o.kind() == "this"));
             let text = right.and_then(|r| {
@@ -194,7 +194,7 @@ fn typescript_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
         "arrow_function" => {
             let parameters = field(node, "parameters").filter(|p| p.kind() == "formal_parameters");
             for parameter in parameters.map(named_children).unwrap_or_default() {
-                let [pattern, written] = fields(parameter, ["pattern", "type"]);
+                let [pattern, written] = fields_of(lang, parameter, ["pattern", "type"]);
                 if let (true, Some(var), None) =
                     (parameter.kind() == "required_parameter", pattern.filter(|p| p.kind() == "identifier"), written)
                 {
@@ -229,9 +229,9 @@ fn ts_called(value: Node<'_>) -> Option<Node<'_>> {
 /// and the first value), and `var x T`, `var x = f()`, `= &T{…}`, `= T{…}` (each name).
 fn go_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
     let mut out = Vec::new();
-    match node.kind() {
+    match Lang::Go.kind(node) {
         "short_var_declaration" => {
-            let [left, right] = fields(node, ["left", "right"]);
+            let [left, right] = fields_of(Lang::Go, node, ["left", "right"]);
             let var = left.filter(|l| l.kind() == "expression_list").and_then(|l| named_children(l).into_iter().next());
             if let (Some(var), Some(text)) = (var.filter(|v| v.kind() == "identifier"), go_first_value(right, true)) {
                 out.push(HintCaptures::holding(var, text));
@@ -243,7 +243,7 @@ fn go_hints(node: Node<'_>) -> Vec<HintCaptures<'_>> {
                 .filter_map(|i| node.child(i))
                 .filter(|n| n.kind() == "identifier")
                 .collect();
-            let [written, value] = fields(node, ["type", "value"]);
+            let [written, value] = fields_of(Lang::Go, node, ["type", "value"]);
             let value = go_first_value(value, false);
             out.extend(
                 written
@@ -293,7 +293,7 @@ fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
 /// `x: T`, `x = f()`, `x = y` (an alias), the same of `self.x` (a field of the
 /// class), and a class-level annotation (a field too).
 fn python_assignment<'t>(node: Node<'t>, source: &[u8]) -> Vec<HintCaptures<'t>> {
-    let [left, right, written] = fields(node, ["left", "right", "type"]);
+    let [left, right, written] = fields_of(Lang::Python, node, ["left", "right", "type"]);
     let written = written.filter(|t| t.kind() == "type");
     let Some(left) = left else { return Vec::new() };
     let called =
@@ -322,7 +322,7 @@ fn python_assignment<'t>(node: Node<'t>, source: &[u8]) -> Vec<HintCaptures<'t>>
             );
         }
         "attribute" => {
-            let [object, attribute] = fields(left, ["object", "attribute"]);
+            let [object, attribute] = fields_of(Lang::Python, left, ["object", "attribute"]);
             let of_self = object.is_some_and(|o| o.kind() == "identifier" && text(o, source) == "self");
             if let (true, Some(var)) = (of_self, attribute.filter(|a| a.kind() == "identifier")) {
                 out.extend(written.map(|t| HintCaptures::field_holding(var, (t, HintKind::Type))));

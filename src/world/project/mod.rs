@@ -495,14 +495,12 @@ fn drop_overload_stubs(lang: Lang, defs: &mut Vec<Def<'_>>, source: &[u8], hints
             // The return type the first stub of each name that declares one declares, by container.
             let mut declared: HashMap<(Option<usize>, &str), Node<'_>> = HashMap::new();
             for s in defs.iter().filter(|s| is_stub(s.node)) {
-                if let Some(returned) = s.node.child_by_field_name("return_type").and_then(|r| r.named_child(0)) {
+                if let Some(returned) = lang.child(s.node, "return_type").and_then(|r| r.named_child(0)) {
                     declared.entry((container(s.node), s.name.as_str())).or_insert(returned);
                 }
             }
             for d in defs.iter().filter(|d| is_implementation(d.node)) {
-                let (Some(body), None) =
-                    (d.node.child_by_field_name("body"), d.node.child_by_field_name("return_type"))
-                else {
+                let (Some(body), None) = (lang.child(d.node, "body"), lang.child(d.node, "return_type")) else {
                     continue;
                 };
                 if let Some(returned) = declared.get(&(container(d.node), d.name.as_str())) {
@@ -616,7 +614,7 @@ fn assign_symbols(
             visibility: visibility(lang, def, container, source),
             line: line_of(def.span),
             end_line: end_line_of(def.span),
-            signature: signature(def.node, written),
+            signature: signature(lang, def.node, written),
             body_hash: fnv1a(&written[def.span.byte_range()]),
             depth: (stack.len() - 1) as u32,
         });
@@ -715,8 +713,7 @@ fn visibility(lang: Lang, def: &Def, container: Option<&Def>, source: &[u8]) -> 
         // An implementation of a trait answers wherever the trait does: its
         // items take no `pub` and are the type's public interface.
         Lang::Rust
-            if container
-                .is_some_and(|c| lang.kind(c.node) == "impl_item" && c.node.child_by_field_name("trait").is_some()) =>
+            if container.is_some_and(|c| lang.kind(c.node) == "impl_item" && lang.child(c.node, "trait").is_some()) =>
         {
             true
         }
@@ -758,13 +755,13 @@ fn has_pub_modifier(node: Node<'_>) -> bool {
 /// The definition's text up to its body, on one line. A field or constant
 /// holding a function (`static create = (…): T => {…}`) reads up to that
 /// function's body, so its parameters and return type stay in it.
-fn signature(node: Node<'_>, source: &[u8]) -> String {
+fn signature(lang: Lang, node: Node<'_>, source: &[u8]) -> String {
     let function_value = || {
-        node.child_by_field_name("value")
-            .filter(|v| matches!(v.kind(), "arrow_function" | "function_expression" | "function" | "lambda"))
-            .and_then(|v| v.child_by_field_name("body"))
+        lang.child(node, "value")
+            .filter(|v| matches!(lang.kind(*v), "arrow_function" | "function_expression" | "function" | "lambda"))
+            .and_then(|v| lang.child(v, "body"))
     };
-    let end = match node.child_by_field_name("body").or_else(function_value) {
+    let end = match lang.child(node, "body").or_else(function_value) {
         Some(body) => body.start_byte(),
         None => {
             let start = node.start_byte();
