@@ -414,7 +414,8 @@ fn project_source(lang: Lang, path: &str, source: &[u8], nesting: u32) -> Result
     drop_overload_stubs(lang, &mut defs, source, &mut hints);
 
     let mut out = FileProjection::default();
-    let (symbol_of_def, def_ids) = assign_symbols(lang, path, (source, written), is_test_file, &defs, &mut out.symbols);
+    let (symbol_of_def, def_ids) =
+        assign_symbols(lang, path, (root, source, written), is_test_file, &defs, &mut out.symbols);
     let enclosing =
         Enclosing { path, defs: &defs, symbol_of_def: &symbol_of_def, def_ids: &def_ids, symbols: &out.symbols };
     out.imports = imports;
@@ -464,7 +465,8 @@ fn keep_resolvable_references(
 fn drop_overload_stubs(lang: Lang, defs: &mut Vec<Def<'_>>, source: &[u8], hints: &mut Vec<HintSite>) {
     match lang {
         Lang::Python => defs.retain(|d| {
-            let decorated = d.node.parent().filter(|p| lang.kind(*p) == "decorated_definition");
+            // The decorated definition around it is its span (`span_of`): no second descent for its parent.
+            let decorated = (d.span.id() != d.node.id()).then_some(d.span);
             let overload = decorated.is_some_and(|p| {
                 let mut cursor = p.walk();
                 let found = p.named_children(&mut cursor).any(|c| {
@@ -571,7 +573,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 fn assign_symbols(
     lang: Lang,
     path: &str,
-    (source, written): (&[u8], &[u8]),
+    (root, source, written): (Node<'_>, &[u8], &[u8]),
     is_test_file: bool,
     defs: &[Def],
     symbols: &mut Vec<ProjectedSymbol>,
@@ -611,7 +613,7 @@ fn assign_symbols(
             id,
             name: def.name.clone(),
             kind,
-            visibility: visibility(lang, def, container, source),
+            visibility: visibility(lang, root, def, container, source),
             line: line_of(def.span),
             end_line: end_line_of(def.span),
             signature: signature(lang, def.node, written),
@@ -704,7 +706,7 @@ fn only_comments(mut between: &[u8]) -> bool {
     }
 }
 
-fn visibility(lang: Lang, def: &Def, container: Option<&Def>, source: &[u8]) -> Visibility {
+fn visibility(lang: Lang, root: Node<'_>, def: &Def, container: Option<&Def>, source: &[u8]) -> Visibility {
     let public = match lang {
         // Trait items are as visible as their trait.
         Lang::Rust if container.is_some_and(|c| c.kind == Some(SymbolKind::Trait)) => {
@@ -725,12 +727,8 @@ fn visibility(lang: Lang, def: &Def, container: Option<&Def>, source: &[u8]) -> 
             let private = def.node.children(&mut cursor).any(|c| {
                 lang.kind(c) == "accessibility_modifier" && matches!(text(c, source), "private" | "protected")
             });
-            // Asked last: each parent costs a descent from the root.
-            let exported = || {
-                std::iter::successors(def.node.parent(), |n| n.parent())
-                    .take(3)
-                    .any(|n| lang.kind(n) == "export_statement")
-            };
+            // Asked last: the nodes above cost a descent from the root.
+            let exported = || ancestors(root, def.node, 3).into_iter().any(|n| lang.kind(n) == "export_statement");
             // Members are public unless marked: a class's methods, an object literal's (`pair`: `name: () => …`).
             let member = matches!(
                 lang.kind(def.node),
@@ -744,6 +742,21 @@ fn visibility(lang: Lang, def: &Def, container: Option<&Def>, source: &[u8]) -> 
     } else {
         Visibility::Private
     }
+}
+
+/// The `n` nodes above `node`, nearest first, found in one descent from
+/// `root` (`Node::parent` descends from the root again for each).
+fn ancestors<'t>(root: Node<'t>, node: Node<'t>, n: usize) -> Vec<Node<'t>> {
+    let mut path = Vec::new();
+    let mut cursor = root.walk();
+    while cursor.node().id() != node.id() {
+        path.push(cursor.node());
+        if cursor.goto_first_child_for_byte(node.start_byte()).is_none() {
+            // Not below `root` as its bytes say: ask the tree.
+            return std::iter::successors(node.parent(), |p| p.parent()).take(n).collect();
+        }
+    }
+    path.into_iter().rev().take(n).collect()
 }
 
 fn has_pub_modifier(node: Node<'_>) -> bool {
