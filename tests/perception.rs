@@ -124,10 +124,10 @@ fn offline_reads_the_public_tuning_rows_and_never_takes_a_question_for_a_mutatio
     }
 }
 
-/// public5.tsv … public15.tsv were the fresh sets of the last eleven rounds (first scores: 82.5% /
+/// public5.tsv … public16.tsv were the fresh sets of the last twelve rounds (first scores: 82.5% /
 /// 59.9% / 11 questions read as mutations, the rules alone; 87.0% / 77.5% / 9, 89.0% / 75.3% / 2,
 /// 91.2% / 75.1% / 2, 86.4% / 73.4% / 2, 84.0% / 58.7% / 7, 88.5% / 73.4% / 6, 80.2% / 57.6% / 6,
-/// 78.2% / 60.9% / 8, 84.4% / 63.9% / 6 and 87.1% / 68.0% / 9, rules and second reader); since then they train the
+/// 78.2% / 60.9% / 8, 84.4% / 63.9% / 6, 87.1% / 68.0% / 9 and 80.6% / 60.2% / 10, rules and second reader); since then they train the
 /// second reader (`scripts/train-perception`), and their misses were read for rules that
 /// generalise (a question is never a standing rule, wanting to know is asking, "locate",
 /// confirming nothing broke, git state, facts about the project, whether a removal is needed, "can
@@ -149,6 +149,7 @@ fn offline_reads_the_last_rounds_sets_it_learned_from() {
         ("public13.tsv", 91, 84),
         ("public14.tsv", 93, 88),
         ("public15.tsv", 93, 88),
+        ("public16.tsv", 90, 85),
     ] {
         let s = scored(&public(file));
         assert!(s.category * 100 >= s.n * category, "{file}: {}", s.line());
@@ -157,18 +158,18 @@ fn offline_reads_the_last_rounds_sets_it_learned_from() {
     }
 }
 
-/// public16.tsv was collected by someone who never read the transducer and frozen before it was
-/// first scored: these floors are that first score (category 257 of 319, both 192, 10 questions
-/// read as mutations; the rules alone read 258, 179 and 14, the second reader alone 250, 188 and
-/// 3), so a change that reads fresh requests worse fails here. It trains nothing yet.
+/// public17.tsv was collected by someone who never read the transducer and frozen before it was
+/// first scored: these floors are that first score (category 269 of 314, both 197, 6 questions
+/// read as mutations; the rules alone read 259, 179 and 9, the second reader alone 258, 194 and
+/// 10), so a change that reads fresh requests worse fails here. It trains nothing yet.
 #[test]
 fn offline_on_the_fresh_public_set_is_scored_never_tuned() {
-    let rows = public("public16.tsv");
-    assert!(rows.len() >= 319 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
+    let rows = public("public17.tsv");
+    assert!(rows.len() >= 314 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
     let s = scored(&rows);
-    assert!(s.category >= 257, "{}", s.line());
-    assert!(s.both >= 192, "{}", s.line());
-    assert!(s.questions_as_mutations.len() <= 10, "{}", s.line());
+    assert!(s.category >= 269, "{}", s.line());
+    assert!(s.both >= 197, "{}", s.line());
+    assert!(s.questions_as_mutations.len() <= 6, "{}", s.line());
 }
 
 /// Prints both splits' figures (`cargo test --test perception -- --nocapture report`).
@@ -198,6 +199,7 @@ fn report() {
         "public14.tsv",
         "public15.tsv",
         "public16.tsv",
+        "public17.tsv",
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/perception").join(file);
         if path.exists() {

@@ -144,7 +144,7 @@ pattern!(
     r"^(i'?d|i would|we'?d|we would) (really )?love (to|it if (we|you|i|it|this|there|nerd))\b|^(it )?would be (really |very )?(nice|great|good|helpful|useful|awesome) (to|if)\b|^it'?d be (really )?(nice|great|good|helpful|useful) (to|if)\b|^(the )?ability to\b"
 );
 // "代理怎么配置": a question in Chinese, by its question words or its closing particle.
-pattern!(pub(super) cjk_question, r"(怎么|怎样|如何|为什么|为何|有没有|是不是)|[吗呢][?？。]?$");
+pattern!(pub(super) cjk_question, r"(怎么|怎样|如何|为什么|为何|有没有|是不是|哪(儿|里|个|些))|[吗呢][?？。]?$");
 // "What about renaming the flag?", "how about adding a test?": a change suggested, which asks for it.
 pattern!(pub(super) suggestion, r"^(what|how) about \w+ing\b");
 // "Docker image is too large", "CI no longer runs tests", "Null values … are ignored": what goes
