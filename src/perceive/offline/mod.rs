@@ -71,10 +71,12 @@ fn recase(original: &str, lowered: &str) -> String {
     }
 }
 
-/// Whether a sentence opens like a question ("do not fail on …" is an order, not "do …?"), or
-/// says it wants to know ("… and want to know what breaks before I start").
+/// Whether a sentence opens like a question ("do not fail on …" is an order and "does not
+/// compile with …" a symptom, not "do …?"), or says it wants to know ("… and want to know what
+/// breaks before I start").
 fn asks(sentence: &str) -> bool {
-    (interrogative().is_match(sentence) && !sentence.starts_with("do not ")) || wants_to_know().is_match(sentence)
+    let stated = negated_statement().is_match(sentence) && !negated_question().is_match(sentence);
+    (interrogative().is_match(sentence) && !stated) || wants_to_know().is_match(sentence)
 }
 
 /// The sentences of a request, each with whether it was asked (it ends with a
@@ -513,9 +515,14 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         Some(_) if verb == "status" && project_state().is_match(&lower) => None,
         // "It would be nice to see who depends on X": a wish asks for the change, not about it.
         Some(r) if wish && r.category() == "query" => None,
-        // "Docker image is too large": a problem stated is a bug to fix, neither a fact to keep nor a question.
+        // "Docker image is too large", "doesn't compile with the latest core": a problem stated is a bug
+        // to fix, neither a fact to keep nor a question; said alone, no other change either ("X is not
+        // compiling; merge Y into X" asks for the merge).
         Some(r)
-            if category == "mutation" && verb == "fix" && symptom().is_match(&lower) && r.category() != "mutation" =>
+            if category == "mutation"
+                && verb == "fix"
+                && symptom().is_match(&lower)
+                && (r.category() != "mutation" || !sentence_break().is_match(&lower)) =>
         {
             None
         }

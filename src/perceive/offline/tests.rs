@@ -147,6 +147,14 @@ fn more_symptoms_are_bug_reports() {
         ("the nextcloud pod won't start", "mutation", "fix"),
         ("coredns pods in CrashLoopBackOff", "mutation", "fix"),
         ("memory consumption keeps going up", "mutation", "fix"),
+        ("Sodium incompatibility", "mutation", "fix"),
+        ("Does not seem to play well with evil-mode", "mutation", "fix"),
+        ("Doesn't compile with the latest version of the ESP32 core", "mutation", "fix"),
+        ("Virtual scrolling is much slower than a full load", "mutation", "fix"),
+        ("I get the following warning when I run get_stats: SettingWithCopyWarning", "mutation", "fix"),
+        ("Can not open a file whose path contains Unicode characters", "mutation", "fix"),
+        ("Why is the virtual list much slower than a full load?", "query", "explain"),
+        ("How do I resolve a version conflict with serde?", "query", "explain"),
         ("Why does the page load too slowly?", "query", "explain"),
     ]);
 }
