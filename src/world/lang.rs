@@ -89,11 +89,16 @@ impl Lang {
         format!("{defs}\n{calls}\n{imports}\n{types}")
     }
 
+    /// The language's place in `Lang::ALL`, where its tables made once are kept.
+    fn slot(self) -> usize {
+        Lang::ALL.iter().position(|l| *l == self).unwrap_or(0)
+    }
+
     /// The compiled projection query, built once per process.
     pub fn query(self) -> Result<&'static Query, GrammarError> {
         static QUERIES: [OnceLock<Result<Query, GrammarError>>; 5] =
             [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
-        let index = Lang::ALL.iter().position(|l| *l == self).unwrap_or(0);
+        let index = self.slot();
         QUERIES[index]
             .get_or_init(|| {
                 Query::new(&self.grammar(), &self.query_source())
@@ -109,7 +114,7 @@ impl Lang {
     pub fn kind<'t>(self, node: Node<'t>) -> &'t str {
         static KINDS: [OnceLock<Vec<Box<str>>>; 5] =
             [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
-        let index = Lang::ALL.iter().position(|l| *l == self).unwrap_or(0);
+        let index = self.slot();
         let kinds = KINDS[index].get_or_init(|| {
             let grammar = self.grammar();
             (0..grammar.node_kind_count())
@@ -127,7 +132,7 @@ impl Lang {
     pub fn field_id(self, name: &str) -> Option<u16> {
         static FIELDS: [OnceLock<HashMap<Box<str>, u16>>; 5] =
             [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
-        let index = Lang::ALL.iter().position(|l| *l == self).unwrap_or(0);
+        let index = self.slot();
         let fields = FIELDS[index].get_or_init(|| {
             let grammar = self.grammar();
             (1..=grammar.field_count())
