@@ -315,6 +315,51 @@ pub fn lang_label(path: &str) -> &'static str {
 mod tests {
     use super::*;
 
+    /// The tables made once answer what the grammar answers: every node's kind, and every
+    /// field's child, over a file of each language (TypeScript and TSX number their kinds
+    /// and fields apart).
+    #[test]
+    fn the_kind_and_field_tables_answer_as_the_grammar_does() {
+        let sources = [
+            (Lang::Rust, "pub struct S { a: u8 }\nimpl S { fn f(&self) -> u8 { let x = self.a; g::<u8>(x).h() } }\n"),
+            (Lang::Go, "package p\ntype T struct{ A int }\nfunc (t *T) F(x int) int { y := t.A; return g(x, y) }\n"),
+            (
+                Lang::Python,
+                "class C(B):\n    @d\n    def f(self, x: int) -> int:\n        y = self.g(x)\n        return y\n",
+            ),
+            (
+                Lang::TypeScript,
+                "export class C<in T> { f(x: T): number { const y = this.g(x); return y as number; } }\n",
+            ),
+            (Lang::Tsx, "export const App = (p: P) => <div onClick={() => p.go(1)}>{p.name}</div>;\n"),
+        ];
+        for (lang, source) in sources {
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&lang.grammar()).unwrap();
+            let tree = parser.parse(source, None).unwrap();
+            let grammar = lang.grammar();
+            let fields: Vec<&str> =
+                (1..=grammar.field_count() as u16).filter_map(|id| grammar.field_name_for_id(id)).collect();
+            let mut stack = vec![tree.root_node()];
+            let mut asked = 0;
+            while let Some(node) = stack.pop() {
+                assert_eq!(lang.kind(node), node.kind(), "{lang:?}");
+                for field in &fields {
+                    assert_eq!(
+                        lang.child(node, field),
+                        node.child_by_field_name(field),
+                        "{lang:?} {} {field}",
+                        node.kind()
+                    );
+                    asked += 1;
+                }
+                stack.extend(node.children(&mut node.walk()));
+            }
+            assert!(asked > 100, "{lang:?}: {asked}");
+            assert_eq!(lang.field_id("no such field"), None);
+        }
+    }
+
     /// Prints what each projection pattern adds to compiling its query, the dearest first
     /// (`cargo test --release -p nerd --lib query_compile_cost -- --ignored --nocapture`).
     #[test]
