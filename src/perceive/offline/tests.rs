@@ -96,6 +96,7 @@ fn a_rule_for_every_time_is_an_instruction() {
         ("If the tests fail, fix them", "mutation", "fix"),
         ("respond with a 404 when the user is missing", "mutation", "implement"),
         ("When does the cache expire?", "query", "explain"),
+        ("When triggering as cron, what input payload is there", "query", "explain"),
     ]);
 }
 
@@ -157,6 +158,12 @@ fn more_symptoms_are_bug_reports() {
         ("Sensors unavailable after a restart", "mutation", "fix"),
         ("Unable to enable the plugin", "mutation", "fix"),
         ("Why is the sensor unavailable after a restart?", "query", "explain"),
+        ("When clicking on the Add button it does not work", "mutation", "fix"),
+        ("When does the cache expire?", "query", "explain"),
+        ("When triggering as cron, what input payload is there", "query", "explain"),
+        ("Compile times have deteriorated significantly", "mutation", "fix"),
+        ("SQL injection vulnerability in the event search API", "mutation", "fix"),
+        ("Audit the search API for SQL injection", "query", "review"),
         ("Can't find the function definition for parse_config", "query", "search"),
         ("Why is the virtual list much slower than a full load?", "query", "explain"),
         ("How do I resolve a version conflict with serde?", "query", "explain"),
@@ -220,6 +227,9 @@ fn symptoms_test_questions_project_facts_and_a_task_with_its_requirements() {
         ("What should I name this function?", "query", "explain"),
         ("Project is using Expo and best practices.", "instruction", "remember"),
         ("`@/` is an alias for `src/react`", "instruction", "remember"),
+        ("Bun is the package manager and runtime", "instruction", "remember"),
+        ("Styling is done using Tailwind CSS.", "instruction", "remember"),
+        ("Make Biome the linter and formatter", "mutation", "implement"),
         ("The project uses a deprecated API, replace it with the new one", "mutation", "refactor"),
         ("Implement a login code generator. The code must always have six digits.", "mutation", "implement"),
     ]);
