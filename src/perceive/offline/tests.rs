@@ -146,7 +146,7 @@ fn more_symptoms_are_bug_reports() {
     reads_as(&[
         ("Partners page loads too slowly", "mutation", "fix"),
         ("the nextcloud pod won't start", "mutation", "fix"),
-        ("coredns pods in CrashLoopBackOff", "mutation", "fix"),
+        ("the coredns pods keep restarting", "mutation", "fix"),
         ("memory consumption keeps going up", "mutation", "fix"),
         ("Sodium incompatibility", "mutation", "fix"),
         ("Does not seem to play well with evil-mode", "mutation", "fix"),
