@@ -164,11 +164,19 @@ fn more_symptoms_are_bug_reports() {
         ("Compile times have deteriorated significantly", "mutation", "fix"),
         ("SQL injection vulnerability in the event search API", "mutation", "fix"),
         ("Audit the search API for SQL injection", "query", "review"),
+        ("Buttons don't work on Chrome or Safari on iOS", "mutation", "fix"),
+        ("The settings page is slow to load after a reinstall", "mutation", "fix"),
+        ("Redirect loop for client accounts", "mutation", "fix"),
+        ("Dark mode toggle resets when the page is refreshed", "mutation", "fix"),
+        ("Timezone offset counted twice in the scheduler", "mutation", "fix"),
+        ("Why don't the buttons work on Safari?", "query", "explain"),
         ("Can't find the function definition for parse_config", "query", "search"),
         ("Why is the virtual list much slower than a full load?", "query", "explain"),
         ("How do I resolve a version conflict with serde?", "query", "explain"),
         ("Why does the page load too slowly?", "query", "explain"),
     ]);
+    // An order in the imperative is no symptom, whatever the second reader makes of it.
+    rules_read_as(&[("Reset the form when it is saved", "mutation", "implement")]);
 }
 
 /// "From now on, …": a rule for later work, which the second reader may not make a question.
