@@ -291,14 +291,19 @@ pub fn load_resolved(
     projections: BTreeMap<String, (Lang, FileProjection)>,
     mut resolution: Resolution,
 ) -> Result<Loaded, StoreError> {
-    let mut files: Vec<FileRecord> = store.files()?.into_values().collect();
-    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let files = file_records(store, &|_| true)?;
     // The store keeps a file's edges as rows: a file that has none reads back as no entry.
     resolution.files.retain(|_, f| !(f.calls.is_empty() && f.unresolved.is_empty() && f.external.is_empty()));
-    crate::world::resolve::precise::overlay(&mut resolution, &store.current_precise()?);
-    resolution.observed = store.observed_coverage()?;
+    store.lay_over(&mut resolution)?;
     let git = git::state(root).unwrap_or_default();
     Ok(Loaded { files, projections, resolution, git })
+}
+
+/// The stored file records that `admits` admits, by path.
+fn file_records(store: &Store, admits: &dyn Fn(&str) -> bool) -> Result<Vec<FileRecord>, StoreError> {
+    let mut files: Vec<FileRecord> = store.files()?.into_values().filter(|f| admits(&f.path)).collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
 }
 
 /// The stored world, all of it or the part `covers` admits.
@@ -309,8 +314,7 @@ fn load_where(
     covers: Option<&dyn Fn(&str) -> bool>,
 ) -> Result<Loaded, StoreError> {
     let admits = |path: &str| covers.is_none_or(|c| c(path));
-    let mut files: Vec<FileRecord> = store.files()?.into_values().filter(|f| admits(&f.path)).collect();
-    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let files = file_records(store, &admits)?;
     let projections = store
         .projections(&|p| !admits(p), purpose == LoadFor::Resolution)?
         .into_iter()
@@ -349,51 +353,6 @@ impl Loaded {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn copy_dir(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            let target = to.join(entry.file_name());
-            if entry.file_type().unwrap().is_dir() {
-                copy_dir(&entry.path(), &target);
-            } else {
-                std::fs::copy(entry.path(), target).unwrap();
-            }
-        }
-    }
-
-    /// The facts of the world an index run kept, and of the same world read back from the store.
-    fn kept_and_stored(root: &Path) -> (String, String) {
-        let mut store = Store::open(root).unwrap();
-        let (_, resolved) = crate::index::index_keeping(root, &mut store, &|_, _| {}).unwrap();
-        let resolved = resolved.expect("the run changed the world");
-        let kept = load_resolved(root, &store, resolved.projections, resolved.resolution).unwrap();
-        let stored = load(root, &store, LoadFor::Evaluation).unwrap();
-        (format!("{:?}", kept.facts()), format!("{:?}", stored.facts()))
-    }
-
-    #[test]
-    fn the_world_an_index_run_keeps_gives_the_facts_the_store_gives() {
-        let dir = tempfile::tempdir().unwrap();
-        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/projection");
-        for lang in ["go", "python", "rust", "typescript", "typescript-packages"] {
-            copy_dir(&fixtures.join(lang), &dir.path().join(lang));
-        }
-        let (kept, stored) = kept_and_stored(dir.path());
-        assert!(kept.len() > 10_000, "a world of several languages: {} bytes of facts", kept.len());
-        assert!(kept == stored, "a cold index");
-        // A warm run: one file edited, one removed, one added.
-        let edited = dir.path().join("python/shop/pricing.py");
-        assert!(edited.exists(), "the fixture has python/shop/pricing.py");
-        let mut text = std::fs::read_to_string(&edited).unwrap();
-        text.push_str("\n\ndef added_later():\n    return added_too()\n");
-        std::fs::write(&edited, text).unwrap();
-        std::fs::write(dir.path().join("python/shop/added.py"), "def added_too():\n    return 1\n").unwrap();
-        std::fs::remove_file(dir.path().join("go/legacy/cart.go")).unwrap();
-        let (kept, stored) = kept_and_stored(dir.path());
-        assert!(kept == stored, "a warm index");
-    }
     use nerd_logic::vocab::SymbolKind::{Class, Const, Function, Method, Test, Variable};
 
     #[test]

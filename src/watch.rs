@@ -208,8 +208,7 @@ impl WatchSession {
         // The precise tier stands for the files it covered that did not change;
         // the changed ones are on the heuristic tier until the next precise run.
         if !changes.is_empty() {
-            crate::world::resolve::precise::overlay(&mut self.resolution, &self.store.current_precise()?);
-            self.resolution.observed = self.store.observed_coverage()?;
+            self.store.lay_over(&mut self.resolution)?;
         }
         phases.mark("store");
         self.changed_paths.extend(touched.iter().cloned());

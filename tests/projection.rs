@@ -1,11 +1,16 @@
 //! Projection fixtures: a small repository per language goes through the real
 //! `nerd index`, and the symbols, resolved calls, unresolved calls, test links,
 //! imports, methods of classes and parse errors it yields are compared, as sets, to the fixture's
-//! `expected.txt`.
+//! `expected.txt`. The world an index run keeps in memory gives the facts the
+//! store gives back.
 
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use nerd::kernel::{self, LoadFor};
+use nerd::store::Store;
 
 use common::{copy_fixture, nerd, query};
 
@@ -93,4 +98,32 @@ fn typescript_and_tsx_projection() {
 #[test]
 fn typescript_workspace_packages_and_path_aliases() {
     check("typescript-packages");
+}
+
+/// The facts of the world an index run kept, and of the same world read back from the store.
+fn kept_and_stored(root: &Path) -> (String, String) {
+    let mut store = Store::open(root).unwrap();
+    let (_, resolved) = nerd::index::index_keeping(root, &mut store, &|_, _| {}).unwrap();
+    let resolved = resolved.expect("the run changed the world");
+    let kept = kernel::load_resolved(root, &store, resolved.projections, resolved.resolution).unwrap();
+    let stored = kernel::load(root, &store, LoadFor::Evaluation).unwrap();
+    (format!("{:?}", kept.facts()), format!("{:?}", stored.facts()))
+}
+
+#[test]
+fn the_world_an_index_run_keeps_gives_the_facts_the_store_gives() {
+    let dir = copy_fixture("projection");
+    let (kept, stored) = kept_and_stored(dir.path());
+    assert!(kept.len() > 10_000, "a world of several languages: {} bytes of facts", kept.len());
+    assert!(kept == stored, "a cold index");
+    // A warm run: one file edited, one removed, one added.
+    let edited = dir.path().join("python/shop/pricing.py");
+    assert!(edited.exists(), "the fixture has python/shop/pricing.py");
+    let mut text = std::fs::read_to_string(&edited).unwrap();
+    text.push_str("\n\ndef added_later():\n    return added_too()\n");
+    std::fs::write(&edited, text).unwrap();
+    std::fs::write(dir.path().join("python/shop/added.py"), "def added_too():\n    return 1\n").unwrap();
+    std::fs::remove_file(dir.path().join("go/legacy/cart.go")).unwrap();
+    let (kept, stored) = kept_and_stored(dir.path());
+    assert!(kept == stored, "a warm index");
 }

@@ -490,9 +490,17 @@ impl Store {
         for row in stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))? {
             out.named_test_links.push(row?);
         }
-        crate::world::resolve::precise::overlay(&mut out, &self.current_precise()?);
-        out.observed = self.observed_coverage()?;
+        self.lay_over(&mut out)?;
         Ok(out)
+    }
+
+    /// Lays what the store holds beyond the heuristic tier over `resolution`:
+    /// the precise tier over the files it covers while they are current, and
+    /// the test-to-symbol links coverage observed.
+    pub fn lay_over(&self, resolution: &mut Resolution) -> Result<(), StoreError> {
+        crate::world::resolve::precise::overlay(resolution, &self.current_precise()?);
+        resolution.observed = self.observed_coverage()?;
+        Ok(())
     }
 
     /// The manifest the staged snapshot was last brought to.

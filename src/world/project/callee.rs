@@ -168,7 +168,7 @@ pub(super) fn fields_of<'t, const N: usize>(lang: Lang, node: Node<'t>, names: [
     if node.kind_id() != node.grammar_id() {
         return fields(node, names);
     }
-    names.map(|name| lang.field_id(name).and_then(|id| node.child_by_field_id(id)))
+    names.map(|name| lang.child(node, name))
 }
 
 /// The children of `node` in fields `names`, in one pass over its children
