@@ -772,10 +772,10 @@ fn signature(lang: Lang, node: Node<'_>, source: &[u8]) -> String {
     let function_value = || {
         lang.child(node, "value")
             .filter(|v| matches!(lang.kind(*v), "arrow_function" | "function_expression" | "function" | "lambda"))
-            .and_then(|v| lang.child(v, "body"))
+            .and_then(|v| lang.child(v, "body").map(|b| (v, b)))
     };
-    let end = match lang.child(node, "body").or_else(function_value) {
-        Some(body) => body.start_byte(),
+    let end = match lang.child(node, "body").map(|b| (node, b)).or_else(|| function_value()) {
+        Some((holder, body)) => before_comments(lang, holder, body, source),
         None => {
             let start = node.start_byte();
             let line_end = source[start..node.end_byte()].iter().position(|&b| b == b'\n');
@@ -785,6 +785,25 @@ fn signature(lang: Lang, node: Node<'_>, source: &[u8]) -> String {
     let raw = String::from_utf8_lossy(&source[node.start_byte()..end]);
     let text = raw.trim_end_matches([' ', '{', ':', '=', '\n']).trim_end();
     compact(text.strip_suffix("=>").unwrap_or(text).trim_end(), SIGNATURE_MAX_CHARS)
+}
+
+/// Where the text before `body` ends once the comments between it and the
+/// last part of `holder` before it are left out (`def f(a):  # why`). Looked
+/// for only where that text holds a comment's opening, which is seldom.
+fn before_comments(lang: Lang, holder: Node<'_>, body: Node<'_>, source: &[u8]) -> usize {
+    let start = body.start_byte();
+    let text = &source[holder.start_byte().min(start)..start];
+    let opens_comment = |w: &[u8]| w == b"//" || w == b"/*" || w[0] == b'#';
+    if !text.windows(2).any(opens_comment) {
+        return start;
+    }
+    let mut cursor = holder.walk();
+    let last = holder
+        .children(&mut cursor)
+        .take_while(|c| c.end_byte() <= start && c.id() != body.id())
+        .filter(|c| !lang.kind(*c).ends_with("comment"))
+        .last();
+    last.map_or(start, |c| c.end_byte())
 }
 
 /// The definitions of a file, to find what encloses a position.
@@ -945,6 +964,31 @@ mod tests {
             .collect();
         tests.sort_unstable();
         assert_eq!(tests, ["a", "b", "d"]);
+    }
+
+    /// A signature is the definition's text before its body; a comment between the two (a
+    /// Python comment after the colon, a Rust, Go or TypeScript comment before the brace) is
+    /// neither.
+    #[test]
+    fn a_signature_leaves_out_a_comment_before_the_body() {
+        let cases = [
+            (Lang::Python, "a.py", "def f(a, b):  # why: reasons\n    return a\n", "def f(a, b)"),
+            (Lang::Python, "a.py", "class C(B):\n    # about C\n    x = 1\n", "class C(B)"),
+            (Lang::Python, "a.py", "def g(s: str) -> int:\n    return len(s)\n", "def g(s: str) -> int"),
+            (Lang::Rust, "a.rs", "fn f(a: u8) -> u8 // why\n{\n    a\n}\n", "fn f(a: u8) -> u8"),
+            (Lang::Go, "a.go", "package a\n\nfunc F(a int) int /* why */ {\n\treturn a\n}\n", "func F(a int) int"),
+            (
+                Lang::TypeScript,
+                "a.ts",
+                "function f(a: number): number // why\n{\n  return a;\n}\n",
+                "function f(a: number): number",
+            ),
+        ];
+        for (lang, path, source, want) in cases {
+            let projection = project_file(lang, path, source.as_bytes()).unwrap();
+            let got: Vec<&str> = projection.symbols.iter().map(|s| s.signature.as_str()).collect();
+            assert!(got.contains(&want), "{source:?}: {got:?}");
+        }
     }
 
     /// The shortcut for text that is compact already gives what the walk over
