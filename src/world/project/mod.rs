@@ -774,7 +774,7 @@ fn signature(lang: Lang, node: Node<'_>, source: &[u8]) -> String {
             .filter(|v| matches!(lang.kind(*v), "arrow_function" | "function_expression" | "function" | "lambda"))
             .and_then(|v| lang.child(v, "body").map(|b| (v, b)))
     };
-    let end = match lang.child(node, "body").map(|b| (node, b)).or_else(|| function_value()) {
+    let end = match lang.child(node, "body").map(|b| (node, b)).or_else(function_value) {
         Some((holder, body)) => before_comments(lang, holder, body, source),
         None => {
             let start = node.start_byte();
