@@ -13,6 +13,7 @@ use serde_json::json;
 use super::reader::Reading;
 
 mod cues;
+mod foreign;
 use cues::*;
 
 /// Masks identifiers, returning the masked text and the identifiers in order.
@@ -431,9 +432,12 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         }
     }
 
+    // A request not written in English is read by its own language's cues, where one of them speaks.
+    let foreign = foreign::not_english(&masked_raw).then(|| foreign::reading(&masked_raw)).flatten();
+
     // "The project uses a deprecated API, replace it": a fact said before an order is the order's reason.
     let order_after = clause_end().split(&lower).skip(1).any(|c| change(c.trim()).is_some_and(|(at, _, _)| at == 0));
-    if keep_fact().is_match(original) && !order_after {
+    if keep_fact().is_match(original) && !order_after && foreign.is_none() {
         return memory_intent("remember", original.trim_end_matches('.'), 0.8);
     }
     // "Run test_parse": a test named by its name is run; the second reader does not read names.
@@ -468,7 +472,9 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
             && !negated_symptom().is_match(&lower)
             && !clause_break().is_match(&lower))
         || ruled.is_some();
-    let (category, verb, cue, cues): (&str, &str, &Regex, usize) = if standing {
+    let (category, verb, cue, cues): (&str, &str, &Regex, usize) = if let Some((category, verb)) = foreign {
+        (category, verb, cue_of(category, verb), 1)
+    } else if standing {
         // The first cue speaks: "always handle errors, never assign to _" requires.
         let verb = [("forbid", forbid()), ("require", require()), ("prefer", prefer())]
             .iter()
@@ -491,6 +497,9 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         ("instruction", verb, cue, 1)
     } else if named_test {
         ("query", "status", run_verb(), 1)
+    } else if advice_asked().is_match(&lower) && !standing_from_now().is_match(&lower) {
+        // "Large list is slow in production. Any idea?": advice asked for after the problem.
+        ("query", "explain", q_explain(), 1)
     } else if wish {
         match change(wished().replace(&lower, "").trim()) {
             Some((_, (verb, cue), true)) => ("mutation", verb, cue(), 1),
@@ -506,6 +515,9 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
     // "Can we also rename X?": a proposed change stays a change; the second reader may still tell which.
     let overruled = match overruling(&reading, category, verb) {
         _ if named_test => None,
+        // A request not in English is read by its own language's cues: the second reader has seen
+        // too few such requests to overrule them (it read public20's requests not in English worse).
+        _ if foreign.is_some() => None,
         Some(r) if proposed && category == "mutation" && r.category() != "mutation" => None,
         // "Write tests for X; do not change Y": a task said first stays a task, whatever rule follows it.
         Some(r) if task_with_constraint && category == "mutation" && r.category() == "instruction" => None,

@@ -122,7 +122,7 @@ fn a_question_in_chinese_asks() {
         ("代理怎么配置？", "query", "explain"),
         ("如何简单的使用http代理", "query", "explain"),
         ("配置文件中的代理有说明文档吗", "query", "explain"),
-        ("附件存在哪里", "query", "explain"),
+        ("附件存在哪里", "query", "search"),
         ("请修复 parse_config 的 bug", "mutation", "fix"),
     ]);
 }
@@ -479,4 +479,69 @@ fn the_second_reader_overrules_by_a_clear_margin_and_never_towards_a_change() {
     // Agreement, or no model, is no overruling.
     assert!(overruling(&second("query/search", 5.0), "query", "search").is_none());
     assert!(overruling(&None, "query", "search").is_none());
+}
+
+/// Failing tests are a bug to fix; tests asked for are tests to write.
+#[test]
+fn failing_tests_are_a_fix() {
+    rules_read_as(&[
+        ("test suite fails", "mutation", "fix"),
+        ("Tests fail on Windows since the last release", "mutation", "fix"),
+        ("Integration tests are failing after the upgrade", "mutation", "fix"),
+        ("write tests for the failing parser", "mutation", "test"),
+        ("Add unit tests for the scheduler", "mutation", "test"),
+        ("Why do the tests fail?", "query", "explain"),
+    ]);
+}
+
+/// A problem told, then advice asked for, asks; a problem told alone is a bug report.
+#[test]
+fn advice_asked_after_a_problem_asks() {
+    rules_read_as(&[
+        ("The list renders slowly with 6000 items. Any idea?", "query", "explain"),
+        ("The service starts on port 8080 and I need another port. What should I do?", "query", "explain"),
+        ("Login fails after the upgrade. How can I fix this?", "query", "explain"),
+        ("The list crashes with 6000 items", "mutation", "fix"),
+        ("Add a way to pick the port; any port above 1024 works", "mutation", "implement"),
+    ]);
+}
+
+/// Which version is running, asked, is the state of what is deployed.
+#[test]
+fn the_running_version_asked_is_status() {
+    for text in ["How do I know which version is running?", "Which release is deployed right now?"] {
+        assert_eq!((reading(&read(text)).0, reading(&read(text)).1), ("query", "status"), "{text}");
+    }
+    rules_read_as(&[("Add the running version to the admin panel", "mutation", "implement")]);
+}
+
+/// Accepting changes merges them; keeping comments a certain way is a standing preference.
+#[test]
+fn accepting_changes_commits_and_keeping_a_style_prefers() {
+    rules_read_as(&[
+        ("please accept the changes", "mutation", "commit"),
+        ("accept the pull request once CI is green", "mutation", "commit"),
+        ("Keep comments strictly minimalist and lowercase", "instruction", "prefer"),
+        ("keep functions very small", "instruction", "prefer"),
+        ("Accepted values should include negative numbers", "mutation", "implement"),
+    ]);
+}
+
+/// A request not in English is read by its own language's cues, the second reader
+/// notwithstanding; an English one is not.
+#[test]
+fn requests_not_in_english_are_read_by_their_own_cues() {
+    for (text, category, verb) in [
+        ("禁止在组件中直接调用数据库", "instruction", "forbid"),
+        ("更新后无法启动", "mutation", "fix"),
+        ("怎么修改默认端口？", "query", "explain"),
+        ("이 함수를 리팩토링해줘", "mutation", "refactor"),
+        ("Не запускается после обновления", "mutation", "fix"),
+        ("arregla el error del login", "mutation", "fix"),
+        ("Botão de salvar não funciona", "mutation", "fix"),
+        ("API-Endpunkt immer aus der Konfiguration, nie hardcoded", "instruction", "require"),
+    ] {
+        let v = read(text);
+        assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
+    }
 }
