@@ -47,6 +47,21 @@ fn normal(s: &str) -> String {
 const FILLER: &[&str] =
     &["the", "thing", "stuff", "code", "module", "function", "class", "method", "file", "that", "this", "one"];
 
+/// How much a word of a reference counts toward a symbol: found in its own
+/// name, in what holds it (`Session` of `Session.send`), or only in its file's
+/// path ("session handling" means the class `Session` before its methods).
+fn word_weight(word: &str, own: &str, holder: &str, path: &str) -> f64 {
+    if own.contains(word) {
+        1.0
+    } else if holder.contains(word) {
+        0.75
+    } else if path.contains(word) {
+        0.5
+    } else {
+        0.0
+    }
+}
+
 /// Candidates for `reference`, best first.
 pub fn resolve(reference: &str, symbols: &[Known<'_>], files: &[&str]) -> Vec<Candidate> {
     let r = reference.trim().trim_end_matches("()");
@@ -69,12 +84,13 @@ pub fn resolve(reference: &str, symbols: &[Known<'_>], files: &[&str]) -> Vec<Ca
         } else if normal(s.name) == rn || normal(qualified) == rn {
             0.88
         } else if !words.is_empty() {
-            let hay = normal(s.id);
-            let hits = words.iter().filter(|w| hay.contains(w.as_str())).count();
-            if hits == 0 {
+            let (own, holder) = (normal(s.name), normal(qualified.rsplit_once('.').map_or("", |(h, _)| h)));
+            let path = normal(s.path);
+            let hits: f64 = words.iter().map(|w| word_weight(w, &own, &holder, &path)).sum();
+            if hits == 0.0 {
                 continue;
             }
-            0.4 + 0.35 * hits as f64 / words.len() as f64
+            0.4 + 0.35 * hits / words.len() as f64
         } else {
             continue;
         };
@@ -101,14 +117,17 @@ pub fn resolve(reference: &str, symbols: &[Known<'_>], files: &[&str]) -> Vec<Ca
 mod tests {
     use super::*;
 
+    /// A symbol known by its id: its path before `#`, its name the id's last part.
+    fn known(id: &'static str) -> Known<'static> {
+        let (path, qualified) = id.split_once('#').unwrap_or((id, id));
+        Known { id, name: qualified.rsplit('.').next().unwrap_or(qualified), path }
+    }
+
     #[test]
     fn exact_names_are_confident_fuzzy_ones_are_not() {
-        let symbols = [
-            Known { id: "src/config.rs#parse_config", name: "parse_config", path: "src/config.rs" },
-            Known { id: "src/auth.rs#login", name: "login", path: "src/auth.rs" },
-            Known { id: "src/auth.rs#Session.refresh", name: "refresh", path: "src/auth.rs" },
-            Known { id: "src/cli.rs#parse_args", name: "parse_args", path: "src/cli.rs" },
-        ];
+        let symbols =
+            ["src/config.rs#parse_config", "src/auth.rs#login", "src/auth.rs#Session.refresh", "src/cli.rs#parse_args"]
+                .map(known);
         let files = ["src/config.rs", "src/auth.rs"];
         let best = |r: &str| resolve(r, &symbols, &files).first().cloned();
         assert_eq!(best("parse_config").unwrap().confidence, 0.95);
@@ -117,6 +136,31 @@ mod tests {
         let fuzzy = resolve("the auth thing", &symbols, &files);
         assert!(fuzzy.len() >= 2 && fuzzy.iter().all(|c| c.confidence < 0.85), "{fuzzy:?}");
         assert!(resolve("nothing like it", &symbols, &files).is_empty());
+    }
+
+    /// A word found in a symbol's own name counts more than one found in what holds it,
+    /// and that more than one found only in its file's path: the thing a phrase names
+    /// comes before its members and its neighbours (still below the confident line).
+    #[test]
+    fn words_in_a_symbols_own_name_count_most() {
+        let symbols = [
+            "src/sessions.py#Session",
+            "src/sessions.py#Session.close",
+            "src/sessions.py#merge_setting",
+            "src/adapters.py#BaseAdapter",
+            "src/adapters.py#BaseAdapter.send",
+            "src/api.py#send_all",
+        ]
+        .map(known);
+        let order = |r: &str| -> Vec<String> {
+            resolve(r, &symbols, &[])
+                .into_iter()
+                .map(|c| c.symbol.rsplit('#').next().unwrap_or("").to_string())
+                .collect()
+        };
+        assert_eq!(order("session handling"), ["Session", "Session.close", "merge_setting"]);
+        assert_eq!(order("send in the adapter")[0], "BaseAdapter.send");
+        assert!(resolve("session handling", &symbols, &[]).iter().all(|c| c.confidence < 0.85));
     }
 
     #[test]
