@@ -27,7 +27,7 @@ SELECT_C, FIT_C = 0.5, 0.5
 # classifier learns the words around a name, not the name.
 CODE_SPAN = re.compile(r"""`([^`]+)`|"([^"]+)"|(^|[^\w])'([^'\s][^']*[^'\s])'([^\w]|$)""")
 IDENTIFIER = re.compile(
-    r"[A-Za-z_][\w]*(?:(?:::|\.|/)[\w\-]+)+(?:\(\))?|[A-Za-z]*_[\w]+(?:\(\))?|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\b\w+\(\)")
+    r"[A-Za-z_][0-9A-Za-z_]*(?:(?:::|\.|/)[0-9A-Za-z_\-]+)+(?:\(\))?|[A-Za-z]*_[0-9A-Za-z_]+(?:\(\))?|[a-z]+[A-Z][0-9A-Za-z_]*|[A-Z][a-z]+[A-Z][0-9A-Za-z_]*|\b[0-9A-Za-z_]+\(\)")
 
 
 def mask(text):

@@ -24,15 +24,15 @@ struct Family {
 const QUESTION: Family = Family {
     category: "query",
     verb: "explain",
-    words: r"^((en|a|de|por|para|em|no|na|auf|an|in|w|v|di|ke) )?(qu[ée]|c[óo]mo|por ?qu[ée]|d[óo]nde|dode|cu[áa]l|cu[áa]ndo|hay alg[uú]n|o que|onde|qual|quando|porque|wie|warum|wieso|weshalb|was|wo|welche[rsnm]?|gibt es|comment|pourquoi|où|quel(le)?s?|est-ce que|jak|dlaczego|czemu|gdzie|czy|kt[óo]ry|proč|kde|kter[ýá]|nasıl|neden|nerede|hangi|bagaimana|kenapa|mengapa|apa|apakah|di ?mana|как|почему|зачем|что|где|какой|какая|какие|можно ли|есть ли|про что)\b|\b(ne|mı|mi|mu|mü)\s*$|\b(tại sao|thế nào|ở đâu|là gì)\b",
-    marks: r"怎么|怎样|如何|为什么|为何|有没有|是不是|哪里|哪儿|哪个|哪些|能否|可否|请问|[吗呢][?？。]?$|ですか|ますか|でしょうか|なぜ|どうして|どうやって|どう|どこ|どれ|何を|何が|何で|뭐|무엇|어떻게|왜|어디|나요|까요|니까|인가요|는지",
+    words: r"^((en|a|de|por|para|em|no|na|auf|an|in|w|v|di|ke) )?(qu[ée]|c[óo]mo|por ?qu[ée]|d[óo]nde|dode|cu[áa]l|cu[áa]ndo|hay alg[uú]n|o que|onde|qual|quando|porque|come|perch[ée]|dove|cosa|quale|wie|warum|wieso|weshalb|was|wo|welche[rsnm]?|gibt es|comment|pourquoi|où|quel(le)?s?|est-ce que|jak|dlaczego|czemu|gdzie|czy|kt[óo]ry|proč|kde|kter[ýá]|nasıl|neden|nerede|hangi|bagaimana|kenapa|mengapa|apa|apakah|di ?mana|как|почему|зачем|что|где|какой|какая|какие|можно ли|есть ли|про что)\b|\b(ne|mı|mi|mu|mü)\s*$|\b(tại sao|thế nào|ở đâu|là gì)\b",
+    marks: r"怎么|怎样|如何|为什么|为何|有没有|是不是|哪里|哪儿|哪个|哪些|哪种|能否|可否|请问|在做什么|是做什么|是什么|干什么|什么意思|有什么区别|什么区别|有什么用|推荐什么|是啥|[吗呢][?？。]?$|方法を教えて|やり方|방법|ですか|ますか|でしょうか|なぜ|どうして|どうやって|どう|どこ|どれ|何を|何が|何で|뭐|무엇|어떻게|왜|어디|나요|까요|니까|인가요|는지",
 };
 
 /// Asking the agent to do something, politely: what it asks is an order.
 const POLITE: Family = Family {
     category: "mutation",
     verb: "implement",
-    words: r"^(puedes|podr[íi]as|pode|podes|poderia|voc[êe] pode|kannst du|k[öo]nntest du|peux-tu|pouvez-vous|pourriez-vous|mo[żz]esz|m[ůu][žz]e[šs]|bisakah|tolong|можешь|можете|помоги)\b",
+    words: r"^(puedes|podr[íi]as|pode|podes|poderia|voc[êe] pode|puoi|potresti|kannst du|k[öo]nntest du|peux-tu|pouvez-vous|pourriez-vous|mo[żz]esz|m[ůu][žz]e[šs]|bisakah|tolong|можешь|можете|помоги)\b",
     marks: r"帮我|帮忙|麻烦你|请你|してくれ|してもらえ|해줄래|해 줄래|해줄 수|해 줄 수",
 };
 
@@ -41,20 +41,20 @@ const RULES: [Family; 3] = [
     Family {
         category: "instruction",
         verb: "forbid",
-        words: r"(nunca|jam[áa]s|jamais|niemals|nie wolno|nigdy|zakaz\w*|verboten|interdit\w*|prohibido|proibido|asla|yasak\w*|nikdy|z[áa]kaz\w*|jangan|dilarang|никогда|нельзя|запрещ\w*|kh[ôo]ng (được )?(s[ửu]a|th[êe]m|d[ùu]ng|s[ửu] d[ụu]ng|x[óo]a|t[ạa]o|đổi)|^kh[ôo]ng\b|c[ấa]m|no (uses|utilices|hagas|modifiques|agregues|añadas|cambies)|n[ãa]o (use|utilize|fa[çc]a|altere|adicione|modifique|crie)|ne (jamais|pas utiliser)|nicht (verwenden|benutzen|nutzen|[äa]ndern|hinzuf[üu]gen))\b",
-        marks: r"禁止|不要|不得|严禁|嚴禁|切勿|请勿|請勿|不允许|不允許|不可以|절대|하지 않|하지 마|금지|않습니다|말 것|しないで|しないこと|してはいけない|してはならない|禁止",
+        words: r"(nunca|jam[áa]s|jamais|niemals|nie wolno|nigdy|zakaz\w*|verboten|interdit\w*|prohibido|proibido|asla|yasak\w*|nikdy|z[áa]kaz\w*|jangan|dilarang|никогда|нельзя|запрещ\w*|kh[ôo]ng (được )?(s[ửu]a|th[êe]m|d[ùu]ng|s[ửu] d[ụu]ng|x[óo]a|t[ạa]o|đổi)|^kh[ôo]ng\b|c[ấa]m|no (uses|utilices|hagas|modifiques|agregues|añadas|cambies)|n[ãa]o (use|utilize|fa[çc]a|altere|adicione|modifique|crie)|ne (jamais|pas utiliser)|mai|evita\w*|nicht (verwenden|benutzen|nutzen|[äa]ndern|hinzuf[üu]gen))\b",
+        marks: r"^避免|[，,；;]\s*避免|^不(在|要|用|使用|暴露|允许|得)|避ける|피하|禁止|不要|不得|严禁|嚴禁|切勿|请勿|請勿|不允许|不允許|不可以|절대|하지 않|하지 마|금지|않습니다|말 것|しないで|しないこと|してはいけない|してはならない|禁止",
     },
     Family {
         category: "instruction",
         verb: "require",
         words: r"(siempre|sempre|toujours|immer|stets|zawsze|vždy|v[žz]dy|mutlaka|her zaman|lu[ôo]n|ph[ảa]i|selalu|harus|wajib|obligatori[oa]|obrigat[óo]ri[oa]|всегда|обязательно)\b",
-        marks: r"必须|必須|务必|務必|一定要|必ず|なければならない|すること$|こと。?$|반드시|항상|해야 합니다|해야 한다",
+        marks: r"모든[^.]*사용하|必须|必須|务必|務必|一定要|必ず|なければならない|すること$|こと。?$|반드시|항상|해야 합니다|해야 한다",
     },
     Family {
         category: "instruction",
         verb: "prefer",
-        words: r"((usa|use|utiliza|usar|verwende|nutze|u[żz]ywaj|d[ùu]ng|gunakan|kullan|используй)\b[^,;]*[,;—–-]\s*(no|n[ãa]o|nicht|nie|kh[ôo]ng|jangan|не)\b|prefi[ea]r\w*|preferible|prefer[íi]vel|de preferencia|de prefer[êe]ncia|cuando sea posible|quando poss[íi]vel|wenn m[öo]glich|bevorzug\w*|vorzugsweise|lieber|pr[ée]f[ée]r\w*|si possible|preferuj\w*|rad[ěe]ji|tercih\w*|[ưu]u ti[êe]n|n[êe]n d[ùu]ng|sebaiknya|предпочит\w*|по возможности|лучше)\b",
-        marks: r"优先|優先|尽量|盡量|推荐|推薦|最好|なるべく|できるだけ|可能な限り|推奨|가급적|가능하면|선호",
+        words: r"((usa|use|utiliza|usar|verwende|nutze|u[żz]ywaj|d[ùu]ng|gunakan|kullan|используй|използвай)\b[^,;]*[,;—–-]\s*(no|n[ãa]o|nicht|nie|kh[ôo]ng|jangan|не|без)\b|prefi[ea]r\w*|preferible|prefer[íi]vel|de preferencia|de prefer[êe]ncia|cuando sea posible|quando poss[íi]vel|wenn m[öo]glich|bevorzug\w*|vorzugsweise|lieber|pr[ée]f[ée]r\w*|si possible|preferuj\w*|rad[ěe]ji|tercih\w*|[ưu]u ti[êe]n|n[êe]n d[ùu]ng|sebaiknya|предпочит\w*|по возможности|лучше)\b",
+        marks: r"^使用|^采用|^统一使用|^統一使用|优先|優先|尽量|盡量|推荐|推薦|最好|なるべく|できるだけ|可能な限り|推奨|가급적|가능하면|선호",
     },
 ];
 
@@ -67,17 +67,23 @@ const IMPACT: Family = Family {
 };
 
 /// Orders to change the repository, most specific first.
-const ORDERS: [Family; 8] = [
+const ORDERS: [Family; 9] = [
+    Family {
+        category: "mutation",
+        verb: "scaffold",
+        words: r"(inicializa\w* (el|o|um|un) (proyecto|projeto)|(crea|crie|cria) (un|um) (nuevo |novo )?(proyecto|projeto)|inizializza\w*|nuovo progetto|neues projekt|создай (новый )?проект)\b",
+        marks: r"初始化项目|初始化專案|创建项目|新建项目|搭建|脚手架|(写|开发|做)一个[^，。,.]*(应用|網站|网站|项目|系统)|(アプリ|プロジェクト|サイト)を作成|(프로젝트|앱|백엔드|프론트엔드|서버|웹사이트|애플리케이션|플랫폼)[^.]*(를|을) 만들어",
+    },
     Family {
         category: "mutation",
         verb: "fix",
-        words: r"(corrige|corrija|corrigir|corregir|arregla|arreglar|soluciona|solucionar|resuelve|resolve|resolver|conserta|conserte|consertar|behebe|beheben|repariere|reparieren|corrigez|r[ée]pare[rz]?|napraw|popraw|d[üu]zelt|[çc][öo]z|[çc][öo]z[üu]m bul\w*|oprav\w*|s[ửu]a (l[ỗo]i|lại)|perbaiki|исправ\w*|почини\w*|пофикс\w*)\b",
-        marks: r"修复|修正|修改错误|解决|直して|修正して|고쳐줘|고쳐 줘|고쳐주세요|수정해줘|수정해 줘|수정해주세요|해결해줘|해결해 줘",
+        words: r"(correggi|risolvi|corrige|corrija|corrigir|corregir|arregla|arreglar|soluciona|solucionar|resuelve|resolve|resolver|conserta|conserte|consertar|behebe|beheben|repariere|reparieren|corrigez|r[ée]pare[rz]?|napraw|popraw|d[üu]zelt|[çc][öo]z|[çc][öo]z[üu]m bul\w*|oprav\w*|s[ửu]a (l[ỗo]i|lại)|perbaiki|исправ\w*|почини\w*|пофикс\w*)\b",
+        marks: r"调试|デバッグして|디버깅해|디버그해|修复|修正|修改错误|解决|直して|修正して|고쳐줘|고쳐 줘|고쳐주세요|수정해줘|수정해 줘|수정해주세요|해결해줘|해결해 줘",
     },
     Family {
         category: "mutation",
         verb: "delete",
-        words: r"(elimina|eliminar|borra|borrar|quita|quitar|remova|remover|apague|apagar|l[öo]sche|entferne|supprime[rz]?|usu[ńn]|sil|kald[ıi]r|sma[žz]|odstra[ňn]|x[óo]a|hapus|удали\w*|убери\w*)\b",
+        words: r"(rimuovi|cancella|elimina|eliminar|borra|borrar|quita|quitar|remova|remover|apague|apagar|l[öo]sche|entferne|supprime[rz]?|usu[ńn]|sil|kald[ıi]r|sma[žz]|odstra[ňn]|x[óo]a|hapus|удали\w*|убери\w*)\b",
         marks: r"删除|刪除|移除|删掉|去掉|清理|削除|消して|삭제|제거|지워",
     },
     Family {
@@ -89,7 +95,7 @@ const ORDERS: [Family; 8] = [
     Family {
         category: "mutation",
         verb: "refactor",
-        words: r"(refactori[zs]a\w*|refator\w*|refaktor\w*|umstrukturier\w*|t[áa]i c[ấa]u tr[úu]c|рефактор\w*|перепиши\w*)\b",
+        words: r"(rifattorizz\w*|refactori[zs]a\w*|refator\w*|refaktor\w*|umstrukturier\w*|t[áa]i c[ấa]u tr[úu]c|рефактор\w*|перепиши\w*)\b",
         marks: r"重构|重構|重写|リファクタ|리팩토링|리팩터|분리하|중앙화|모듈화",
     },
     Family {
@@ -108,13 +114,13 @@ const ORDERS: [Family; 8] = [
         category: "mutation",
         verb: "commit",
         words: r"((haz|hagas|haga|realiza|realices|fa[çz]a|fazer|mache?) (un |um |einen )?commit|commit (y|e|und|et|con|com|и) push|committe\w*|закоммить\w*|запушь\w*)\b",
-        marks: r"提交代码|提交到|推送到|コミットして|プッシュして|커밋해|푸시해",
+        marks: r"推送|提交代码|提交到|コミットして|プッシュして|커밋해|푸시해",
     },
     Family {
         category: "mutation",
         verb: "implement",
-        words: r"(a[ñn]ade|agrega|agregar|crea|crear|implementa\w*|haz|hacer|permite|adicione|adiciona|adicionar|crie|cria|criar|fa[çc]a|f[üu]ge\w*|hinzuf[üu]gen|erstelle\w*|implementiere\w*|ajoute[rz]?|cr[ée]e[rz]?|impl[ée]mente[rz]?|permett\w*|dodaj|utw[óo]rz|zaimplementuj|ekle\w*|olu[şs]tur\w*|p[řr]idej|vytvo[řr]|ud[ěe]lej|dej|th[êe]m|t[ạa]o|buatkan|tambahkan|buat|добав\w*|сделай\w*|создай\w*|реализуй\w*|напиши\w*)\b",
-        marks: r"添加|增加|实现|實現|创建|建立|做一个|写一个|加上|追加|実装|作成|作って|추가|구현|만들어|작성해",
+        words: r"(aggiungi|applica|a[ñn]ade|agrega|agregar|crea|crear|implementa\w*|haz|hacer|permite|adicione|adiciona|adicionar|crie|cria|criar|fa[çc]a|f[üu]ge\w*|hinzuf[üu]gen|erstelle\w*|implementiere\w*|ajoute[rz]?|cr[ée]e[rz]?|impl[ée]mente[rz]?|permett\w*|dodaj|utw[óo]rz|zaimplementuj|ekle\w*|olu[şs]tur\w*|p[řr]idej|vytvo[řr]|ud[ěe]lej|dej|th[êe]m|t[ạa]o|buatkan|tambahkan|buat|добав\w*|сделай\w*|создай\w*|реализуй\w*|напиши\w*)\b",
+        marks: r"添加|增加|实现|實現|创建|建立|做一个|写一个|加上|追加|実装|作成|作って|추가해|구현해|만들어줘|만들어 줘|만들어주세요|작성해|변경해|바꿔",
     },
 ];
 
@@ -123,14 +129,14 @@ const ASKS: [Family; 4] = [
     Family {
         category: "query",
         verb: "review",
-        words: r"(revisa\w*|revise|auditor[íi]a|verifica|verifique|[üu]berpr[üu]fe|pr[üu]fe|audite|sprawd[źz]|kontrol et|incele|zkontroluj|ki[ểe]m tra|cek|periksa|проверь\w*|ревью)\b",
-        marks: r"检查|檢查|审查|審查|审核|代码审查|レビュー|確認して|チェックして|확인해|리뷰|검토|점검",
+        words: r"(revisa\w*|revise|controlla|auditor[íi]a|verifica|verifique|[üu]berpr[üu]fe|pr[üu]fe|audite|sprawd[źz]|kontrol et|incele|zkontroluj|ki[ểe]m tra|cek|periksa|проверь\w*|ревью)\b",
+        marks: r"是否合理|合理吗|需要修改的地方|有什么问题|有没有问题|评估一下|检查|檢查|审查|審查|审核|代码审查|レビュー|確認して|チェックして|확인해|리뷰|검토|점검",
     },
     Family {
         category: "query",
         verb: "status",
         words: r"(ejecuta|execute|executa|f[üu]hre \S+ aus|uruchom|[çc]al[ıi][şs]t[ıi]r|spus[ťt]|ch[ạa]y|jalankan|запусти|запустите|versi[óo]n actual|vers[ãa]o atual|aktuelle version)\b",
-        marks: r"运行测试|跑测试|执行测试|テストを実行|実行して|실행해|현재 버전|当前版本",
+        marks: r"当前的状态|当前状态|現在の状態|현재 상태|运行测试|跑测试|执行测试|テストを実行|実行して|실행해|현재 버전|当前版本",
     },
     Family {
         category: "query",
@@ -141,7 +147,7 @@ const ASKS: [Family; 4] = [
     Family {
         category: "query",
         verb: "explain",
-        words: r"(explica\w*|explique\w*|analiza\w*|analisa\w*|resumen|resumo|resume|erkl[äa]r\w*|beschreib\w*|wyja[śs]nij|a[çc][ıi]kla\w*|vysv[ěe]tli|gi[ảa]i th[íi]ch|jelaskan|объясни\w*|расскажи\w*|проанализируй\w*|plan de|plano de|no entiendo|n[ãa]o entendo|verstehe nicht)\b",
+        words: r"(spiega\w*|analizz\w*|consigli\w*|dimmi|explica\w*|explique\w*|analiza\w*|analisa\w*|resumen|resumo|resume|erkl[äa]r\w*|beschreib\w*|wyja[śs]nij|a[çc][ıi]kla\w*|vysv[ěe]tli|gi[ảa]i th[íi]ch|jelaskan|объясни\w*|расскажи\w*|проанализируй\w*|plan de|plano de|no entiendo|n[ãa]o entendo|verstehe nicht)\b",
         marks: r"解释|解釋|说明一下|說明一下|介绍一下|介紹一下|讲解|分析|説明して|教えて|解説|설명|알려줘|분석|제안해|추천해",
     },
 ];
@@ -150,13 +156,13 @@ const ASKS: [Family; 4] = [
 const SYMPTOM: Family = Family {
     category: "mutation",
     verb: "fix",
-    words: r"(no funciona|no puede|no se puede|falla|fallo|error(es)?|n[ãa]o funciona|n[ãa]o mostra|n[ãa]o consigo|erro|falha|bloqueando|funktioniert nicht|startet nicht|geht nicht|st[üu]rzt|absturz|fehler|kaputt|ne fonctionne pas|erreur|plante|nie dzia[łl]a|b[łl][ąa]d|nie mo[żz]na|hata\w*|[çc][öo]kt[üu]|[çc]al[ıi][şs]m[ıi]yor|sorun|nefunguje|chyba|h[áa][žz]e|l[ỗo]i|kh[ôo]ng (ho[ạa]t đ[ộo]ng|ch[ạa]y)|tidak bisa|gagal|rusak|ошибк\w*|не работает|не запускается|не могу|не удается|падает|вылетает|сломал\w*)\b",
-    marks: r"报错|錯誤|错误|失败|失敗|无法|無法|不能|崩溃|崩潰|异常|異常|泄漏|不生效|不工作|没反应|卡死|エラー|不具合|できない|動かない|起動しない|表示されない|出ない|落ちる|コケ|問題|에러|오류|안 돼|안돼|안됨|실패|작동하지|안 나와|안나와",
+    words: r"(no funciona|no puede|no se puede|falla|fallo|error(es)?|n[ãa]o (funciona|mostra|grava|salva|carrega|abre|aparece|inicia)|non funziona|n[ãa]o consigo|erro|falha|bloqueando|funktioniert nicht|startet nicht|geht nicht|st[üu]rzt|absturz|fehler|kaputt|ne fonctionne pas|erreur|plante|nie dzia[łl]a|b[łl][ąa]d|nie mo[żz]na|hata\w*|[çc][öo]kt[üu]|[çc]al[ıi][şs]m[ıi]yor|sorun|nefunguje|chyba|h[áa][žz]e|l[ỗo]i|kh[ôo]ng (ho[ạa]t đ[ộo]ng|ch[ạa]y)|tidak bisa|gagal|rusak|ошибк\w*|не работает|не запускается|не могу|не удается|падает|вылетает|сломал\w*)\b",
+    marks: r"乱码|文字化け|깨짐|깨져|报错|錯誤|错误|失败|失敗|无法|無法|不能|崩溃|崩潰|异常|異常|泄漏|不生效|不工作|没反应|卡死|エラー|不具合|できない|動かない|起動しない|表示されない|出ない|落ちる|コケ|問題|에러|오류|안 돼|안돼|안됨|실패|작동하지|안 나와|안나와",
 };
 
 pattern!(
     how_or_why,
-    r"(?i)\b(c[óo]mo|por ?qu[ée]|wie|warum|comment|pourquoi|jak|dlaczego|proč|nasıl|neden|bagaimana|kenapa|mengapa|как|почему)\b|怎么|怎样|如何|为什么|どう|なぜ|어떻게|왜"
+    r"(?i)\b(c[óo]mo|por ?qu[ée]|wie|warum|comment|pourquoi|jak|dlaczego|proč|nasıl|neden|bagaimana|kenapa|mengapa|как|почему)\b|怎么|怎样|如何|为什么|どう|なぜ|어떻게|왜|방법|方法|やり方"
 );
 
 /// The compiled cues of a family: one pattern for words and marks together.
@@ -327,6 +333,22 @@ const FOREIGN_WORDS: &[&str] = &[
     "niemals",
     "toujours",
     "jamais",
+    "uno",
+    "il",
+    "gli",
+    "della",
+    "delle",
+    "dei",
+    "questo",
+    "questa",
+    "anche",
+    "tutto",
+    "tutta",
+    "fare",
+    "grazie",
+    "bisogna",
+    "quali",
+    "cosa",
     "nikdy",
     "selalu",
     "jangan",

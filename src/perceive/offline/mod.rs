@@ -464,7 +464,7 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
     // for every time something is done: its cue, where the request is no question.
     let ruled = [habitual(), answer_style(), order_each_time()]
         .into_iter()
-        .find(|c| !original.ends_with('?') && c.is_match(&lower));
+        .find(|c| !original.ends_with('?') && c.is_match(&lower) && !person_acts().is_match(&lower));
     let standing = (!questioned && !opens_a_task && instruction().is_match(&lower))
         || (!questioned && then_forbid().is_match(&lower) && !task_first)
         || (!original.ends_with('?')
@@ -518,6 +518,8 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         // A request not in English is read by its own language's cues: the second reader has seen
         // too few such requests to overrule them (it read public20's requests not in English worse).
         _ if foreign.is_some() => None,
+        // "… Any idea?": advice asked for after a problem told is asked, whatever the problem names.
+        Some(r) if verb == "explain" && r.category() != "instruction" && advice_asked().is_match(&lower) => None,
         Some(r) if proposed && category == "mutation" && r.category() != "mutation" => None,
         // "Write tests for X; do not change Y": a task said first stays a task, whatever rule follows it.
         Some(r) if task_with_constraint && category == "mutation" && r.category() == "instruction" => None,

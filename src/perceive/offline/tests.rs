@@ -540,8 +540,35 @@ fn requests_not_in_english_are_read_by_their_own_cues() {
         ("arregla el error del login", "mutation", "fix"),
         ("Botão de salvar não funciona", "mutation", "fix"),
         ("API-Endpunkt immer aus der Konfiguration, nie hardcoded", "instruction", "require"),
+        ("请帮我初始化项目并创建基础代码", "mutation", "scaffold"),
+        ("githubにwork_01というリポジトリ名でプッシュしてください", "mutation", "commit"),
+        ("导出的Excel中文乱码", "mutation", "fix"),
+        ("这个project在做什么", "query", "explain"),
+        ("避免相对导入", "instruction", "forbid"),
+        ("把此字幕的結尾改為下一個字幕的開頭避免重疊", "mutation", "implement"),
     ] {
         let v = read(text);
         assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
     }
+}
+
+/// Questions with a specific subject: whether the tests pass, what a change would reach, where a
+/// thing lives; a change suggested or a way asked for is a change; what happens when a person
+/// acts is behaviour, not a standing rule; how the project is deployed is a fact to keep.
+#[test]
+fn specific_questions_suggestions_and_facts() {
+    rules_read_as(&[
+        ("Check whether the current master branch passes all the tests", "query", "status"),
+        ("Check whether the parser handles empty input", "query", "review"),
+        ("Which tests executed this line of code?", "query", "impact"),
+        ("Will this method get rid of existing data?", "query", "impact"),
+        ("In which file are the strings to translate?", "query", "search"),
+        ("what endpoints are we currently using", "query", "search"),
+        ("I would suggest we remove the default key bindings", "mutation", "delete"),
+        ("Have some way to redefine keys in the config file", "mutation", "implement"),
+        ("Whenever I click on like, the login pop-up should appear", "mutation", "implement"),
+        ("Whenever you change the schema, regenerate the types", "instruction", "require"),
+        ("The project is deployed exclusively via Docker containers", "instruction", "remember"),
+        ("Ensure that your .env file is not committed to version control", "instruction", "require"),
+    ]);
 }
