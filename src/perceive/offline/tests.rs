@@ -572,3 +572,15 @@ fn specific_questions_suggestions_and_facts() {
         ("Ensure that your .env file is not committed to version control", "instruction", "require"),
     ]);
 }
+
+/// What a change would do, asked as a title, is impact; making sure nothing is wrong is a review.
+#[test]
+fn effects_of_a_change_and_ensuring_nothing_is_wrong_ask() {
+    rules_read_as(&[
+        ("Rails: Effects of changing the data type of an existing column with existing data", "query", "impact"),
+        ("Implications of upgrading to Django 5", "query", "impact"),
+        ("Make sure there are no security breaches in the login flow", "query", "review"),
+        ("Change the data type of the price column", "mutation", "implement"),
+        ("Make sure the login flow rejects expired tokens", "mutation", "implement"),
+    ]);
+}
