@@ -24,7 +24,7 @@ struct Family {
 const QUESTION: Family = Family {
     category: "query",
     verb: "explain",
-    words: r"^((en|a|de|por|para|em|no|na|auf|an|in|w|v|di|ke) )?(qu[ée]|c[óo]mo|por ?qu[ée]|d[óo]nde|dode|cu[áa]l|cu[áa]ndo|hay alg[uú]n|o que|onde|qual|quando|porque|come|perch[ée]|dove|cosa|quale|wie|warum|wieso|weshalb|was|wo|welche[rsnm]?|gibt es|comment|pourquoi|où|quel(le)?s?|est-ce que|jak|dlaczego|czemu|gdzie|czy|kt[óo]ry|proč|kde|kter[ýá]|nasıl|neden|nerede|hangi|bagaimana|kenapa|mengapa|apa|apakah|di ?mana|как|почему|зачем|что|где|какой|какая|какие|можно ли|есть ли|про что)\b|\b(ne|mı|mi|mu|mü)\s*$|\b(tại sao|thế nào|ở đâu|là gì)\b",
+    words: r"^((en|a|de|por|para|em|no|na|auf|an|in|w|v|di|ke) )?(qu[ée]|c[óo]mo|por ?qu[ée]|d[óo]nde|dode|cu[áa]l|cu[áa]ndo|hay alg[uú]n|o que|onde|qual|quando|porque|come|perch[ée]|dove|cosa|quale|wie|warum|wieso|weshalb|was|wo|welche[rsnm]?|gibt es|comment|pourquoi|où|quel(le)?s?|est-ce que|jak|dlaczego|czemu|gdzie|czy|kt[óo]ry|proč|kde|kter[ýá]|nasıl|neden|nerede|hangi|bagaimana|kenapa|mengapa|apa|apakah|di ?mana|как|почему|зачем|что|где|какой|какая|какие|можно ли|есть ли|про что)\b|\b(tengo una duda|sacarme la duda|d[úu]vidas?|je me demandais|quer[íi]a saber|gostaria de saber|me pregunto)\b|\b(ne|mı|mi|mu|mü)\s*$|\b(tại sao|thế nào|ở đâu|là gì)\b",
     marks: r"怎么|怎样|如何|为什么|为何|有没有|是不是|哪里|哪儿|哪个|哪些|哪种|能否|可否|请问|在做什么|是做什么|是什么|干什么|什么意思|有什么区别|什么区别|有什么用|推荐什么|是啥|[吗呢][?？。]?$|方法を教えて|やり方|방법|ですか|ますか|でしょうか|なぜ|どうして|どうやって|どう|どこ|どれ|何を|何が|何で|뭐|무엇|어떻게|왜|어디|나요|까요|니까|인가요|는지",
 };
 
@@ -41,19 +41,19 @@ const RULES: [Family; 3] = [
     Family {
         category: "instruction",
         verb: "forbid",
-        words: r"(nunca|jam[áa]s|jamais|niemals|nie wolno|nigdy|zakaz\w*|verboten|interdit\w*|prohibido|proibido|asla|yasak\w*|nikdy|z[áa]kaz\w*|jangan|dilarang|никогда|нельзя|запрещ\w*|kh[ôo]ng (được )?(s[ửu]a|th[êe]m|d[ùu]ng|s[ửu] d[ụu]ng|x[óo]a|t[ạa]o|đổi)|^kh[ôo]ng\b|c[ấa]m|no (uses|utilices|hagas|modifiques|agregues|añadas|cambies)|n[ãa]o (use|utilize|fa[çc]a|altere|adicione|modifique|crie)|ne (jamais|pas utiliser)|mai|evita\w*|nicht (verwenden|benutzen|nutzen|[äa]ndern|hinzuf[üu]gen))\b",
-        marks: r"^避免|[，,；;]\s*避免|^不(在|要|用|使用|暴露|允许|得)|避ける|피하|禁止|不要|不得|严禁|嚴禁|切勿|请勿|請勿|不允许|不允許|不可以|절대|하지 않|하지 마|금지|않습니다|말 것|しないで|しないこと|してはいけない|してはならない|禁止",
+        words: r"(nunca|jam[áa]s|jamais|niemals|nie wolno|nigdy|zakaz\w*|verboten|interdit\w*|prohibido|proibido|asla|yasak\w*|nikdy|z[áa]kaz\w*|jangan|dilarang|никогда|нельзя|запрещ\w*|kh[ôo]ng (được )?(s[ửu]a|th[êe]m|d[ùu]ng|s[ửu] d[ụu]ng|x[óo]a|t[ạa]o|đổi)|^kh[ôo]ng\b|c[ấa]m|no (uses|utilices|hagas|modifiques|agregues|añadas|cambies)|n[ãa]o (use|utilize|fa[çc]a|altere|adicione|modifique|crie)|ne (jamais|pas utiliser)|^ne pas|^no (crear|usar|utilizar|agregar|a[ñn]adir|modificar|hacer|generar|escribir|commitear|subir|borrar|cambiar)|no se debe|no debe|n[ãa]o deve|ne doit pas|darf nicht|bajo ninguna circunstancia|en ning[úu]n caso|em hip[óo]tese alguna|никаких|ни в коем случае|не (используй|добавляй|делай|меняй|трогай|коммить)\w*|mai|evita\w*|nicht (verwenden|benutzen|nutzen|[äa]ndern|hinzuf[üu]gen))\b",
+        marks: r"^避免|[，,；;]\s*避免|^不(在|要|用|使用|暴露|允许|得)|避ける|피하|禁止|不要|不得|严禁|嚴禁|切勿|请勿|請勿|不允许|不允許|不可以|절대|하지 않|하지 마|금지|않습니다|말 것|しないでください|しないこと|してはいけない|してはならない|禁止",
     },
     Family {
         category: "instruction",
         verb: "require",
-        words: r"(siempre|sempre|toujours|immer|stets|zawsze|vždy|v[žz]dy|mutlaka|her zaman|lu[ôo]n|ph[ảa]i|selalu|harus|wajib|obligatori[oa]|obrigat[óo]ri[oa]|всегда|обязательно)\b",
+        words: r"(siempre|sempre|toujours|immer|stets|zawsze|vždy|v[žz]dy|mutlaka|her zaman|lu[ôo]n|ph[ảa]i|selalu|harus|wajib|obligatori[oa]|obrigat[óo]ri[oa]|всегда|обязательно|должн\w*)\b",
         marks: r"모든[^.]*사용하|必须|必須|务必|務必|一定要|必ず|なければならない|すること$|こと。?$|반드시|항상|해야 합니다|해야 한다",
     },
     Family {
         category: "instruction",
         verb: "prefer",
-        words: r"((usa|use|utiliza|usar|verwende|nutze|u[żz]ywaj|d[ùu]ng|gunakan|kullan|используй|използвай)\b[^,;]*[,;—–-]\s*(no|n[ãa]o|nicht|nie|kh[ôo]ng|jangan|не|без)\b|prefi[ea]r\w*|preferible|prefer[íi]vel|de preferencia|de prefer[êe]ncia|cuando sea posible|quando poss[íi]vel|wenn m[öo]glich|bevorzug\w*|vorzugsweise|lieber|pr[ée]f[ée]r\w*|si possible|preferuj\w*|rad[ěe]ji|tercih\w*|[ưu]u ti[êe]n|n[êe]n d[ùu]ng|sebaiknya|предпочит\w*|по возможности|лучше)\b",
+        words: r"((usa|use|utiliza|usar|verwende|nutze|u[żz]ywaj|d[ùu]ng|gunakan|kullan|используй|използвай)\b[^,;]*[,;—–-]\s*(no|n[ãa]o|nicht|nie|kh[ôo]ng|jangan|не|без)\b|prefi[ea]r\w*|preferible|prefer[íi]vel|de preferencia|de prefer[êe]ncia|cuando sea posible|quando poss[íi]vel|wenn m[öo]glich|bevorzug\w*|vorzugsweise|lieber|pr[ée]f[ée]r\w*|si possible|preferuj\w*|rad[ěe]ji|tercih\w*|[ưu]u ti[êe]n|n[êe]n d[ùu]ng|sebaiknya|предпочит\w*|по возможности|лучше|^(utiliser|usar|utilizar|verwenden|nutzen|использовать|mantener|manter|maintenir))\b",
         marks: r"^使用|^采用|^统一使用|^統一使用|优先|優先|尽量|盡量|推荐|推薦|最好|なるべく|できるだけ|可能な限り|推奨|가급적|가능하면|선호",
     },
 ];
@@ -67,17 +67,24 @@ const IMPACT: Family = Family {
 };
 
 /// Orders to change the repository, most specific first.
-const ORDERS: [Family; 9] = [
+const ORDERS: [Family; 10] = [
+    // A feature added, whatever it does ("삭제 기능을 추가": a delete feature added).
+    Family {
+        category: "mutation",
+        verb: "implement",
+        words: r"(agrega|a[ñn]ade|adicione|ajoute[rz]?|aggiungi|добавь) (\w+ ){0,2}(funcionalidad|funcionalidade|fonctionnalit[ée]|funzionalit[àa]|функци\w*)\b",
+        marks: r"기능(을|를)? 추가|(添加|增加)[^，。,]*功能|機能を追加|機能追加",
+    },
     Family {
         category: "mutation",
         verb: "scaffold",
-        words: r"(inicializa\w* (el|o|um|un) (proyecto|projeto)|(crea|crie|cria) (un|um) (nuevo |novo )?(proyecto|projeto)|inizializza\w*|nuovo progetto|neues projekt|создай (новый )?проект)\b",
+        words: r"(inicializa\w* (el|o|um|un) (proyecto|projeto)|(crea|crie|cria) (un|um) (nuevo |novo )?(proyecto|projeto)|inizializza\w*|nuovo progetto|neues projekt|создай (новый )?проект|создай [\w-]*приложение|инициализ\w*)\b",
         marks: r"初始化项目|初始化專案|创建项目|新建项目|搭建|脚手架|(写|开发|做)一个[^，。,.]*(应用|網站|网站|项目|系统)|(アプリ|プロジェクト|サイト)を作成|(프로젝트|앱|백엔드|프론트엔드|서버|웹사이트|애플리케이션|플랫폼)[^.]*(를|을) 만들어",
     },
     Family {
         category: "mutation",
         verb: "fix",
-        words: r"(correggi|risolvi|corrige|corrija|corrigir|corregir|arregla|arreglar|soluciona|solucionar|resuelve|resolve|resolver|conserta|conserte|consertar|behebe|beheben|repariere|reparieren|corrigez|r[ée]pare[rz]?|napraw|popraw|d[üu]zelt|[çc][öo]z|[çc][öo]z[üu]m bul\w*|oprav\w*|s[ửu]a (l[ỗo]i|lại)|perbaiki|исправ\w*|почини\w*|пофикс\w*)\b",
+        words: r"(correggi|risolvi|corrige|corrija|corrigir|corregir|arregla|arreglar|soluciona|solucionar|resuelve|resolve|resolver|conserta|conserte|consertar|behebe|beheben|repariere|reparieren|corrigez|r[ée]pare[rz]?|napraw|popraw|d[üu]zelt|[çc][öo]z|[çc][öo]z[üu]m bul\w*|oprav\w*|s[ửu]a (l[ỗo]i|lại)|perbaiki|memperbaiki|исправ\w*|почини\w*|пофикс\w*)\b",
         marks: r"调试|デバッグして|디버깅해|디버그해|修复|修正|修改错误|解决|直して|修正して|고쳐줘|고쳐 줘|고쳐주세요|수정해줘|수정해 줘|수정해주세요|해결해줘|해결해 줘",
     },
     Family {
@@ -95,19 +102,19 @@ const ORDERS: [Family; 9] = [
     Family {
         category: "mutation",
         verb: "refactor",
-        words: r"(rifattorizz\w*|refactori[zs]a\w*|refator\w*|refaktor\w*|umstrukturier\w*|t[áa]i c[ấa]u tr[úu]c|рефактор\w*|перепиши\w*)\b",
-        marks: r"重构|重構|重写|リファクタ|리팩토링|리팩터|분리하|중앙화|모듈화",
+        words: r"(rifattorizz\w*|d[ée]pla[çc]ant|all[èe]gement|clarification du code|restructur\w*|r[ée]organis\w*|refactori[zs]a\w*|refator\w*|refaktor\w*|umstrukturier\w*|t[áa]i c[ấa]u tr[úu]c|рефактор\w*|перепиши\w*)\b",
+        marks: r"重构|重構|重写|リファクタ|리팩토링|리팩터|분리|중앙화|모듈화",
     },
     Family {
         category: "mutation",
         verb: "test",
-        words: r"((escribe|escreva|crea|cria|agrega|adicione|a[ñn]ade|écris|napisz|napi[šs]|vi[ếe]t|buat)( \w+)? (pruebas|testes|tests|testy|test)|pruebas unitarias|testes unit[áa]rios|tests? schreiben|test yaz\w*|напиши тест\w*|тесты для|(fehlen|faltan|faltam|brakuje|chyb[íi]|не хватает|нет)\b[^.;]*\b(tests?|pruebas|testes|testy|тест\w*))\b",
-        marks: r"写测试|添加测试|单元测试|測試用例|测试用例|テストを書|テストを追加|テストコードを|테스트를 작성|테스트 코드|테스트를 추가|테스트 추가",
+        words: r"((escribe|escreva|crea|cria|agrega|adicione|a[ñn]ade|écris|napisz|napi[šs]|vi[ếe]t|buat)( \w+)? (pruebas|testes|tests|testy|test)|pruebas unitarias|testes unit[áa]rios|tests? schreiben|test yaz\w*|tests? unitaires?|(добавь|напиши|создай)( \w+)? тест\w*|напиши тест\w*|тесты для|(fehlen|faltan|faltam|brakuje|chyb[íi]|не хватает|нет)\b[^.;]*\b(tests?|pruebas|testes|testy|тест\w*))\b",
+        marks: r"テストを作成|テストを実装|ユニットテスト|写测试|添加测试|单元测试|測試用例|测试用例|テストを書|テストを追加|テストコードを|테스트를 작성|테스트 코드|테스트를 추가|테스트 추가",
     },
     Family {
         category: "mutation",
         verb: "document",
-        words: r"(documenta\w*|dokumentier\w*|dokumentac\w*|dokumentasi\w*|belgele\w*|t[àa]i li[ệe]u|документ\w*|комментари\w*)\b",
+        words: r"(instrucciones|instru[çc][õo]es|passo-a-passo|paso a paso|documenta\w*|dokumentier\w*|dokumentac\w*|dokumentasi\w*|belgele\w*|t[àa]i li[ệe]u|документ\w*|комментари\w*)\b",
         marks: r"文档|文檔|注释|注釋|ドキュメント|コメントを|문서|주석",
     },
     Family {
@@ -119,7 +126,7 @@ const ORDERS: [Family; 9] = [
     Family {
         category: "mutation",
         verb: "implement",
-        words: r"(aggiungi|applica|a[ñn]ade|agrega|agregar|crea|crear|implementa\w*|haz|hacer|permite|adicione|adiciona|adicionar|crie|cria|criar|fa[çc]a|f[üu]ge\w*|hinzuf[üu]gen|erstelle\w*|implementiere\w*|ajoute[rz]?|cr[ée]e[rz]?|impl[ée]mente[rz]?|permett\w*|dodaj|utw[óo]rz|zaimplementuj|ekle\w*|olu[şs]tur\w*|p[řr]idej|vytvo[řr]|ud[ěe]lej|dej|th[êe]m|t[ạa]o|buatkan|tambahkan|buat|добав\w*|сделай\w*|создай\w*|реализуй\w*|напиши\w*)\b",
+        words: r"(aggiungi|applica|a[ñn]ade|agrega|agregar|crea|crear|implementa\w*|haz|hacer|permite|adicione|adiciona|adicionar|crie|cria|criar|fa[çc]a|f[üu]ge\w*|hinzuf[üu]gen|erstelle\w*|implementiere\w*|ajoute[rz]?|cr[ée]e[rz]?|impl[ée]mente[rz]?|permett\w*|dodaj|utw[óo]rz|zaimplementuj|ekle\w*|olu[şs]tur\w*|p[řr]idej|vytvo[řr]|ud[ěe]lej|dej|th[êe]m|t[ạa]o|buatkan|tambahkan|buat|добав\w*|доработай|настрой\w*|сделай\w*|создай\w*|реализуй\w*|напиши\w*)\b",
         marks: r"添加|增加|实现|實現|创建|建立|做一个|写一个|加上|追加|実装|作成|作って|추가해|구현해|만들어줘|만들어 줘|만들어주세요|작성해|변경해|바꿔",
     },
 ];
@@ -129,13 +136,13 @@ const ASKS: [Family; 4] = [
     Family {
         category: "query",
         verb: "review",
-        words: r"(revisa\w*|revise|controlla|auditor[íi]a|verifica|verifique|[üu]berpr[üu]fe|pr[üu]fe|audite|sprawd[źz]|kontrol et|incele|zkontroluj|ki[ểe]m tra|cek|periksa|проверь\w*|ревью)\b",
+        words: r"(revisa\w*|revise|controlla|eficiencia|efici[êe]ncia|calidad del c[óo]digo|qualidade do c[óo]digo|уязвимост\w*|(haz|fa[çz]a|fais) (un|uma|une) (an[áa]lisis|an[áa]lise|analyse|revisi[óo]n|revis[ãa]o)|auditor[íi]a|verifica|verifique|[üu]berpr[üu]fe|pr[üu]fe|audite|sprawd[źz]|kontrol et|incele|zkontroluj|ki[ểe]m tra|cek|periksa|проверь\w*|ревью)\b",
         marks: r"是否合理|合理吗|需要修改的地方|有什么问题|有没有问题|评估一下|检查|檢查|审查|審查|审核|代码审查|レビュー|確認して|チェックして|확인해|리뷰|검토|점검",
     },
     Family {
         category: "query",
         verb: "status",
-        words: r"(ejecuta|execute|executa|f[üu]hre \S+ aus|uruchom|[çc]al[ıi][şs]t[ıi]r|spus[ťt]|ch[ạa]y|jalankan|запусти|запустите|versi[óo]n actual|vers[ãa]o atual|aktuelle version)\b",
+        words: r"(ejecuta|execute|executa|f[üu]hre \S+ aus|uruchom|[çc]al[ıi][şs]t[ıi]r|spus[ťt]|ch[ạa]y|jalankan|запусти|запустите|versi[óo]n actual|vers[ãa]o atual|aktuelle version|statut|est(-t)?-il mort|abandonad[oa]|abandonn[ée]|провер\w* (запуск|работу|статус|состояние|сборку|тесты|размер))\b",
         marks: r"当前的状态|当前状态|現在の状態|현재 상태|运行测试|跑测试|执行测试|テストを実行|実行して|실행해|현재 버전|当前版本",
     },
     Family {
@@ -156,9 +163,11 @@ const ASKS: [Family; 4] = [
 const SYMPTOM: Family = Family {
     category: "mutation",
     verb: "fix",
-    words: r"(no funciona|no puede|no se puede|falla|fallo|error(es)?|n[ãa]o (funciona|mostra|grava|salva|carrega|abre|aparece|inicia)|non funziona|n[ãa]o consigo|erro|falha|bloqueando|funktioniert nicht|startet nicht|geht nicht|st[üu]rzt|absturz|fehler|kaputt|ne fonctionne pas|erreur|plante|nie dzia[łl]a|b[łl][ąa]d|nie mo[żz]na|hata\w*|[çc][öo]kt[üu]|[çc]al[ıi][şs]m[ıi]yor|sorun|nefunguje|chyba|h[áa][žz]e|l[ỗo]i|kh[ôo]ng (ho[ạa]t đ[ộo]ng|ch[ạa]y)|tidak bisa|gagal|rusak|ошибк\w*|не работает|не запускается|не могу|не удается|падает|вылетает|сломал\w*)\b",
+    words: r"(^bug\b|no (cambia|carga|muestra|abre|guarda|aparece|responde)\w*|no funciona|no puede|no se puede|falla|fallo|error(es)?|n[ãa]o (funciona|mostra|grava|salva|carrega|abre|aparece|inicia)|non funziona|n[ãa]o consigo|erro|falha|bloqueando|funktioniert nicht|startet nicht|geht nicht|st[üu]rzt|absturz|fehler|kaputt|ne fonctionne pas|erreur|plante|nie dzia[łl]a|b[łl][ąa]d|nie mo[żz]na|hata\w*|[çc][öo]kt[üu]|[çc]al[ıi][şs]m[ıi]yor|sorun|nefunguje|chyba|h[áa][žz]e|l[ỗo]i|kh[ôo]ng (ho[ạa]t đ[ộo]ng|ch[ạa]y)|tidak bisa|gagal|rusak|ошибк\w*|не работает|не запускается|не могу|не удается|падает|вылетает|сломал\w*)\b",
     marks: r"乱码|文字化け|깨짐|깨져|报错|錯誤|错误|失败|失敗|无法|無法|不能|崩溃|崩潰|异常|異常|泄漏|不生效|不工作|没反应|卡死|エラー|不具合|できない|動かない|起動しない|表示されない|出ない|落ちる|コケ|問題|에러|오류|안 돼|안돼|안됨|실패|작동하지|안 나와|안나와",
 };
+
+pattern!(japanese_negative_rule, r"[\p{Hiragana}\p{Katakana}\p{Han}](しない|わない|ないこと)。?$");
 
 pattern!(
     how_or_why,
@@ -422,6 +431,11 @@ pub(super) fn reading(masked: &str) -> Option<(&'static str, &'static str)> {
     // An order asked politely ("tolong buat …", "帮我 …") or said as Korean orders end ("…해줘",
     // "do it for me") is no standing rule, whatever "must" it says.
     let ordered = text.contains('줘') || text.contains("주세요") || f.polite.is_match(text);
+    // "機密情報をコミットしない": a Japanese rule line ends in the plain negative; a symptom
+    // ("起動しない", "表示されない") ends so too, and is told by its own cues.
+    if !ordered && japanese_negative_rule().is_match(text) && !f.symptom.is_match(text) {
+        return Some(("instruction", "forbid"));
+    }
     if !ordered {
         let rule =
             f.rules.iter().filter_map(|(verb, re)| re.find(text).map(|m| (m.start(), *verb))).min_by_key(|(at, _)| *at);

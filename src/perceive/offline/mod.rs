@@ -400,6 +400,9 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         .collect::<Vec<_>>()
         .join(" ")
         .replace("pre-commit", "precommit")
+        // A drop-down is a kind of menu: nothing is dropped.
+        .replace("drop-down", "dropdown")
+        .replace("drop down", "dropdown")
         .replace("' t ", "'t ");
     // "What about renaming the flag?": the change a gerund suggests, asked for.
     let (suggested, lower) = match suggestion().find(&lower) {
@@ -465,7 +468,9 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
     let ruled = [habitual(), answer_style(), order_each_time()]
         .into_iter()
         .find(|c| !original.ends_with('?') && c.is_match(&lower) && !person_acts().is_match(&lower));
-    let standing = (!questioned && !opens_a_task && instruction().is_match(&lower))
+    // "Write tests for X instead of Y": a request that opens by writing tests asks for them.
+    let tests_first = change(&lower).is_some_and(|(at, (verb, _), _)| at == 0 && verb == "test");
+    let standing = (!questioned && !opens_a_task && !tests_first && instruction().is_match(&lower))
         || (!questioned && then_forbid().is_match(&lower) && !task_first)
         || (!original.ends_with('?')
             && negated_imperative().is_match(&lower)

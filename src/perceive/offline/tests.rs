@@ -584,3 +584,44 @@ fn effects_of_a_change_and_ensuring_nothing_is_wrong_ask() {
         ("Make sure the login flow rejects expired tokens", "mutation", "implement"),
     ]);
 }
+
+/// Standing rules said in other languages' own forms: a Japanese plain negative (not a symptom's),
+/// a French or Spanish infinitive, a Russian "must"; a feature added is added whatever it does.
+#[test]
+fn rules_and_features_in_other_languages() {
+    for (text, category, verb) in [
+        ("機密情報をコミットしない", "instruction", "forbid"),
+        ("起動しない", "mutation", "fix"),
+        ("設定をファイルとして書き出し、起動のたびに再設定しないで済むようにする", "mutation", "implement"),
+        ("Ne pas partager des états entre les tests", "instruction", "forbid"),
+        ("No crear migraciones de Django bajo ninguna circunstancia", "instruction", "forbid"),
+        ("Utiliser des mocks pour isoler les dépendances", "instruction", "prefer"),
+        ("Каждое число должно сопровождаться временем наблюдения", "instruction", "require"),
+        ("각 과제의 삭제 기능을 추가하고 싶다", "mutation", "implement"),
+        ("この関数のユニットテストを作成してください", "mutation", "test"),
+        ("Je me demandais quel était le statut actuel du projet", "query", "status"),
+        ("sería bueno agregar las instrucciones de como correr el proyecto", "mutation", "document"),
+    ] {
+        let v = read(text);
+        assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
+    }
+}
+
+/// English: keeping a file up to date is a standing rule; the state of a project asked is status;
+/// squashing commits commits; code that is not used and should go is deleted; a drop-down is no
+/// removal; writing tests instead of others is a test task, not a rule.
+#[test]
+fn more_families_in_english() {
+    rules_read_as(&[
+        ("Keep `postman_collection.json` in the repo root up to date.", "instruction", "require"),
+        ("Ensure the README is up to date when features change", "instruction", "require"),
+        ("How alive is the project, and at what stage of development?", "query", "status"),
+        ("Can some of these commits be squashed?", "query", "explain"),
+        ("squash the last three commits", "mutation", "commit"),
+        ("The following functions aren't used anywhere and should be removed.", "mutation", "delete"),
+        ("add a drop down menu for the language", "mutation", "implement"),
+        ("Write tests for the parser instead of the end-to-end ones", "mutation", "test"),
+        ("Backend: Go, Frontend: SvelteKit", "instruction", "remember"),
+        ("what is the file name containing the definition of getpage?", "query", "search"),
+    ]);
+}
