@@ -126,7 +126,7 @@ const ORDERS: [Family; 10] = [
     Family {
         category: "mutation",
         verb: "implement",
-        words: r"(aggiungi|applica|a[ñn]ade|agrega|agregar|crea|crear|implementa\w*|haz|hacer|permite|adicione|adiciona|adicionar|crie|cria|criar|fa[çc]a|f[üu]ge\w*|hinzuf[üu]gen|erstelle\w*|implementiere\w*|ajoute[rz]?|cr[ée]e[rz]?|impl[ée]mente[rz]?|permett\w*|dodaj|utw[óo]rz|zaimplementuj|ekle\w*|olu[şs]tur\w*|p[řr]idej|vytvo[řr]|ud[ěe]lej|dej|th[êe]m|t[ạa]o|buatkan|tambahkan|buat|добав\w*|доработай|настрой\w*|сделай\w*|создай\w*|реализуй\w*|напиши\w*)\b",
+        words: r"(aggiungi|applica|a[ñn]ade|agrega|agregar|crea|crear|implementa\w*|permite|adicione|adiciona|adicionar|crie|cria|criar|fa[çc]a|f[üu]ge\w*|hinzuf[üu]gen|erstelle\w*|implementiere\w*|ajoute[rz]?|cr[ée]e[rz]?|impl[ée]mente[rz]?|permett\w*|dodaj|utw[óo]rz|zaimplementuj|ekle\w*|olu[şs]tur\w*|p[řr]idej|vytvo[řr]|ud[ěe]lej|dej|th[êe]m|t[ạa]o|buatkan|tambahkan|buat|добав\w*|доработай|настрой\w*|сделай\w*|создай\w*|реализуй\w*|напиши\w*)\b",
         marks: r"添加|增加|实现|實現|创建|建立|做一个|写一个|加上|追加|実装|作成|作って|추가해|구현해|만들어줘|만들어 줘|만들어주세요|작성해|변경해|바꿔",
     },
 ];

@@ -146,11 +146,20 @@ fn change(text: &str) -> Option<(usize, VerbCue, bool)> {
 fn read_task(lower: &str, question_mark: bool) -> (&'static str, &'static str, &'static Regex, usize) {
     let all = sentences(lower, question_mark);
     let has_cue = |text: &str| earliest(&QUERIES, text).is_some() || change(text).is_some();
+    // An order said in a sentence of its own ("fix it", "add a test") speaks before a question; a
+    // problem only described ("the symbol for it does not seem to exist") speaks after the question
+    // it leads to ("where is it defined?"), where that question has a cue of its own.
+    let orders = |text: &str| {
+        change(text).is_some_and(|(at, _, _)| at == 0)
+            || earliest(&QUERIES, text).is_some_and(|(at, _)| at == 0)
+            || imperative_make().is_match(text)
+    };
     let order = all
         .iter()
         .filter(|(text, _)| polite().is_match(text))
-        .chain(all.iter().filter(|(text, asked)| !asked && !polite().is_match(text)))
-        .chain(all.iter().rev().filter(|(text, asked)| *asked && !polite().is_match(text)));
+        .chain(all.iter().filter(|(text, asked)| !asked && !polite().is_match(text) && orders(text)))
+        .chain(all.iter().rev().filter(|(text, asked)| *asked && !polite().is_match(text)))
+        .chain(all.iter().filter(|(text, asked)| !asked && !polite().is_match(text) && !orders(text)));
     let (sentence, asked) = order
         .clone()
         .find(|(text, _)| has_cue(&polite().replace_all(text, "$1")))

@@ -625,3 +625,19 @@ fn more_families_in_english() {
         ("what is the file name containing the definition of getpage?", "query", "search"),
     ]);
 }
+
+/// A problem only described speaks after the question it leads to; an order in a sentence of
+/// its own still speaks before a question.
+#[test]
+fn a_closing_question_outranks_a_description_not_an_order() {
+    rules_read_as(&[
+        (
+            "Its footprint is already in the library. However, the symbol for it does not seem to exist. Where is the symbol defined?",
+            "query",
+            "search",
+        ),
+        ("The parser crashes on empty input. Fix it. Why does that happen?", "mutation", "fix"),
+        ("I can't find the setting in your config. Could you shed some light on that one?", "query", "explain"),
+        ("can we check until where we reached", "query", "status"),
+    ]);
+}
