@@ -25,7 +25,7 @@ const QUESTION: Family = Family {
     category: "query",
     verb: "explain",
     words: r"^((en|a|de|por|para|em|no|na|auf|an|in|w|v|di|ke) )?(qu[ée]|c[óo]mo|por ?qu[ée]|d[óo]nde|dode|cu[áa]l|cu[áa]ndo|hay alg[uú]n|o que|onde|qual|quando|porque|come|perch[ée]|dove|cosa|quale|wie|warum|wieso|weshalb|was|wo|welche[rsnm]?|gibt es|comment|pourquoi|où|quel(le)?s?|est-ce que|jak|dlaczego|czemu|gdzie|czy|kt[óo]ry|proč|kde|kter[ýá]|nasıl|neden|nerede|hangi|bagaimana|kenapa|mengapa|apa|apakah|di ?mana|как|почему|зачем|что|где|какой|какая|какие|можно ли|есть ли|про что)\b|\b(tengo una duda|sacarme la duda|d[úu]vidas?|je me demandais|quer[íi]a saber|gostaria de saber|me pregunto)\b|\b(ne|mı|mi|mu|mü)\s*$|\b(tại sao|thế nào|ở đâu|là gì)\b",
-    marks: r"怎么|怎样|如何|为什么|为何|有没有|是不是|哪里|哪儿|哪个|哪些|哪种|能否|可否|请问|在做什么|是做什么|是什么|干什么|什么意思|有什么区别|什么区别|有什么用|推荐什么|是啥|[吗呢][?？。]?$|方法を教えて|やり方|방법|ですか|ますか|でしょうか|なぜ|どうして|どうやって|どう|どこ|どれ|何を|何が|何で|뭐|무엇|어떻게|왜|어디|나요|까요|니까|인가요|는지",
+    marks: r"怎么|怎样|如何|为什么|为何|有没有|是不是|哪里|哪儿|哪个|哪些|哪种|能否|可否|请问|在做什么|是做什么|是什么|干什么|什么意思|有什么区别|什么区别|有什么用|推荐什么|是啥|[吗呢][?？。]?$|方法を教えて|やり方|방법|のでは$|のでは[?？]|ではないか|かな$|ですか|ますか|でしょうか|なぜ|どうして|どうやって|どう|どこ|どれ|何を|何が|何で|뭐|무엇|어떻게|왜|어디|나요|까요|니까|인가요|는지",
 };
 
 /// Asking the agent to do something, politely: what it asks is an order.
@@ -53,10 +53,19 @@ const RULES: [Family; 3] = [
     Family {
         category: "instruction",
         verb: "prefer",
-        words: r"((usa|use|utiliza|usar|verwende|nutze|u[żz]ywaj|d[ùu]ng|gunakan|kullan|используй|използвай)\b[^,;]*[,;—–-]\s*(no|n[ãa]o|nicht|nie|kh[ôo]ng|jangan|не|без)\b|prefi[ea]r\w*|preferible|prefer[íi]vel|de preferencia|de prefer[êe]ncia|cuando sea posible|quando poss[íi]vel|wenn m[öo]glich|bevorzug\w*|vorzugsweise|lieber|pr[ée]f[ée]r\w*|si possible|preferuj\w*|rad[ěe]ji|tercih\w*|[ưu]u ti[êe]n|n[êe]n d[ùu]ng|sebaiknya|предпочит\w*|по возможности|лучше|^(utiliser|usar|utilizar|verwenden|nutzen|использовать|mantener|manter|maintenir))\b",
-        marks: r"^使用|^采用|^统一使用|^統一使用|优先|優先|尽量|盡量|推荐|推薦|最好|なるべく|できるだけ|可能な限り|推奨|가급적|가능하면|선호",
+        words: r"((usa|use|utiliza|usar|verwende|nutze|u[żz]ywaj|d[ùu]ng|gunakan|kullan|используй|използвай)\b[^,;]*[,;—–-]\s*(no|n[ãa]o|nicht|nie|kh[ôo]ng|jangan|не|без)\b|prefi[ea]r\w*|preferible|prefer[íi]vel|de preferencia|de prefer[êe]ncia|cuando sea posible|quando poss[íi]vel|wenn m[öo]glich|bevorzug\w*|vorzugsweise|lieber|pr[ée]f[ée]r\w*|si possible|preferuj\w*|rad[ěe]ji|tercih\w*|[ưu]u ti[êe]n|n[êe]n d[ùu]ng|sebaiknya|предпочит\w*|по возможности|лучше|^(utiliser|usar|utilizar|usa|utiliza|verwenden|nutzen|использовать|mantener|manter|maintenir))\b",
+        marks: r"以降|今後|从现在起|从今以后|앞으로는|^使用|^采用|^统一使用|^統一使用|优先|優先|尽量|盡量|推荐|推薦|最好|なるべく|できるだけ|可能な限り|推奨|가급적|가능하면|선호",
     },
 ];
+
+/// A decision said in Korean's plain declarative ("인증은 JWT로 한다": "auth is done with JWT"), or as
+/// what will be done ("… 구현할거야"): a fact about the project to keep.
+const DECISION: Family = Family {
+    category: "instruction",
+    verb: "remember",
+    words: "",
+    marks: r"[은는] [^.?]*(사용한다|한다|이다|쓴다|할거야|할 거야|할 것이다)\.?$",
+};
 
 /// A question of what a removal or a change would affect, or whether it is needed.
 const IMPACT: Family = Family {
@@ -78,8 +87,8 @@ const ORDERS: [Family; 10] = [
     Family {
         category: "mutation",
         verb: "scaffold",
-        words: r"(inicializa\w* (el|o|um|un) (proyecto|projeto)|(crea|crie|cria) (un|um) (nuevo |novo )?(proyecto|projeto)|inizializza\w*|nuovo progetto|neues projekt|создай (новый )?проект|создай [\w-]*приложение|инициализ\w*)\b",
-        marks: r"初始化项目|初始化專案|创建项目|新建项目|搭建|脚手架|(写|开发|做)一个[^，。,.]*(应用|網站|网站|项目|系统)|(アプリ|プロジェクト|サイト)を作成|(프로젝트|앱|백엔드|프론트엔드|서버|웹사이트|애플리케이션|플랫폼)[^.]*(를|을) 만들어",
+        words: r"((configurar|inicializar|initialiser|crear|criar|cr[ée]er) (el |o |le |un |um |une )?(nuevo |novo |nouveau )?(proyecto|projeto|projet)|inicializa\w* (el|o|um|un) (proyecto|projeto)|(crea|crie|cria) (un|um) (nuevo |novo )?(proyecto|projeto)|inizializza\w*|nuovo progetto|neues projekt|создай (новый )?проект|создай [\w-]*приложение|инициализ\w*)\b",
+        marks: r"프로젝트 초기 설정|초기화 해|초기화해|初始化项目|初始化專案|创建项目|新建项目|搭建|脚手架|(写|开发|做)一个[^，。,.]*(应用|網站|网站|项目|系统)|(アプリ|プロジェクト|サイト)を作成|(프로젝트|앱|백엔드|프론트엔드|서버|웹사이트|애플리케이션|플랫폼)[^.]*(를|을) 만들어",
     },
     Family {
         category: "mutation",
@@ -109,19 +118,19 @@ const ORDERS: [Family; 10] = [
         category: "mutation",
         verb: "test",
         words: r"((escribe|escreva|crea|cria|agrega|adicione|a[ñn]ade|écris|napisz|napi[šs]|vi[ếe]t|buat)( \w+)? (pruebas|testes|tests|testy|test)|pruebas unitarias|testes unit[áa]rios|tests? schreiben|test yaz\w*|tests? unitaires?|(добавь|напиши|создай)( \w+)? тест\w*|напиши тест\w*|тесты для|(fehlen|faltan|faltam|brakuje|chyb[íi]|не хватает|нет)\b[^.;]*\b(tests?|pruebas|testes|testy|тест\w*))\b",
-        marks: r"テストを作成|テストを実装|ユニットテスト|写测试|添加测试|单元测试|測試用例|测试用例|テストを書|テストを追加|テストコードを|테스트를 작성|테스트 코드|테스트를 추가|테스트 추가",
+        marks: r"テストを作成|テストを実装|ユニットテスト|写测试|添加测试|单元测试|測試用例|测试用例|テストを書|テストを追加|テストコードを|테스트를 작성|테스트 코드를 작성|테스트를 추가|테스트 추가",
     },
     Family {
         category: "mutation",
         verb: "document",
-        words: r"(instrucciones|instru[çc][õo]es|passo-a-passo|paso a paso|documenta\w*|dokumentier\w*|dokumentac\w*|dokumentasi\w*|belgele\w*|t[àa]i li[ệe]u|документ\w*|комментари\w*)\b",
+        words: r"(markdown file|instrucciones|instru[çc][õo]es|passo-a-passo|paso a paso|documenta\w*|dokumentier\w*|dokumentac\w*|dokumentasi\w*|belgele\w*|t[àa]i li[ệe]u|документ\w*|комментари\w*)\b",
         marks: r"文档|文檔|注释|注釋|ドキュメント|コメントを|문서|주석",
     },
     Family {
         category: "mutation",
         verb: "commit",
         words: r"((haz|hagas|haga|realiza|realices|fa[çz]a|fazer|mache?) (un |um |einen )?commit|commit (y|e|und|et|con|com|и) push|committe\w*|закоммить\w*|запушь\w*)\b",
-        marks: r"推送|提交代码|提交到|コミットして|プッシュして|커밋해|푸시해",
+        marks: r"커밋[^.]*(해|줘)|推送|提交代码|提交到|コミットして|プッシュして|커밋해|푸시해",
     },
     Family {
         category: "mutation",
@@ -135,15 +144,15 @@ const ORDERS: [Family; 10] = [
 const ASKS: [Family; 4] = [
     Family {
         category: "query",
-        verb: "review",
-        words: r"(revisa\w*|revise|controlla|eficiencia|efici[êe]ncia|calidad del c[óo]digo|qualidade do c[óo]digo|уязвимост\w*|(haz|fa[çz]a|fais) (un|uma|une) (an[áa]lisis|an[áa]lise|analyse|revisi[óo]n|revis[ãa]o)|auditor[íi]a|verifica|verifique|[üu]berpr[üu]fe|pr[üu]fe|audite|sprawd[źz]|kontrol et|incele|zkontroluj|ki[ểe]m tra|cek|periksa|проверь\w*|ревью)\b",
-        marks: r"是否合理|合理吗|需要修改的地方|有什么问题|有没有问题|评估一下|检查|檢查|审查|審查|审核|代码审查|レビュー|確認して|チェックして|확인해|리뷰|검토|점검",
+        verb: "status",
+        words: r"(ejecuta|execute|executa|f[üu]hre \S+ aus|uruchom|[çc]al[ıi][şs]t[ıi]r|spus[ťt]|ch[ạa]y|jalankan|запусти|запустите|versi[óo]n actual|vers[ãa]o atual|aktuelle version|statut|est(-t)?-il mort|abandonad[oa]|abandonn[ée]|провер\w* (запуск|работу|статус|состояние|сборку|тесты|размер))\b",
+        marks: r"커버리지 확인|커버리지를 확인|カバレッジを確認|覆盖率|当前的状态|当前状态|現在の状態|현재 상태|运行测试|跑测试|执行测试|テストを実行|実行して|실행해|현재 버전|当前版本",
     },
     Family {
         category: "query",
-        verb: "status",
-        words: r"(ejecuta|execute|executa|f[üu]hre \S+ aus|uruchom|[çc]al[ıi][şs]t[ıi]r|spus[ťt]|ch[ạa]y|jalankan|запусти|запустите|versi[óo]n actual|vers[ãa]o atual|aktuelle version|statut|est(-t)?-il mort|abandonad[oa]|abandonn[ée]|провер\w* (запуск|работу|статус|состояние|сборку|тесты|размер))\b",
-        marks: r"当前的状态|当前状态|現在の状態|현재 상태|运行测试|跑测试|执行测试|テストを実行|実行して|실행해|현재 버전|当前版本",
+        verb: "review",
+        words: r"(qu[ée] falta|o que falta|lo que falta|cumple con|corresponde a lo pedido|revisa\w*|revise|controlla|eficiencia|efici[êe]ncia|calidad del c[óo]digo|qualidade do c[óo]digo|уязвимост\w*|(haz|fa[çz]a|fais) (un|uma|une) (an[áa]lisis|an[áa]lise|analyse|revisi[óo]n|revis[ãa]o)|auditor[íi]a|verifica|verifique|[üu]berpr[üu]fe|pr[üu]fe|audite|sprawd[źz]|kontrol et|incele|zkontroluj|ki[ểe]m tra|cek|periksa|проверь\w*|ревью)\b",
+        marks: r"是否合理|合理吗|需要修改的地方|有什么问题|有没有问题|评估一下|检查|檢查|审查|審查|审核|代码审查|レビュー|確認して|チェックして|확인해|리뷰|검토|점검",
     },
     Family {
         category: "query",
@@ -163,20 +172,23 @@ const ASKS: [Family; 4] = [
 const SYMPTOM: Family = Family {
     category: "mutation",
     verb: "fix",
-    words: r"(^bug\b|no (cambia|carga|muestra|abre|guarda|aparece|responde)\w*|no funciona|no puede|no se puede|falla|fallo|error(es)?|n[ãa]o (funciona|mostra|grava|salva|carrega|abre|aparece|inicia)|non funziona|n[ãa]o consigo|erro|falha|bloqueando|funktioniert nicht|startet nicht|geht nicht|st[üu]rzt|absturz|fehler|kaputt|ne fonctionne pas|erreur|plante|nie dzia[łl]a|b[łl][ąa]d|nie mo[żz]na|hata\w*|[çc][öo]kt[üu]|[çc]al[ıi][şs]m[ıi]yor|sorun|nefunguje|chyba|h[áa][žz]e|l[ỗo]i|kh[ôo]ng (ho[ạa]t đ[ộo]ng|ch[ạa]y)|tidak bisa|gagal|rusak|ошибк\w*|не работает|не запускается|не могу|не удается|падает|вылетает|сломал\w*)\b",
-    marks: r"乱码|文字化け|깨짐|깨져|报错|錯誤|错误|失败|失敗|无法|無法|不能|崩溃|崩潰|异常|異常|泄漏|不生效|不工作|没反应|卡死|エラー|不具合|できない|動かない|起動しない|表示されない|出ない|落ちる|コケ|問題|에러|오류|안 돼|안돼|안됨|실패|작동하지|안 나와|안나와",
+    words: r"(^bug\b|no (cambia|carga|muestra|abre|guarda|aparece|responde)\w*|no funciona|no puede|no se puede|falla|fallo|error(es)?|n[ãa]o (funciona|mostra|grava|salva|carrega|abre|aparece|inicia|compila|roda|executa)|no compila|non funziona|n[ãa]o consigo|erro|falha|bloqueando|funktioniert nicht|startet nicht|geht nicht|st[üu]rzt|absturz|fehler|kaputt|ne fonctionne pas|erreur|plante|nie dzia[łl]a|b[łl][ąa]d|nie mo[żz]na|hata\w*|[çc][öo]kt[üu]|[çc]al[ıi][şs]m[ıi]yor|sorun|nefunguje|chyba|h[áa][žz]e|l[ỗo]i|kh[ôo]ng (ho[ạa]t đ[ộo]ng|ch[ạa]y)|tidak bisa|gagal|rusak|ошибк\w*|не работает|не запускается|не могу|не удается|падает|вылетает|сломал\w*)\b",
+    marks: r"连不上|连接不上|打不开|用不了|안되|안 되|乱码|文字化け|깨짐|깨져|报错|錯誤|错误|失败|失敗|无法|無法|不能|崩溃|崩潰|异常|異常|泄漏|不生效|不工作|没反应|卡死|エラー|不具合|できない|動かない|起動しない|表示されない|出ない|落ちる|コケ|問題|에러|오류|안 돼|안돼|안됨|실패|작동하지|안 나와|안나와",
 };
 
 pattern!(japanese_negative_rule, r"[\p{Hiragana}\p{Katakana}\p{Han}](しない|わない|ないこと)。?$");
 
 pattern!(
     how_or_why,
-    r"(?i)\b(c[óo]mo|por ?qu[ée]|wie|warum|comment|pourquoi|jak|dlaczego|proč|nasıl|neden|bagaimana|kenapa|mengapa|как|почему)\b|怎么|怎样|如何|为什么|どう|なぜ|어떻게|왜|방법|方法|やり方"
+    r"(?i)\b(c[óo]mo|por ?qu[ée]|wie|warum|comment|pourquoi|jak|dlaczego|proč|nasıl|neden|bagaimana|kenapa|mengapa|как|почему)\b|怎么|怎样|如何|为什么|どう|なぜ|어떻게|왜|방법|方法|やり方|相談|するとよい|したらいい|すべき"
 );
 
 /// The compiled cues of a family: one pattern for words and marks together.
 fn compiled(family: &Family) -> Regex {
-    let source = format!(r"(?i)(?:\b(?:{}))|(?:{})", family.words, family.marks);
+    let source = match family.words {
+        "" => format!("(?:{})", family.marks),
+        words => format!(r"(?i)(?:\b(?:{words}))|(?:{})", family.marks),
+    };
     Regex::new(&source).unwrap_or_else(|e| panic!("built-in foreign cue {}: {e}", family.verb))
 }
 
@@ -188,6 +200,7 @@ fn families() -> &'static Families {
         polite: compiled(&POLITE),
         rules: RULES.iter().map(|f| (f.verb, compiled(f))).collect(),
         impact: compiled(&IMPACT),
+        decision: compiled(&DECISION),
         orders: ORDERS.iter().map(|f| ((f.category, f.verb), compiled(f))).collect(),
         asks: ASKS.iter().map(|f| ((f.category, f.verb), compiled(f))).collect(),
         symptom: compiled(&SYMPTOM),
@@ -199,6 +212,7 @@ struct Families {
     polite: Regex,
     rules: Vec<(&'static str, Regex)>,
     impact: Regex,
+    decision: Regex,
     orders: Vec<((&'static str, &'static str), Regex)>,
     asks: Vec<((&'static str, &'static str), Regex)>,
     symptom: Regex,
@@ -442,6 +456,9 @@ pub(super) fn reading(masked: &str) -> Option<(&'static str, &'static str)> {
         if let Some((_, verb)) = rule {
             return Some(("instruction", verb));
         }
+    }
+    if !ordered && f.decision.is_match(text) {
+        return Some(("instruction", "remember"));
     }
     if f.impact.is_match(text) {
         return Some(("query", "impact"));

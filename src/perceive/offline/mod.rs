@@ -296,6 +296,7 @@ fn imperative_title(lower: &str) -> String {
         ("replacing", "replace"),
         ("merges", "merge"),
         ("merging", "merge"),
+        ("checking", "check"),
         ("added", "add"),
         ("created", "create"),
     ];
@@ -412,6 +413,9 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         // A drop-down is a kind of menu: nothing is dropped.
         .replace("drop-down", "dropdown")
         .replace("drop down", "dropdown")
+        // Suggestions for a refactoring are a review's findings, not the refactoring.
+        .replace("refactoring suggestions", "suggestions")
+        .replace("refactor suggestions", "suggestions")
         .replace("' t ", "'t ");
     // "What about renaming the flag?": the change a gerund suggests, asked for.
     let (suggested, lower) = match suggestion().find(&lower) {
@@ -509,14 +513,28 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
             .or(ruled)
             .unwrap_or(negated_imperative());
         ("instruction", verb, cue, 1)
+    } else if no_change_wanted().is_match(&lower)
+        && report_asked().is_match(&lower)
+        && !writes_a_document().is_match(&lower)
+    {
+        // A report asked for with nothing to change: what about, by a specific cue where one speaks.
+        match QUERIES.iter().find(|(verb, re)| *verb != "explain" && re().is_match(&lower)) {
+            Some((verb, re)) => ("query", verb, re(), 1),
+            None => ("query", "review", q_review(), 1),
+        }
     } else if named_test {
         ("query", "status", run_verb(), 1)
     } else if advice_asked().is_match(&lower) && !standing_from_now().is_match(&lower) {
         // "Large list is slow in production. Any idea?": advice asked for after the problem.
         ("query", "explain", q_explain(), 1)
     } else if wish {
-        match change(wished().replace(&lower, "").trim()) {
+        let wished_for = wished().replace(&lower, "");
+        match change(wished_for.trim()) {
             Some((_, (verb, cue), true)) => ("mutation", verb, cue(), 1),
+            // "I'd love to get your eyes on the changes": a review wished for is a review.
+            _ if !lower.contains("ability to") && q_review().is_match(&wished_for) => {
+                ("query", "review", q_review(), 1)
+            }
             _ => ("mutation", "implement", m_implement(), 1),
         }
     } else {
@@ -542,7 +560,7 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         // "Can this issue be closed?", "is this project still maintained?": the state asked about, whatever it names.
         Some(_) if verb == "status" && project_state().is_match(&lower) => None,
         // "It would be nice to see who depends on X": a wish asks for the change, not about it.
-        Some(r) if wish && r.category() == "query" => None,
+        Some(r) if wish && category == "mutation" && r.category() == "query" => None,
         // "Docker image is too large", "doesn't compile with the latest core": a problem stated is a bug
         // to fix, neither a fact to keep nor a question; said alone, no other change either ("X is not
         // compiling; merge Y into X" asks for the merge).

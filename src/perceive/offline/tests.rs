@@ -641,3 +641,48 @@ fn a_closing_question_outranks_a_description_not_an_order() {
         ("can we check until where we reached", "query", "status"),
     ]);
 }
+
+/// A report asked for with nothing to change is a question; a change with a constraint on what
+/// it may touch stays a change. Profiling, a second pair of eyes and a list of suggestions review.
+#[test]
+fn reports_reviews_and_decisions() {
+    rules_read_as(&[
+        (
+            "Compare dotnet/ and go/ against the mapping. List anything that differs. Do not change code; produce the list only.",
+            "query",
+            "review",
+        ),
+        ("Fix the parser without changing any code outside src/parser", "mutation", "fix"),
+        ("We should do some basic profiling of this to see where the slow parts are.", "query", "review"),
+        ("I'd love to get your eyes on the changes just to make sure they're all reasonable", "query", "review"),
+        ("Checking if the tests are really broken on master.", "query", "status"),
+        ("Max 5 lines per response unless I ask for details.", "instruction", "prefer"),
+        ("Please make the smallest changes that allow the unit tests to pass.", "mutation", "fix"),
+    ]);
+    for (text, category, verb) in [
+        ("인증은 JWT로 한다.", "instruction", "remember"),
+        ("로그아웃이 안되고 있어", "mutation", "fix"),
+        ("현재 작성된 테스트 코드의 커버리지 확인해줘", "query", "status"),
+        ("O projeto não compila", "mutation", "fix"),
+        ("Inicializar projeto React com Vite", "mutation", "scaffold"),
+        ("これが原因だったらinmemoryにしなくても良かったのでは", "query", "explain"),
+    ] {
+        let v = read(text);
+        assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
+    }
+}
+
+/// The state of the work asked ("what did we do so far?"), what else a change reaches, test logs,
+/// and what is related to a thing, each by its own cue; a feature wished for stays a feature.
+#[test]
+fn the_state_of_the_work_and_what_a_change_reaches() {
+    rules_read_as(&[
+        ("What did we do so far?", "query", "status"),
+        ("did you setup github actions and everything?", "query", "status"),
+        ("Were there any other places in the code using the old API that we now need to fix?", "query", "impact"),
+        ("If a shared behavior changed silently, where would the damage surface first?", "query", "impact"),
+        ("What tables are related to the admissions pipeline?", "query", "search"),
+        ("The ability to review and revert to old versions of the config", "mutation", "implement"),
+        ("Review the webinar code and make a list of refactoring suggestions", "query", "review"),
+    ]);
+}
