@@ -124,12 +124,12 @@ fn offline_reads_the_public_tuning_rows_and_never_takes_a_question_for_a_mutatio
     }
 }
 
-/// public5.tsv … public22.tsv were the fresh sets of the last eighteen rounds (first scores: 82.5% /
+/// public5.tsv … public23.tsv were the fresh sets of the last nineteen rounds (first scores: 82.5% /
 /// 59.9% / 11 questions read as mutations, the rules alone; 87.0% / 77.5% / 9, 89.0% / 75.3% / 2,
 /// 91.2% / 75.1% / 2, 86.4% / 73.4% / 2, 84.0% / 58.7% / 7, 88.5% / 73.4% / 6, 80.2% / 57.6% / 6,
 /// 78.2% / 60.9% / 8, 84.4% / 63.9% / 6, 87.1% / 68.0% / 9, 80.6% / 60.2% / 10, 85.7% / 62.7% / 6 and 86.0% /
-/// 70.7% / 6, 91.1% / 74.8% / 6, 83.8% / 66.5% / 11, 86.1% / 72.2% / 8 and 81.7% / 64.4% / 10, rules and
-/// second reader); since
+/// 70.7% / 6, 91.1% / 74.8% / 6, 83.8% / 66.5% / 11, 86.1% / 72.2% / 8, 81.7% / 64.4% / 10 and 86.1% /
+/// 67.4% / 10, rules and second reader); since
 /// then they train the
 /// second reader (`scripts/train-perception`), and their misses were read for rules that
 /// generalise (a question is never a standing rule, wanting to know is asking, "locate",
@@ -159,6 +159,7 @@ fn offline_reads_the_last_rounds_sets_it_learned_from() {
         ("public20.tsv", 91, 88),
         ("public21.tsv", 93, 88),
         ("public22.tsv", 92, 87),
+        ("public23.tsv", 93, 86),
     ] {
         let s = scored(&public(file));
         assert!(s.category * 100 >= s.n * category, "{file}: {}", s.line());
@@ -167,18 +168,18 @@ fn offline_reads_the_last_rounds_sets_it_learned_from() {
     }
 }
 
-/// public23.tsv was collected by someone who never read the transducer and frozen before it was
-/// first scored: these floors are that first score (category 267 of 310, both 209, 10 questions
-/// read as mutations; the rules alone read 262, 192 and 17, the second reader alone 245, 178 and
-/// 14), so a change that reads fresh requests worse fails here. It trains nothing yet.
+/// public24.tsv was collected by someone who never read the transducer and frozen before it was
+/// first scored: these floors are that first score (category 274 of 309, both 220, 8 questions
+/// read as mutations; the rules alone read 268, 206 and 10, the second reader alone 252, 198 and
+/// 24), so a change that reads fresh requests worse fails here. It trains nothing yet.
 #[test]
 fn offline_on_the_fresh_public_set_is_scored_never_tuned() {
-    let rows = public("public23.tsv");
-    assert!(rows.len() >= 310 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
+    let rows = public("public24.tsv");
+    assert!(rows.len() >= 309 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
     let s = scored(&rows);
-    assert!(s.category >= 267, "{}", s.line());
-    assert!(s.both >= 209, "{}", s.line());
-    assert!(s.questions_as_mutations.len() <= 10, "{}", s.line());
+    assert!(s.category >= 274, "{}", s.line());
+    assert!(s.both >= 220, "{}", s.line());
+    assert!(s.questions_as_mutations.len() <= 8, "{}", s.line());
 }
 
 /// Prints both splits' figures (`cargo test --test perception -- --nocapture report`).
@@ -215,6 +216,7 @@ fn report() {
         "public21.tsv",
         "public22.tsv",
         "public23.tsv",
+        "public24.tsv",
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/perception").join(file);
         if path.exists() {
