@@ -30,12 +30,25 @@ IDENTIFIER = re.compile(
     r"[A-Za-z_][0-9A-Za-z_]*(?:(?:::|\.|/)[0-9A-Za-z_\-]+)+(?:\(\))?|[A-Za-z]*_[0-9A-Za-z_]+(?:\(\))?|[a-z]+[A-Z][0-9A-Za-z_]*|[A-Z][a-z]+[A-Z][0-9A-Za-z_]*|\b[0-9A-Za-z_]+\(\)")
 
 
+def names_a_document(name):
+    """As src/perceive/offline/mod.rs::names_a_document."""
+    file = name.lower().rsplit("/", 1)[-1]
+    stem = file.split(".", 1)[0]
+    return file.endswith((".md", ".mdx", ".rst", ".adoc")) or (
+        file.endswith(".txt") and stem in ("readme", "install", "changelog", "contributing", "license", "authors", "changes", "history"))
+
+
 def mask(text):
-    text = CODE_SPAN.sub(lambda m: f"{m.group(3) or ''} ID {m.group(5) or ''}", text)
+    def span(m):
+        inner = m.group(1) or m.group(2) or m.group(4) or ""
+        marker = " markdown file" if names_a_document(inner) else ""
+        return f"{m.group(3) or ''} ID{marker} {m.group(5) or ''}"
+
+    text = CODE_SPAN.sub(span, text)
 
     def name(m):
         found = m.group(0)[:-2] if m.group(0).endswith("()") else m.group(0)
-        return " ID markdown file " if found.lower().endswith((".md", ".mdx", ".rst", ".adoc")) else " ID "
+        return " ID markdown file " if names_a_document(found) else " ID "
 
     return IDENTIFIER.sub(name, text)
 

@@ -41,14 +41,14 @@ const RULES: [Family; 3] = [
     Family {
         category: "instruction",
         verb: "forbid",
-        words: r"(nunca|jam[áa]s|jamais|niemals|nie wolno|nigdy|zakaz\w*|verboten|interdit\w*|prohibido|proibido|asla|yasak\w*|nikdy|z[áa]kaz\w*|jangan|dilarang|никогда|нельзя|запрещ\w*|kh[ôo]ng (được )?(s[ửu]a|th[êe]m|d[ùu]ng|s[ửu] d[ụu]ng|x[óo]a|t[ạa]o|đổi)|^kh[ôo]ng\b|c[ấa]m|no (uses|utilices|hagas|modifiques|agregues|añadas|cambies)|n[ãa]o (use|utilize|fa[çc]a|altere|adicione|modifique|crie)|ne (jamais|pas utiliser)|^ne pas|^no (crear|usar|utilizar|agregar|a[ñn]adir|modificar|hacer|generar|escribir|commitear|subir|borrar|cambiar)|no se debe|no debe|n[ãa]o deve|ne doit pas|darf nicht|bajo ninguna circunstancia|en ning[úu]n caso|em hip[óo]tese alguna|никаких|ни в коем случае|не (используй|добавляй|делай|меняй|трогай|коммить)\w*|mai|evita\w*|nicht (verwenden|benutzen|nutzen|[äa]ndern|hinzuf[üu]gen))\b",
+        words: r"(nunca|jam[áa]s|jamais|niemals|nie wolno|nigdy|zakaz\w*|verboten|interdit\w*|prohibido|proibido|asla|yasak\w*|nikdy|z[áa]kaz\w*|jangan|dilarang|никогда|нельзя|запрещ\w*|kh[ôo]ng (được )?(s[ửu]a|th[êe]m|d[ùu]ng|s[ửu] d[ụu]ng|x[óo]a|t[ạa]o|đổi)|^kh[ôo]ng\b|c[ấa]m|no (uses|utilices|hagas|modifiques|agregues|añadas|cambies)|n[ãa]o (use|utilize|fa[çc]a|altere|adicione|modifique|crie)|ne (jamais|pas utiliser)|^ne pas|^no [a-záéíóú]+(ar|er|ir)\b|^n[ãa]o [a-záéíóúãõç]+(ar|er|ir)\b|^no (crear|usar|utilizar|agregar|a[ñn]adir|modificar|hacer|generar|escribir|commitear|subir|borrar|cambiar)|no se debe|no debe|n[ãa]o deve|ne doit pas|darf nicht|bajo ninguna circunstancia|en ning[úu]n caso|em hip[óo]tese alguna|никаких|ни в коем случае|не (используй|добавляй|делай|меняй|трогай|коммить)\w*|mai|evita\w*|nicht (verwenden|benutzen|nutzen|[äa]ndern|hinzuf[üu]gen))\b",
         marks: r"^避免|[，,；;]\s*避免|^不(在|要|用|使用|暴露|允许|得)|避ける|피하|禁止|不要|不得|严禁|嚴禁|切勿|请勿|請勿|不允许|不允許|不可以|절대|하지 않|하지 마|금지|않습니다|말 것|しないでください|しないこと|してはいけない|してはならない|禁止",
     },
     Family {
         category: "instruction",
         verb: "require",
-        words: r"(siempre|sempre|toujours|immer|stets|zawsze|vždy|v[žz]dy|mutlaka|her zaman|lu[ôo]n|ph[ảa]i|selalu|harus|wajib|obligatori[oa]|obrigat[óo]ri[oa]|всегда|обязательно|должн\w*)\b",
-        marks: r"모든[^.]*사용하|必须|必須|务必|務必|一定要|必ず|なければならない|すること$|こと。?$|반드시|항상|해야 합니다|해야 한다",
+        words: r"(siempre|sempre|toujours|immer|stets|zawsze|vždy|v[žz]dy|mutlaka|her zaman|lu[ôo]n|ph[ảa]i|selalu|harus|wajib|obligatori[oa]|obrigat[óo]ri[oa]|всегда|обязательно|должн\w*|^(toda|todo|todas|todos|cada|preservar|respetar|respeitar|conservar)|sebelum (menyatakan|selesai)|antes de (dar por|declarar))\b",
+        marks: r"始终|总是|一律|모든[^.]*사용하|必须|必須|务必|務必|一定要|必ず|なければならない|すること$|こと。?$|반드시|항상|해야 합니다|해야 한다",
     },
     Family {
         category: "instruction",
@@ -64,7 +64,7 @@ const DECISION: Family = Family {
     category: "instruction",
     verb: "remember",
     words: "",
-    marks: r"[은는] [^.?]*(사용한다|한다|이다|쓴다|할거야|할 거야|할 것이다)\.?$",
+    marks: r"[은는] [^.?]*(사용한다|한다|이다|쓴다|할거야|할 거야|할 것이다)\.?$|^(这是|本项目是|该项目是|这个项目是)",
 };
 
 /// A question of what a removal or a change would affect, or whether it is needed.
@@ -75,6 +75,14 @@ const IMPACT: Family = Family {
     marks: r"可以删除吗|能删除吗|是否可以删除|删除后会|影响哪些|削除しても|削除して大丈夫|影響範囲|삭제해도|영향을",
 };
 
+/// "Dame el plan …, sin escribir código todavía", "不要写代码": nothing is to be written, so it asks.
+const NO_CODE: Family = Family {
+    category: "query",
+    verb: "explain",
+    words: r"(sin (escribir|tocar|cambiar) (el |ning[úu]n )?c[óo]digo|sem (escrever|mexer no|alterar o) c[óo]digo|n[ãa]o precisa mandar c[óo]digo|ohne (den )?code zu (schreiben|ändern)|sans (écrire|toucher|modifier) (de |le )?code|no hagas cambios|n[ãa]o fa[çc]a altera[çc][õo]es|не (пиши|меняй|трогай) код|без (написания )?кода|не делай правки)\b",
+    marks: r"不要写代码|先不要写代码|不要修改代码|コードは書かないで|コードを書かずに|코드는 작성하지 말고|코드를 수정하지 말고",
+};
+
 /// Orders to change the repository, most specific first.
 const ORDERS: [Family; 10] = [
     // A feature added, whatever it does ("삭제 기능을 추가": a delete feature added).
@@ -82,13 +90,13 @@ const ORDERS: [Family; 10] = [
         category: "mutation",
         verb: "implement",
         words: r"(agrega|a[ñn]ade|adicione|ajoute[rz]?|aggiungi|добавь) (\w+ ){0,2}(funcionalidad|funcionalidade|fonctionnalit[ée]|funzionalit[àa]|функци\w*)\b",
-        marks: r"기능(을|를)? 추가|(添加|增加)[^，。,]*功能|機能を追加|機能追加",
+        marks: r"(処理|機能)を追加|기능(을|를)? 추가|(添加|增加)[^，。,]*功能|機能を追加|機能追加",
     },
     Family {
         category: "mutation",
         verb: "scaffold",
-        words: r"((configurar|inicializar|initialiser|crear|criar|cr[ée]er) (el |o |le |un |um |une )?(nuevo |novo |nouveau )?(proyecto|projeto|projet)|inicializa\w* (el|o|um|un) (proyecto|projeto)|(crea|crie|cria) (un|um) (nuevo |novo )?(proyecto|projeto)|inizializza\w*|nuovo progetto|neues projekt|создай (новый )?проект|создай [\w-]*приложение|инициализ\w*)\b",
-        marks: r"프로젝트 초기 설정|초기화 해|초기화해|初始化项目|初始化專案|创建项目|新建项目|搭建|脚手架|(写|开发|做)一个[^，。,.]*(应用|網站|网站|项目|系统)|(アプリ|プロジェクト|サイト)を作成|(프로젝트|앱|백엔드|프론트엔드|서버|웹사이트|애플리케이션|플랫폼)[^.]*(를|을) 만들어",
+        words: r"((configurar|inicializar|initialiser|crear|criar|cr[ée]er) (el |o |le |un |um |une )?(nuevo |novo |nouveau )?(proyecto|projeto|projet)|inicializa\w* (el|o|um|un) (proyecto|projeto)|(crea|crie|cria) (un|um) (nuevo |novo )?(proyecto|projeto)|inizializza\w*|nuovo progetto|neues projekt|создай (новый )?проект|создай (\w+ )?[\w-]*приложение|kh[ởo]i t[ạa]o (project|d[ựu] [áa]n)|инициализ\w*)\b",
+        marks: r"初期セットアップ|初期設定|프로젝트 초기 설정|초기화 해|초기화해|初始化项目|初始化專案|创建项目|新建项目|搭建|脚手架|(写|开发|做)一个[^，。,.]*(应用|網站|网站|项目|系统)|(アプリ|プロジェクト|サイト)を作成|(프로젝트|앱|백엔드|프론트엔드|서버|웹사이트|애플리케이션|플랫폼)[^.]*(를|을) 만들어",
     },
     Family {
         category: "mutation",
@@ -106,12 +114,12 @@ const ORDERS: [Family; 10] = [
         category: "mutation",
         verb: "rename",
         words: r"(renombra\w*|renomei?[ae]\w*|umbenenn\w*|benenne\w* um|renomme[rz]?|zmie[ńn] nazw[ęe]|yeniden adland[ıi]r|p[řr]ejmenuj|đổi tên|ganti nama|переименуй\w*)\b",
-        marks: r"重命名|改名|名前を変更|リネーム|이름을 바꿔|이름 변경|이름을 변경",
+        marks: r"重命名|改名|名从|名字改|名称改|命名|名前を変更|リネーム|이름을 바꿔|이름 변경|이름을 변경",
     },
     Family {
         category: "mutation",
         verb: "refactor",
-        words: r"(rifattorizz\w*|d[ée]pla[çc]ant|all[èe]gement|clarification du code|restructur\w*|r[ée]organis\w*|refactori[zs]a\w*|refator\w*|refaktor\w*|umstrukturier\w*|t[áa]i c[ấa]u tr[úu]c|рефактор\w*|перепиши\w*)\b",
+        words: r"(rifattorizz\w*|d[ée]pla[çc]ant|all[èe]gement|clarification du code|restructur\w*|r[ée]organis\w*|refactori[zs]a\w*|refator\w*|refaktor\w*|umstrukturier\w*|t[áa]i c[ấa]u tr[úu]c|рефактор\w*|отрефактор\w*|перепиши\w*)\b",
         marks: r"重构|重構|重写|リファクタ|리팩토링|리팩터|분리|중앙화|모듈화",
     },
     Family {
@@ -123,8 +131,8 @@ const ORDERS: [Family; 10] = [
     Family {
         category: "mutation",
         verb: "document",
-        words: r"(markdown file|instrucciones|instru[çc][õo]es|passo-a-passo|paso a paso|documenta\w*|dokumentier\w*|dokumentac\w*|dokumentasi\w*|belgele\w*|t[àa]i li[ệe]u|документ\w*|комментари\w*)\b",
-        marks: r"文档|文檔|注释|注釋|ドキュメント|コメントを|문서|주석",
+        words: r"(markdown file|manual(es)?|instrucciones|instru[çc][õo]es|passo-a-passo|paso a paso|documenta\w*|dokumentier\w*|dokumentac\w*|dokumentasi\w*|belgele\w*|t[àa]i li[ệe]u|документ\w*|комментари\w*)\b",
+        marks: r"的含义|记录为|记录到|记录下来|文档|文檔|注释|注釋|ドキュメント|コメントを|문서|주석",
     },
     Family {
         category: "mutation",
@@ -136,7 +144,7 @@ const ORDERS: [Family; 10] = [
         category: "mutation",
         verb: "implement",
         words: r"(aggiungi|applica|a[ñn]ade|agrega|agregar|crea|crear|implementa\w*|permite|adicione|adiciona|adicionar|crie|cria|criar|fa[çc]a|f[üu]ge\w*|hinzuf[üu]gen|erstelle\w*|implementiere\w*|ajoute[rz]?|cr[ée]e[rz]?|impl[ée]mente[rz]?|permett\w*|dodaj|utw[óo]rz|zaimplementuj|ekle\w*|olu[şs]tur\w*|p[řr]idej|vytvo[řr]|ud[ěe]lej|dej|th[êe]m|t[ạa]o|buatkan|tambahkan|buat|добав\w*|доработай|настрой\w*|сделай\w*|создай\w*|реализуй\w*|напиши\w*)\b",
-        marks: r"添加|增加|实现|實現|创建|建立|做一个|写一个|加上|追加|実装|作成|作って|추가해|구현해|만들어줘|만들어 줘|만들어주세요|작성해|변경해|바꿔",
+        marks: r"添加|增加|实现|實現|创建|建立|做一个|写一个|加一个|加个|加上|追加|実装|作成|作って|추가해|구현해|만들어줘|만들어 줘|만들어주세요|작성해|변경해|바꿔",
     },
 ];
 
@@ -145,7 +153,7 @@ const ASKS: [Family; 4] = [
     Family {
         category: "query",
         verb: "status",
-        words: r"(ejecuta|execute|executa|f[üu]hre \S+ aus|uruchom|[çc]al[ıi][şs]t[ıi]r|spus[ťt]|ch[ạa]y|jalankan|запусти|запустите|versi[óo]n actual|vers[ãa]o atual|aktuelle version|statut|est(-t)?-il mort|abandonad[oa]|abandonn[ée]|провер\w* (запуск|работу|статус|состояние|сборку|тесты|размер))\b",
+        words: r"(ejecuta|execute|executa|f[üu]hre \S+ aus|uruchom|[çc]al[ıi][şs]t[ıi]r|spus[ťt]|ch[ạa]y|jalankan|запусти|запустите|versi[óo]n actual|vers[ãa]o atual|aktuelle version|statut|(siguiente|pr[óo]xim[oa]) (release|versi[óo]n|vers[ãa]o)|est(-t)?-il mort|abandonad[oa]|abandonn[ée]|провер\w* (запуск|работу|статус|состояние|сборку|тесты|размер))\b",
         marks: r"커버리지 확인|커버리지를 확인|カバレッジを確認|覆盖率|当前的状态|当前状态|現在の状態|현재 상태|运行测试|跑测试|执行测试|テストを実行|実行して|실행해|현재 버전|当前版本",
     },
     Family {
@@ -163,7 +171,7 @@ const ASKS: [Family; 4] = [
     Family {
         category: "query",
         verb: "explain",
-        words: r"(spiega\w*|analizz\w*|consigli\w*|dimmi|explica\w*|explique\w*|analiza\w*|analisa\w*|resumen|resumo|resume|erkl[äa]r\w*|beschreib\w*|wyja[śs]nij|a[çc][ıi]kla\w*|vysv[ěe]tli|gi[ảa]i th[íi]ch|jelaskan|объясни\w*|расскажи\w*|проанализируй\w*|plan de|plano de|no entiendo|n[ãa]o entendo|verstehe nicht)\b",
+        words: r"(ph[âa]n t[íi]ch|spiega\w*|analizz\w*|consigli\w*|dimmi|explica\w*|explique\w*|analiza\w*|analisa\w*|resumen|resumo|resume|erkl[äa]r\w*|beschreib\w*|wyja[śs]nij|a[çc][ıi]kla\w*|vysv[ěe]tli|gi[ảa]i th[íi]ch|jelaskan|объясни\w*|расскажи\w*|проанализируй\w*|plan de|plano de|no entiendo|n[ãa]o entendo|verstehe nicht)\b",
         marks: r"解释|解釋|说明一下|說明一下|介绍一下|介紹一下|讲解|分析|説明して|教えて|解説|설명|알려줘|분석|제안해|추천해",
     },
 ];
@@ -173,7 +181,7 @@ const SYMPTOM: Family = Family {
     category: "mutation",
     verb: "fix",
     words: r"(^bug\b|no (cambia|carga|muestra|abre|guarda|aparece|responde)\w*|no funciona|no puede|no se puede|falla|fallo|error(es)?|n[ãa]o (funciona|mostra|grava|salva|carrega|abre|aparece|inicia|compila|roda|executa)|no compila|non funziona|n[ãa]o consigo|erro|falha|bloqueando|funktioniert nicht|startet nicht|geht nicht|st[üu]rzt|absturz|fehler|kaputt|ne fonctionne pas|erreur|plante|nie dzia[łl]a|b[łl][ąa]d|nie mo[żz]na|hata\w*|[çc][öo]kt[üu]|[çc]al[ıi][şs]m[ıi]yor|sorun|nefunguje|chyba|h[áa][žz]e|l[ỗo]i|kh[ôo]ng (ho[ạa]t đ[ộo]ng|ch[ạa]y)|tidak bisa|gagal|rusak|ошибк\w*|не работает|не запускается|не могу|не удается|падает|вылетает|сломал\w*)\b",
-    marks: r"连不上|连接不上|打不开|用不了|안되|안 되|乱码|文字化け|깨짐|깨져|报错|錯誤|错误|失败|失敗|无法|無法|不能|崩溃|崩潰|异常|異常|泄漏|不生效|不工作|没反应|卡死|エラー|不具合|できない|動かない|起動しない|表示されない|出ない|落ちる|コケ|問題|에러|오류|안 돼|안돼|안됨|실패|작동하지|안 나와|안나와",
+    marks: r"されず|连不上|连接不上|打不开|用不了|안되|안 되|乱码|文字化け|깨짐|깨져|报错|錯誤|错误|失败|失敗|无法|無法|不能|崩溃|崩潰|异常|異常|泄漏|不生效|不工作|没反应|卡死|エラー|不具合|できない|動かない|起動しない|表示されない|出ない|落ちる|コケ|問題|에러|오류|안 돼|안돼|안됨|실패|작동하지|안 나와|안나와",
 };
 
 pattern!(japanese_negative_rule, r"[\p{Hiragana}\p{Katakana}\p{Han}](しない|わない|ないこと)。?$");
@@ -200,6 +208,7 @@ fn families() -> &'static Families {
         polite: compiled(&POLITE),
         rules: RULES.iter().map(|f| (f.verb, compiled(f))).collect(),
         impact: compiled(&IMPACT),
+        no_code: compiled(&NO_CODE),
         decision: compiled(&DECISION),
         orders: ORDERS.iter().map(|f| ((f.category, f.verb), compiled(f))).collect(),
         asks: ASKS.iter().map(|f| ((f.category, f.verb), compiled(f))).collect(),
@@ -212,6 +221,7 @@ struct Families {
     polite: Regex,
     rules: Vec<(&'static str, Regex)>,
     impact: Regex,
+    no_code: Regex,
     decision: Regex,
     orders: Vec<((&'static str, &'static str), Regex)>,
     asks: Vec<((&'static str, &'static str), Regex)>,
@@ -381,6 +391,22 @@ const FOREIGN_WORDS: &[&str] = &[
     "bitte",
     "por favor",
     "favor",
+    "de",
+    "ni",
+    "entre",
+    "quiero",
+    "necesito",
+    "ahora",
+    "también",
+    "más",
+    "sobre",
+    "desde",
+    "hasta",
+    "agrega",
+    "preciso",
+    "quero",
+    "agora",
+    "mais",
     "apakah",
     "ada",
     "untuk",
@@ -457,11 +483,20 @@ pub(super) fn reading(masked: &str) -> Option<(&'static str, &'static str)> {
             return Some(("instruction", verb));
         }
     }
+    if f.no_code.is_match(text) {
+        return Some(asking().unwrap_or(("query", "explain")));
+    }
     if !ordered && f.decision.is_match(text) {
         return Some(("instruction", "remember"));
     }
     if f.impact.is_match(text) {
         return Some(("query", "impact"));
+    }
+    // "检查已有能力的实现是否满足…": a request that opens by asking to review or explain asks, whatever
+    // noun of change it names after ("实现", an implementation); a specific order still speaks.
+    let leading = f.asks.iter().find(|(_, re)| re.find(text).is_some_and(|m| m.start() == 0)).map(|(r, _)| *r);
+    if let Some(reading) = leading.filter(|_| matches!(order(), None | Some(("mutation", "implement")))) {
+        return Some(reading);
     }
     order().or_else(asking).or_else(|| f.symptom.is_match(text).then_some(("mutation", "fix")))
 }

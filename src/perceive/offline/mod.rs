@@ -23,14 +23,14 @@ fn mask(text: &str) -> (String, Vec<String>) {
         let inner = c.get(1).or(c.get(2)).or(c.get(4)).map_or("", |m| m.as_str());
         ids.push(inner.to_string());
         let around = |i| c.get(i).map_or("", |m| m.as_str());
-        format!("{} ID {}", around(3), around(5))
+        let marker = if names_a_document(inner) { " markdown file" } else { "" };
+        format!("{} ID{marker} {}", around(3), around(5))
     });
     let masked = identifier().replace_all(&after_spans, |c: &regex::Captures| {
         let id = c[0].trim_end_matches("()");
         ids.push(id.to_string());
         // A document named by its file ("create NOTES.md") still reads as a document.
-        let document = [".md", ".mdx", ".rst", ".adoc"].iter().any(|e| id.to_ascii_lowercase().ends_with(e));
-        if document {
+        if names_a_document(id) {
             " ID markdown file ".to_string()
         } else {
             " ID ".to_string()
@@ -39,6 +39,19 @@ fn mask(text: &str) -> (String, Vec<String>) {
     // In the order the request says them, quoted or not: "explain load_config from `config.py`".
     ids.sort_by_key(|id| text.find(id.as_str()).unwrap_or(usize::MAX));
     (masked.into_owned(), ids)
+}
+
+/// Whether a name is a document's file: Markdown, reStructuredText or AsciiDoc, or a file a
+/// project keeps its prose in as plain text ("INSTALL.txt"; "install.sh" is a script).
+/// `scripts/train_perception.py` tells documents the same way.
+fn names_a_document(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let file = lower.rsplit('/').next().unwrap_or(&lower);
+    let stem = file.split('.').next().unwrap_or(file);
+    [".md", ".mdx", ".rst", ".adoc"].iter().any(|e| file.ends_with(e))
+        || (file.ends_with(".txt")
+            && ["readme", "install", "changelog", "contributing", "license", "authors", "changes", "history"]
+                .contains(&stem))
 }
 
 /// Words after the first match of `cue`, without stopwords: a fallback
@@ -413,6 +426,10 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         // A drop-down is a kind of menu: nothing is dropped.
         .replace("drop-down", "dropdown")
         .replace("drop down", "dropdown")
+        .replace("drag and drop", "draganddrop")
+        .replace("drag-and-drop", "draganddrop")
+        // Markdown emphasis is no word: "is *very* slow" is very slow.
+        .replace('*', "")
         // Suggestions for a refactoring are a review's findings, not the refactoring.
         .replace("refactoring suggestions", "suggestions")
         .replace("refactor suggestions", "suggestions")
@@ -483,7 +500,11 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         .find(|c| !original.ends_with('?') && c.is_match(&lower) && !person_acts().is_match(&lower));
     // "Write tests for X instead of Y": a request that opens by writing tests asks for them.
     let tests_first = change(&lower).is_some_and(|(at, (verb, _), _)| at == 0 && verb == "test");
-    let standing = (!questioned && !opens_a_task && !tests_first && instruction().is_match(&lower))
+    let standing = (!questioned
+        && !opens_a_task
+        && !tests_first
+        && !change_in_passive().is_match(&lower)
+        && instruction().is_match(&lower))
         || (!questioned && then_forbid().is_match(&lower) && !task_first)
         || (!original.ends_with('?')
             && negated_imperative().is_match(&lower)

@@ -686,3 +686,46 @@ fn the_state_of_the_work_and_what_a_change_reaches() {
         ("Review the webinar code and make a list of refactoring suggestions", "query", "review"),
     ]);
 }
+
+/// public24's families: a document named in a code span or as a plain-text prose file; which tests
+/// reach a line; what a release or a pull request stands at; rebasing and merging; errors given;
+/// a passive one-time change is no standing rule; markdown emphasis is no word.
+#[test]
+fn documents_in_spans_tests_that_reach_a_line_and_passive_changes() {
+    rules_read_as(&[
+        ("create `PROMPT_LOG.md` in the root", "mutation", "document"),
+        ("Add INSTALL.txt", "mutation", "document"),
+        ("Add install.sh", "mutation", "implement"),
+        (
+            "Is there a way to determine the set of unit tests that will potentially execute a given line?",
+            "query",
+            "impact",
+        ),
+        ("Will there be a 1.0.16 release soon?", "query", "status"),
+        ("Rebase master with stable to straighten out conflicts", "mutation", "commit"),
+        ("Python package gives ModuleNotFoundError after installed", "mutation", "fix"),
+        (
+            "All the components written with the Option API should be converted into the Composition API",
+            "mutation",
+            "refactor",
+        ),
+        ("All components should use the Composition API", "instruction", "require"),
+        ("Profiling points queries is *very* slow", "mutation", "fix"),
+        ("Is this the only file necessary to add the Swedish language?", "query", "search"),
+    ]);
+    for (text, category, verb) in [
+        (
+            "Lee CLAUDE.md y PRD.md. Dame el plan de construcción, en pasos, sin escribir código todavía.",
+            "query",
+            "explain",
+        ),
+        ("检查已有能力的实现是否满足上述规则", "query", "review"),
+        ("把整个项目名从光影弹幕改成CORTIS安利墙", "mutation", "rename"),
+        ("始终使用英文生成代码", "instruction", "require"),
+        ("No inventar datos ni relajar validaciones de seguridad", "instruction", "forbid"),
+        ("Agrega drag and drop entre columnas con dnd-kit.", "mutation", "implement"),
+    ] {
+        let v = read(text);
+        assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
+    }
+}
