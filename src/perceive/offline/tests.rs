@@ -710,6 +710,7 @@ fn documents_in_spans_tests_that_reach_a_line_and_passive_changes() {
             "refactor",
         ),
         ("All components should use the Composition API", "instruction", "require"),
+        ("Context should be the first argument", "instruction", "require"),
         ("Profiling points queries is *very* slow", "mutation", "fix"),
         ("Is this the only file necessary to add the Swedish language?", "query", "search"),
     ]);
