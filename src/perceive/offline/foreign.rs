@@ -32,7 +32,7 @@ const QUESTION: Family = Family {
 const POLITE: Family = Family {
     category: "mutation",
     verb: "implement",
-    words: r"^(puedes|podr[íi]as|pode|podes|poderia|voc[êe] pode|puoi|potresti|kannst du|k[öo]nntest du|peux-tu|pouvez-vous|pourriez-vous|mo[żz]esz|m[ůu][žz]e[šs]|bisakah|tolong|можешь|можете|помоги)\b",
+    words: r"^(puedes|podr[íi]as|pode|podes|poderia|voc[êe] pode|peux[- ]tu|pourrais[- ]tu|puoi|potresti|kannst du|k[öo]nntest du|peux-tu|pouvez-vous|pourriez-vous|mo[żz]esz|m[ůu][žz]e[šs]|bisakah|tolong|можешь|можете|помоги)\b",
     marks: r"帮我|帮忙|麻烦你|请你|してくれ|してもらえ|해줄래|해 줄래|해줄 수|해 줄 수",
 };
 
@@ -48,12 +48,12 @@ const RULES: [Family; 3] = [
         category: "instruction",
         verb: "require",
         words: r"(siempre|sempre|toujours|immer|stets|zawsze|vždy|v[žz]dy|mutlaka|her zaman|lu[ôo]n|ph[ảa]i|selalu|harus|wajib|obligatori[oa]|obrigat[óo]ri[oa]|всегда|обязательно|должн\w*|^(toda|todo|todas|todos|cada|preservar|respetar|respeitar|conservar)|sebelum (menyatakan|selesai)|antes de (dar por|declarar))\b",
-        marks: r"始终|总是|一律|모든[^.]*사용하|必须|必須|务必|務必|一定要|必ず|なければならない|すること$|こと。?$|반드시|항상|해야 합니다|해야 한다",
+        marks: r"常に|^(加入|添加|新增)规则|每次|始终|总是|一律|모든[^.]*사용하|必须|必須|务必|務必|一定要|必ず|なければならない|すること$|こと。?$|반드시|항상|해야 합니다|해야 한다",
     },
     Family {
         category: "instruction",
         verb: "prefer",
-        words: r"((usa|use|utiliza|usar|verwende|nutze|u[żz]ywaj|d[ùu]ng|gunakan|kullan|используй|използвай)\b[^,;]*[,;—–-]\s*(no|n[ãa]o|nicht|nie|kh[ôo]ng|jangan|не|без)\b|prefi[ea]r\w*|preferible|prefer[íi]vel|de preferencia|de prefer[êe]ncia|cuando sea posible|quando poss[íi]vel|wenn m[öo]glich|bevorzug\w*|vorzugsweise|lieber|pr[ée]f[ée]r\w*|si possible|preferuj\w*|rad[ěe]ji|tercih\w*|[ưu]u ti[êe]n|n[êe]n d[ùu]ng|sebaiknya|предпочит\w*|по возможности|лучше|^(utiliser|usar|utilizar|usa|utiliza|verwenden|nutzen|использовать|mantener|manter|maintenir))\b",
+        words: r"(\b(em|en) (portugu[êe]s|espa[ñn]ol|ingl[êe]s|fran[çc]ais|franc[êe]s|alem[ãa]o|italiano)( brasileiro| do brasil)?|(usa|use|utiliza|usar|verwende|nutze|u[żz]ywaj|d[ùu]ng|gunakan|kullan|используй|използвай)\b[^,;]*[,;—–-]\s*(no|n[ãa]o|nicht|nie|kh[ôo]ng|jangan|не|без)\b|prefi[ea]r\w*|preferible|prefer[íi]vel|de preferencia|de prefer[êe]ncia|cuando sea posible|quando poss[íi]vel|wenn m[öo]glich|bevorzug\w*|vorzugsweise|lieber|pr[ée]f[ée]r\w*|si possible|preferuj\w*|rad[ěe]ji|tercih\w*|[ưu]u ti[êe]n|n[êe]n d[ùu]ng|sebaiknya|предпочит\w*|по возможности|лучше|^(utiliser|usar|utilizar|usa|utiliza|verwenden|nutzen|использовать|mantener|manter|maintenir))\b",
         marks: r"以降|今後|从现在起|从今以后|앞으로는|^使用|^采用|^统一使用|^統一使用|优先|優先|尽量|盡量|推荐|推薦|最好|なるべく|できるだけ|可能な限り|推奨|가급적|가능하면|선호",
     },
 ];
@@ -95,19 +95,19 @@ const ORDERS: [Family; 10] = [
     Family {
         category: "mutation",
         verb: "scaffold",
-        words: r"((configurar|inicializar|initialiser|crear|criar|cr[ée]er) (el |o |le |un |um |une )?(nuevo |novo |nouveau )?(proyecto|projeto|projet)|inicializa\w* (el|o|um|un) (proyecto|projeto)|(crea|crie|cria) (un|um) (nuevo |novo )?(proyecto|projeto)|inizializza\w*|nuovo progetto|neues projekt|создай (новый )?проект|создай (\w+ )?[\w-]*приложение|kh[ởo]i t[ạa]o (project|d[ựu] [áa]n)|инициализ\w*)\b",
+        words: r"((configurar|inicializar|initialiser|crear|criar|cr[ée]er) (el |o |le |un |um |une )?(nuevo |novo |nouveau )?(proyecto|projeto|projet)|inicializa\w* (el|o|um|un) (proyecto|projeto)|(crea|crie|cria) (un|um) (nuevo |novo )?(proyecto|projeto)|inizializza\w*|squelette|esqueleto|nuovo progetto|neues projekt|создай (новый )?проект|создай (\w+ )?[\w-]*приложение|kh[ởo]i t[ạa]o (project|d[ựu] [áa]n)|инициализ\w*)\b",
         marks: r"初期セットアップ|初期設定|프로젝트 초기 설정|초기화 해|초기화해|初始化项目|初始化專案|创建项目|新建项目|搭建|脚手架|(写|开发|做)一个[^，。,.]*(应用|網站|网站|项目|系统)|(アプリ|プロジェクト|サイト)を作成|(프로젝트|앱|백엔드|프론트엔드|서버|웹사이트|애플리케이션|플랫폼)[^.]*(를|을) 만들어",
     },
     Family {
         category: "mutation",
         verb: "fix",
-        words: r"(correggi|risolvi|corrige|corrija|corrigir|corregir|arregla|arreglar|soluciona|solucionar|resuelve|resolve|resolver|conserta|conserte|consertar|behebe|beheben|repariere|reparieren|corrigez|r[ée]pare[rz]?|napraw|popraw|d[üu]zelt|[çc][öo]z|[çc][öo]z[üu]m bul\w*|oprav\w*|s[ửu]a (l[ỗo]i|lại)|perbaiki|memperbaiki|исправ\w*|почини\w*|пофикс\w*)\b",
+        words: r"(corriger|correggi|risolvi|corrige|corrija|corrigir|corregir|arregla|arreglar|soluciona|solucionar|resuelve|resolve|resolver|conserta|conserte|consertar|behebe|beheben|repariere|reparieren|corrigez|r[ée]pare[rz]?|napraw|popraw|d[üu]zelt|[çc][öo]z|[çc][öo]z[üu]m bul\w*|oprav\w*|s[ửu]a (l[ỗo]i|lại)|perbaiki|memperbaiki|исправ\w*|почини\w*|пофикс\w*)\b",
         marks: r"调试|デバッグして|디버깅해|디버그해|修复|修正|修改错误|解决|直して|修正して|고쳐줘|고쳐 줘|고쳐주세요|수정해줘|수정해 줘|수정해주세요|해결해줘|해결해 줘",
     },
     Family {
         category: "mutation",
         verb: "delete",
-        words: r"(rimuovi|cancella|elimina|eliminar|borra|borrar|quita|quitar|remova|remover|apague|apagar|l[öo]sche|entferne|supprime[rz]?|usu[ńn]|sil|kald[ıi]r|sma[žz]|odstra[ňn]|x[óo]a|hapus|удали\w*|убери\w*)\b",
+        words: r"(enl[èe]ve\w*|enlever|rimuovi|cancella|elimina|eliminar|borra|borrar|quita|quitar|remova|remover|apague|apagar|l[öo]sche|entferne|supprime[rz]?|usu[ńn]|sil|kald[ıi]r|sma[žz]|odstra[ňn]|x[óo]a|hapus|удали\w*|убери\w*)\b",
         marks: r"删除|刪除|移除|删掉|去掉|清理|削除|消して|삭제|제거|지워",
     },
     Family {
@@ -119,7 +119,7 @@ const ORDERS: [Family; 10] = [
     Family {
         category: "mutation",
         verb: "refactor",
-        words: r"(rifattorizz\w*|d[ée]pla[çc]ant|all[èe]gement|clarification du code|restructur\w*|r[ée]organis\w*|refactori[zs]a\w*|refator\w*|refaktor\w*|umstrukturier\w*|t[áa]i c[ấa]u tr[úu]c|рефактор\w*|отрефактор\w*|перепиши\w*)\b",
+        words: r"(convertiss\w*|convertir|rifattorizz\w*|d[ée]pla[çc]ant|all[èe]gement|clarification du code|restructur\w*|r[ée]organis\w*|refactori[zs]a\w*|refator\w*|refaktor\w*|umstrukturier\w*|t[áa]i c[ấa]u tr[úu]c|рефактор\w*|отрефактор\w*|перепиши\w*)\b",
         marks: r"重构|重構|重写|リファクタ|리팩토링|리팩터|분리|중앙화|모듈화",
     },
     Family {
@@ -154,7 +154,7 @@ const ASKS: [Family; 4] = [
         category: "query",
         verb: "status",
         words: r"(ejecuta|execute|executa|f[üu]hre \S+ aus|uruchom|[çc]al[ıi][şs]t[ıi]r|spus[ťt]|ch[ạa]y|jalankan|запусти|запустите|versi[óo]n actual|vers[ãa]o atual|aktuelle version|statut|(siguiente|pr[óo]xim[oa]) (release|versi[óo]n|vers[ãa]o)|est(-t)?-il mort|abandonad[oa]|abandonn[ée]|провер\w* (запуск|работу|статус|состояние|сборку|тесты|размер))\b",
-        marks: r"커버리지 확인|커버리지를 확인|カバレッジを確認|覆盖率|当前的状态|当前状态|現在の状態|현재 상태|运行测试|跑测试|执行测试|テストを実行|実行して|실행해|현재 버전|当前版本",
+        marks: r"로그 확인|로그를 확인|ログを確認|最近[^，。]{0,16}提交|提交记录|コミット履歴|커밋 내역|커밋 기록|커버리지 확인|커버리지를 확인|カバレッジを確認|覆盖率|当前的状态|当前状态|現在の状態|현재 상태|运行测试|跑测试|执行测试|テストを実行|実行して|실행해|현재 버전|当前版本",
     },
     Family {
         category: "query",
@@ -391,6 +391,12 @@ const FOREIGN_WORDS: &[&str] = &[
     "bitte",
     "por favor",
     "favor",
+    "tu",
+    "mon",
+    "ma",
+    "mes",
+    "au",
+    "aux",
     "de",
     "ni",
     "entre",
@@ -495,8 +501,8 @@ pub(super) fn reading(masked: &str) -> Option<(&'static str, &'static str)> {
     // "检查已有能力的实现是否满足…": a request that opens by asking to review or explain asks, whatever
     // noun of change it names after ("实现", an implementation); a specific order still speaks.
     let leading = f.asks.iter().find(|(_, re)| re.find(text).is_some_and(|m| m.start() == 0)).map(|(r, _)| *r);
-    if let Some(reading) = leading.filter(|_| matches!(order(), None | Some(("mutation", "implement")))) {
-        return Some(reading);
+    if leading.is_some() && matches!(order(), None | Some(("mutation", "implement"))) {
+        return asking();
     }
     order().or_else(asking).or_else(|| f.symptom.is_match(text).then_some(("mutation", "fix")))
 }

@@ -200,6 +200,8 @@ fn read_task(lower: &str, question_mark: bool) -> (&'static str, &'static str, &
     let first = conjunct().split(text).next().unwrap_or(text);
     let first_change =
         if first.len() < text.len() && earliest(&QUERIES, first).is_none() { change(first) } else { None };
+    // "Remove X from A and place them in B" moves: the conjuncts are one change.
+    let first_change = first_change.filter(|_| !m_relocate().is_match(text));
     if let (false, Some((_, (verb, re), _))) = (asks, first_change) {
         return ("mutation", verb, re(), agreeing);
     }
@@ -310,6 +312,7 @@ fn imperative_title(lower: &str) -> String {
         ("merges", "merge"),
         ("merging", "merge"),
         ("checking", "check"),
+        ("mentioning", "mention"),
         ("added", "add"),
         ("created", "create"),
     ];

@@ -730,3 +730,34 @@ fn documents_in_spans_tests_that_reach_a_line_and_passive_changes() {
         assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
     }
 }
+
+/// public25's families: tests failing whatever runs them; implementing tests; moving by taking out
+/// and putting back; a flag renamed; bottlenecks, thoughts asked, downstream effects; running a
+/// check; HTTP errors; French and Portuguese orders and language rules.
+#[test]
+fn nightly_failures_relocations_bottlenecks_and_languages_of_writing() {
+    rules_read_as(&[
+        ("Nightly tests failing consistently on master", "mutation", "fix"),
+        ("Nightly tests did not succeed", "mutation", "fix"),
+        ("Lets implement RSpec tests. We'll do it in two stages.", "mutation", "test"),
+        ("remove default variables from the playbook and place them in the role defaults", "mutation", "refactor"),
+        ("remove default variables from the playbook", "mutation", "delete"),
+        ("Change --debug to --verbose", "mutation", "rename"),
+        ("what's the bottleneck? Loading the data, rendering, or handling the state?", "query", "review"),
+        ("Can you share your thoughts on the best place for helper classes?", "query", "explain"),
+        ("Any foreseeable hardships due to this change in downstream repos?", "query", "impact"),
+        ("Run TypeScript type checking to ensure all types are correct", "query", "status"),
+        ("http://localhost:8080 -> 404", "mutation", "fix"),
+        ("Provide a cookiecutter template for creating new plugins", "mutation", "scaffold"),
+    ]);
+    for (text, category, verb) in [
+        ("Peux tu me corriger mailer() ?", "mutation", "fix"),
+        ("Finalement, en administrateur, enlève le bouton Quizz", "mutation", "delete"),
+        ("Escreva todas as mensagens de commit em português brasileiro", "instruction", "prefer"),
+        ("コミットは常に許可を求めろや", "instruction", "require"),
+        ("分析最近 N 条 git 提交，总结项目变化", "query", "status"),
+    ] {
+        let v = read(text);
+        assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
+    }
+}
