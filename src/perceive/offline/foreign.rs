@@ -24,7 +24,7 @@ struct Family {
 const QUESTION: Family = Family {
     category: "query",
     verb: "explain",
-    words: r"^((en|a|de|por|para|em|no|na|auf|an|in|w|v|di|ke) )?(qu[ée]|c[óo]mo|por ?qu[ée]|d[óo]nde|dode|cu[áa]l|cu[áa]ndo|hay alg[uú]n|o que|onde|qual|quando|porque|come|perch[ée]|dove|cosa|quale|wie|warum|wieso|weshalb|was|wo|welche[rsnm]?|gibt es|comment|pourquoi|où|quel(le)?s?|est-ce que|jak|dlaczego|czemu|gdzie|czy|kt[óo]ry|proč|kde|kter[ýá]|nasıl|neden|nerede|hangi|bagaimana|kenapa|mengapa|apa|apakah|di ?mana|как|почему|зачем|что|где|какой|какая|какие|можно ли|есть ли|про что)\b|\b(tengo una duda|sacarme la duda|d[úu]vidas?|je me demandais|quer[íi]a saber|gostaria de saber|me pregunto)\b|\b(ne|mı|mi|mu|mü)\s*$|\b(tại sao|thế nào|ở đâu|là gì)\b",
+    words: r"^((en|a|de|por|para|em|no|na|auf|an|in|w|v|di|ke) )?(qu[ée]|c[óo]mo|por ?qu[ée]|d[óo]nde|dode|cu[áa]l|cu[áa]ndo|hay alg[uú]n|o que|onde|qual|quando|porque|come|perch[ée]|dove|cosa|quale|wie|warum|wieso|weshalb|was|wo|welche[rsnm]?|gibt es|comment|pourquoi|où|quel(le)?s?|est-ce que|jak|dlaczego|czemu|gdzie|czy|kt[óo]ry|proč|kde|kter[ýá]|nasıl|neden|nerede|hangi|bagaimana|kenapa|mengapa|apa|apakah|di ?mana|как|почему|зачем|что|где|какой|какая|какие|можно ли|есть ли|про что|як|чому|що|де|чим|який|яка|яке)\b|\b(чи є|чи можна|як це)\b|\b(tengo una duda|sacarme la duda|d[úu]vidas?|je me demandais|quer[íi]a saber|gostaria de saber|me pregunto)\b|\b(ne|mı|mi|mu|mü)\s*$|\b(tại sao|thế nào|ở đâu|là gì)\b",
     marks: r"怎么|怎样|如何|为什么|为何|有没有|是不是|哪里|哪儿|哪个|哪些|哪种|能否|可否|请问|在做什么|是做什么|是什么|干什么|什么意思|有什么区别|什么区别|有什么用|推荐什么|是啥|[吗呢][?？。]?$|方法を教えて|やり方|방법|のでは$|のでは[?？]|ではないか|かな$|ですか|ますか|でしょうか|なぜ|どうして|どうやって|どう|どこ|どれ|何を|何が|何で|뭐|무엇|어떻게|왜|어디|나요|까요|니까|인가요|는지",
 };
 
@@ -72,7 +72,7 @@ const IMPACT: Family = Family {
     category: "query",
     verb: "impact",
     words: r"([üu]berfl[üu]ssig|entfernt werden kann|se puede (eliminar|borrar|quitar)|es seguro (eliminar|borrar|quitar|cambiar)|pode ser removid[oa]|[ée] seguro (remover|apagar|mudar)|можно ли удалить|безопасно ли)\b",
-    marks: r"可以删除吗|能删除吗|是否可以删除|删除后会|影响哪些|削除しても|削除して大丈夫|影響範囲|삭제해도|영향을",
+    marks: r"是否兼容|兼容吗|能否兼容|互換性|호환|可以删除吗|能删除吗|是否可以删除|删除后会|影响哪些|削除しても|削除して大丈夫|影響範囲|삭제해도|영향을",
 };
 
 /// "Dame el plan …, sin escribir código todavía", "不要写代码": nothing is to be written, so it asks.
@@ -81,6 +81,14 @@ const NO_CODE: Family = Family {
     verb: "explain",
     words: r"(sin (escribir|tocar|cambiar) (el |ning[úu]n )?c[óo]digo|sem (escrever|mexer no|alterar o) c[óo]digo|n[ãa]o precisa mandar c[óo]digo|ohne (den )?code zu (schreiben|ändern)|sans (écrire|toucher|modifier) (de |le )?code|no hagas cambios|n[ãa]o fa[çc]a altera[çc][õo]es|не (пиши|меняй|трогай) код|без (написания )?кода|не делай правки)\b",
     marks: r"不要写代码|先不要写代码|不要修改代码|コードは書かないで|コードを書かずに|코드는 작성하지 말고|코드를 수정하지 말고",
+};
+
+/// "이 문서 내용 요약해서 보여줘": a summary asked for explains, whatever document it names.
+const SUMMARY: Family = Family {
+    category: "query",
+    verb: "explain",
+    words: r"(резюмируй|підсумуй|zusammenfass\w*)\b",
+    marks: r"요약해|요약 해|要約して|总结一下|概括一下",
 };
 
 /// Orders to change the repository, most specific first.
@@ -159,7 +167,7 @@ const ASKS: [Family; 4] = [
     Family {
         category: "query",
         verb: "review",
-        words: r"(qu[ée] falta|o que falta|lo que falta|cumple con|corresponde a lo pedido|revisa\w*|revise|controlla|eficiencia|efici[êe]ncia|calidad del c[óo]digo|qualidade do c[óo]digo|уязвимост\w*|(haz|fa[çz]a|fais) (un|uma|une) (an[áa]lisis|an[áa]lise|analyse|revisi[óo]n|revis[ãa]o)|auditor[íi]a|verifica|verifique|[üu]berpr[üu]fe|pr[üu]fe|audite|sprawd[źz]|kontrol et|incele|zkontroluj|ki[ểe]m tra|cek|periksa|проверь\w*|ревью)\b",
+        words: r"(перевір\w*|чим поганий|qu[ée] falta|o que falta|lo que falta|cumple con|corresponde a lo pedido|revisa\w*|revise|controlla|eficiencia|efici[êe]ncia|calidad del c[óo]digo|qualidade do c[óo]digo|уязвимост\w*|(haz|fa[çz]a|fais) (un|uma|une) (an[áa]lisis|an[áa]lise|analyse|revisi[óo]n|revis[ãa]o)|auditor[íi]a|verifica|verifique|[üu]berpr[üu]fe|pr[üu]fe|audite|sprawd[źz]|kontrol et|incele|zkontroluj|ki[ểe]m tra|cek|periksa|проверь\w*|ревью)\b",
         marks: r"是否合理|合理吗|需要修改的地方|有什么问题|有没有问题|评估一下|检查|檢查|审查|審查|审核|代码审查|レビュー|確認して|チェックして|확인해|리뷰|검토|점검",
     },
     Family {
@@ -171,8 +179,8 @@ const ASKS: [Family; 4] = [
     Family {
         category: "query",
         verb: "explain",
-        words: r"(ph[âa]n t[íi]ch|spiega\w*|analizz\w*|consigli\w*|dimmi|explica\w*|explique\w*|analiza\w*|analisa\w*|resumen|resumo|resume|erkl[äa]r\w*|beschreib\w*|wyja[śs]nij|a[çc][ıi]kla\w*|vysv[ěe]tli|gi[ảa]i th[íi]ch|jelaskan|объясни\w*|расскажи\w*|проанализируй\w*|plan de|plano de|no entiendo|n[ãa]o entendo|verstehe nicht)\b",
-        marks: r"解释|解釋|说明一下|說明一下|介绍一下|介紹一下|讲解|分析|説明して|教えて|解説|설명|알려줘|분석|제안해|추천해",
+        words: r"(поясни\w*|ph[âa]n t[íi]ch|spiega\w*|analizz\w*|consigli\w*|dimmi|explica\w*|explique\w*|analiza\w*|analisa\w*|resumen|resumo|resume|erkl[äa]r\w*|beschreib\w*|wyja[śs]nij|a[çc][ıi]kla\w*|vysv[ěe]tli|gi[ảa]i th[íi]ch|jelaskan|объясни\w*|расскажи\w*|проанализируй\w*|plan de|plano de|no entiendo|n[ãa]o entendo|verstehe nicht)\b",
+        marks: r"让我[^，。]*理解|解释|解釋|说明一下|說明一下|介绍一下|介紹一下|讲解|分析|説明して|教えて|解説|설명|알려줘|분석|제안해|추천해",
     },
 ];
 
@@ -188,7 +196,7 @@ pattern!(japanese_negative_rule, r"[\p{Hiragana}\p{Katakana}\p{Han}](しない|�
 
 pattern!(
     how_or_why,
-    r"(?i)\b(c[óo]mo|por ?qu[ée]|wie|warum|comment|pourquoi|jak|dlaczego|proč|nasıl|neden|bagaimana|kenapa|mengapa|как|почему)\b|怎么|怎样|如何|为什么|どう|なぜ|어떻게|왜|방법|方法|やり方|相談|するとよい|したらいい|すべき"
+    r"(?i)\b(c[óo]mo|por ?qu[ée]|wie|warum|comment|pourquoi|jak|dlaczego|proč|nasıl|neden|bagaimana|kenapa|mengapa|как|почему|як|чому)\b|怎么|怎样|如何|为什么|どう|なぜ|어떻게|왜|방법|方法|やり方|相談|するとよい|したらいい|すべき"
 );
 
 /// The compiled cues of a family: one pattern for words and marks together.
@@ -209,6 +217,7 @@ fn families() -> &'static Families {
         rules: RULES.iter().map(|f| (f.verb, compiled(f))).collect(),
         impact: compiled(&IMPACT),
         no_code: compiled(&NO_CODE),
+        summary: compiled(&SUMMARY),
         decision: compiled(&DECISION),
         orders: ORDERS.iter().map(|f| ((f.category, f.verb), compiled(f))).collect(),
         asks: ASKS.iter().map(|f| ((f.category, f.verb), compiled(f))).collect(),
@@ -222,6 +231,7 @@ struct Families {
     rules: Vec<(&'static str, Regex)>,
     impact: Regex,
     no_code: Regex,
+    summary: Regex,
     decision: Regex,
     orders: Vec<((&'static str, &'static str), Regex)>,
     asks: Vec<((&'static str, &'static str), Regex)>,
@@ -488,6 +498,9 @@ pub(super) fn reading(masked: &str) -> Option<(&'static str, &'static str)> {
         if let Some((_, verb)) = rule {
             return Some(("instruction", verb));
         }
+    }
+    if f.summary.is_match(text) {
+        return Some(("query", "explain"));
     }
     if f.no_code.is_match(text) {
         return Some(asking().unwrap_or(("query", "explain")));

@@ -583,6 +583,8 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         Some(r) if category == "instruction" && r.category() == "query" && standing_from_now().is_match(&lower) => None,
         // "Can this issue be closed?", "is this project still maintained?": the state asked about, whatever it names.
         Some(_) if verb == "status" && project_state().is_match(&lower) => None,
+        // "Any concerns with renaming the package?": whether a change is safe is asked by its own cue.
+        Some(r) if verb == "impact" && r.category() == "query" && safety_asked().is_match(&lower) => None,
         // "It would be nice to see who depends on X": a wish asks for the change, not about it.
         Some(r) if wish && category == "mutation" && r.category() == "query" => None,
         // "Docker image is too large", "doesn't compile with the latest core": a problem stated is a bug

@@ -761,3 +761,27 @@ fn nightly_failures_relocations_bottlenecks_and_languages_of_writing() {
         assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
     }
 }
+
+/// public26's families: Ukrainian questions and orders; a summary asked explains whatever document
+/// it names; compatibility asked is impact; "I can't find" searches; whether a change is safe is
+/// the rules' reading, whatever the second reader says.
+#[test]
+fn ukrainian_summaries_compatibility_and_safety() {
+    for (text, category, verb) in [
+        ("Поясни що таке Entries", "query", "explain"),
+        ("перевір код partner ledger", "query", "review"),
+        ("як це зробити в streamlit", "query", "explain"),
+        ("claudedocs/paper-enhancements.md 이 문서 내용 요약해서 보여줘", "query", "explain"),
+        ("升级后的操作系统是否兼容centos7", "query", "impact"),
+        ("any concerns with renaming the package?", "query", "impact"),
+        ("Is it safe to use the same function in multiple threads?", "query", "review"),
+    ] {
+        let v = read(text);
+        assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
+    }
+    rules_read_as(&[
+        ("CNFGSetup is a function and I want to look at its source code, but I can't find it", "query", "search"),
+        ("Cannot find module 'left-pad'", "mutation", "fix"),
+        ("Please help me choose the topic that suits a 3-hour hackathon", "query", "explain"),
+    ]);
+}
