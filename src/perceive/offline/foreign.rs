@@ -1,7 +1,8 @@
 //! Requests not written in English: whether a request is, and its category
 //! and verb read from the cues of the languages people most often write to
-//! coding agents in (Chinese, Japanese, Korean, Russian, Spanish, Portuguese,
-//! German, French, Italian, Polish, Czech, Turkish, Indonesian, Vietnamese).
+//! coding agents in (Chinese, Japanese, Korean, Russian, Ukrainian, Bulgarian,
+//! Spanish, Portuguese, German, French, Italian, Polish, Czech, Turkish,
+//! Indonesian, Vietnamese).
 //! Knows nothing of the English cues or of the second reader: it answers only
 //! where one of its cues speaks, and the English rules read the rest.
 
