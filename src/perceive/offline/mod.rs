@@ -488,8 +488,10 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
     let original_lower = original.to_lowercase();
     let mut constraints: Vec<String> =
         constraint().find_iter(&original_lower).map(|m| m.as_str().trim().to_string()).collect();
+    // The change the whole request names, read once for the two tests below that ask about it.
+    let whole_change = change(&lower);
     // "Write tests for X, and do not change null.go": a task said with a constraint on it.
-    let task_with_constraint = change(&lower).is_some_and(|(_, _, specific)| specific) && !constraints.is_empty();
+    let task_with_constraint = whole_change.is_some_and(|(_, _, specific)| specific) && !constraints.is_empty();
     // "Implement a login code. The code must always have six digits": a task, then what it must do.
     let first_sentence = sentence_break().find(&lower).map_or(lower.as_str(), |m| &lower[..m.start()]);
     let opens_a_task = first_sentence.len() < lower.len()
@@ -502,7 +504,7 @@ fn transduce_with(text: &str, reading: Option<Reading>) -> String {
         .into_iter()
         .find(|c| !original.ends_with('?') && c.is_match(&lower) && !person_acts().is_match(&lower));
     // "Write tests for X instead of Y": a request that opens by writing tests asks for them.
-    let tests_first = change(&lower).is_some_and(|(at, (verb, _), _)| at == 0 && verb == "test");
+    let tests_first = whole_change.is_some_and(|(at, (verb, _), _)| at == 0 && verb == "test");
     let standing = (!questioned
         && !opens_a_task
         && !tests_first

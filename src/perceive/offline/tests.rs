@@ -509,9 +509,10 @@ fn advice_asked_after_a_problem_asks() {
 /// Which version is running, asked, is the state of what is deployed.
 #[test]
 fn the_running_version_asked_is_status() {
-    for text in ["How do I know which version is running?", "Which release is deployed right now?"] {
-        assert_eq!((reading(&read(text)).0, reading(&read(text)).1), ("query", "status"), "{text}");
-    }
+    reads_as(&[
+        ("How do I know which version is running?", "query", "status"),
+        ("Which release is deployed right now?", "query", "status"),
+    ]);
     rules_read_as(&[("Add the running version to the admin panel", "mutation", "implement")]);
 }
 
@@ -531,7 +532,7 @@ fn accepting_changes_commits_and_keeping_a_style_prefers() {
 /// notwithstanding; an English one is not.
 #[test]
 fn requests_not_in_english_are_read_by_their_own_cues() {
-    for (text, category, verb) in [
+    reads_as(&[
         ("禁止在组件中直接调用数据库", "instruction", "forbid"),
         ("更新后无法启动", "mutation", "fix"),
         ("怎么修改默认端口？", "query", "explain"),
@@ -546,10 +547,7 @@ fn requests_not_in_english_are_read_by_their_own_cues() {
         ("这个project在做什么", "query", "explain"),
         ("避免相对导入", "instruction", "forbid"),
         ("把此字幕的結尾改為下一個字幕的開頭避免重疊", "mutation", "implement"),
-    ] {
-        let v = read(text);
-        assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
-    }
+    ]);
 }
 
 /// Questions with a specific subject: whether the tests pass, what a change would reach, where a
@@ -589,7 +587,7 @@ fn effects_of_a_change_and_ensuring_nothing_is_wrong_ask() {
 /// a French or Spanish infinitive, a Russian "must"; a feature added is added whatever it does.
 #[test]
 fn rules_and_features_in_other_languages() {
-    for (text, category, verb) in [
+    reads_as(&[
         ("機密情報をコミットしない", "instruction", "forbid"),
         ("起動しない", "mutation", "fix"),
         ("設定をファイルとして書き出し、起動のたびに再設定しないで済むようにする", "mutation", "implement"),
@@ -601,10 +599,7 @@ fn rules_and_features_in_other_languages() {
         ("この関数のユニットテストを作成してください", "mutation", "test"),
         ("Je me demandais quel était le statut actuel du projet", "query", "status"),
         ("sería bueno agregar las instrucciones de como correr el proyecto", "mutation", "document"),
-    ] {
-        let v = read(text);
-        assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
-    }
+    ]);
 }
 
 /// English: keeping a file up to date is a standing rule; the state of a project asked is status;
@@ -659,17 +654,14 @@ fn reports_reviews_and_decisions() {
         ("Max 5 lines per response unless I ask for details.", "instruction", "prefer"),
         ("Please make the smallest changes that allow the unit tests to pass.", "mutation", "fix"),
     ]);
-    for (text, category, verb) in [
+    reads_as(&[
         ("인증은 JWT로 한다.", "instruction", "remember"),
         ("로그아웃이 안되고 있어", "mutation", "fix"),
         ("현재 작성된 테스트 코드의 커버리지 확인해줘", "query", "status"),
         ("O projeto não compila", "mutation", "fix"),
         ("Inicializar projeto React com Vite", "mutation", "scaffold"),
         ("これが原因だったらinmemoryにしなくても良かったのでは", "query", "explain"),
-    ] {
-        let v = read(text);
-        assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
-    }
+    ]);
 }
 
 /// The state of the work asked ("what did we do so far?"), what else a change reaches, test logs,
@@ -714,7 +706,7 @@ fn documents_in_spans_tests_that_reach_a_line_and_passive_changes() {
         ("Profiling points queries is *very* slow", "mutation", "fix"),
         ("Is this the only file necessary to add the Swedish language?", "query", "search"),
     ]);
-    for (text, category, verb) in [
+    reads_as(&[
         (
             "Lee CLAUDE.md y PRD.md. Dame el plan de construcción, en pasos, sin escribir código todavía.",
             "query",
@@ -725,10 +717,7 @@ fn documents_in_spans_tests_that_reach_a_line_and_passive_changes() {
         ("始终使用英文生成代码", "instruction", "require"),
         ("No inventar datos ni relajar validaciones de seguridad", "instruction", "forbid"),
         ("Agrega drag and drop entre columnas con dnd-kit.", "mutation", "implement"),
-    ] {
-        let v = read(text);
-        assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
-    }
+    ]);
 }
 
 /// public25's families: tests failing whatever runs them; implementing tests; moving by taking out
@@ -750,16 +739,13 @@ fn nightly_failures_relocations_bottlenecks_and_languages_of_writing() {
         ("http://localhost:8080 -> 404", "mutation", "fix"),
         ("Provide a cookiecutter template for creating new plugins", "mutation", "scaffold"),
     ]);
-    for (text, category, verb) in [
+    reads_as(&[
         ("Peux tu me corriger mailer() ?", "mutation", "fix"),
         ("Finalement, en administrateur, enlève le bouton Quizz", "mutation", "delete"),
         ("Escreva todas as mensagens de commit em português brasileiro", "instruction", "prefer"),
         ("コミットは常に許可を求めろや", "instruction", "require"),
         ("分析最近 N 条 git 提交，总结项目变化", "query", "status"),
-    ] {
-        let v = read(text);
-        assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
-    }
+    ]);
 }
 
 /// public26's families: Ukrainian questions and orders; a summary asked explains whatever document
@@ -767,7 +753,7 @@ fn nightly_failures_relocations_bottlenecks_and_languages_of_writing() {
 /// the rules' reading, whatever the second reader says.
 #[test]
 fn ukrainian_summaries_compatibility_and_safety() {
-    for (text, category, verb) in [
+    reads_as(&[
         ("Поясни що таке Entries", "query", "explain"),
         ("перевір код partner ledger", "query", "review"),
         ("як це зробити в streamlit", "query", "explain"),
@@ -775,10 +761,7 @@ fn ukrainian_summaries_compatibility_and_safety() {
         ("升级后的操作系统是否兼容centos7", "query", "impact"),
         ("any concerns with renaming the package?", "query", "impact"),
         ("Is it safe to use the same function in multiple threads?", "query", "review"),
-    ] {
-        let v = read(text);
-        assert_eq!((reading(&v).0, reading(&v).1), (category, verb), "{text}: {v}");
-    }
+    ]);
     rules_read_as(&[
         ("CNFGSetup is a function and I want to look at its source code, but I can't find it", "query", "search"),
         ("Cannot find module 'left-pad'", "mutation", "fix"),
