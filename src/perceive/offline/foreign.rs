@@ -488,12 +488,12 @@ pub(super) fn reading(masked: &str) -> Option<(&'static str, &'static str)> {
     // An order asked politely ("tolong buat …", "帮我 …") or said as Korean orders end ("…해줘",
     // "do it for me") is no standing rule, whatever "must" it says.
     let ordered = text.contains('줘') || text.contains("주세요") || f.polite.is_match(text);
-    // "機密情報をコミットしない": a Japanese rule line ends in the plain negative; a symptom
-    // ("起動しない", "表示されない") ends so too, and is told by its own cues.
-    if !ordered && japanese_negative_rule().is_match(text) && !f.symptom.is_match(text) {
-        return Some(("instruction", "forbid"));
-    }
     if !ordered {
+        // "機密情報をコミットしない": a Japanese rule line ends in the plain negative; a symptom
+        // ("起動しない", "表示されない") ends so too, and is told by its own cues.
+        if japanese_negative_rule().is_match(text) && !f.symptom.is_match(text) {
+            return Some(("instruction", "forbid"));
+        }
         let rule =
             f.rules.iter().filter_map(|(verb, re)| re.find(text).map(|m| (m.start(), *verb))).min_by_key(|(at, _)| *at);
         if let Some((_, verb)) = rule {
@@ -514,11 +514,12 @@ pub(super) fn reading(masked: &str) -> Option<(&'static str, &'static str)> {
     }
     // "检查已有能力的实现是否满足…": a request that opens by asking to review or explain asks, whatever
     // noun of change it names after ("实现", an implementation); a specific order still speaks.
-    let leading = f.asks.iter().find(|(_, re)| re.find(text).is_some_and(|m| m.start() == 0)).map(|(r, _)| *r);
-    if leading.is_some() && matches!(order(), None | Some(("mutation", "implement"))) {
+    let ordered_to = order();
+    let opens_by_asking = f.asks.iter().any(|(_, re)| re.find(text).is_some_and(|m| m.start() == 0));
+    if opens_by_asking && matches!(ordered_to, None | Some(("mutation", "implement"))) {
         return asking();
     }
-    order().or_else(asking).or_else(|| f.symptom.is_match(text).then_some(("mutation", "fix")))
+    ordered_to.or_else(asking).or_else(|| f.symptom.is_match(text).then_some(("mutation", "fix")))
 }
 
 #[cfg(test)]
