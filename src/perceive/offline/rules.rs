@@ -128,6 +128,12 @@ pub(super) fn verdict(request: &Request, foreign: Option<(&'static str, &'static
     } else if advice_asked().is_match(lower) && !standing_from_now().is_match(lower) {
         // "Large list is slow in production. Any idea?": advice asked for after the problem.
         ("query", "explain", q_explain(), 1)
+    } else if bug_tag().is_match(&original.to_lowercase())
+        && change(bug_tag().find(lower).map_or(lower, |m| lower[m.end()..].trim()))
+            .is_none_or(|(at, _, specific)| at > 0 || !specific)
+    {
+        // A title tagged as a bug reports one, asked or not, unless it opens with the change it wants.
+        ("mutation", "fix", m_fix(), 1)
     } else if wish {
         let wished_for = wished().replace(lower, "");
         match change(wished_for.trim()) {

@@ -133,7 +133,10 @@ pub(super) fn read_task(lower: &str, question_mark: bool) -> (&'static str, &'st
         (_, Some((_, (verb, re), _))) if makes => ("mutation", verb, re(), agreeing),
         // "Docker image is too large", "CI no longer runs tests": a problem stated, not a change named.
         // Said, not asked, a problem a review would look for is reported: "impls are not thread-safe".
-        (None | Some((_, ("review", _))), None | Some((_, _, false))) if !asks && symptom().is_match(text) => {
+        // Unless an order to review opens the request: "identify memory leaks in the map" asks for a review.
+        (None | Some((_, ("review", _))), None | Some((_, _, false)))
+            if !asks && symptom().is_match(text) && !review_order().is_match(text) =>
+        {
             ("mutation", "fix", m_fix(), 1)
         }
         // "Why is this test failing?" asks for a reason, not for the status.

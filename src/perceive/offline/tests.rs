@@ -768,3 +768,42 @@ fn ukrainian_summaries_compatibility_and_safety() {
         ("Please help me choose the topic that suits a 3-hour hackathon", "query", "explain"),
     ]);
 }
+
+/// Things out of sync, drifting or in trouble are bugs; an order to look for a leak is a review.
+#[test]
+fn a_problem_stated_is_a_fix_and_an_order_to_find_one_a_review() {
+    rules_read_as(&[
+        ("Clock: out of sync after MIDI continue event", "mutation", "fix"),
+        ("midi clock pulse drift", "mutation", "fix"),
+        ("Synchronization issues with Subtitle (.SRT) file", "mutation", "fix"),
+        ("macOS runner has some trouble", "mutation", "fix"),
+        ("Memory leak in the worker pool", "mutation", "fix"),
+        ("identify memory leak in long-running map with random transitions", "query", "review"),
+        ("Check for race conditions in the scheduler", "query", "review"),
+        ("feat: support drift detection", "mutation", "implement"),
+    ]);
+}
+
+/// A title tagged as a bug reports one, even put as a question; a question about bugs asks.
+#[test]
+fn a_title_tagged_as_a_bug_reports_one() {
+    rules_read_as(&[
+        ("[BUG] - Pause at layer pauses before and after the layer?", "mutation", "fix"),
+        ("Bug: does the export drop the last row?", "mutation", "fix"),
+        ("How do I report a bug?", "query", "explain"),
+    ]);
+}
+
+/// Adhering to a standard and passing an option to every command are standing rules; adopting a
+/// design pattern restructures.
+#[test]
+fn standards_to_follow_are_rules_and_a_pattern_adopted_is_a_refactor() {
+    rules_read_as(&[
+        ("Strictly adhere to PSR-12 coding standards.", "instruction", "require"),
+        ("Pass `--no-interaction` to all Artisan commands.", "instruction", "require"),
+        ("Pass the config to the loader", "mutation", "implement"),
+        ("Adopt ECS Design Pattern (Part I)", "mutation", "refactor"),
+        ("没有我的许可 不许随意新建文件", "instruction", "forbid"),
+        ("すべてのやり取りを日本語で行ってください", "instruction", "require"),
+    ]);
+}
