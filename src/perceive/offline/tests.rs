@@ -807,3 +807,75 @@ fn standards_to_follow_are_rules_and_a_pattern_adopted_is_a_refactor() {
         ("すべてのやり取りを日本語で行ってください", "instruction", "require"),
     ]);
 }
+
+/// Problems said in other languages: nothing happens, text cannot be seen, the build stopped
+/// building; rules said with a universal subject or a condition and "must"; orders to test, fix
+/// and extract code in Chinese. A condition's "cuando" is no question.
+#[test]
+fn requests_not_in_english_by_their_own_cues() {
+    rules_read_as(&[
+        ("点击按钮没有任何反应。", "mutation", "fix"),
+        ("暗黑模式下看不清文字", "mutation", "fix"),
+        ("Проект перестал собираться", "mutation", "fix"),
+        ("Что-то у меня проект не собирается", "mutation", "fix"),
+        ("Что делает эта функция?", "query", "explain"),
+        ("새로고침하면 로그인이 풀리는 현상", "mutation", "fix"),
+        ("帮我测试这个函数", "mutation", "test"),
+        ("帮我修一下登录功能", "mutation", "fix"),
+        ("server端将配置从代码中抽取出来", "mutation", "refactor"),
+        ("Alle Antworten und Erklärungen müssen auf Deutsch verfasst werden", "instruction", "require"),
+        ("Cuando se solicite un commit, se debe seguir la siguiente estructura", "instruction", "require"),
+        ("¿Cuándo se ejecutan los tests?", "query", "explain"),
+        ("Toute nouvelle fonctionnalité doit être documentée dans le README.md.", "instruction", "require"),
+        ("Ne mentionne pas \"VS Code\" mais \"Visual Studio Code\"", "instruction", "forbid"),
+        ("Aucun commentaire dans le code généré", "instruction", "forbid"),
+        ("Privilégier les liens relatifs", "instruction", "prefer"),
+        ("Não responda em inglês.", "instruction", "forbid"),
+        ("Identifique potenciais gargalos no código atual.", "query", "review"),
+    ]);
+    // "doit être remplacée" asks for a change; "Se debe … borrar" too: no universal subject, no condition.
+    rules_read_as(&[("L'icône bleue en haut doit être remplacée par l'icône de niveau", "mutation", "implement")]);
+}
+
+/// A problem taken away is fixed; code cleaned up or helpers merged is restructured; a release
+/// or a tag asked for is a commit.
+#[test]
+fn problems_removed_code_restructured_and_releases_asked_for() {
+    rules_read_as(&[
+        ("Remove performance bottlenecks", "mutation", "fix"),
+        ("get rid of the compiler warnings", "mutation", "fix"),
+        ("Remove the unused option", "mutation", "delete"),
+        ("clean this up", "mutation", "refactor"),
+        ("Clean up the login code", "mutation", "refactor"),
+        ("Merge a couple of near-identical helper functions.", "mutation", "refactor"),
+        ("Merge the pull request", "mutation", "commit"),
+        ("Release containing last fixes", "mutation", "commit"),
+        ("There's no tag for the latest release, 1.1.0", "mutation", "commit"),
+        ("this entire implementation is really inefficient", "mutation", "fix"),
+        ("Extremely High Memory Usage (2GB+)", "mutation", "fix"),
+        ("show_post2() still referenced", "mutation", "fix"),
+        ("CI check failure", "mutation", "fix"),
+        ("Helm chart ignores ingress: true", "mutation", "fix"),
+        ("Add a flag so that the linter ignores generated files", "mutation", "implement"),
+        ("some security flaws", "mutation", "fix"),
+    ]);
+}
+
+/// Questions by what they ask: when something changed is history, an entry point or whether code
+/// is used is found, a security issue is judged, thinking through or not knowing how is explained.
+#[test]
+fn questions_of_history_use_and_security() {
+    rules_read_as(&[
+        ("When did we switch from REST endpoints to GraphQL?", "query", "status"),
+        ("When should I use a context manager?", "query", "explain"),
+        ("What's the entry point for the API server?", "query", "search"),
+        ("Is this function in use?", "query", "search"),
+        ("Is using `eval()` in callback a security issue?", "query", "review"),
+        ("find portability issues in my script", "query", "review"),
+        ("find the config loader", "query", "search"),
+        ("Can you help me think through corner cases I may need to test here?", "query", "explain"),
+        ("I'm not sure how to add Slovak language.", "query", "explain"),
+        ("Be very conservative when adding comments to test files.", "instruction", "prefer"),
+        ("Explain what and why before suggesting code changes.", "instruction", "require"),
+    ]);
+}
