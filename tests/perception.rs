@@ -124,13 +124,13 @@ fn offline_reads_the_public_tuning_rows_and_never_takes_a_question_for_a_mutatio
     }
 }
 
-/// public5.tsv … public27.tsv were the fresh sets of the last twenty-three rounds (first scores: 82.5% /
+/// public5.tsv … public28.tsv were the fresh sets of the last twenty-four rounds (first scores: 82.5% /
 /// 59.9% / 11 questions read as mutations, the rules alone; 87.0% / 77.5% / 9, 89.0% / 75.3% / 2,
 /// 91.2% / 75.1% / 2, 86.4% / 73.4% / 2, 84.0% / 58.7% / 7, 88.5% / 73.4% / 6, 80.2% / 57.6% / 6,
 /// 78.2% / 60.9% / 8, 84.4% / 63.9% / 6, 87.1% / 68.0% / 9, 80.6% / 60.2% / 10, 85.7% / 62.7% / 6 and 86.0% /
 /// 70.7% / 6, 91.1% / 74.8% / 6, 83.8% / 66.5% / 11, 86.1% / 72.2% / 8, 81.7% / 64.4% / 10, 86.1% /
-/// 67.4% / 10, 88.7% / 71.2% / 8, 91.6% / 76.1% / 5, 86.0% / 76.2% / 12 and 84.9% / 75.4% / 4, rules and
-/// second reader); since
+/// 67.4% / 10, 88.7% / 71.2% / 8, 91.6% / 76.1% / 5, 86.0% / 76.2% / 12, 84.9% / 75.4% / 4 and 86.9% /
+/// 67.9% / 6, rules and second reader); since
 /// then they train the
 /// second reader (`scripts/train-perception`), and their misses were read for rules that
 /// generalise (a question is never a standing rule, wanting to know is asking, "locate",
@@ -165,6 +165,7 @@ fn offline_reads_the_last_rounds_sets_it_learned_from() {
         ("public25.tsv", 93, 88),
         ("public26.tsv", 91, 85),
         ("public27.tsv", 92, 88),
+        ("public28.tsv", 92, 88),
     ] {
         let s = scored(&public(file));
         assert!(s.category * 100 >= s.n * category, "{file}: {}", s.line());
@@ -173,18 +174,18 @@ fn offline_reads_the_last_rounds_sets_it_learned_from() {
     }
 }
 
-/// public28.tsv was collected by someone who never read the transducer and frozen before it was
-/// first scored: these floors are that first score (category 279 of 321, both 218, 6 questions
-/// read as mutations; the rules alone read 280, 199 and 8, the second reader alone 266, 206 and
-/// 9), so a change that reads fresh requests worse fails here. It trains nothing yet.
+/// public29.tsv was collected by someone who never read the transducer and frozen before it was
+/// first scored: these floors are that first score (category 279 of 316, both 217, 3 questions
+/// read as mutations; the rules alone read 266, 190 and 11, the second reader alone 273, 209 and
+/// 8), so a change that reads fresh requests worse fails here. It trains nothing yet.
 #[test]
 fn offline_on_the_fresh_public_set_is_scored_never_tuned() {
-    let rows = public("public28.tsv");
-    assert!(rows.len() >= 321 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
+    let rows = public("public29.tsv");
+    assert!(rows.len() >= 316 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
     let s = scored(&rows);
     assert!(s.category >= 279, "{}", s.line());
-    assert!(s.both >= 218, "{}", s.line());
-    assert!(s.questions_as_mutations.len() <= 6, "{}", s.line());
+    assert!(s.both >= 217, "{}", s.line());
+    assert!(s.questions_as_mutations.len() <= 3, "{}", s.line());
 }
 
 /// Prints both splits' figures (`cargo test --test perception -- --nocapture report`).
@@ -226,6 +227,7 @@ fn report() {
         "public26.tsv",
         "public27.tsv",
         "public28.tsv",
+        "public29.tsv",
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/perception").join(file);
         if path.exists() {

@@ -94,6 +94,11 @@ pattern!(pub(super) sentence_break, r"[?.!;]\s+");
 pattern!(pub(super) conventional_commit, r"^(feat|fix|docs|refactor|test|chore|perf|ci|build|style)(\([^)]*\))?!?:\s*");
 // "[BUG] Pause at layer pauses twice?", "Bug: export drops a row": a title tagged as a bug reports one.
 pattern!(pub(super) bug_tag, r"^\[?bug( report)?\]?\s*[:\]-]");
+// "… in multiple threads", "concurrently": code used by several threads at once.
+pattern!(
+    pub(super) concurrency,
+    r"\b(multiple|several|many|different|other|concurrent) threads\b|\bconcurrently\b|\bin parallel\b|\bthread[- ]safe(ty)?\b|\bfrom (multiple|several|many) (goroutines|processes|workers)\b"
+);
 // "Identify memory leaks in …", "check for race conditions": an order to look for problems.
 pattern!(
     pub(super) review_order,

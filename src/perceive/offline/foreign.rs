@@ -141,7 +141,7 @@ const ORDERS: [Family; 10] = [
         category: "mutation",
         verb: "document",
         words: r"(markdown file|manual(es)?|instrucciones|instru[çc][õo]es|passo-a-passo|paso a paso|documenta\w*|dokumentier\w*|dokumentac\w*|dokumentasi\w*|belgele\w*|t[àa]i li[ệe]u|документ\w*|комментари\w*)\b",
-        marks: r"的含义|记录为|记录到|记录下来|文档|文檔|注释|注釋|ドキュメント|コメントを|문서|주석",
+        marks: r"(?i:readme)|的含义|记录为|记录到|记录下来|文档|文檔|注释|注釋|ドキュメント|コメントを|문서|주석",
     },
     Family {
         category: "mutation",
@@ -153,7 +153,7 @@ const ORDERS: [Family; 10] = [
         category: "mutation",
         verb: "implement",
         words: r"(aggiungi|applica|a[ñn]ade|agrega|agregar|crea|crear|implementa\w*|permite|adicione|adiciona|adicionar|crie|cria|criar|fa[çc]a|f[üu]ge\w*|hinzuf[üu]gen|erstelle\w*|implementiere\w*|ajoute[rz]?|cr[ée]e[rz]?|impl[ée]mente[rz]?|permett\w*|dodaj|utw[óo]rz|zaimplementuj|ekle\w*|olu[şs]tur\w*|p[řr]idej|vytvo[řr]|ud[ěe]lej|dej|th[êe]m|t[ạa]o|buatkan|tambahkan|buat|добав\w*|доработай|настрой\w*|сделай\w*|создай\w*|реализуй\w*|напиши\w*)\b",
-        marks: r"添加|增加|实现|實現|创建|建立|做一个|写一个|加一个|加个|加上|追加|実装|作成|作って|추가해|구현해|만들어줘|만들어 줘|만들어주세요|작성해|변경해|바꿔",
+        marks: r"改為|改为|改成|ようにする$|添加|增加|实现|實現|创建|建立|做一个|写一个|加一个|加个|加上|追加|実装|作成|作って|추가해|구현해|만들어줘|만들어 줘|만들어주세요|작성해|변경해|바꿔",
     },
 ];
 

@@ -114,6 +114,12 @@ pub(super) fn read_task(lower: &str, question_mark: bool) -> (&'static str, &'st
         _ => None,
     }
     .or_else(|| earliest(&QUERIES, text));
+    // "Is it safe to use the same function in multiple threads?": thread safety is judged, it is no
+    // change whose impact is asked.
+    let query = match query {
+        Some((at, ("impact", _))) if concurrency().is_match(text) => Some((at, ("review", q_review as fn() -> _))),
+        other => other,
+    };
     let mutation = change(text);
     let agreeing = MUTATIONS.iter().filter(|(_, re)| re().is_match(text)).count().max(1);
     // "Add rate limiting to this endpoint and add tests": the first conjunct's change is the task.
