@@ -42,7 +42,7 @@ const RULES: [Family; 3] = [
     Family {
         category: "instruction",
         verb: "forbid",
-        words: r"(^ne \w+ (pas|jamais|rien)|^aucun\w*|^(evite|evita|[ée]vite[rz]?)|^n[ãa]o (responda|fa[çc]a|crie|adicione|altere|modifique|remova|escreva|inclua|mude|execute|realize|realizar|fazer)|nunca|jam[áa]s|jamais|niemals|nie wolno|nigdy|zakaz\w*|verboten|interdit\w*|prohibido|proibido|asla|yasak\w*|nikdy|z[áa]kaz\w*|jangan|dilarang|никогда|нельзя|запрещ\w*|kh[ôo]ng (được )?(s[ửu]a|th[êe]m|d[ùu]ng|s[ửu] d[ụu]ng|x[óo]a|t[ạa]o|đổi)|^kh[ôo]ng\b|c[ấa]m|no (uses|utilices|hagas|modifiques|agregues|añadas|cambies)|n[ãa]o (use|utilize|fa[çc]a|altere|adicione|modifique|crie)|ne (jamais|pas utiliser)|^ne pas|^no [a-záéíóú]+(ar|er|ir)\b|^n[ãa]o [a-záéíóúãõç]+(ar|er|ir)\b|^no (crear|usar|utilizar|agregar|a[ñn]adir|modificar|hacer|generar|escribir|commitear|subir|borrar|cambiar)|no se debe|no debe|n[ãa]o deve|ne doit pas|darf nicht|bajo ninguna circunstancia|en ning[úu]n caso|em hip[óo]tese alguna|никаких|ни в коем случае|не (используй|добавляй|делай|меняй|трогай|коммить)\w*|mai|evita\w*|nicht (verwenden|benutzen|nutzen|[äa]ndern|hinzuf[üu]gen))\b",
+        words: r"(^no \w+(es|as)\b|^не \w+(й|и|ь|йте|ите)\b|^ne \w+ (pas|jamais|rien)|^aucun\w*|^(evite|evita|[ée]vite[rz]?)|^n[ãa]o (responda|fa[çc]a|crie|adicione|altere|modifique|remova|escreva|inclua|mude|execute|realize|realizar|fazer)|nunca|jam[áa]s|jamais|niemals|nie wolno|nigdy|zakaz\w*|verboten|interdit\w*|prohibido|proibido|asla|yasak\w*|nikdy|z[áa]kaz\w*|jangan|dilarang|никогда|нельзя|запрещ\w*|kh[ôo]ng (được )?(s[ửu]a|th[êe]m|d[ùu]ng|s[ửu] d[ụu]ng|x[óo]a|t[ạa]o|đổi)|^kh[ôo]ng\b|c[ấa]m|no (uses|utilices|hagas|modifiques|agregues|añadas|cambies)|n[ãa]o (use|utilize|fa[çc]a|altere|adicione|modifique|crie)|ne (jamais|pas utiliser)|^ne pas|^no [a-záéíóú]+(ar|er|ir)\b|^n[ãa]o [a-záéíóúãõç]+(ar|er|ir)\b|^no (crear|usar|utilizar|agregar|a[ñn]adir|modificar|hacer|generar|escribir|commitear|subir|borrar|cambiar)|no se debe|no debe|n[ãa]o deve|ne doit pas|darf nicht|bajo ninguna circunstancia|en ning[úu]n caso|em hip[óo]tese alguna|никаких|ни в коем случае|не (используй|добавляй|делай|меняй|трогай|коммить)\w*|mai|evita\w*|nicht (verwenden|benutzen|nutzen|[äa]ndern|hinzuf[üu]gen))\b",
         marks: r"^避免|[，,；;\s]\s*避免|不许|不准|不準|^不(在|要|用|使用|暴露|允许|得)|避ける|피하|禁止|不要|不得|严禁|嚴禁|切勿|请勿|請勿|不允许|不允許|不可以|절대|하지 않|하지 마|금지|않습니다|말 것|しないでください|しないこと|してはいけない|してはならない|禁止",
     },
     Family {
@@ -134,13 +134,13 @@ const ORDERS: [Family; 10] = [
     Family {
         category: "mutation",
         verb: "test",
-        words: r"((escribe|escreva|crea|cria|agrega|adicione|a[ñn]ade|écris|napisz|napi[šs]|vi[ếe]t|buat)( \w+)? (pruebas|testes|tests|testy|test)|pruebas unitarias|testes unit[áa]rios|tests? schreiben|test yaz\w*|tests? unitaires?|(добавь|напиши|создай)( \w+)? тест\w*|напиши тест\w*|тесты для|(fehlen|faltan|faltam|brakuje|chyb[íi]|не хватает|нет)\b[^.;]*\b(tests?|pruebas|testes|testy|тест\w*))\b",
-        marks: r"テストを作成|帮我测试|测试一下|测试这个|テストを実装|ユニットテスト|写测试|添加测试|单元测试|測試用例|测试用例|テストを書|テストを追加|テストコードを|테스트를 작성|테스트 코드를 작성|테스트를 추가|테스트 추가",
+        words: r"((escribe|escreva|crea|cria|agrega|agregar|adicione|adicionar|a[ñn]adir|ajouter|a[ñn]ade|écris|napisz|napi[šs]|vi[ếe]t|buat)( \w+)? (pruebas|testes|tests|testy|test)|pruebas unitarias|testes unit[áa]rios|tests? schreiben|test yaz\w*|tests? unitaires?|(добавь|напиши|создай)( \w+)? тест\w*|напиши тест\w*|тесты для|(fehlen|faltan|faltam|brakuje|chyb[íi]|не хватает|нет)\b[^.;]*\b(tests?|pruebas|testes|testy|тест\w*))\b",
+        marks: r"테스트 코드 추가|テストを作成|帮我测试|测试一下|测试这个|テストを実装|ユニットテスト|写测试|添加测试|单元测试|測試用例|测试用例|テストを書|テストを追加|テストコードを|테스트를 작성|테스트 코드를 작성|테스트를 추가|테스트 추가",
     },
     Family {
         category: "mutation",
         verb: "document",
-        words: r"(markdown file|manual(es)?|instrucciones|instru[çc][õo]es|passo-a-passo|paso a paso|documenta\w*|dokumentier\w*|dokumentac\w*|dokumentasi\w*|belgele\w*|t[àa]i li[ệe]u|документ\w*|комментари\w*)\b",
+        words: r"((добав\w*|напиши\w*|созда\w*) (\w+ ){0,2}(пример|инструкци)\w*|documento|markdown file|manual(es)?|instrucciones|instru[çc][õo]es|passo-a-passo|paso a paso|documenta\w*|dokumentier\w*|dokumentac\w*|dokumentasi\w*|belgele\w*|t[àa]i li[ệe]u|документ\w*|комментари\w*)\b",
         marks: r"(?i:readme)|的含义|记录为|记录到|记录下来|文档|文檔|注释|注釋|ドキュメント|コメントを|문서|주석",
     },
     Family {
@@ -169,7 +169,7 @@ const ASKS: [Family; 4] = [
         category: "query",
         verb: "review",
         words: r"((identifique|identifica|encuentra|encontre) (\w+ ){0,3}(gargalos|cuellos de botella|problemas|riscos|riesgos|vulnerabilidades)|перевір\w*|чим поганий|qu[ée] falta|o que falta|lo que falta|cumple con|corresponde a lo pedido|revisa\w*|revise|controlla|eficiencia|efici[êe]ncia|calidad del c[óo]digo|qualidade do c[óo]digo|уязвимост\w*|(haz|fa[çz]a|fais) (un|uma|une) (an[áa]lisis|an[áa]lise|analyse|revisi[óo]n|revis[ãa]o)|auditor[íi]a|verifica|verifique|[üu]berpr[üu]fe|pr[üu]fe|audite|sprawd[źz]|kontrol et|incele|zkontroluj|ki[ểe]m tra|cek|periksa|проверь\w*|ревью)\b",
-        marks: r"是否合理|合理吗|需要修改的地方|有什么问题|有没有问题|评估一下|检查|檢查|审查|審查|审核|代码审查|レビュー|確認して|チェックして|확인해|리뷰|검토|점검",
+        marks: r"ていないか|ってないか|是否合理|合理吗|需要修改的地方|有什么问题|有没有问题|评估一下|检查|檢查|审查|審查|审核|代码审查|レビュー|確認して|チェックして|확인해|리뷰|검토|점검",
     },
     Family {
         category: "query",
@@ -189,11 +189,18 @@ const ASKS: [Family; 4] = [
 const SYMPTOM: Family = Family {
     category: "mutation",
     verb: "fix",
-    words: r"(^bug\b|no (cambia|carga|muestra|abre|guarda|aparece|responde)\w*|no funciona|no puede|no se puede|falla|fallo|error(es)?|n[ãa]o (funciona|mostra|grava|salva|carrega|abre|aparece|inicia|compila|roda|executa)|no compila|non funziona|n[ãa]o consigo|erro|falha|bloqueando|funktioniert nicht|startet nicht|geht nicht|st[üu]rzt|absturz|fehler|kaputt|ne fonctionne pas|erreur|plante|nie dzia[łl]a|b[łl][ąa]d|nie mo[żz]na|hata\w*|[çc][öo]kt[üu]|[çc]al[ıi][şs]m[ıi]yor|sorun|nefunguje|chyba|h[áa][žz]e|l[ỗo]i|kh[ôo]ng (ho[ạa]t đ[ộo]ng|ch[ạa]y)|tidak bisa|gagal|rusak|ошибк\w*|не работает|не запускается|не собира\w+|перестал\w* (собираться|работать|запускаться|компилироваться|открываться)|не компилиру\w+|не могу|не удается|падает|вылетает|сломал\w*)\b",
-    marks: r"されず|连不上|连接不上|打不开|用不了|안되|안 되|乱码|文字化け|깨짐|깨져|报错|錯誤|错误|失败|失敗|无法|無法|不能|崩溃|崩潰|异常|異常|泄漏|不生效|不工作|没反应|没有任何反应|无反应|没有反应|看不清|看不到|見えない|見えなく|反応しない|^\[バグ\]|현상$|卡死|エラー|不具合|できない|動かない|起動しない|表示されない|出ない|落ちる|コケ|問題|에러|오류|안 돼|안돼|안됨|실패|작동하지|안 나와|안나와",
+    words: r"(^bug\b|no (cambia|carga|muestra|abre|guarda|aparece|responde)\w*|no funciona|no puede|no se puede|falla|fallo|error(es)?|n[ãa]o (funciona|mostra|grava|salva|carrega|abre|aparece|inicia|compila|roda|executa)|no compila|non funziona|n[ãa]o consigo|erro|falha|bloqueando|funktioniert nicht|startet nicht|geht nicht|st[üu]rzt|absturz|fehler|kaputt|ne fonctionne pas|erreur|plante|nie dzia[łl]a|b[łl][ąa]d|nie mo[żz]na|hata\w*|[çc][öo]kt[üu]|[çc]al[ıi][şs]m[ıi]yor|sorun|nefunguje|chyba|h[áa][žz]e|l[ỗo]i|kh[ôo]ng (ho[ạa]t đ[ộo]ng|ch[ạa]y)|tidak bisa|gagal|rusak|ошибк\w*|не работает|не запускается|проблем\w* с|пада\w*|gak bisa|nggak bisa|не собира\w+|перестал\w* (собираться|работать|запускаться|компилироваться|открываться)|не компилиру\w+|не могу|не удается|падает|вылетает|сломал\w*)\b",
+    marks: r"されず|连不上|连接不上|打不开|用不了|안되|안 되|乱码|文字化け|깨짐|깨져|报错|錯誤|错误|失败|失敗|无法|無法|不能|崩溃|崩潰|异常|異常|泄漏|不生效|不工作|不兼容|没反应|没有任何反应|无反应|没有反应|看不清|看不到|見えない|見えなく|反応しない|^\[バグ\]|현상$|卡死|エラー|不具合|できない|動かない|起動しない|表示されない|出ない|落ちる|コケ|問題|에러|오류|안 돼|안돼|안됨|실패|작동하지|안 나와|안나와",
 };
 
-pattern!(japanese_negative_rule, r"[\p{Hiragana}\p{Katakana}\p{Han}](しない|わない|ないこと)。?$");
+pattern!(leak_or_race, r"内存泄漏|内存泄露|线程安全|線程安全|メモリリーク|スレッドセーフ|메모리 누수");
+
+// The plain negative of a verb that takes an object ("…をモデルへ書かない", "…を昇格させない");
+// a potential form ("ファイルを開けない": cannot open) is a symptom, not a rule.
+pattern!(
+    japanese_negative_rule,
+    r"[\p{Hiragana}\p{Katakana}\p{Han}](しない|わない|ないこと)。?$|を[^、。]*[\p{Han}]([かさたなまらがば]ない|させない)。?$"
+);
 
 pattern!(
     how_or_why,
@@ -482,6 +489,10 @@ pub(super) fn reading(masked: &str) -> Option<(&'static str, &'static str)> {
         // How and why ask for an explanation, whatever else the question names.
         if how_or_why().is_match(text) {
             return Some(("query", "explain"));
+        }
+        // "难道不会内存泄漏吗": a leak or thread safety asked about is judged; said, it is a bug.
+        if leak_or_race().is_match(text) {
+            return Some(("query", "review"));
         }
         return Some(asking().unwrap_or(("query", "explain")));
     }

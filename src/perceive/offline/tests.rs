@@ -879,3 +879,49 @@ fn questions_of_history_use_and_security() {
         ("Explain what and why before suggesting code changes.", "instruction", "require"),
     ]);
 }
+
+/// public29's families: updates and plans asked for are the state; a status snapshot, what I was
+/// doing and checks that did not pass too; the tests of a function are impact; the safety of a
+/// practice is judged; a name never defined is a bug; code rewritten idiomatically is refactored.
+#[test]
+fn updates_asked_practices_judged_and_names_never_defined() {
+    rules_read_as(&[
+        ("is there any update on arm64 support?", "query", "status"),
+        ("Is it planned to update this script for the new OS version?", "query", "status"),
+        ("Provide a quick status snapshot of the repository.", "query", "status"),
+        ("What was I doing?", "query", "status"),
+        ("why didn't the checks pass?", "query", "status"),
+        ("what are the tests for this function?", "query", "impact"),
+        ("is it safe to store jwt token to localStorage?", "query", "review"),
+        ("is it safe to remove the cache module?", "query", "impact"),
+        ("this function is never defined", "mutation", "fix"),
+        ("Never use unwrap in library code", "instruction", "forbid"),
+        ("Re-write error handling in idiomatic Rust", "mutation", "refactor"),
+        ("Simpler error handling", "mutation", "refactor"),
+        ("Could you please help check all the cpp codes in terms of memory leaks?", "query", "review"),
+    ]);
+}
+
+/// public29's families not in English: Japanese plain negatives of verbs with an object are
+/// rules, their potential forms symptoms; Japanese checklist questions and leaks asked about are
+/// reviews, leaks said are bugs; Spanish and Russian negative imperatives forbid; examples and
+/// instructions added are documentation; tests added in Korean and Portuguese.
+#[test]
+fn rules_checklists_and_documents_in_other_languages() {
+    rules_read_as(&[
+        ("外部 API 連携処理をモデルへ書かない", "instruction", "forbid"),
+        ("マジックナンバーを使っていないか？", "query", "review"),
+        ("难道不会内存泄漏吗", "query", "review"),
+        ("存在内存泄漏情况 ，内存在不断上升", "mutation", "fix"),
+        ("No marques una tarea como terminada sin su test correspondiente.", "instruction", "forbid"),
+        ("No funciona el login", "mutation", "fix"),
+        ("Не ускладнюй рішення без вагомої причини.", "instruction", "forbid"),
+        ("Проблема с отправкой фото", "mutation", "fix"),
+        ("Добавить пример создания собственного плагина", "mutation", "document"),
+        ("요구사항에 따른 테스트 코드 추가", "mutation", "test"),
+        ("Adicionar testes de Unidade para Payment", "mutation", "test"),
+        ("Pydantic v2与其他插件不兼容", "mutation", "fix"),
+    ]);
+    // A potential form ("cannot open the file") says what fails; it is no rule.
+    assert_ne!(reading(&rules("ファイルを開けない")).0, "instruction");
+}
