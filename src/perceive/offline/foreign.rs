@@ -34,7 +34,7 @@ const POLITE: Family = Family {
     category: "mutation",
     verb: "implement",
     words: r"^(puedes|podr[íi]as|pode|podes|poderia|voc[êe] pode|peux[- ]tu|pourrais[- ]tu|puoi|potresti|kannst du|k[öo]nntest du|peux-tu|pouvez-vous|pourriez-vous|mo[żz]esz|m[ůu][žz]e[šs]|bisakah|tolong|можешь|можете|помоги)\b",
-    marks: r"帮我|帮忙|麻烦你|请你|してくれ|してもらえ|해줄래|해 줄래|해줄 수|해 줄 수",
+    marks: r"建议(增加|添加|加入|支持)|希望(增加|添加|加入|支持|能)|帮我|帮忙|麻烦你|请你|してくれ|してもらえ|해줄래|해 줄래|해줄 수|해 줄 수",
 };
 
 /// Standing rules, each with its cue; the first cue said speaks.
@@ -110,13 +110,13 @@ const ORDERS: [Family; 10] = [
     Family {
         category: "mutation",
         verb: "fix",
-        words: r"(corriger|correggi|risolvi|corrige|corrija|corrigir|corregir|arregla|arreglar|soluciona|solucionar|resuelve|resolve|resolver|conserta|conserte|consertar|behebe|beheben|repariere|reparieren|corrigez|r[ée]pare[rz]?|napraw|popraw|d[üu]zelt|[çc][öo]z|[çc][öo]z[üu]m bul\w*|oprav\w*|s[ửu]a (l[ỗo]i|lại)|perbaiki|memperbaiki|исправ\w*|почини\w*|пофикс\w*)\b",
+        words: r"(correctif|corriger|correggi|risolvi|corrige|corrija|corrigir|corregir|arregla|arreglar|soluciona|solucionar|resuelve|resolve|resolver|conserta|conserte|consertar|behebe|beheben|repariere|reparieren|corrigez|r[ée]pare[rz]?|napraw|popraw|d[üu]zelt|[çc][öo]z|[çc][öo]z[üu]m bul\w*|oprav\w*|s[ửu]a (l[ỗo]i|lại)|perbaiki|memperbaiki|исправ\w*|почини\w*|пофикс\w*)\b",
         marks: r"调试|修一下|修下|修好|デバッグして|디버깅해|디버그해|修复|修正|修改错误|解决|直して|修正して|고쳐줘|고쳐 줘|고쳐주세요|수정해줘|수정해 줘|수정해주세요|해결해줘|해결해 줘",
     },
     Family {
         category: "mutation",
         verb: "delete",
-        words: r"(enl[èe]ve\w*|enlever|rimuovi|cancella|elimina|eliminar|borra|borrar|quita|quitar|remova|remover|apague|apagar|l[öo]sche|entferne|supprime[rz]?|usu[ńn]|sil|kald[ıi]r|sma[žz]|odstra[ňn]|x[óo]a|hapus|удали\w*|убери\w*)\b",
+        words: r"(удален\w*|enl[èe]ve\w*|enlever|rimuovi|cancella|elimina|eliminar|borra|borrar|quita|quitar|remova|remover|apague|apagar|l[öo]sche|entferne|supprime[rz]?|usu[ńn]|sil|kald[ıi]r|sma[žz]|odstra[ňn]|x[óo]a|hapus|удали\w*|убери\w*)\b",
         marks: r"删除|刪除|移除|删掉|去掉|清理|削除|消して|삭제|제거|지워",
     },
     Family {
@@ -141,7 +141,7 @@ const ORDERS: [Family; 10] = [
         category: "mutation",
         verb: "document",
         words: r"((добав\w*|напиши\w*|созда\w*) (\w+ ){0,2}(пример|инструкци)\w*|documento|markdown file|manual(es)?|instrucciones|instru[çc][õo]es|passo-a-passo|paso a paso|documenta\w*|dokumentier\w*|dokumentac\w*|dokumentasi\w*|belgele\w*|t[àa]i li[ệe]u|документ\w*|комментари\w*)\b",
-        marks: r"(?i:readme)|的含义|记录为|记录到|记录下来|文档|文檔|注释|注釋|ドキュメント|コメントを|문서|주석",
+        marks: r"(?i:readme)|記載|的含义|记录为|记录到|记录下来|文档|文檔|注释|注釋|ドキュメント|コメントを|문서|주석",
     },
     Family {
         category: "mutation",
@@ -153,7 +153,7 @@ const ORDERS: [Family; 10] = [
         category: "mutation",
         verb: "implement",
         words: r"(aggiungi|applica|a[ñn]ade|agrega|agregar|crea|crear|implementa\w*|permite|adicione|adiciona|adicionar|crie|cria|criar|fa[çc]a|f[üu]ge\w*|hinzuf[üu]gen|erstelle\w*|implementiere\w*|ajoute[rz]?|cr[ée]e[rz]?|impl[ée]mente[rz]?|permett\w*|dodaj|utw[óo]rz|zaimplementuj|ekle\w*|olu[şs]tur\w*|p[řr]idej|vytvo[řr]|ud[ěe]lej|dej|th[êe]m|t[ạa]o|buatkan|tambahkan|buat|добав\w*|доработай|настрой\w*|сделай\w*|создай\w*|реализуй\w*|напиши\w*)\b",
-        marks: r"改為|改为|改成|ようにする$|添加|增加|实现|實現|创建|建立|做一个|写一个|加一个|加个|加上|追加|実装|作成|作って|추가해|구현해|만들어줘|만들어 줘|만들어주세요|작성해|변경해|바꿔",
+        marks: r"建议(增加|添加|加入|支持)|希望(增加|添加|加入|支持|能)|機能の強化|機能強化|機能を強化|改為|改为|改成|ようにする$|添加|增加|实现|實現|创建|建立|做一个|写一个|加一个|加个|加上|追加|実装|作成|作って|추가해|구현해|만들어줘|만들어 줘|만들어주세요|작성해|변경해|바꿔",
     },
 ];
 
@@ -189,8 +189,8 @@ const ASKS: [Family; 4] = [
 const SYMPTOM: Family = Family {
     category: "mutation",
     verb: "fix",
-    words: r"(^bug\b|no (cambia|carga|muestra|abre|guarda|aparece|responde)\w*|no funciona|no puede|no se puede|falla|fallo|error(es)?|n[ãa]o (funciona|mostra|grava|salva|carrega|abre|aparece|inicia|compila|roda|executa)|no compila|non funziona|n[ãa]o consigo|erro|falha|bloqueando|funktioniert nicht|startet nicht|geht nicht|st[üu]rzt|absturz|fehler|kaputt|ne fonctionne pas|erreur|plante|nie dzia[łl]a|b[łl][ąa]d|nie mo[żz]na|hata\w*|[çc][öo]kt[üu]|[çc]al[ıi][şs]m[ıi]yor|sorun|nefunguje|chyba|h[áa][žz]e|l[ỗo]i|kh[ôo]ng (ho[ạa]t đ[ộo]ng|ch[ạa]y)|tidak bisa|gagal|rusak|ошибк\w*|не работает|не запускается|проблем\w* с|пада\w*|gak bisa|nggak bisa|не собира\w+|перестал\w* (собираться|работать|запускаться|компилироваться|открываться)|не компилиру\w+|не могу|не удается|падает|вылетает|сломал\w*)\b",
-    marks: r"されず|连不上|连接不上|打不开|用不了|안되|안 되|乱码|文字化け|깨짐|깨져|报错|錯誤|错误|失败|失敗|无法|無法|不能|崩溃|崩潰|异常|異常|泄漏|不生效|不工作|不兼容|没反应|没有任何反应|无反应|没有反应|看不清|看不到|見えない|見えなく|反応しない|^\[バグ\]|현상$|卡死|エラー|不具合|できない|動かない|起動しない|表示されない|出ない|落ちる|コケ|問題|에러|오류|안 돼|안돼|안됨|실패|작동하지|안 나와|안나와",
+    words: r"(^bug\b|no (cambia|carga|muestra|abre|guarda|aparece|responde)\w*|no funciona|no puede|no se puede|falla|fallo|error(es)?|n[ãa]o (funciona|mostra|grava|salva|carrega|abre|aparece|inicia|compila|roda|executa)|no compila|non funziona|n[ãa]o consigo|erro|falha|bloqueando|funktioniert nicht|startet nicht|geht nicht|st[üu]rzt|absturz|fehler|kaputt|ne fonctionne pas|erreur|plante|nie dzia[łl]a|b[łl][ąa]d|nie mo[żz]na|hata\w*|[çc][öo]kt[üu]|[çc]al[ıi][şs]m[ıi]yor|sorun|nefunguje|chyba|h[áa][žz]e|l[ỗo]i|kh[ôo]ng (ho[ạa]t đ[ộo]ng|ch[ạa]y)|tidak bisa|gagal|rusak|ошибк\w*|не работает|не запускается|невозможно|no me (deja|funciona|carga|abre|permite|arranca|instala)\w*|probleme? mit|проблем\w* с|пада\w*|gak bisa|nggak bisa|не собира\w+|перестал\w* (собираться|работать|запускаться|компилироваться|открываться)|не компилиру\w+|не могу|не удается|падает|вылетает|сломал\w*)\b",
+    marks: r"されず|连不上|连接不上|打不开|用不了|안되|안 되|乱码|文字化け|깨짐|깨져|报错|錯誤|错误|失败|失敗|无法|無法|不能|崩溃|崩潰|异常|異常|泄漏|不生效|不工作|不兼容|没反应|できません|出来ません|没有任何反应|无反应|没有反应|看不清|看不到|見えない|見えなく|反応しない|^\[バグ\]|현상$|卡死|エラー|不具合|できない|動かない|起動しない|表示されない|出ない|落ちる|コケ|問題|에러|오류|안 돼|안돼|안됨|실패|작동하지|안 나와|안나와",
 };
 
 pattern!(leak_or_race, r"内存泄漏|内存泄露|线程安全|線程安全|メモリリーク|スレッドセーフ|메모리 누수");

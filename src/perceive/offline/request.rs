@@ -202,6 +202,13 @@ fn imperative_title(lower: &str) -> String {
             _ => lower.to_string(),
         },
     };
+    // "SQL injection vulnerability fixed": a title said in the past asks for what it reports done
+    // ("is this fixed", "the bug was fixed" say no such thing).
+    let fixed = fixed_title()
+        .captures(&lower)
+        .filter(|c| !c[1].split(' ').any(|w| AUXILIARIES.contains(&w)))
+        .map(|c| format!("fix {}", &c[1]));
+    let lower = fixed.unwrap_or(lower);
     // Templates for pull requests and issues are files to write, not pull requests or bugs.
     let lower = template_words().replace_all(&lower, "$1template").replace("bug report", "bugreport");
     let lower = lower.as_str();

@@ -925,3 +925,49 @@ fn rules_checklists_and_documents_in_other_languages() {
     // A potential form ("cannot open the file") says what fails; it is no rule.
     assert_ne!(reading(&rules("ファイルを開けない")).0, "instruction");
 }
+
+/// public30's families: a rename said as a title or between two names; a check that ends in fixing;
+/// code quality improved is a refactor; a title reporting a fix asks for it; tests updated are
+/// tests; rules that prohibit, answers in one language; impact, search and review questions by
+/// their own words.
+#[test]
+fn renames_as_titles_checks_that_fix_and_questions_by_their_words() {
+    rules_read_as(&[
+        ("Unit test file rename", "mutation", "rename"),
+        ("renamed unit tests", "mutation", "rename"),
+        ("change test.sh back to tests.sh", "mutation", "rename"),
+        ("Write unit tests for the parser", "mutation", "test"),
+        ("Check the code for security issue and do the fixing", "mutation", "fix"),
+        ("Check the code for security issues", "query", "review"),
+        ("Improve Code Quality based on Codacy", "mutation", "refactor"),
+        ("SQL Injection vulnerability fixed", "mutation", "fix"),
+        ("Update testing to check callFunction", "mutation", "test"),
+        ("Code snippets or examples are strictly prohibited.", "instruction", "forbid"),
+        ("Is there a safe way to update from 1.6.1 to 1.6.2?", "query", "impact"),
+        ("How to know which unit test calls a specific method", "query", "impact"),
+        ("I want to jump to all uses of this component.", "query", "search"),
+        ("Insure we are not using the old API in any place", "query", "search"),
+        ("Please let me know whether I did correct or not.", "query", "review"),
+    ]);
+    // How answers are given is a standing rule.
+    assert_eq!(reading(&rules("Reply exclusively in Korean.")).0, "instruction");
+    // Asked whether it is fixed, nothing is to be fixed.
+    assert_eq!(reading(&rules("Is the login bug fixed?")).0, "query");
+}
+
+/// public30's families not in English: "cannot" in Japanese, Spanish and Russian, problems in
+/// German are bugs; features suggested in Chinese and enhanced in Japanese are asked for; a Russian
+/// deletion and a French correction name their change; a Japanese procedure written down documents.
+#[test]
+fn problems_wishes_and_changes_named_in_other_languages() {
+    rules_read_as(&[
+        ("現在、起動ができません。", "mutation", "fix"),
+        ("El instalador no me funciona", "mutation", "fix"),
+        ("Невозможно запустить это приложение", "mutation", "fix"),
+        ("Probleme mit Korrigieren-Button", "mutation", "fix"),
+        ("建议增加推荐", "mutation", "implement"),
+        ("サジェスト機能の強化", "mutation", "implement"),
+        ("Удаление устаревшей функциональности", "mutation", "delete"),
+        ("更新する手順をどっかに記載してほしい", "mutation", "document"),
+    ]);
+}

@@ -46,7 +46,18 @@ pattern!(
 // code restructured, not deleted or committed.
 pattern!(
     pub(in crate::perceive::offline) m_restructure,
-    r"^(please\s+)?clean (this|it|that|things|everything|(the |this |my |our )?([\w-]+ )?code) up\b|^(please\s+)?clean up (the |this |my |our )?([\w-]+ )?code\b|^(please\s+)?(merge|combine|unify|consolidate) (a couple of |two |the |these |those |some |all |duplicate |duplicated |near-identical |similar |redundant )*([\w-]+ )?(functions|helpers|methods|classes|modules|components|hooks|utilities|utils)\b"
+    r"^(please\s+)?improve (the )?(overall )?code quality\b|^(please\s+)?clean (this|it|that|things|everything|(the |this |my |our )?([\w-]+ )?code) up\b|^(please\s+)?clean up (the |this |my |our )?([\w-]+ )?code\b|^(please\s+)?(merge|combine|unify|consolidate) (a couple of |two |the |these |those |some |all |duplicate |duplicated |near-identical |similar |redundant )*([\w-]+ )?(functions|helpers|methods|classes|modules|components|hooks|utilities|utils)\b"
+);
+// "Unit test file rename", "renamed unit tests", "change test.sh back to tests.sh": a rename said as
+// a title or between two names.
+pattern!(
+    pub(in crate::perceive::offline) m_renamed,
+    r"^([\w-]+ ){1,3}renam(e|ing)$|^renamed\b|^(please\s+)?change id (back )?to id$"
+);
+// "Check the code for security issues and do the fixing": a check that ends in fixing what it finds.
+pattern!(
+    pub(in crate::perceive::offline) m_then_fix,
+    r"\b(do the fixing|fix (it|them|those|these|any|all|the issues?|the problems?|what)\b)"
 );
 // "Remove the defaults from the playbook and place them in the role": what is taken out and put
 // elsewhere moves.
@@ -57,7 +68,7 @@ pattern!(
 // Mutations, in precedence order.
 pattern!(
     pub(in crate::perceive::offline) m_test,
-    r"\b(write|add|create|generate|implement|cover \S+( \S+)? with)( [\w'-]+){0,3} (unit |integration |regression |e2e |end-to-end |property |snapshot )?(tests?|test cases?|specs?|testing)\b|\btest coverage\b|\b(more|better|thorough|more thorough) testing\b|\bhas no tests\b|\b(lacks|without) (unit )?tests\b|\bunit ?tests?\b|\b(increase|improve|raise|boost|extend) (the )?(code |test |unit test )?coverage\b|\bunit tests?\b|\bregression tests?\b|^cover\b|\buntested\b|\b((is|are|was|were) )?never (executed|exercised|covered|run|called|tested) by (a |any )?tests?\b|\bnot covered by (any )?tests?\b|^(please\s+)?test (the |that |whether |if |for |all |each |every |our |this |these |\w+ \w+)"
+    r"\b(write|add|create|generate|implement|cover \S+( \S+)? with)( [\w'-]+){0,3} (unit |integration |regression |e2e |end-to-end |property |snapshot )?(tests?|test cases?|specs?|testing)\b|\btest coverage\b|\b(more|better|thorough|more thorough) testing\b|\bhas no tests\b|\b(lacks|without) (unit )?tests\b|\bunit ?tests?\b|\b(increase|improve|raise|boost|extend) (the )?(code |test |unit test )?coverage\b|\bunit tests?\b|\bregression tests?\b|^cover\b|\buntested\b|\b((is|are|was|were) )?never (executed|exercised|covered|run|called|tested) by (a |any )?tests?\b|\bnot covered by (any )?tests?\b|^(please\s+)?test (the |that |whether |if |for |all |each |every |our |this |these |\w+ \w+)|^(please\s+)?update (the )?(unit |integration )?(tests?|testing)\b"
 );
 pattern!(
     pub(in crate::perceive::offline) m_document,
@@ -97,9 +108,11 @@ pattern!(
     r"\b(add|implement|create|build|support|introduce|write|make|port|migrate|upgrade|bump|optimi[sz]e|speed up)\b"
 );
 pattern!(pub(in crate::perceive::offline) rename_to, r"\bto `?([A-Za-z_][\w.:]*)`?");
-pub(in crate::perceive::offline) const MUTATIONS: [VerbCue; 13] = [
+pub(in crate::perceive::offline) const MUTATIONS: [VerbCue; 15] = [
     ("fix", m_tests_failing),
     ("fix", m_problem_removed),
+    ("rename", m_renamed),
+    ("fix", m_then_fix),
     ("refactor", m_relocate),
     ("refactor", m_restructure),
     ("implement", m_feature),

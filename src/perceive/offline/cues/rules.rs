@@ -24,7 +24,7 @@ pattern!(
     pub(in crate::perceive::offline) clause_break,
     r"\b(and|but|then) (fix|rename|refactor|implement|add|write|update|change|make|run|delete|remove)\b"
 );
-pattern!(pub(in crate::perceive::offline) forbid, r"\b(never|don'?t|do not|stop using|avoid|must not|must never|no more)\b|^no\b");
+pattern!(pub(in crate::perceive::offline) forbid, r"\b(never|don'?t|do not|stop using|avoid|must not|must never|no more)\b|^no\b|\b(is|are) (strictly )?(prohibited|forbidden|not allowed|banned)\b");
 pattern!(
     pub(in crate::perceive::offline) require,
     r"\b(must|always|required|has to|have to|needs? to|make sure|ensure|remember to|important)\b|^(please\s+)?keep [^,;]* up to date\b"
@@ -77,5 +77,5 @@ pattern!(
 // How the agent answers: "respond in the user's language", "always reply in English".
 pattern!(
     pub(in crate::perceive::offline) answer_style,
-    r"^(max(imum)?|at most|no more than) \d+ (lines|words|sentences|paragraphs) (per|in|for|of) (each |a |every )?(response|reply|answer)|^(please\s+)?(always\s+)?(respond|reply|answer|communicate|talk|speak|write (your )?(answers|responses|replies))( to (me|the user|users))?( only)? in\b"
+    r"^(max(imum)?|at most|no more than) \d+ (lines|words|sentences|paragraphs) (per|in|for|of) (each |a |every )?(response|reply|answer)|^(please\s+)?(always\s+)?(respond|reply|answer|communicate|talk|speak|write (your )?(answers|responses|replies))( to (me|the user|users))?( only| exclusively)? in\b|\b(is|are) (strictly )?(prohibited|forbidden|not allowed|banned)$"
 );

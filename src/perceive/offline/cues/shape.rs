@@ -85,6 +85,13 @@ pattern!(
     pub(in crate::perceive::offline) identifier,
     r"[A-Za-z_][0-9A-Za-z_]*(?:(?:::|\.|/)[0-9A-Za-z_\-]+)+(?:\(\))?|[A-Za-z]*_[0-9A-Za-z_]+(?:\(\))?|[a-z]+[A-Z][0-9A-Za-z_]*|[A-Z][a-z]+[A-Z][0-9A-Za-z_]*|\b[0-9A-Za-z_]+\(\)"
 );
+// "SQL injection vulnerability fixed": a short title that reports a fix.
+pattern!(pub(in crate::perceive::offline) fixed_title, r"^([\w./-]+( [\w./-]+){0,5}) (fixed|resolved)$");
+/// Words that make "… fixed" a statement or a question rather than a title.
+pub(in crate::perceive::offline) const AUXILIARIES: &[&str] = &[
+    "is", "are", "was", "were", "be", "been", "being", "get", "got", "gets", "has", "have", "had", "it", "this", "that",
+];
+
 pub(in crate::perceive::offline) const STOPWORDS: &[&str] = &[
     "the",
     "a",
