@@ -178,7 +178,8 @@ fn offline_reads_the_last_rounds_sets_it_learned_from() {
 /// public30.tsv was collected by someone who never read the transducer and frozen before it was
 /// first scored: these floors are that first score (category 268 of 304, both 227, 7 questions
 /// read as mutations; the rules alone read 257, 193 and 14, the second reader alone 262, 217 and
-/// 11), so a change that reads fresh requests worse fails here. It trains nothing yet.
+/// 11), so a change that reads fresh requests worse fails here. It trains the second reader since
+/// that score was recorded; the next fresh set takes its place here.
 #[test]
 fn offline_on_the_fresh_public_set_is_scored_never_tuned() {
     let rows = public("public30.tsv");
