@@ -52,6 +52,7 @@ pub(super) fn memory_said(request: &Request, reading: &Option<Reading>, foreign:
 /// own language's cues read it, where they speak), and what the second reader must respect.
 pub(super) fn verdict(request: &Request, foreign: Option<(&'static str, &'static str)>) -> (Verdict, Marks) {
     let original = request.original.as_str();
+    let original_lower = original.to_lowercase();
     let lower = request.lower.as_str();
     // "Run test_parse": a test named by its name is run; the second reader does not read names.
     let named_test = run_named_test().is_match(original.trim_end_matches(['.', '!']));
@@ -66,7 +67,7 @@ pub(super) fn verdict(request: &Request, foreign: Option<(&'static str, &'static
     let whole_change = change(lower);
     // "Write tests for X, and do not change null.go": a task said with a constraint on it.
     let task_with_constraint =
-        whole_change.is_some_and(|(_, _, specific)| specific) && constraint().is_match(&original.to_lowercase());
+        whole_change.is_some_and(|(_, _, specific)| specific) && constraint().is_match(&original_lower);
     // "Implement a login code. The code must always have six digits": a task, then what it must do.
     let first_sentence = sentence_break().find(lower).map_or(lower, |m| &lower[..m.start()]);
     let opens_a_task = first_sentence.len() < lower.len()
@@ -128,7 +129,7 @@ pub(super) fn verdict(request: &Request, foreign: Option<(&'static str, &'static
     } else if advice_asked().is_match(lower) && !standing_from_now().is_match(lower) {
         // "Large list is slow in production. Any idea?": advice asked for after the problem.
         ("query", "explain", q_explain(), 1)
-    } else if bug_tag().is_match(&original.to_lowercase())
+    } else if bug_tag().is_match(&original_lower)
         && change(bug_tag().find(lower).map_or(lower, |m| lower[m.end()..].trim()))
             .is_none_or(|(at, _, specific)| at > 0 || !specific)
     {

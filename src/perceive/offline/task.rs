@@ -117,7 +117,7 @@ pub(super) fn read_task(lower: &str, question_mark: bool) -> (&'static str, &'st
     // "Is it safe to use the same function in multiple threads?": thread safety is judged, it is no
     // change whose impact is asked.
     let query = match query {
-        Some((at, ("impact", _))) if concurrency().is_match(text) => Some((at, ("review", q_review as fn() -> _))),
+        Some((at, ("impact", _))) if practice_safety().is_match(text) => Some((at, ("review", q_review as fn() -> _))),
         other => other,
     };
     let mutation = change(text);

@@ -46,7 +46,7 @@ pattern!(
 // "… in multiple threads", "concurrently", "safe to store the token in localStorage": the safety of a
 // practice, judged; what a change would break is asked otherwise.
 pattern!(
-    pub(in crate::perceive::offline) concurrency,
+    pub(in crate::perceive::offline) practice_safety,
     r"\bsafe to (use|store|keep|save|put|expose|call|share|access|send|log|cache|trust|embed|hardcode|hard-code)\b|\b(multiple|several|many|different|other|concurrent) threads\b|\bconcurrently\b|\bin parallel\b|\bthread[- ]safe(ty)?\b|\bfrom (multiple|several|many) (goroutines|processes|workers)\b"
 );
 // "Identify memory leaks in …", "check for race conditions": an order to look for problems.
