@@ -1,29 +1,6 @@
-//! The offline transducer's unit tests: the rules alone and with the second
-//! reader, family by family, positive and negative.
+//! Families of requests in English, each with the readings that must not change.
 
 use super::*;
-
-fn read(text: &str) -> serde_json::Value {
-    serde_json::from_str(&transduce(text)).expect("intent JSON")
-}
-
-/// The intent the rules alone read, without the trained second reader.
-fn rules(text: &str) -> serde_json::Value {
-    serde_json::from_str(&transduce_with(text, None)).expect("intent JSON")
-}
-
-/// Each case reads as its category and verb through `read`.
-fn assert_reads(read: fn(&str) -> serde_json::Value, cases: &[(&str, &str, &str)]) {
-    for (text, category, verb) in cases {
-        let v = read(text);
-        assert_eq!((reading(&v).0, reading(&v).1), (*category, *verb), "{text}: {v}");
-    }
-}
-
-/// How the rules alone read each case, without the trained second reader.
-fn rules_read_as(cases: &[(&str, &str, &str)]) {
-    assert_reads(rules, cases);
-}
 
 /// A typo in a code name is fixed by renaming it; in prose or a docstring it is not a rename.
 #[test]
@@ -112,18 +89,6 @@ fn the_state_of_a_project_or_an_issue_is_status() {
         ("Write the release plan into RELEASE.md", "mutation", "document"),
         ("do you have a status update about this project?", "query", "status"),
         ("Add a command that prints a status update", "mutation", "implement"),
-    ]);
-}
-
-/// A question in Chinese asks, by its question words or its closing particle.
-#[test]
-fn a_question_in_chinese_asks() {
-    reads_as(&[
-        ("代理怎么配置？", "query", "explain"),
-        ("如何简单的使用http代理", "query", "explain"),
-        ("配置文件中的代理有说明文档吗", "query", "explain"),
-        ("附件存在哪里", "query", "search"),
-        ("请修复 parse_config 的 bug", "mutation", "fix"),
     ]);
 }
 
@@ -283,33 +248,6 @@ fn running_the_tests_profiling_and_asking_for_instructions_are_questions() {
     ]);
 }
 
-fn reading(v: &serde_json::Value) -> (&str, &str, f64) {
-    (v["category"].as_str().unwrap_or(""), v["verb"].as_str().unwrap_or(""), v["confidence"].as_f64().unwrap_or(0.0))
-}
-
-/// Each request reads as its category and verb.
-fn reads_as(cases: &[(&str, &str, &str)]) {
-    assert_reads(read, cases);
-}
-
-/// The training script wrote what its model decides on a sample of the training rows; masking
-/// names here and computing the features in `reader.rs` must give the same label and margin.
-#[test]
-fn the_second_reader_decides_as_the_trained_model_does() {
-    let check = include_str!("../../../tests/fixtures/perception/reader_check.tsv");
-    let mut rows = 0;
-    for line in check.lines().filter(|l| !l.starts_with('#')) {
-        let mut cols = line.splitn(3, '\t');
-        let (label, margin, text) = (cols.next().unwrap(), cols.next().unwrap(), cols.next().unwrap());
-        let margin: f64 = margin.parse().unwrap();
-        let reading = second_reading(text).unwrap();
-        assert_eq!(reading.label, label, "{text:?}");
-        assert!((reading.margin - margin).abs() < 1e-3, "{text:?}: margin {} against {margin}", reading.margin);
-        rows += 1;
-    }
-    assert!(rows > 300, "{rows} rows checked");
-}
-
 #[test]
 fn a_question_is_never_a_rule_and_wanting_to_know_is_asking() {
     reads_as(&[
@@ -393,19 +331,6 @@ fn a_target_placed_in_a_file_says_which_file() {
 }
 
 #[test]
-fn a_proposed_change_is_never_overruled_into_a_question() {
-    let sure = |text: &str, label: &'static str| -> (String, String) {
-        let v: serde_json::Value = serde_json::from_str(&transduce_with(text, second(label, 5.0))).unwrap();
-        (v["category"].as_str().unwrap().to_string(), v["verb"].as_str().unwrap().to_string())
-    };
-    let text = "Looks good. Can we also rename fetch_all to load_all?";
-    assert_eq!(sure(text, "query/explain"), ("mutation".into(), "rename".into()), "not into a question");
-    assert_eq!(sure(text, "mutation/refactor"), ("mutation".into(), "refactor".into()), "the change may differ");
-    // Without the proposal, a question stays open to the second reader.
-    assert_eq!(sure("Is there a rename helper here?", "query/search"), ("query".into(), "search".into()));
-}
-
-#[test]
 fn what_a_request_makes_names_its_verb_and_a_symptom_with_never_is_a_bug() {
     rules_read_as(&[
         ("Add the breaking changes of v3 to the upgrade guide", "mutation", "document"),
@@ -431,54 +356,6 @@ fn what_a_request_makes_names_its_verb_and_a_symptom_with_never_is_a_bug() {
         ("comment on my pull request description", "query", "review"),
         ("wait for CI to pass", "query", "status"),
     ]);
-}
-
-#[test]
-fn the_second_reader_speaks_where_the_rules_find_no_cue() {
-    // A fact stated as a rule file's line: no verb the rules know, a memory to the classifier,
-    // kept as written.
-    let v = read("Uses VS Code with vim keybindings");
-    assert_eq!(reading(&v), ("instruction", "remember", DISPUTED));
-    assert_eq!(v["target"], "Uses VS Code with vim keybindings");
-    // "Enhance … coverage": the rules' generic change, the classifier's test writing.
-    let v = read("Enhance testing coverage for the parser module");
-    assert_eq!(reading(&v), ("mutation", "test", DISPUTED));
-}
-
-#[test]
-fn where_the_readers_agree_the_rules_stand_as_sure_as_before() {
-    for (text, category, verb) in [
-        ("fix the failing tests", "mutation", "fix"),
-        ("rename parse to parse_input", "mutation", "rename"),
-        ("who calls login", "query", "search"),
-        ("explain the architecture", "query", "explain"),
-    ] {
-        let r = second_reading(text).expect("the embedded model");
-        assert_eq!((r.category(), r.verb()), (category, verb), "{text}: the classifier");
-        assert_eq!(reading(&read(text)), (category, verb, 0.95), "{text}");
-    }
-}
-
-fn second(label: &'static str, margin: f64) -> Option<Reading> {
-    Some(Reading { label, margin })
-}
-
-#[test]
-fn the_second_reader_overrules_by_a_clear_margin_and_never_towards_a_change() {
-    let over = SECOND_READER_MARGIN + 0.01;
-    let under = SECOND_READER_MARGIN - 0.01;
-    // Within a category, and from a change to a question or a rule: by a clear margin only.
-    assert!(overruling(&second("mutation/test", over), "mutation", "implement").is_some());
-    assert!(overruling(&second("mutation/test", under), "mutation", "implement").is_none());
-    assert!(overruling(&second("query/status", over), "mutation", "implement").is_some());
-    assert!(overruling(&second("instruction/remember", over), "mutation", "implement").is_some());
-    assert!(overruling(&second("query/explain", over), "instruction", "require").is_some());
-    // Never a question or a rule made a change, however sure the classifier is.
-    assert!(overruling(&second("mutation/delete", 5.0), "query", "impact").is_none());
-    assert!(overruling(&second("mutation/implement", 5.0), "instruction", "require").is_none());
-    // Agreement, or no model, is no overruling.
-    assert!(overruling(&second("query/search", 5.0), "query", "search").is_none());
-    assert!(overruling(&None, "query", "search").is_none());
 }
 
 /// Failing tests are a bug to fix; tests asked for are tests to write.
@@ -528,28 +405,6 @@ fn accepting_changes_commits_and_keeping_a_style_prefers() {
     ]);
 }
 
-/// A request not in English is read by its own language's cues, the second reader
-/// notwithstanding; an English one is not.
-#[test]
-fn requests_not_in_english_are_read_by_their_own_cues() {
-    reads_as(&[
-        ("禁止在组件中直接调用数据库", "instruction", "forbid"),
-        ("更新后无法启动", "mutation", "fix"),
-        ("怎么修改默认端口？", "query", "explain"),
-        ("이 함수를 리팩토링해줘", "mutation", "refactor"),
-        ("Не запускается после обновления", "mutation", "fix"),
-        ("arregla el error del login", "mutation", "fix"),
-        ("Botão de salvar não funciona", "mutation", "fix"),
-        ("API-Endpunkt immer aus der Konfiguration, nie hardcoded", "instruction", "require"),
-        ("请帮我初始化项目并创建基础代码", "mutation", "scaffold"),
-        ("githubにwork_01というリポジトリ名でプッシュしてください", "mutation", "commit"),
-        ("导出的Excel中文乱码", "mutation", "fix"),
-        ("这个project在做什么", "query", "explain"),
-        ("避免相对导入", "instruction", "forbid"),
-        ("把此字幕的結尾改為下一個字幕的開頭避免重疊", "mutation", "implement"),
-    ]);
-}
-
 /// Questions with a specific subject: whether the tests pass, what a change would reach, where a
 /// thing lives; a change suggested or a way asked for is a change; what happens when a person
 /// acts is behaviour, not a standing rule; how the project is deployed is a fact to keep.
@@ -580,25 +435,6 @@ fn effects_of_a_change_and_ensuring_nothing_is_wrong_ask() {
         ("Make sure there are no security breaches in the login flow", "query", "review"),
         ("Change the data type of the price column", "mutation", "implement"),
         ("Make sure the login flow rejects expired tokens", "mutation", "implement"),
-    ]);
-}
-
-/// Standing rules said in other languages' own forms: a Japanese plain negative (not a symptom's),
-/// a French or Spanish infinitive, a Russian "must"; a feature added is added whatever it does.
-#[test]
-fn rules_and_features_in_other_languages() {
-    reads_as(&[
-        ("機密情報をコミットしない", "instruction", "forbid"),
-        ("起動しない", "mutation", "fix"),
-        ("設定をファイルとして書き出し、起動のたびに再設定しないで済むようにする", "mutation", "implement"),
-        ("Ne pas partager des états entre les tests", "instruction", "forbid"),
-        ("No crear migraciones de Django bajo ninguna circunstancia", "instruction", "forbid"),
-        ("Utiliser des mocks pour isoler les dépendances", "instruction", "prefer"),
-        ("Каждое число должно сопровождаться временем наблюдения", "instruction", "require"),
-        ("각 과제의 삭제 기능을 추가하고 싶다", "mutation", "implement"),
-        ("この関数のユニットテストを作成してください", "mutation", "test"),
-        ("Je me demandais quel était le statut actuel du projet", "query", "status"),
-        ("sería bueno agregar las instrucciones de como correr el proyecto", "mutation", "document"),
     ]);
 }
 
@@ -748,27 +584,6 @@ fn nightly_failures_relocations_bottlenecks_and_languages_of_writing() {
     ]);
 }
 
-/// public26's families: Ukrainian questions and orders; a summary asked explains whatever document
-/// it names; compatibility asked is impact; "I can't find" searches; whether a change is safe is
-/// the rules' reading, whatever the second reader says.
-#[test]
-fn ukrainian_summaries_compatibility_and_safety() {
-    reads_as(&[
-        ("Поясни що таке Entries", "query", "explain"),
-        ("перевір код partner ledger", "query", "review"),
-        ("як це зробити в streamlit", "query", "explain"),
-        ("claudedocs/paper-enhancements.md 이 문서 내용 요약해서 보여줘", "query", "explain"),
-        ("升级后的操作系统是否兼容centos7", "query", "impact"),
-        ("any concerns with renaming the package?", "query", "impact"),
-        ("Is it safe to use the same function in multiple threads?", "query", "review"),
-    ]);
-    rules_read_as(&[
-        ("CNFGSetup is a function and I want to look at its source code, but I can't find it", "query", "search"),
-        ("Cannot find module 'left-pad'", "mutation", "fix"),
-        ("Please help me choose the topic that suits a 3-hour hackathon", "query", "explain"),
-    ]);
-}
-
 /// Things out of sync, drifting or in trouble are bugs; an order to look for a leak is a review.
 #[test]
 fn a_problem_stated_is_a_fix_and_an_order_to_find_one_a_review() {
@@ -806,35 +621,6 @@ fn standards_to_follow_are_rules_and_a_pattern_adopted_is_a_refactor() {
         ("没有我的许可 不许随意新建文件", "instruction", "forbid"),
         ("すべてのやり取りを日本語で行ってください", "instruction", "require"),
     ]);
-}
-
-/// Problems said in other languages: nothing happens, text cannot be seen, the build stopped
-/// building; rules said with a universal subject or a condition and "must"; orders to test, fix
-/// and extract code in Chinese. A condition's "cuando" is no question.
-#[test]
-fn requests_not_in_english_by_their_own_cues() {
-    rules_read_as(&[
-        ("点击按钮没有任何反应。", "mutation", "fix"),
-        ("暗黑模式下看不清文字", "mutation", "fix"),
-        ("Проект перестал собираться", "mutation", "fix"),
-        ("Что-то у меня проект не собирается", "mutation", "fix"),
-        ("Что делает эта функция?", "query", "explain"),
-        ("새로고침하면 로그인이 풀리는 현상", "mutation", "fix"),
-        ("帮我测试这个函数", "mutation", "test"),
-        ("帮我修一下登录功能", "mutation", "fix"),
-        ("server端将配置从代码中抽取出来", "mutation", "refactor"),
-        ("Alle Antworten und Erklärungen müssen auf Deutsch verfasst werden", "instruction", "require"),
-        ("Cuando se solicite un commit, se debe seguir la siguiente estructura", "instruction", "require"),
-        ("¿Cuándo se ejecutan los tests?", "query", "explain"),
-        ("Toute nouvelle fonctionnalité doit être documentée dans le README.md.", "instruction", "require"),
-        ("Ne mentionne pas \"VS Code\" mais \"Visual Studio Code\"", "instruction", "forbid"),
-        ("Aucun commentaire dans le code généré", "instruction", "forbid"),
-        ("Privilégier les liens relatifs", "instruction", "prefer"),
-        ("Não responda em inglês.", "instruction", "forbid"),
-        ("Identifique potenciais gargalos no código atual.", "query", "review"),
-    ]);
-    // "doit être remplacée" asks for a change; "Se debe … borrar" too: no universal subject, no condition.
-    rules_read_as(&[("L'icône bleue en haut doit être remplacée par l'icône de niveau", "mutation", "implement")]);
 }
 
 /// A problem taken away is fixed; code cleaned up or helpers merged is restructured; a release
@@ -902,30 +688,6 @@ fn updates_asked_practices_judged_and_names_never_defined() {
     ]);
 }
 
-/// public29's families not in English: Japanese plain negatives of verbs with an object are
-/// rules, their potential forms symptoms; Japanese checklist questions and leaks asked about are
-/// reviews, leaks said are bugs; Spanish and Russian negative imperatives forbid; examples and
-/// instructions added are documentation; tests added in Korean and Portuguese.
-#[test]
-fn rules_checklists_and_documents_in_other_languages() {
-    rules_read_as(&[
-        ("外部 API 連携処理をモデルへ書かない", "instruction", "forbid"),
-        ("マジックナンバーを使っていないか？", "query", "review"),
-        ("难道不会内存泄漏吗", "query", "review"),
-        ("存在内存泄漏情况 ，内存在不断上升", "mutation", "fix"),
-        ("No marques una tarea como terminada sin su test correspondiente.", "instruction", "forbid"),
-        ("No funciona el login", "mutation", "fix"),
-        ("Не ускладнюй рішення без вагомої причини.", "instruction", "forbid"),
-        ("Проблема с отправкой фото", "mutation", "fix"),
-        ("Добавить пример создания собственного плагина", "mutation", "document"),
-        ("요구사항에 따른 테스트 코드 추가", "mutation", "test"),
-        ("Adicionar testes de Unidade para Payment", "mutation", "test"),
-        ("Pydantic v2与其他插件不兼容", "mutation", "fix"),
-    ]);
-    // A potential form ("cannot open the file") says what fails; it is no rule.
-    assert_ne!(reading(&rules("ファイルを開けない")).0, "instruction");
-}
-
 /// public30's families: a rename said as a title or between two names; a check that ends in fixing;
 /// code quality improved is a refactor; a title reporting a fix asks for it; tests updated are
 /// tests; rules that prohibit, answers in one language; impact, search and review questions by
@@ -953,21 +715,4 @@ fn renames_as_titles_checks_that_fix_and_questions_by_their_words() {
     assert_eq!(reading(&rules("Reply exclusively in Korean.")).0, "instruction");
     // Asked whether it is fixed, nothing is to be fixed.
     assert_eq!(reading(&rules("Is the login bug fixed?")).0, "query");
-}
-
-/// public30's families not in English: "cannot" in Japanese, Spanish and Russian, problems in
-/// German are bugs; features suggested in Chinese and enhanced in Japanese are asked for; a Russian
-/// deletion and a French correction name their change; a Japanese procedure written down documents.
-#[test]
-fn problems_wishes_and_changes_named_in_other_languages() {
-    rules_read_as(&[
-        ("現在、起動ができません。", "mutation", "fix"),
-        ("El instalador no me funciona", "mutation", "fix"),
-        ("Невозможно запустить это приложение", "mutation", "fix"),
-        ("Probleme mit Korrigieren-Button", "mutation", "fix"),
-        ("建议增加推荐", "mutation", "implement"),
-        ("サジェスト機能の強化", "mutation", "implement"),
-        ("Удаление устаревшей функциональности", "mutation", "delete"),
-        ("更新する手順をどっかに記載してほしい", "mutation", "document"),
-    ]);
 }
