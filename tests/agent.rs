@@ -292,6 +292,13 @@ fn rename_across_a_rust_crate_asks_approval_for_untested_callers_and_builds() {
     assert!(events.iter().any(|e| e.to_string().contains("--allow-unsafe-refactor")), "{events:#?}");
     assert_eq!(repo.snapshot(), before, "nothing written without a person's approval");
 
+    // A refactor other than a rename asks the same approval, and its plan says it is no rename.
+    let (_, events) = repo.run_json(&["simplify compute_area", "--dry-run"]);
+    assert_eq!(next_actions(&events), ["ask_approval"], "{events:#?}");
+    let plan = of_kind(&events, "answer")[0]["text"].as_str().unwrap().to_string();
+    assert!(plan.contains("unsafe_to_refactor") && plan.contains("the refactor of"), "{plan}");
+    assert!(!plan.contains("rename") && !plan.contains("`?`"), "{plan}");
+
     let (code, events) =
         repo.run_json(&["rename compute_area to area_of", "--approval", "auto", "--allow-unsafe-refactor"]);
     assert_eq!(code, 0, "{events:#?}");
@@ -374,6 +381,7 @@ fn query_only_requests_never_write_anything() {
         ("what does mul call", "It calls 1 symbol(s):\n  calc/ops.py#add", "Called from"),
         ("what breaks if I change add", "tests/test_ops.py#test_mul", "Removed"),
         ("Is it safe to remove add?", "tests/test_ops.py#test_mul", "Removed"),
+        ("which tests cover mul?", "Tests that reach it (1):\n  tests/test_ops.py#test_mul", "Affected (callers"),
         ("How would I delete mul?", "calc/ops.py:5", "Removed"),
         ("are the tests passing", "No: 2 failing", "Yes"),
         ("run the tests", "No: 2 failing", "Yes"),

@@ -11,7 +11,7 @@ use nerd_logic::vocab::SymbolKind;
 use nerd_logic::{evaluate, Fixpoint, Sym, SymbolId};
 
 use crate::kernel::Loaded;
-use crate::perceive::direction::Calls;
+use crate::perceive::direction::{Calls, Reach};
 use crate::perceive::focus::Candidate;
 use crate::world::project::ProjectedSymbol;
 
@@ -174,8 +174,9 @@ fn file_summary(path: &str, loaded: &Loaded) -> String {
     out.join("\n")
 }
 
-/// "What breaks if I change X": the impact rules over a hypothetical change of X.
-pub fn impact(focus: &[Candidate], loaded: &Loaded) -> String {
+/// "What breaks if I change X": the impact rules over a hypothetical change of X. A question
+/// that asks for the tests ("which tests cover X?") gets them first and the rest as a count.
+pub fn impact(question: &str, focus: &[Candidate], loaded: &Loaded) -> String {
     let found = symbols_of(loaded, focus);
     let targets: Vec<String> = if found.is_empty() {
         focus.first().map(|c| vec![c.path.clone()]).unwrap_or_default()
@@ -208,17 +209,24 @@ pub fn impact(focus: &[Candidate], loaded: &Loaded) -> String {
     let unknown: Vec<String> =
         names(&fixpoint, derived.coverage_unknown()).into_iter().filter(|s| targets.contains(s)).collect();
     let unsafe_targets = names(&fixpoint, derived.unsafe_to_refactor());
-    let mut out = vec![format!(
+    let headline = format!(
         "Changing {} affects {} other symbol(s) in {} file(s).",
         targets.join(", "),
         symbols.len(),
         files.len()
-    )];
-    if !symbols.is_empty() {
-        out.push("Affected (callers, transitively):".to_string());
-        out.extend(list(&symbols, |s| s.to_string()));
+    );
+    let mut out = Vec::new();
+    if crate::perceive::direction::reach_asked(question) == Reach::Tests {
+        out.extend(test_lines("Tests that reach it", &tests, &maybe_tests, &unknown));
+        out.push(headline);
+    } else {
+        out.push(headline);
+        if !symbols.is_empty() {
+            out.push("Affected (callers, transitively):".to_string());
+            out.extend(list(&symbols, |s| s.to_string()));
+        }
+        out.extend(test_lines("Tests to run", &tests, &maybe_tests, &unknown));
     }
-    out.extend(test_lines(&tests, &maybe_tests, &unknown));
     if !unsafe_targets.is_empty() {
         out.push(
             "Some callers are reached by no test, so a refactor would be unsafe_to_refactor (see `nerd why`)."
@@ -281,16 +289,16 @@ pub fn review(loaded: &Loaded) -> String {
         out.extend(list(&symbols, |s| s.clone()));
     }
     out.push(format!("{} symbol(s) impacted through callers.", impacted.len()));
-    out.extend(test_lines(&tests, &maybe_tests, &unknown));
+    out.extend(test_lines("Tests to run", &tests, &maybe_tests, &unknown));
     out.join("\n")
 }
 
 /// The tests a change needs, and what is not known: "no test reaches it" is
 /// said only when no call nerd could not resolve could reach the change.
-fn test_lines(tests: &[String], maybe: &[String], unknown: &[String]) -> Vec<String> {
+fn test_lines(heading: &str, tests: &[String], maybe: &[String], unknown: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     if !tests.is_empty() {
-        out.push(format!("Tests to run ({}):", tests.len()));
+        out.push(format!("{heading} ({}):", tests.len()));
         out.extend(list(tests, |t| t.clone()));
     }
     if !maybe.is_empty() {

@@ -100,7 +100,7 @@ impl Agent<'_> {
             }
             Step::AnswerQuery => match intent.verb {
                 Verb::Status => self.test_status(&mut t.router, t.world, focus)?,
-                Verb::Impact => Flow::Stop(Status::Answered, answer::impact(focus, t.world)),
+                Verb::Impact => Flow::Stop(Status::Answered, answer::impact(request, focus, t.world)),
                 Verb::Explain => {
                     let facts = answer::locate(request, focus, t.world);
                     self.explained(t, facts)?
@@ -503,7 +503,7 @@ pub(super) fn plan(next: Step, t: &Turn<'_>, root: &Path, config: &Config) -> St
         Step::AnswerQuery if intent.verb == Verb::Status => {
             format!("Would run the tests and report: {}", argv(Kind::Tests).join("; "))
         }
-        Step::AnswerQuery if intent.verb == Verb::Impact => answer::impact(focus, loaded),
+        Step::AnswerQuery if intent.verb == Verb::Impact => answer::impact(t.request, focus, loaded),
         Step::AnswerQuery => format!("Would answer from facts about {target}."),
         Step::Delegate => "Would share the kernel's delegate_task atoms (one survey per top-level area) among at most \
              [shards] max_parallel read-only children run side by side, then gather their surveys."
@@ -532,6 +532,12 @@ pub(super) fn plan(next: Step, t: &Turn<'_>, root: &Path, config: &Config) -> St
         Step::ProposePatch | Step::ApplyPatch | Step::ProposeEdit => {
             format!("Would ask the model for a patch about {target}, validate it and apply it through the router.")
         }
+        Step::AskApproval if intent.verb != Verb::Rename => format!(
+            "Would ask for approval first ({target} is unsafe_to_refactor: some of its callers are reached by no \
+             test), then run the tests ({}) to know what passes now, ask the model for the refactor of {target}, and \
+             keep it only if the build and every test that passed before still pass.",
+            argv(Kind::Tests).join("; ")
+        ),
         Step::ApplyRefactor | Step::AskApproval => {
             let new = ground::new_name(intent).unwrap_or("?");
             let calls: usize = focus
