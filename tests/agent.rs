@@ -396,6 +396,43 @@ fn query_only_requests_never_write_anything() {
     assert_eq!(repo.snapshot(), before, "queries leave every file as it was");
 }
 
+/// Questions about the project's state other than the tests are answered from git and the
+/// checkers, and run no test: what changed, the commits, the branch, the diagnostics.
+#[test]
+fn state_questions_answer_what_they_ask_and_run_no_tests() {
+    let repo = green_python();
+    repo.write("calc/ops.py", &format!("{}\n\ndef twice(a):\n    return add(a, a)\n", repo.read("calc/ops.py")));
+    repo.write("calc/extra.py", "def unused(x):\n    return undefined_name + x\n");
+    let before = repo.snapshot();
+    let ask = |question: &str| {
+        let (code, events) = repo.run_json(&[question]);
+        assert_eq!(code, 0, "{question}: {events:#?}");
+        assert!(of_kind(&events, "checked").is_empty(), "{question}: no test ran: {events:#?}");
+        of_kind(&events, "answer")[0]["text"].as_str().unwrap().to_string()
+    };
+    for question in ["what did I change?", "git status", "are there uncommitted changes?"] {
+        let answer = ask(question);
+        assert!(answer.contains("calc/ops.py") && answer.contains("calc/extra.py"), "{question} → {answer}");
+        assert!(
+            answer.contains("calc/ops.py#twice") && !answer.contains("Yes: the tests pass"),
+            "{question} → {answer}"
+        );
+    }
+    let answer = ask("show me the recent commits");
+    assert!(answer.contains("2 newest commit(s)") && answer.contains("fix add") && answer.contains("init"), "{answer}");
+    let answer = ask("who last changed tests/test_ops.py?");
+    assert!(
+        answer.contains("changed tests/test_ops.py") && answer.contains("init") && !answer.contains("fix add"),
+        "{answer}"
+    );
+    let answer = ask("which branch am I on?");
+    assert!(answer.starts_with("On branch main") && answer.contains("no upstream"), "{answer}");
+    let answer = ask("show me the current diagnostics");
+    assert!(answer.contains("calc/extra.py:2 error F821"), "{answer}");
+    assert!(!answer.contains("calc/ops.py:"), "ops.py is clean: {answer}");
+    assert_eq!(repo.snapshot(), before, "questions leave every file as it was");
+}
+
 #[test]
 fn constraints_said_in_a_request_refuse_the_writes_that_break_them_and_name_them() {
     let repo = Repo::new("python-calc");

@@ -6,6 +6,7 @@
 //! Knows nothing about acting or about models.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 use nerd_logic::vocab::SymbolKind;
 use nerd_logic::{evaluate, Fixpoint, Sym, SymbolId};
@@ -290,6 +291,65 @@ pub fn review(loaded: &Loaded) -> String {
     }
     out.push(format!("{} symbol(s) impacted through callers.", impacted.len()));
     out.extend(test_lines("Tests to run", &tests, &maybe_tests, &unknown));
+    out.join("\n")
+}
+
+const NOT_A_WORK_TREE: &str =
+    "This workspace is not a git work tree, so there is no commit to compare with (nerd reads git for this).";
+
+/// "What did I change?", "git status": the working tree against HEAD, from facts, and what is staged.
+pub fn changes(root: &Path, loaded: &Loaded) -> String {
+    let Some(state) = crate::world::git::state(root) else { return NOT_A_WORK_TREE.to_string() };
+    let mut out = vec![review(loaded)];
+    if !state.staged.is_empty() {
+        out.push(format!("Staged for the next commit ({}):", state.staged.len()));
+        out.extend(list(&state.staged, |p| p.clone()));
+    }
+    out.join("\n")
+}
+
+/// "Which branch am I on?": HEAD's branch and how it stands against its upstream.
+pub fn branch(root: &Path) -> String {
+    let Some(b) = crate::world::git::branch(root) else { return NOT_A_WORK_TREE.to_string() };
+    let mut out = match &b.name {
+        Some(name) => format!("On branch {name}"),
+        None => "HEAD is detached (on no branch)".to_string(),
+    };
+    if b.unborn {
+        out.push_str(", which has no commit yet");
+    }
+    match &b.upstream {
+        Some(up) if b.ahead == 0 && b.behind == 0 => out.push_str(&format!("; level with {up} as of the last fetch.")),
+        Some(up) => out.push_str(&format!(
+            "; {} commit(s) ahead of {up} and {} behind it, as of the last fetch.",
+            b.ahead, b.behind
+        )),
+        None => out.push_str("; it tracks no upstream branch."),
+    }
+    out
+}
+
+/// The commits shown for "show the recent commits".
+const COMMITS_SHOWN: usize = 10;
+
+/// "Show the recent commits", "who last changed parser.py": HEAD's newest commits, those
+/// that changed `path` when the question names one.
+pub fn commits(root: &Path, path: Option<&str>) -> String {
+    if crate::world::git::state(root).is_none() {
+        return NOT_A_WORK_TREE.to_string();
+    }
+    let commits = match crate::world::git::log(root, path, COMMITS_SHOWN) {
+        Ok(commits) => commits,
+        Err(e) if e.contains("does not have any commits") => return "There is no commit yet.".to_string(),
+        Err(e) => return format!("git log failed: {e}"),
+    };
+    let mut out = vec![match (path, commits.len()) {
+        (Some(p), 0) => return format!("No commit of HEAD changed {p}."),
+        (None, 0) => return "There is no commit yet.".to_string(),
+        (Some(p), n) => format!("The {n} newest commit(s) that changed {p}:"),
+        (None, n) => format!("The {n} newest commit(s) of HEAD:"),
+    }];
+    out.extend(commits.iter().map(|c| format!("  {} {} {}: {}", c.hash, c.date, c.author, c.subject)));
     out.join("\n")
 }
 

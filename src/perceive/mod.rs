@@ -28,6 +28,7 @@ pub mod instruction;
 pub mod link;
 pub mod offline;
 pub mod reader;
+pub mod state;
 
 pub use crate::model::{Transcript, Transducer};
 pub use boundary::{BoundaryError, Intent, Missing};

@@ -1,6 +1,7 @@
 //! Git state as facts: which paths differ from HEAD (working tree or index,
 //! untracked included), which are staged, and which changed line ranges each
-//! has, so symbols can be marked `modified`. Runs `git` with an argv array and
+//! has, so symbols can be marked `modified`; and, when asked, the branch and
+//! the newest commits. Runs `git` with an argv array and
 //! options that keep repository configuration from running anything (no
 //! external diff, no textconv, no fsmonitor hook).
 //! Knows nothing about symbols or facts beyond paths and line ranges.
@@ -135,6 +136,85 @@ pub fn state(root: &Path) -> Option<GitState> {
     Some(state)
 }
 
+/// The branch HEAD is on, and how it stands against its upstream.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Branch {
+    /// `None` when HEAD is detached.
+    pub name: Option<String>,
+    pub upstream: Option<String>,
+    pub ahead: u32,
+    pub behind: u32,
+    /// No commit exists yet.
+    pub unborn: bool,
+}
+
+/// The branch of the repository at `root`; `None` outside a git work tree.
+pub fn branch(root: &Path) -> Option<Branch> {
+    let out =
+        git(root, &["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=no", "--ignore-submodules=all"])?;
+    Some(parse_branch(&out))
+}
+
+fn parse_branch(out: &str) -> Branch {
+    let mut branch = Branch::default();
+    for record in out.split('\0') {
+        if record == "# branch.oid (initial)" {
+            branch.unborn = true;
+        } else if let Some(head) = record.strip_prefix("# branch.head ") {
+            branch.name = (head != "(detached)").then(|| head.to_string());
+        } else if let Some(upstream) = record.strip_prefix("# branch.upstream ") {
+            branch.upstream = Some(upstream.to_string());
+        } else if let Some(ab) = record.strip_prefix("# branch.ab ") {
+            let mut parts = ab.split_whitespace();
+            branch.ahead = parts.next().and_then(|a| a.trim_start_matches('+').parse().ok()).unwrap_or(0);
+            branch.behind = parts.next().and_then(|b| b.trim_start_matches('-').parse().ok()).unwrap_or(0);
+        }
+    }
+    branch
+}
+
+/// One commit as `git log` lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Commit {
+    pub hash: String,
+    /// The author date, `YYYY-MM-DD`.
+    pub date: String,
+    pub author: String,
+    pub subject: String,
+}
+
+/// The newest `count` commits of HEAD, only those that changed `path` when one is given.
+/// Signatures are not verified (that would run gpg) and nothing is diffed.
+pub fn log(root: &Path, path: Option<&str>, count: usize) -> Result<Vec<Commit>, String> {
+    let count = format!("--max-count={count}");
+    let mut args = vec![
+        "log",
+        count.as_str(),
+        "--no-show-signature",
+        "--no-color",
+        "--date=short",
+        "--format=%h%x1f%ad%x1f%an%x1f%s%x1e",
+    ];
+    if let Some(path) = path {
+        args.extend(["--", path]);
+    }
+    Ok(parse_log(&run(root, &args)?))
+}
+
+fn parse_log(out: &str) -> Vec<Commit> {
+    out.split('\x1e')
+        .filter_map(|record| {
+            let mut fields = record.trim_start_matches('\n').splitn(4, '\x1f');
+            Some(Commit {
+                hash: fields.next().filter(|h| !h.is_empty())?.to_string(),
+                date: fields.next()?.to_string(),
+                author: fields.next()?.to_string(),
+                subject: fields.next()?.trim_end().to_string(),
+            })
+        })
+        .collect()
+}
+
 /// What `git status --porcelain=v2 --branch -z` says, paths relative to the workspace.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Status {
@@ -253,6 +333,29 @@ mod tests {
         assert_eq!(s.changed, vec!["src/a.rs", "b file.py"]);
         assert_eq!(s.staged, vec!["src/a.rs"]);
         assert_eq!(s.untracked, vec!["new.go"]);
+    }
+
+    #[test]
+    fn the_branch_and_its_upstream_are_read() {
+        let out = ["# branch.oid 1234", "# branch.head main", "# branch.upstream origin/main", "# branch.ab +2 -1"]
+            .join("\0");
+        let b = parse_branch(&out);
+        assert_eq!(
+            (b.name.as_deref(), b.upstream.as_deref(), b.ahead, b.behind, b.unborn),
+            (Some("main"), Some("origin/main"), 2, 1, false)
+        );
+        let detached = parse_branch("# branch.oid (initial)\0# branch.head (detached)");
+        assert_eq!((detached.name, detached.unborn), (None, true));
+    }
+
+    #[test]
+    fn log_records_are_read_whatever_the_subject_holds() {
+        let out = "abc1234\x1f2026-11-28\x1fAda\x1ffix: a | b\ttab\x1e\ndef5678\x1f2026-11-27\x1fBob\x1fInitial\x1e\n";
+        let commits = parse_log(out);
+        assert_eq!(commits.len(), 2);
+        assert_eq!((commits[0].hash.as_str(), commits[0].subject.as_str()), ("abc1234", "fix: a | b\ttab"));
+        assert_eq!((commits[1].date.as_str(), commits[1].author.as_str()), ("2026-11-27", "Bob"));
+        assert!(parse_log("").is_empty());
     }
 
     #[test]

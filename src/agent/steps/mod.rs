@@ -13,6 +13,7 @@ mod refactor;
 mod repair;
 mod rewrite;
 mod scaffold;
+mod state;
 mod write_tests;
 
 pub(crate) use delegate::{assert_delegated, Delegated, TaskRow};
@@ -34,6 +35,7 @@ use crate::diff;
 use crate::kernel::{self, LoadFor, Loaded};
 use crate::memory::rules::{Proposed, Status as RuleStatus};
 use crate::perceive::focus::Candidate;
+use crate::perceive::state::StateAsked;
 use crate::policy::Action;
 use crate::router::{Outcome, Output, Record, Router};
 
@@ -99,7 +101,13 @@ impl Agent<'_> {
                 Flow::Stop(Status::Refused, text)
             }
             Step::AnswerQuery => match intent.verb {
-                Verb::Status => self.test_status(&mut t.router, t.world, focus)?,
+                Verb::Status => {
+                    let asked = crate::perceive::state::asked(request);
+                    match state::answer(asked, &self.root, t.world, &intent.target, focus) {
+                        Some((status, text)) => Flow::Stop(status, text),
+                        None => self.test_status(&mut t.router, t.world, focus)?,
+                    }
+                }
                 Verb::Impact => Flow::Stop(Status::Answered, answer::impact(request, focus, t.world)),
                 Verb::Explain => {
                     let facts = answer::locate(request, focus, t.world);
@@ -500,9 +508,15 @@ pub(super) fn plan(next: Step, t: &Turn<'_>, root: &Path, config: &Config) -> St
     match next {
         Step::RefuseRequest => format!("Would refuse: {}", refusal(&t.unworkable)),
         Step::AskClarification => format!("Would ask: {}", ground::question(intent, focus)),
-        Step::AnswerQuery if intent.verb == Verb::Status => {
-            format!("Would run the tests and report: {}", argv(Kind::Tests).join("; "))
-        }
+        Step::AnswerQuery if intent.verb == Verb::Status => match crate::perceive::state::asked(t.request) {
+            StateAsked::Tests => format!("Would run the tests and report: {}", argv(Kind::Tests).join("; ")),
+            StateAsked::Changes => "Would list what differs from HEAD (git) and what it impacts (no action).".into(),
+            StateAsked::Branch => "Would say which branch HEAD is on (git; no action).".into(),
+            StateAsked::Commits => "Would list the newest commits (git log; no action).".into(),
+            StateAsked::Diagnostics => {
+                "Would run the commit gate's checks on the working tree and list their diagnostics.".into()
+            }
+        },
         Step::AnswerQuery if intent.verb == Verb::Impact => answer::impact(t.request, focus, loaded),
         Step::AnswerQuery => format!("Would answer from facts about {target}."),
         Step::Delegate => "Would share the kernel's delegate_task atoms (one survey per top-level area) among at most \

@@ -17,7 +17,13 @@ fn words_after(masked: &str, cue: &Regex) -> String {
     let start = cue.find(masked).map_or(0, |m| m.end());
     // "Refactor parse to be simpler", "split the loader so that it streams": what the change
     // should achieve is not what it changes.
-    let end = purpose().find_at(masked, start).map_or(masked.len(), |m| m.start());
+    // "Explain how parse works": how the target behaves is not the target either.
+    let end = [purpose(), manner()]
+        .iter()
+        .filter_map(|cue| cue.find_at(masked, start))
+        .map(|m| m.start())
+        .min()
+        .unwrap_or(masked.len());
     let masked = &masked[..end.max(start)];
     let rest = masked[start..].trim().trim_end_matches(['?', '.', '!']).trim();
     if !rest.split_whitespace().any(|w| w == "ID") && crate::perceive::focus::refers_back(rest) {

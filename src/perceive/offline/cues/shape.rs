@@ -65,6 +65,13 @@ pattern!(
     pub(in crate::perceive::offline) purpose,
     r"\b(to be|to make (it|them|this|that|the code|things)|so (that|it|they|the|we)|in order to|for (better )?(readability|clarity|performance|speed|maintainability|testability|simplicity)|because|since)\b"
 );
+// How the target behaves, after it: "explain how Parse works", "how does the parser work?",
+// "what does Parse do?". "The work queue" names a thing: "work" ends the target only at the
+// end or before a preposition.
+pattern!(
+    pub(in crate::perceive::offline) manner,
+    r"\s(works|working|behaves?|operates?)\b|\s(work|does|do)(\s+(with|in|on|for|when|under|together|internally|exactly|here|at|after|before)\b|\s*[?.!]*\s*$)"
+);
 pattern!(
     pub(in crate::perceive::offline) broad,
     r"\b(architecture|overview|overall|whole (project|codebase|repo)|project structure|big picture|codebase)\b"

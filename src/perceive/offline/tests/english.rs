@@ -313,6 +313,23 @@ fn what_a_change_should_achieve_is_not_its_target() {
     }
 }
 
+/// How the target behaves ("how Parse works", "what does it do") is not the target; a thing
+/// named with "work" is.
+#[test]
+fn how_a_target_behaves_is_not_its_target() {
+    for (text, target) in [
+        ("explain how Parse works", "Parse"),
+        ("how does the parser work?", "parser"),
+        ("Explain how the retry logic works with the backoff", "retry logic"),
+        ("what does Parse do?", "Parse"),
+        ("explain the work queue", "work queue"),
+        ("fix how the cache behaves on eviction", "cache"),
+    ] {
+        let v = read(text);
+        assert_eq!(v["target"], target, "{text}: {v}");
+    }
+}
+
 #[test]
 fn a_target_placed_in_a_file_says_which_file() {
     for (text, target, placed) in [
@@ -715,4 +732,19 @@ fn renames_as_titles_checks_that_fix_and_questions_by_their_words() {
     assert_eq!(reading(&rules("Reply exclusively in Korean.")).0, "instruction");
     // Asked whether it is fixed, nothing is to be fixed.
     assert_eq!(reading(&rules("Is the login bug fixed?")).0, "query");
+}
+
+/// The state of the repository asked (its branch, its changes, its commits) is status, whatever
+/// the second reader says; the same words in a change stay a change.
+#[test]
+fn the_branch_changes_and_commits_asked_are_status() {
+    reads_as(&[
+        ("which branch am I on?", "query", "status"),
+        ("what is the current branch?", "query", "status"),
+        ("what did I change?", "query", "status"),
+        ("show me the recent commits", "query", "status"),
+        ("git status", "query", "status"),
+        ("switch to a new branch called release", "mutation", "commit"),
+        ("explain what a branch is in git", "query", "explain"),
+    ]);
 }
