@@ -34,7 +34,7 @@ const POLITE: Family = Family {
     category: "mutation",
     verb: "implement",
     words: r"^(puedes|podr[íi]as|pode|podes|poderia|voc[êe] pode|peux[- ]tu|pourrais[- ]tu|puoi|potresti|kannst du|k[öo]nntest du|peux-tu|pouvez-vous|pourriez-vous|mo[żz]esz|m[ůu][žz]e[šs]|bisakah|tolong|можешь|можете|помоги)\b",
-    marks: r"建议(增加|添加|加入|支持)|希望(增加|添加|加入|支持|能)|帮我|帮忙|麻烦你|请你|してくれ|してもらえ|해줄래|해 줄래|해줄 수|해 줄 수",
+    marks: r"建议(增加|添加|加入|支持)|希望(增加|添加|加入|支持|能)|帮我|帮忙|麻烦你|请你|してくれ|してもらえ|해줄래|해 줄래|해줄 수|해 줄 수|能否?(增加|添加|支持|加)|可以(增加|添加|支持|加)|能不能(增加|添加|支持|加)",
 };
 
 /// Standing rules, each with its cue; the first cue said speaks.
@@ -48,14 +48,14 @@ const RULES: [Family; 3] = [
     Family {
         category: "instruction",
         verb: "require",
-        words: r"(^(tout|toute|tous|toutes|chaque|alle|jede[rsn]?|todas?|todos?|cada) [^.]* (doit|doivent|m[üu]ssen|muss|debe|deben|devem|deve)|^(cuando|siempre que|quando|lorsque|quand|wenn) [^,]*, [^.]*\b(se debe|deben|debe|doit|doivent|muss|m[üu]ssen|deve|devem)|siempre|sempre|toujours|immer|stets|zawsze|vždy|v[žz]dy|mutlaka|her zaman|lu[ôo]n|ph[ảa]i|selalu|harus|wajib|obligatori[oa]|obrigat[óo]ri[oa]|всегда|обязательно|должн\w*|^(toda|todo|todas|todos|cada|preservar|respetar|respeitar|conservar)|sebelum (menyatakan|selesai)|antes de (dar por|declarar))\b",
+        words: r"(^(tout|toute|tous|toutes|chaque|alle|jede[rsn]?|todas?|todos?|cada) [^.]* (doit|doivent|m[üu]ssen|muss|debe|deben|devem|deve)|^(cuando|siempre que|quando|lorsque|quand|wenn) [^,]*, [^.]*\b(se debe|deben|debe|doit|doivent|muss|m[üu]ssen|deve|devem)|siempre|sempre|toujours|immer|stets|zawsze|vždy|v[žz]dy|mutlaka|her zaman|lu[ôo]n|ph[ảa]i|selalu|harus|wajib|obligatori[oa]|obrigat[óo]ri[oa]|всегда|обязательно|должн\w*|^(toda|todo|todas|todos|cada|preservar|respetar|respeitar|conservar)|sebelum (menyatakan|selesai)|antes de (dar por|declarar))\b|^(les|la|le|l') [^.]* (doit|doivent) |^(s'assurer|assurez-vous|veillez|veiller) (que|à)\b|\b(apr[èe]s|[àa]) chaque (modification|changement|commit|fois)\b|\b(un )?m[áa]ximo de \d+ (l[íi]neas|caracteres|linhas) por\b",
         marks: r"常に|^すべての[^。]*(ください|すること)|^(加入|添加|新增)规则|每次|始终|总是|一律|모든[^.]*사용하|必须|必須|务必|務必|一定要|必ず|なければならない|すること$|こと。?$|반드시|항상|해야 합니다|해야 한다",
     },
     Family {
         category: "instruction",
         verb: "prefer",
         words: r"(\b(em|en) (portugu[êe]s|espa[ñn]ol|ingl[êe]s|fran[çc]ais|franc[êe]s|alem[ãa]o|italiano)( brasileiro| do brasil)?|(usa|use|utiliza|usar|verwende|nutze|u[żz]ywaj|d[ùu]ng|gunakan|kullan|используй|използвай)\b[^,;]*[,;—–-]\s*(no|n[ãa]o|nicht|nie|kh[ôo]ng|jangan|не|без)\b|prefi[ea]r\w*|privil[ée]gi\w*|preferible|prefer[íi]vel|de preferencia|de prefer[êe]ncia|cuando sea posible|quando poss[íi]vel|wenn m[öo]glich|bevorzug\w*|vorzugsweise|lieber|pr[ée]f[ée]r\w*|si possible|preferuj\w*|rad[ěe]ji|tercih\w*|[ưu]u ti[êe]n|n[êe]n d[ùu]ng|sebaiknya|предпочит\w*|по возможности|лучше|^(utiliser|usar|utilizar|usa|utiliza|verwenden|nutzen|использовать|mantener|manter|maintenir))\b",
-        marks: r"以降|今後|从现在起|从今以后|앞으로는|^使用|^采用|^统一使用|^統一使用|优先|優先|尽量|盡量|推荐|推薦|最好|なるべく|できるだけ|可能な限り|推奨|가급적|가능하면|선호",
+        marks: r"以降|今後|从现在起|从今以后|앞으로는|^使用|^采用|^统一使用|^統一使用|优先|優先|尽量|盡量|推荐|推薦|最好|なるべく|できるだけ|可能な限り|推奨|가급적|가능하면|선호|请使用|사용할 것\.?$|を意識して|を心がけ|を心掛け",
     },
 ];
 
@@ -73,7 +73,7 @@ const IMPACT: Family = Family {
     category: "query",
     verb: "impact",
     words: r"([üu]berfl[üu]ssig|entfernt werden kann|se puede (eliminar|borrar|quitar)|es seguro (eliminar|borrar|quitar|cambiar)|pode ser removid[oa]|[ée] seguro (remover|apagar|mudar)|можно ли удалить|безопасно ли)\b",
-    marks: r"是否兼容|兼容吗|能否兼容|互換性|호환|可以删除吗|能删除吗|是否可以删除|删除后会|影响哪些|削除しても|削除して大丈夫|影響範囲|삭제해도|영향을",
+    marks: r"是否兼容|兼容吗|能否兼容|互換性|호환|可以删除吗|能删除吗|是否可以删除|删除后会|影响哪些|削除しても|削除して大丈夫|影響範囲|삭제해도|영향을|影响范围",
 };
 
 /// "Dame el plan …, sin escribir código todavía", "不要写代码": nothing is to be written, so it asks.
@@ -105,7 +105,7 @@ const ORDERS: [Family; 10] = [
         category: "mutation",
         verb: "scaffold",
         words: r"((configurar|inicializar|initialiser|crear|criar|cr[ée]er) (el |o |le |un |um |une )?(nuevo |novo |nouveau )?(proyecto|projeto|projet)|inicializa\w* (el|o|um|un) (proyecto|projeto)|(crea|crie|cria) (un|um) (nuevo |novo )?(proyecto|projeto)|inizializza\w*|squelette|esqueleto|nuovo progetto|neues projekt|создай (новый )?проект|создай (\w+ )?[\w-]*приложение|kh[ởo]i t[ạa]o (project|d[ựu] [áa]n)|инициализ\w*)\b",
-        marks: r"初期セットアップ|初期設定|프로젝트 초기 설정|초기화 해|초기화해|初始化项目|初始化專案|创建项目|新建项目|搭建|脚手架|(写|开发|做)一个[^，。,.]*(应用|網站|网站|项目|系统)|(アプリ|プロジェクト|サイト)を作成|(프로젝트|앱|백엔드|프론트엔드|서버|웹사이트|애플리케이션|플랫폼)[^.]*(를|을) 만들어",
+        marks: r"初期セットアップ|初期設定|프로젝트 초기 설정|초기화 해|초기화해|初始化项目|初始化專案|创建项目|新建项目|搭建|脚手架|(写|开发|做)一个[^，。,.]*(应用|網站|网站|项目|系统)|(アプリ|プロジェクト|サイト)を作成|(프로젝트|앱|백엔드|프론트엔드|서버|웹사이트|애플리케이션|플랫폼)[^.]*(를|을) 만들어|프로젝트 (스켈레톤|생성|초기)|초기 프로젝트|프로젝트를 (생성|만들)|스켈레톤",
     },
     Family {
         category: "mutation",
@@ -116,7 +116,7 @@ const ORDERS: [Family; 10] = [
     Family {
         category: "mutation",
         verb: "delete",
-        words: r"(удален\w*|enl[èe]ve\w*|enlever|rimuovi|cancella|elimina|eliminar|borra|borrar|quita|quitar|remova|remover|apague|apagar|l[öo]sche|entferne|supprime[rz]?|usu[ńn]|sil|kald[ıi]r|sma[žz]|odstra[ňn]|x[óo]a|hapus|удали\w*|убери\w*)\b",
+        words: r"(удален\w*|enl[èe]ve\w*|enlever|rimuovi|cancella|elimina|eliminar|borra|borrar|quita|quitar|remova|remover|apague|apagar|l[öo]sche|entferne|supprime[rz]?|usu[ńn]|sil|kald[ıi]r|sma[žz]|odstra[ňn]|x[óo]a|hapus|удали\w*|убери\w*)\b|suppression",
         marks: r"删除|刪除|移除|删掉|去掉|清理|削除|消して|삭제|제거|지워",
     },
     Family {
@@ -135,12 +135,12 @@ const ORDERS: [Family; 10] = [
         category: "mutation",
         verb: "test",
         words: r"((escribe|escreva|crea|cria|agrega|agregar|adicione|adicionar|a[ñn]adir|ajouter|a[ñn]ade|écris|napisz|napi[šs]|vi[ếe]t|buat)( \w+)? (pruebas|testes|tests|testy|test)|pruebas unitarias|testes unit[áa]rios|tests? schreiben|test yaz\w*|tests? unitaires?|(добавь|напиши|создай)( \w+)? тест\w*|напиши тест\w*|тесты для|(fehlen|faltan|faltam|brakuje|chyb[íi]|не хватает|нет)\b[^.;]*\b(tests?|pruebas|testes|testy|тест\w*))\b",
-        marks: r"테스트 코드 추가|テストを作成|帮我测试|测试一下|测试这个|テストを実装|ユニットテスト|写测试|添加测试|单元测试|測試用例|测试用例|テストを書|テストを追加|テストコードを|테스트를 작성|테스트 코드를 작성|테스트를 추가|테스트 추가",
+        marks: r"테스트 코드 추가|テストを作成|帮我测试|测试一下|测试这个|テストを実装|ユニットテスト|写测试|添加测试|单元测试|測試用例|测试用例|テストを書|テストを追加|テストコードを|테스트를 작성|테스트 코드를 작성|테스트를 추가|테스트 추가|테스트 ?(코드 )?(작성|추가)",
     },
     Family {
         category: "mutation",
         verb: "document",
-        words: r"((добав\w*|напиши\w*|созда\w*) (\w+ ){0,2}(пример|инструкци)\w*|documento|markdown file|manual(es)?|instrucciones|instru[çc][õo]es|passo-a-passo|paso a paso|documenta\w*|dokumentier\w*|dokumentac\w*|dokumentasi\w*|belgele\w*|t[àa]i li[ệe]u|документ\w*|комментари\w*)\b",
+        words: r"((добав\w*|напиши\w*|созда\w*) (\w+ ){0,2}(пример|инструкци)\w*|documento|markdown file|manual(es)?|instrucciones|instru[çc][õo]es|passo-a-passo|paso a paso|documenta\w*|dokumentier\w*|dokumentac\w*|dokumentasi\w*|belgele\w*|t[àa]i li[ệe]u|документ\w*|комментари\w*)\b|passo a passo",
         marks: r"(?i:readme)|記載|的含义|记录为|记录到|记录下来|文档|文檔|注释|注釋|ドキュメント|コメントを|문서|주석",
     },
     Family {
@@ -153,7 +153,7 @@ const ORDERS: [Family; 10] = [
         category: "mutation",
         verb: "implement",
         words: r"(aggiungi|applica|a[ñn]ade|agrega|agregar|crea|crear|implementa\w*|permite|adicione|adiciona|adicionar|crie|cria|criar|fa[çc]a|f[üu]ge\w*|hinzuf[üu]gen|erstelle\w*|implementiere\w*|ajoute[rz]?|cr[ée]e[rz]?|impl[ée]mente[rz]?|permett\w*|dodaj|utw[óo]rz|zaimplementuj|ekle\w*|olu[şs]tur\w*|p[řr]idej|vytvo[řr]|ud[ěe]lej|dej|th[êe]m|t[ạa]o|buatkan|tambahkan|buat|добав\w*|доработай|настрой\w*|сделай\w*|создай\w*|реализуй\w*|напиши\w*)\b",
-        marks: r"建议(增加|添加|加入|支持)|希望(增加|添加|加入|支持|能)|機能の強化|機能強化|機能を強化|改為|改为|改成|ようにする$|添加|增加|实现|實現|创建|建立|做一个|写一个|加一个|加个|加上|追加|実装|作成|作って|추가해|구현해|만들어줘|만들어 줘|만들어주세요|작성해|변경해|바꿔",
+        marks: r"建议(增加|添加|加入|支持)|希望(增加|添加|加入|支持|能)|機能の強化|機能強化|機能を強化|改為|改为|改成|ようにする$|添加|增加|实现|實現|创建|建立|做一个|写一个|加一个|加个|加上|追加|実装|作成|作って|추가해|구현해|만들어줘|만들어 줘|만들어주세요|작성해|변경해|바꿔|^修改[^错]|升级|を変更|変更する$",
     },
 ];
 

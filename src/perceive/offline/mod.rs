@@ -140,8 +140,9 @@ enum Decisive {
     /// to fix, neither a fact to keep nor a question; said alone, no other change either ("X is not
     /// compiling; merge Y into X" asks for the merge).
     ProblemStated,
-    /// "Add a tool to find all callers", "would it be possible to split up large files?": a change
-    /// asked for so is asked for, whatever it is to do.
+    /// "Add a tool to find all callers", "would it be possible to split up large files?", "add
+    /// profiling to monitor performance issues": a change asked for so, or ordered by the verb the
+    /// request opens with, is asked for, whatever it is to do.
     ChangeAsked,
 }
 
@@ -174,7 +175,9 @@ fn decisive(lower: &str, verdict: &Verdict, marks: &Marks, r: &Reading) -> Optio
         && (their_category != "mutation" || !sentence_break().is_match(lower))
     {
         Decisive::ProblemStated
-    } else if mutation && their_category == "query" && (makes_a_tool().is_match(lower) || possible_to().is_match(lower))
+    } else if mutation
+        && their_category == "query"
+        && (makes_a_tool().is_match(lower) || possible_to().is_match(lower) || opens_with_change().is_match(lower))
     {
         Decisive::ChangeAsked
     } else {

@@ -123,6 +123,8 @@ fn without_front_end(text: &str) -> (bool, String) {
         "forget" => "forget",
         "explain" => "explain",
         "fix" => "fix",
+        // "/test" alone is a bot's command to run the tests; with a target, tests are to be written.
+        "tests" | "test" | "retest" if rest.trim().is_empty() => "run the tests",
         "tests" | "test" => "write tests for",
         "doc" | "docs" => "document",
         "review" => "review",
@@ -179,6 +181,20 @@ fn imperative_title(lower: &str) -> String {
         ("added", "add"),
         ("created", "create"),
     ];
+    // "✨ feat: …", "🐛 fix: …": an emoji before a title says what its type says.
+    let lower = lower.trim_start_matches(|c: char| !c.is_ascii() && !c.is_alphanumeric()).trim_start();
+    // "[Refactor] split the loader", "[Docs] …": a title's tag says what kind of change follows, as a
+    // conventional-commit type does.
+    let tagged = kind_tag().captures(lower).map(|c| {
+        let rest = lower[c[0].len()..].trim_start_matches([':', '-', ' ']);
+        match c[1].trim_end_matches('s') {
+            "refactor" | "refactoring" => format!("refactor: {rest}"),
+            "doc" | "documentation" => format!("docs: {rest}"),
+            "test" => format!("test: {rest}"),
+            _ => rest.to_string(),
+        }
+    });
+    let lower = tagged.as_deref().unwrap_or(lower);
     // A conventional-commit type says what kind of change follows ("docs: …", "fix(parser): …").
     // A title that opens with its own verb keeps it ("refactor: remove the option" removes).
     let lower = match conventional_commit().captures(lower) {

@@ -135,6 +135,12 @@ pub(super) fn verdict(request: &Request, foreign: Option<(&'static str, &'static
     {
         // A title tagged as a bug reports one, asked or not, unless it opens with the change it wants.
         ("mutation", "fix", m_fix(), 1)
+    } else if question_tag().is_match(&original_lower) {
+        // "[Question] List endpoints via url": a title tagged as a question asks, by its own cue.
+        match QUERIES.iter().find(|(verb, re)| *verb != "explain" && re().is_match(lower)) {
+            Some((verb, re)) => ("query", *verb, re(), 1),
+            None => ("query", "explain", q_explain(), 1),
+        }
     } else if wish {
         let wished_for = wished().replace(lower, "");
         match change(wished_for.trim()) {

@@ -3,6 +3,8 @@
 //! words that frame a reference rather than name code. Knows nothing about how a request is read.
 
 pattern!(pub(in crate::perceive::offline) sentence_break, r"[?.!;]\s+");
+pattern!(pub(in crate::perceive::offline) kind_tag, r"^\[(refactor|refactoring|docs?|documentation|tests?)\]\s*");
+pattern!(pub(in crate::perceive::offline) question_tag, r"^\[(question|q|q&a|help|how ?to|support)\]");
 pattern!(pub(in crate::perceive::offline) conventional_commit, r"^(feat|fix|docs|refactor|test|chore|perf|ci|build|style)(\([^)]*\))?!?:\s*");
 pattern!(pub(in crate::perceive::offline) topic_prefix, r"^[a-z][\w-]*( [a-z][\w-]*){0,2}:\s+");
 pattern!(pub(in crate::perceive::offline) clause_end, r"[,;:]");
@@ -54,7 +56,7 @@ pattern!(
     r"^(i'?d|i would|we'?d|we would) (really )?love (to|it if (we|you|i|it|this|there|nerd))\b|^(it )?would be (really |very )?(nice|great|good|helpful|useful|awesome) (to|if)\b|^it'?d be (really )?(nice|great|good|helpful|useful) (to|if)\b|^(the )?ability to\b"
 );
 // "代理怎么配置": a question in Chinese, by its question words or its closing particle.
-pattern!(pub(in crate::perceive::offline) cjk_question, r"(怎么|怎样|如何|为什么|为何|有没有|是不是|哪(儿|里|个|些))|[吗呢][?？。]?$");
+pattern!(pub(in crate::perceive::offline) cjk_question, r"(怎么|怎样|如何|为什么|为何|有没有|是不是|哪(儿|里|个|些))|[吗呢][?？。]?$|想问|想请问|请教一下");
 // "What about renaming the flag?", "how about adding a test?": a change suggested, which asks for it.
 pattern!(pub(in crate::perceive::offline) suggestion, r"^(what|how) about \w+ing\b");
 pattern!(pub(in crate::perceive::offline) what_opening, r"^(what is|what's|what are|what does|what do)\b");

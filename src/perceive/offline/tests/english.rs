@@ -748,3 +748,42 @@ fn the_branch_changes_and_commits_asked_are_status() {
         ("explain what a branch is in git", "query", "explain"),
     ]);
 }
+
+/// public31's misses: bot commands to run the tests, questions tagged or said as confusion, work
+/// asked about by its state, a change's reach and whether one did it right; orders that open with
+/// their verb stay orders; limits and "X, not Y" are rules; titles that report a fix or a comment.
+#[test]
+fn commands_tags_states_and_orders_that_open_with_their_verb() {
+    reads_as(&[
+        ("/test", "query", "status"),
+        ("retest this please", "query", "status"),
+        ("/test parse_config", "mutation", "test"),
+        ("[Question] Export the report as CSV", "query", "explain"),
+        ("[Refactor] split the loader into modules", "mutation", "refactor"),
+        ("[Docs] installation on Windows", "mutation", "document"),
+        ("Confused about the plugin loading order.", "query", "explain"),
+        ("Have you finished the migration yet?", "query", "status"),
+        ("is this PR ready to be merged?", "query", "status"),
+        ("which tests should I run after this change?", "query", "impact"),
+        ("Can these updates break existing deployments?", "query", "impact"),
+        ("Could you check my function and tell me if I got it wrong.", "query", "review"),
+        ("Where to configure the log level", "query", "search"),
+        ("add metrics to monitor slow queries", "mutation", "implement"),
+        ("Display the author when listing pull requests", "mutation", "implement"),
+        ("A maximum of 300 lines per file.", "instruction", "require"),
+        ("Use exact numbers, not estimates", "instruction", "prefer"),
+        ("Fixed all flaky assertions in the parser tests", "mutation", "fix"),
+        ("Commented the public functions in utils.c", "mutation", "document"),
+        ("the changelog is out of date", "mutation", "document"),
+        ("Unused imports in the server module", "mutation", "delete"),
+        ("event handlers being called out of order", "mutation", "fix"),
+        ("debug the failing integration tests", "mutation", "fix"),
+        ("generate a boiler plate flask app", "mutation", "scaffold"),
+    ]);
+    // What must not move: a plan or a roadmap written is an explanation; a bare test named is run.
+    reads_as(&[
+        ("Write the implementation plan for the approach we picked.", "query", "explain"),
+        ("Where is the log level configured?", "query", "search"),
+        ("Show me how the cache is used", "query", "explain"),
+    ]);
+}

@@ -145,3 +145,29 @@ fn problems_wishes_and_changes_named_in_other_languages() {
         ("更新する手順をどっかに記載してほしい", "mutation", "document"),
     ]);
 }
+
+/// public31's misses in other languages: polite feature asks, upgrades and changes, rules said
+/// with "must", "each time", limits per file, Korean rule endings and Japanese mindfulness, tests
+/// and projects asked for in Korean, French deletions, the scope of a change's impact.
+#[test]
+fn asks_rules_and_orders_of_public31s_languages() {
+    reads_as(&[
+        ("能增加一个导出功能么？", "mutation", "implement"),
+        ("升级依赖版本", "mutation", "implement"),
+        ("修改默认端口", "mutation", "implement"),
+        ("在服务中请使用`slog`记录日志，不要使用`fmt`", "instruction", "prefer"),
+        ("Les tests doivent passer avant chaque commit", "instruction", "require"),
+        ("S'assurer que le code compile.", "instruction", "require"),
+        ("Máximo de 300 líneas por archivo", "instruction", "require"),
+        ("변수 이름은 영어를 사용할 것", "instruction", "prefer"),
+        ("可読性を意識してコードを書く", "instruction", "prefer"),
+        ("로그인 화면 테스트 코드 작성", "mutation", "test"),
+        ("초기 프로젝트를 생성하기", "mutation", "scaffold"),
+        ("Suppression des imports inutiles", "mutation", "delete"),
+        ("分析修改这个函数的影响范围", "query", "impact"),
+    ]);
+    reads_as(&[
+        ("修改错别字", "mutation", "document"),
+        ("阅读程序代码，你认为有什么需要修改的地方。", "query", "review"),
+    ]);
+}
