@@ -71,6 +71,10 @@ pattern!(
     pub(in crate::perceive::offline) m_relocate,
     r"^(please\s+)?(remove|take|pull|move) [^,;]* (and |to )?(place|put|move) (them|it) (in|into|to)\b|\bpull out (groups of )?[^,;]* (into|to) (their|its) own\b"
 );
+// "Unused imports in the server module", "redundant line in the check": code left over, named
+// as a title, is to be removed.
+pub(in crate::perceive::offline) const LEFTOVER: &str = r"^(redundant|unused|dead|obsolete|unnecessary|superfluous|leftover) (\w+ ){0,2}(lines?|code|imports?|functions?|files?|methods?|classes|variables?|checks?|dependenc(y|ies)|parameters?|arguments?)\b";
+pattern!(pub(in crate::perceive::offline) leftover, LEFTOVER);
 // Mutations, in precedence order.
 pattern!(
     pub(in crate::perceive::offline) m_test,
@@ -99,7 +103,7 @@ pattern!(
 );
 pattern!(
     pub(in crate::perceive::offline) m_delete,
-    r"\b(delete|remove|drop|get rid of|eliminate|removal of|deletion of)\b|\b(let'?s|lets) clear\b|^(please\s+)?clear (out )?(the|all|our|my)\b|\b(is|are|isn'?t|aren'?t) (not |never |no longer )?used (anywhere|in|by)\b|^unused\b|\b(should|must|needs? to|can safely) be (removed|deleted|dropped)\b|^(redundant|unused|dead|obsolete|unnecessary|superfluous|leftover) (\w+ ){0,2}(lines?|code|imports?|functions?|files?|methods?|classes|variables?|checks?|dependenc(y|ies)|parameters?|arguments?)\b"
+    &format!("{}|{LEFTOVER}", r"\b(delete|remove|drop|get rid of|eliminate|removal of|deletion of)\b|\b(let'?s|lets) clear\b|^(please\s+)?clear (out )?(the|all|our|my)\b|\b(is|are|isn'?t|aren'?t) (not |never |no longer )?used (anywhere|in|by)\b|^unused\b|\b(should|must|needs? to|can safely) be (removed|deleted|dropped)\b")
 );
 pattern!(
     pub(in crate::perceive::offline) m_fix,
