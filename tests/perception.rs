@@ -233,6 +233,7 @@ fn report() {
         "public29.tsv",
         "public30.tsv",
         "public31.tsv",
+        "public32.tsv",
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/perception").join(file);
         if path.exists() {

@@ -26,7 +26,7 @@ const QUESTION: Family = Family {
     category: "query",
     verb: "explain",
     words: r"^((en|a|de|por|para|em|no|na|auf|an|in|w|v|di|ke) )?(qu[ée]|c[óo]mo|por ?qu[ée]|d[óo]nde|dode|cu[áa]l|cuándo|hay alg[uú]n|o que|onde|qual|quando|porque|come|perch[ée]|dove|cosa|quale|wie|warum|wieso|weshalb|was|wo|welche[rsnm]?|gibt es|comment|pourquoi|où|quel(le)?s?|est-ce que|jak|dlaczego|czemu|gdzie|czy|kt[óo]ry|proč|kde|kter[ýá]|nasıl|neden|nerede|hangi|bagaimana|kenapa|mengapa|apa|apakah|di ?mana|как|почему|зачем|что( |$)|где|какой|какая|какие|можно ли|есть ли|про что|як|чому|що|де|чим|який|яка|яке)\b|\b(чи є|чи можна|як це)\b|\b(tengo una duda|sacarme la duda|d[úu]vidas?|je me demandais|quer[íi]a saber|gostaria de saber|me pregunto)\b|\b(ne|mı|mi|mu|mü)\s*$|\b(tại sao|thế nào|ở đâu|là gì)\b",
-    marks: r"怎么|怎样|如何|为什么|为何|有没有|是不是|哪里|哪儿|哪个|哪些|哪种|能否|可否|请问|在做什么|是做什么|是什么|干什么|什么意思|有什么区别|什么区别|有什么用|推荐什么|是啥|[吗呢][?？。]?$|方法を教えて|やり方|방법|のでは$|のでは[?？]|ではないか|かな$|ですか|ますか|でしょうか|なぜ|どうして|どうやって|どう|どこ|どれ|何を|何が|何で|뭐|무엇|어떻게|왜|어디|나요|까요|니까|인가요|는지",
+    marks: r"怎么|怎样|如何|为什么|为何|有没有|是不是|哪里|哪儿|哪个|哪些|哪种|能否|可否|请问|在做什么|是做什么|是什么|干什么|什么意思|有什么区别|什么区别|有什么用|推荐什么|是啥|[吗呢][?？。]?$|方法を教えて|やり方|방법|のでは$|のでは[?？]|ではないか|かな$|ですか|ますか|でしょうか|なぜ|どうして|どうやって|どう|どこ|どれ|何を|何が|何で|뭐|무엇|어떻게|왜|어디|나요|까요|니까|인가요|는지|嗎|為什麼|怎麼|有沒有|哪裡|^(ist|sind|gibt) (das|es|der|die|den|dem|ein|eine)\b",
 };
 
 /// Asking the agent to do something, politely: what it asks is an order.
@@ -43,19 +43,19 @@ const RULES: [Family; 3] = [
         category: "instruction",
         verb: "forbid",
         words: r"(^no \w+(es|as)\b|^не \w+(й|и|ь|йте|ите)\b|^ne \w+ (pas|jamais|rien)|^aucun\w*|^(evite|evita|[ée]vite[rz]?)|^n[ãa]o (responda|fa[çc]a|crie|adicione|altere|modifique|remova|escreva|inclua|mude|execute|realize|realizar|fazer)|nunca|jam[áa]s|jamais|niemals|nie wolno|nigdy|zakaz\w*|verboten|interdit\w*|prohibido|proibido|asla|yasak\w*|nikdy|z[áa]kaz\w*|jangan|dilarang|никогда|нельзя|запрещ\w*|kh[ôo]ng (được )?(s[ửu]a|th[êe]m|d[ùu]ng|s[ửu] d[ụu]ng|x[óo]a|t[ạa]o|đổi)|^kh[ôo]ng\b|c[ấa]m|no (uses|utilices|hagas|modifiques|agregues|añadas|cambies)|n[ãa]o (use|utilize|fa[çc]a|altere|adicione|modifique|crie)|ne (jamais|pas utiliser)|^ne pas|^no [a-záéíóú]+(ar|er|ir)\b|^n[ãa]o [a-záéíóúãõç]+(ar|er|ir)\b|^no (crear|usar|utilizar|agregar|a[ñn]adir|modificar|hacer|generar|escribir|commitear|subir|borrar|cambiar)|no se debe|no debe|n[ãa]o deve|ne doit pas|darf nicht|bajo ninguna circunstancia|en ning[úu]n caso|em hip[óo]tese alguna|никаких|ни в коем случае|не (используй|добавляй|делай|меняй|трогай|коммить)\w*|mai|evita\w*|nicht (verwenden|benutzen|nutzen|[äa]ndern|hinzuf[üu]gen))\b",
-        marks: r"^避免|[，,；;\s]\s*避免|不许|不准|不準|^不(在|要|用|使用|暴露|允许|得)|避ける|피하|禁止|不要|不得|严禁|嚴禁|切勿|请勿|請勿|不允许|不允許|不可以|절대|하지 않|하지 마|금지|않습니다|말 것|しないでください|しないこと|してはいけない|してはならない|禁止",
+        marks: r"^避免|[，,；;\s]\s*避免|不许|不准|不準|^不(在|要|用|使用|暴露|允许|得)|避ける|피하|禁止|不要|不得|严禁|嚴禁|切勿|请勿|請勿|不允许|不允許|不可以|절대|하지 않|하지 마|금지|않습니다|말 것|しないでください|しないこと|してはいけない|してはならない|禁止|ห้าม",
     },
     Family {
         category: "instruction",
         verb: "require",
         words: r"(^(tout|toute|tous|toutes|chaque|alle|jede[rsn]?|todas?|todos?|cada) [^.]* (doit|doivent|m[üu]ssen|muss|debe|deben|devem|deve)|^(cuando|siempre que|quando|lorsque|quand|wenn) [^,]*, [^.]*\b(se debe|deben|debe|doit|doivent|muss|m[üu]ssen|deve|devem)|siempre|sempre|toujours|immer|stets|zawsze|vždy|v[žz]dy|mutlaka|her zaman|lu[ôo]n|ph[ảa]i|selalu|harus|wajib|obligatori[oa]|obrigat[óo]ri[oa]|всегда|обязательно|должн\w*|^(toda|todo|todas|todos|cada|preservar|respetar|respeitar|conservar)|sebelum (menyatakan|selesai)|antes de (dar por|declarar))\b|^(les|la|le|l') [^.]* (doit|doivent) |^(s'assurer|assurez-vous|veillez|veiller) (que|à)\b|\b(apr[èe]s|[àa]) chaque (modification|changement|commit|fois)\b|\b(un )?m[áa]ximo de \d+ (l[íi]neas|caracteres|linhas) por\b",
-        marks: r"常に|^すべての[^。]*(ください|すること)|^(加入|添加|新增)规则|每次|始终|总是|一律|모든[^.]*사용하|必须|必須|务必|務必|一定要|必ず|なければならない|すること$|こと。?$|반드시|항상|해야 합니다|해야 한다",
+        marks: r"常に|^すべての[^。]*(ください|すること)|^(加入|添加|新增)规则|每次|始终|总是|一律|모든[^.]*사용하|必须|必須|务必|務必|一定要|必ず|なければならない|すること$|こと。?$|반드시|항상|해야 합니다|해야 한다|(デプロイ|コミット|変更|更新|リリース|作業|実装)のたびに|ต้อง|เสมอ",
     },
     Family {
         category: "instruction",
         verb: "prefer",
         words: r"(\b(em|en) (portugu[êe]s|espa[ñn]ol|ingl[êe]s|fran[çc]ais|franc[êe]s|alem[ãa]o|italiano)( brasileiro| do brasil)?|(usa|use|utiliza|usar|verwende|nutze|u[żz]ywaj|d[ùu]ng|gunakan|kullan|используй|използвай)\b[^,;]*[,;—–-]\s*(no|n[ãa]o|nicht|nie|kh[ôo]ng|jangan|не|без)\b|prefi[ea]r\w*|privil[ée]gi\w*|preferible|prefer[íi]vel|de preferencia|de prefer[êe]ncia|cuando sea posible|quando poss[íi]vel|wenn m[öo]glich|bevorzug\w*|vorzugsweise|lieber|pr[ée]f[ée]r\w*|si possible|preferuj\w*|rad[ěe]ji|tercih\w*|[ưu]u ti[êe]n|n[êe]n d[ùu]ng|sebaiknya|предпочит\w*|по возможности|лучше|^(utiliser|usar|utilizar|usa|utiliza|verwenden|nutzen|использовать|mantener|manter|maintenir))\b",
-        marks: r"以降|今後|从现在起|从今以后|앞으로는|^使用|^采用|^统一使用|^統一使用|优先|優先|尽量|盡量|推荐|推薦|最好|なるべく|できるだけ|可能な限り|推奨|가급적|가능하면|선호|请使用|사용할 것\.?$|を意識して|を心がけ|を心掛け",
+        marks: r"以降|今後|从现在起|从今以后|앞으로는|^使用|^采用|^统一使用|^統一使用|优先|優先|尽量|盡量|推荐|推薦|最好|なるべく|できるだけ|可能な限り|推奨|가급적|가능하면|선호|请使用|사용할 것\.?$|を意識して|を心がけ|を心掛け|[はを]日本語で|기본으로 사용|기본적으로 사용",
     },
 ];
 
@@ -65,7 +65,7 @@ const DECISION: Family = Family {
     category: "instruction",
     verb: "remember",
     words: "",
-    marks: r"[은는] [^.?]*(사용한다|한다|이다|쓴다|할거야|할 거야|할 것이다)\.?$|^(这是|本项目是|该项目是|这个项目是)",
+    marks: r"[은는] [^.?]*(사용한다|한다|이다|쓴다|할거야|할 거야|할 것이다)\.?$|^(这是|本项目是|该项目是|这个项目是)|^このプロジェクトでは[^。]*(使っています|使用しています|採用しています)",
 };
 
 /// A question of what a removal or a change would affect, or whether it is needed.
@@ -128,7 +128,7 @@ const ORDERS: [Family; 10] = [
     Family {
         category: "mutation",
         verb: "refactor",
-        words: r"(convertiss\w*|convertir|rifattorizz\w*|d[ée]pla[çc]ant|all[èe]gement|clarification du code|restructur\w*|r[ée]organis\w*|refactori[zs]a\w*|refator\w*|refaktor\w*|umstrukturier\w*|t[áa]i c[ấa]u tr[úu]c|рефактор\w*|отрефактор\w*|перепиши\w*)\b",
+        words: r"(convertiss\w*|convertir|rifattorizz\w*|d[ée]pla[çc]ant|all[èe]gement|clarification du code|restructur\w*|r[ée]organis\w*|refactori[zs]a\w*|refator\w*|refaktor\w*|umstrukturier\w*|t[áa]i c[ấa]u tr[úu]c|рефактор\w*|отрефактор\w*|перепиши\w*)\b|reorganizar\b|обособ\w*",
         marks: r"重构|重構|抽取|提取出来|不写死|重写|リファクタ|리팩토링|리팩터|분리|중앙화|모듈화",
     },
     Family {
@@ -147,13 +147,13 @@ const ORDERS: [Family; 10] = [
         category: "mutation",
         verb: "commit",
         words: r"((haz|hagas|haga|realiza|realices|fa[çz]a|fazer|mache?) (un |um |einen )?commit|commit (y|e|und|et|con|com|и) push|committe\w*|закоммить\w*|запушь\w*)\b",
-        marks: r"커밋[^.]*(해|줘)|推送|提交代码|提交到|コミットして|プッシュして|커밋해|푸시해",
+        marks: r"커밋[^.]*(해|줘)|推送|提交代码|提交到|コミットして|プッシュして|커밋해|푸시해|commitを作成|コミットを作成|pr ?올려|(pr|브랜치)[을를]? ?병합",
     },
     Family {
         category: "mutation",
         verb: "implement",
         words: r"(aggiungi|applica|a[ñn]ade|agrega|agregar|crea|crear|implementa\w*|permite|adicione|adiciona|adicionar|crie|cria|criar|fa[çc]a|f[üu]ge\w*|hinzuf[üu]gen|erstelle\w*|implementiere\w*|ajoute[rz]?|cr[ée]e[rz]?|impl[ée]mente[rz]?|permett\w*|dodaj|utw[óo]rz|zaimplementuj|ekle\w*|olu[şs]tur\w*|p[řr]idej|vytvo[řr]|ud[ěe]lej|dej|th[êe]m|t[ạa]o|buatkan|tambahkan|buat|добав\w*|доработай|настрой\w*|сделай\w*|создай\w*|реализуй\w*|напиши\w*)\b",
-        marks: r"建议(增加|添加|加入|支持)|希望(增加|添加|加入|支持|能)|機能の強化|機能強化|機能を強化|改為|改为|改成|ようにする$|添加|增加|实现|實現|创建|建立|做一个|写一个|加一个|加个|加上|追加|実装|作成|作って|추가해|구현해|만들어줘|만들어 줘|만들어주세요|작성해|변경해|바꿔|^修改[^错]|升级|を変更|変更する$",
+        marks: r"建议(增加|添加|加入|支持)|希望(增加|添加|加入|支持|能)|機能の強化|機能強化|機能を強化|改為|改为|改成|ようにする$|添加|增加|实现|實現|创建|建立|做一个|写一个|加一个|加个|加上|追加|実装|作成|作って|추가해|구현해|만들어줘|만들어 줘|만들어주세요|작성해|변경해|바꿔|^修改[^错]|升级|を変更|変更する$|實作|实作",
     },
 ];
 
@@ -163,13 +163,13 @@ const ASKS: [Family; 4] = [
         category: "query",
         verb: "status",
         words: r"(ejecuta|execute|executa|f[üu]hre \S+ aus|uruchom|[çc]al[ıi][şs]t[ıi]r|spus[ťt]|ch[ạa]y|jalankan|запусти|запустите|versi[óo]n actual|vers[ãa]o atual|aktuelle version|statut|(siguiente|pr[óo]xim[oa]) (release|versi[óo]n|vers[ãa]o)|est(-t)?-il mort|abandonad[oa]|abandonn[ée]|провер\w* (запуск|работу|статус|состояние|сборку|тесты|размер))\b",
-        marks: r"로그 확인|로그를 확인|ログを確認|最近[^，。]{0,16}提交|提交记录|コミット履歴|커밋 내역|커밋 기록|커버리지 확인|커버리지를 확인|カバレッジを確認|覆盖率|当前的状态|当前状态|現在の状態|현재 상태|运行测试|跑测试|执行测试|テストを実行|実行して|실행해|현재 버전|当前版本",
+        marks: r"로그 확인|로그를 확인|ログを確認|最近[^，。]{0,16}提交|提交记录|コミット履歴|커밋 내역|커밋 기록|커버리지 확인|커버리지를 확인|カバレッジを確認|覆盖率|当前的状态|当前状态|現在の状態|현재 상태|运行测试|跑测试|执行测试|テストを実行|実行して|실행해|현재 버전|当前版本|周报|週報|日报|日報",
     },
     Family {
         category: "query",
         verb: "review",
         words: r"((identifique|identifica|encuentra|encontre) (\w+ ){0,3}(gargalos|cuellos de botella|problemas|riscos|riesgos|vulnerabilidades)|перевір\w*|чим поганий|qu[ée] falta|o que falta|lo que falta|cumple con|corresponde a lo pedido|revisa\w*|revise|controlla|eficiencia|efici[êe]ncia|calidad del c[óo]digo|qualidade do c[óo]digo|уязвимост\w*|(haz|fa[çz]a|fais) (un|uma|une) (an[áa]lisis|an[áa]lise|analyse|revisi[óo]n|revis[ãa]o)|auditor[íi]a|verifica|verifique|[üu]berpr[üu]fe|pr[üu]fe|audite|sprawd[źz]|kontrol et|incele|zkontroluj|ki[ểe]m tra|cek|periksa|проверь\w*|ревью)\b",
-        marks: r"ていないか|ってないか|是否合理|合理吗|需要修改的地方|有什么问题|有没有问题|评估一下|检查|檢查|审查|審查|审核|代码审查|レビュー|確認して|チェックして|확인해|리뷰|검토|점검",
+        marks: r"ていないか|ってないか|是否合理|合理吗|需要修改的地方|有什么问题|有没有问题|评估一下|检查|檢查|审查|審查|审核|代码审查|レビュー|確認して|チェックして|확인해|리뷰|검토|점검|評估|確認一下|确认一下|請確認|请确认",
     },
     Family {
         category: "query",

@@ -132,7 +132,8 @@ enum Decisive {
     RuleForLater,
     /// "Can this issue be closed?", "is this project still maintained?": the state asked about, whatever it names.
     ProjectState,
-    /// "Any concerns with renaming the package?": whether a change is safe is asked by its own cue.
+    /// "Any concerns with renaming the package?", "what tests should I run?": whether a change is
+    /// safe, and which tests it needs, are asked by their own cues.
     SafetyAsked,
     /// "It would be nice to see who depends on X": a wish asks for the change, not about it.
     Wished,
@@ -166,7 +167,10 @@ fn decisive(lower: &str, verdict: &Verdict, marks: &Marks, r: &Reading) -> Optio
         Decisive::RuleForLater
     } else if verb == "status" && project_state().is_match(lower) {
         Decisive::ProjectState
-    } else if verb == "impact" && their_category == "query" && safety_asked().is_match(lower) {
+    } else if verb == "impact"
+        && their_category == "query"
+        && (safety_asked().is_match(lower) || tests_to_run().is_match(lower))
+    {
         Decisive::SafetyAsked
     } else if marks.wish && mutation && their_category == "query" {
         Decisive::Wished

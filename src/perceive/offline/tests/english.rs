@@ -787,3 +787,35 @@ fn commands_tags_states_and_orders_that_open_with_their_verb() {
         ("Show me how the cache is used", "query", "explain"),
     ]);
 }
+
+/// public32's misses: explanations and comparisons asked to be provided, a change's reach and
+/// reasons against a removal, approving and adhering judged, running something to make sure it
+/// works, a project ready; branches and pull requests opened, build steps documented; facts of the
+/// stack kept; rules said as requirements for all, priorities, skips and "you can use".
+#[test]
+fn provided_explanations_judgements_and_rules_of_the_stack() {
+    reads_as(&[
+        ("Provide a detailed explanation of the caching layer.", "query", "explain"),
+        ("Give me a comparison between the two serializers", "query", "explain"),
+        ("Do you see any reason not to remove the legacy client?", "query", "impact"),
+        ("what tests should I run?", "query", "impact"),
+        ("should I approve this PR?", "query", "review"),
+        ("I'm not sure whether this is correct, can you look?", "query", "review"),
+        ("run the build to make sure nothing is broken", "query", "status"),
+        ("is our release ready", "query", "status"),
+        ("Please add steps to install this on Windows", "mutation", "document"),
+        ("The test runner is pytest", "instruction", "remember"),
+        ("Type hints are required for all public functions", "instruction", "require"),
+        ("Readability is not critical here; prioritize speed", "instruction", "prefer"),
+        ("Let's skip the docker setup for now", "instruction", "forbid"),
+        ("The cache was broken, we were never invalidating it.", "mutation", "fix"),
+    ]);
+    // A branch made is a commit to the rules; the second reader, which has seen few, may say which change.
+    rules_read_as(&[("create a branch for the login work", "mutation", "commit")]);
+    // What must not move: documents written into the repository, a plan, a failing build to fix.
+    reads_as(&[
+        ("Provide documentation for the config module in the README", "mutation", "document"),
+        ("Write the implementation plan for the approach we picked.", "query", "explain"),
+        ("Prioritize the crash on startup and fix it", "mutation", "fix"),
+    ]);
+}

@@ -171,3 +171,30 @@ fn asks_rules_and_orders_of_public31s_languages() {
         ("阅读程序代码，你认为有什么需要修改的地方。", "query", "review"),
     ]);
 }
+
+/// public32's misses in other languages: Traditional Chinese questions, confirmations and
+/// reviews asked, weekly reports; Japanese languages of writing, rules for every deployment and
+/// facts of the project; Korean defaults and pull requests merged; Thai rules; reorganising and
+/// isolating code in Spanish and Russian.
+#[test]
+fn public32s_languages_by_their_own_cues() {
+    reads_as(&[
+        ("有辦法加快建置速度嗎", "query", "explain"),
+        ("請確認這個頁面的資料來源", "query", "review"),
+        ("幫我生成本周的周报", "query", "status"),
+        ("幫我實作登入功能", "mutation", "implement"),
+        ("ドキュメントは日本語で書いてください。", "instruction", "prefer"),
+        ("リリースのたびにバージョン番号を上げる。", "instruction", "require"),
+        ("このプロジェクトでは pnpm を使っています", "instruction", "remember"),
+        ("함수형 컴포넌트를 기본으로 사용", "instruction", "prefer"),
+        ("브랜치 병합까지 해버려", "mutation", "commit"),
+        ("ห้ามใช้ any ใน TypeScript", "instruction", "forbid"),
+        ("Reorganizar el código del parser", "mutation", "refactor"),
+        ("Обособить логику кэша в отдельный модуль", "mutation", "refactor"),
+        ("ist das noch aktuell oder gibt es eine neue Version", "query", "explain"),
+    ]);
+    reads_as(&[
+        ("데이터를 병합하는 함수를 만들어줘", "mutation", "implement"),
+        ("起動のたびに再設定しないで済むようにする", "mutation", "implement"),
+    ]);
+}
