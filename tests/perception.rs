@@ -124,13 +124,13 @@ fn offline_reads_the_public_tuning_rows_and_never_takes_a_question_for_a_mutatio
     }
 }
 
-/// public5.tsv … public30.tsv were the fresh sets of the last twenty-six rounds (first scores: 82.5% /
+/// public5.tsv … public31.tsv were the fresh sets of the last twenty-seven rounds (first scores: 82.5% /
 /// 59.9% / 11 questions read as mutations, the rules alone; 87.0% / 77.5% / 9, 89.0% / 75.3% / 2,
 /// 91.2% / 75.1% / 2, 86.4% / 73.4% / 2, 84.0% / 58.7% / 7, 88.5% / 73.4% / 6, 80.2% / 57.6% / 6,
 /// 78.2% / 60.9% / 8, 84.4% / 63.9% / 6, 87.1% / 68.0% / 9, 80.6% / 60.2% / 10, 85.7% / 62.7% / 6 and 86.0% /
 /// 70.7% / 6, 91.1% / 74.8% / 6, 83.8% / 66.5% / 11, 86.1% / 72.2% / 8, 81.7% / 64.4% / 10, 86.1% /
 /// 67.4% / 10, 88.7% / 71.2% / 8, 91.6% / 76.1% / 5, 86.0% / 76.2% / 12, 84.9% / 75.4% / 4, 86.9% /
-/// 67.9% / 6, 88.3% / 68.7% / 3 and 88.2% / 74.7% / 7, rules and second reader); since
+/// 67.9% / 6, 88.3% / 68.7% / 3, 88.2% / 74.7% / 7 and 86.4% / 66.7% / 6, rules and second reader); since
 /// then they train the
 /// second reader (`scripts/train-perception`), and their misses were read for rules that
 /// generalise (a question is never a standing rule, wanting to know is asking, "locate",
@@ -168,6 +168,7 @@ fn offline_reads_the_last_rounds_sets_it_learned_from() {
         ("public28.tsv", 92, 88),
         ("public29.tsv", 92, 86),
         ("public30.tsv", 93, 87),
+        ("public31.tsv", 92, 86),
     ] {
         let s = scored(&public(file));
         assert!(s.category * 100 >= s.n * category, "{file}: {}", s.line());
@@ -176,19 +177,19 @@ fn offline_reads_the_last_rounds_sets_it_learned_from() {
     }
 }
 
-/// public31.tsv was collected by someone who never read the transducer and frozen before it was
-/// first scored: these floors are that first score (category 267 of 309, both 206, 6 questions
-/// read as mutations; the rules alone read 264, 186 and 12, the second reader alone 255, 202 and
-/// 18), so a change that reads fresh requests worse fails here. It trains the second reader since
+/// public32.tsv was collected by someone who never read the transducer and frozen before it was
+/// first scored: these floors are that first score (category 263 of 312, both 219, 13 questions
+/// read as mutations; the rules alone read 263, 201 and 16, the second reader alone 264, 210 and
+/// 15), so a change that reads fresh requests worse fails here. It trains the second reader since
 /// that score was recorded; the next fresh set takes its place here.
 #[test]
 fn offline_on_the_fresh_public_set_is_scored_never_tuned() {
-    let rows = public("public31.tsv");
-    assert!(rows.len() >= 309 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
+    let rows = public("public32.tsv");
+    assert!(rows.len() >= 312 && rows.iter().all(|r| r.0 == "holdout"), "{}", rows.len());
     let s = scored(&rows);
-    assert!(s.category >= 267, "{}", s.line());
-    assert!(s.both >= 206, "{}", s.line());
-    assert!(s.questions_as_mutations.len() <= 6, "{}", s.line());
+    assert!(s.category >= 263, "{}", s.line());
+    assert!(s.both >= 219, "{}", s.line());
+    assert!(s.questions_as_mutations.len() <= 13, "{}", s.line());
 }
 
 /// Prints both splits' figures (`cargo test --test perception -- --nocapture report`).

@@ -770,7 +770,6 @@ fn commands_tags_states_and_orders_that_open_with_their_verb() {
         ("Where to configure the log level", "query", "search"),
         ("add metrics to monitor slow queries", "mutation", "implement"),
         ("Display the author when listing pull requests", "mutation", "implement"),
-        ("A maximum of 300 lines per file.", "instruction", "require"),
         ("Use exact numbers, not estimates", "instruction", "prefer"),
         ("Fixed all flaky assertions in the parser tests", "mutation", "fix"),
         ("Commented the public functions in utils.c", "mutation", "document"),
@@ -780,6 +779,9 @@ fn commands_tags_states_and_orders_that_open_with_their_verb() {
         ("debug the failing integration tests", "mutation", "fix"),
         ("generate a boiler plate flask app", "mutation", "scaffold"),
     ]);
+    // A limit is a rule; the rules read it as required, the second reader may say it is preferred.
+    rules_read_as(&[("A maximum of 300 lines per file.", "instruction", "require")]);
+    assert_eq!(read("A maximum of 300 lines per file.")["category"], "instruction");
     // What must not move: a plan or a roadmap written is an explanation; a bare test named is run.
     reads_as(&[
         ("Write the implementation plan for the approach we picked.", "query", "explain"),
