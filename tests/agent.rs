@@ -429,6 +429,9 @@ fn state_questions_answer_what_they_ask_and_run_no_tests() {
     assert!(answer.starts_with("On branch main") && answer.contains("no upstream"), "{answer}");
     let answer = ask("show me the current diagnostics");
     assert!(answer.contains("calc/extra.py:2 error F821"), "{answer}");
+    let (_, events) = repo.run_json(&["show me the current diagnostics"]);
+    let reason = done(&events)["verification"]["reason"].as_str().unwrap_or_default().to_string();
+    assert!(reason.contains("checkers ran") && reason.contains("no test ran"), "{events:#?}");
     assert!(!answer.contains("calc/ops.py:"), "ops.py is clean: {answer}");
     assert_eq!(repo.snapshot(), before, "questions leave every file as it was");
 }

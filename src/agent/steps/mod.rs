@@ -104,7 +104,15 @@ impl Agent<'_> {
                 Verb::Status => {
                     let asked = crate::perceive::state::asked(request);
                     match state::answer(asked, &self.root, t.world, &intent.target, focus) {
-                        Some((status, text)) => Flow::Stop(status, text),
+                        Some((status, text)) => {
+                            if asked == StateAsked::Diagnostics {
+                                // Checkers ran, tests did not: the request's verification says both.
+                                self.verified = Some(Verification::nothing(
+                                    "the checkers ran on the working tree; no test ran for this request",
+                                ));
+                            }
+                            Flow::Stop(status, text)
+                        }
                         None => self.test_status(&mut t.router, t.world, focus)?,
                     }
                 }
