@@ -245,6 +245,9 @@ pub fn overview(loaded: &Loaded) -> String {
     for (path, (lang, projection)) in &loaded.projections {
         *langs.entry(lang.name()).or_default() += 1;
         tests += projection.symbols.iter().filter(|s| s.kind == SymbolKind::Test).count();
+        if !runs_the_product(path) {
+            continue;
+        }
         entry_points.extend(
             projection
                 .symbols
@@ -263,6 +266,21 @@ pub fn overview(loaded: &Loaded) -> String {
         out.push(format!("Entry points: {}", entry_points.join(", ")));
     }
     out.join("\n")
+}
+
+/// Whether a `main` in `path` starts the product: not a Rust build script (`build.rs`), and not
+/// a harness kept with the tests (`tests/`, `test/`, `testdata/`).
+fn runs_the_product(path: &str) -> bool {
+    let mut parts = path.split('/').peekable();
+    let mut dirs = Vec::new();
+    while let Some(part) = parts.next() {
+        if parts.peek().is_some() {
+            dirs.push(part);
+        } else if part == "build.rs" {
+            return false;
+        }
+    }
+    !dirs.iter().any(|d| matches!(*d, "tests" | "test" | "testdata"))
 }
 
 /// Review of the working tree against HEAD: what changed, what it impacts, which tests to run.
@@ -381,4 +399,17 @@ fn test_lines(heading: &str, tests: &[String], maybe: &[String], unknown: &[Stri
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn entry_points_are_the_products_own() {
+        for path in ["src/main.rs", "cmd/server/main.go", "main.py", "examples/demo/main.go"] {
+            assert!(super::runs_the_product(path), "{path}");
+        }
+        for path in ["build.rs", "crates/x/build.rs", "tests/toml-test/cmd/toml-test/main.go", "go/testdata/main.go"] {
+            assert!(!super::runs_the_product(path), "{path}");
+        }
+    }
 }
