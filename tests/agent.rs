@@ -378,7 +378,7 @@ fn query_only_requests_never_write_anything() {
     let questions = [
         ("where is mul defined", "calc/ops.py:5", "Nothing in this workspace"),
         ("what calls add", "calc/ops.py#mul", "It calls"),
-        ("what does mul call", "It calls 1 symbol(s):\n  calc/ops.py#add", "Called from"),
+        ("what does mul call", "It calls 1 symbol(s):\n  calc/ops.py#add  (line 8)", "Called from"),
         ("what breaks if I change add", "tests/test_ops.py#test_mul", "Removed"),
         ("Is it safe to remove add?", "tests/test_ops.py#test_mul", "Removed"),
         ("which tests cover mul?", "Tests that reach it (1):\n  tests/test_ops.py#test_mul", "Affected (callers"),

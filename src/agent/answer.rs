@@ -58,17 +58,22 @@ fn callers<'a>(loaded: &'a Loaded, id: &str) -> Vec<(&'a str, &'a str, u32)> {
 }
 
 /// `(callee, line)` of every resolved call made by `id`.
-fn callees<'a>(loaded: &'a Loaded, id: &str) -> Vec<(&'a str, u32)> {
+/// What `id` calls, each callee once with the lines that call it.
+fn callees<'a>(loaded: &'a Loaded, id: &str) -> Vec<(&'a str, Vec<u32>)> {
     let path = id.split('#').next().unwrap_or_default();
-    let mut out: Vec<(&str, u32)> = loaded
-        .resolution
-        .files
-        .get(path)
-        .map(|r| r.calls.iter().filter(|(c, _, _, _)| c == id).map(|(_, callee, l, _)| (callee.as_str(), *l)).collect())
-        .unwrap_or_default();
-    out.sort();
-    out.dedup();
-    out
+    let mut lines: BTreeMap<&str, BTreeSet<u32>> = BTreeMap::new();
+    if let Some(r) = loaded.resolution.files.get(path) {
+        for (_, callee, line, _) in r.calls.iter().filter(|(c, _, _, _)| c == id) {
+            lines.entry(callee.as_str()).or_default().insert(*line);
+        }
+    }
+    lines.into_iter().map(|(callee, at)| (callee, at.into_iter().collect())).collect()
+}
+
+/// "line 6", "lines 6, 9".
+fn lines_of(at: &[u32]) -> String {
+    let numbers: Vec<String> = at.iter().map(u32::to_string).collect();
+    format!("{} {}", if at.len() == 1 { "line" } else { "lines" }, numbers.join(", "))
 }
 
 fn describe(f: &Found<'_>) -> String {
@@ -119,7 +124,7 @@ pub fn locate(question: &str, focus: &[Candidate], loaded: &Loaded) -> String {
             let made = callees(loaded, &f.symbol.id);
             if !made.is_empty() {
                 out.push(format!("It calls {} symbol(s):", made.len()));
-                out.extend(list(&made, |(callee, line)| format!("{callee}  (line {line})")));
+                out.extend(list(&made, |(callee, at)| format!("{callee}  ({})", lines_of(at))));
             } else if asked == Calls::Callees {
                 out.push(
                     "It calls no symbol of this workspace (calls into libraries and unresolved calls are not listed)."
