@@ -57,7 +57,6 @@ fn callers<'a>(loaded: &'a Loaded, id: &str) -> Vec<(&'a str, &'a str, u32)> {
     out
 }
 
-/// `(callee, line)` of every resolved call made by `id`.
 /// What `id` calls, each callee once with the lines that call it.
 fn callees<'a>(loaded: &'a Loaded, id: &str) -> Vec<(&'a str, Vec<u32>)> {
     let path = id.split('#').next().unwrap_or_default();
@@ -276,16 +275,8 @@ pub fn overview(loaded: &Loaded) -> String {
 /// Whether a `main` in `path` starts the product: not a Rust build script (`build.rs`), and not
 /// a harness kept with the tests (`tests/`, `test/`, `testdata/`).
 fn runs_the_product(path: &str) -> bool {
-    let mut parts = path.split('/').peekable();
-    let mut dirs = Vec::new();
-    while let Some(part) = parts.next() {
-        if parts.peek().is_some() {
-            dirs.push(part);
-        } else if part == "build.rs" {
-            return false;
-        }
-    }
-    !dirs.iter().any(|d| matches!(*d, "tests" | "test" | "testdata"))
+    let (dirs, file) = path.rsplit_once('/').unwrap_or(("", path));
+    file != "build.rs" && !dirs.split('/').any(|d| matches!(d, "tests" | "test" | "testdata"))
 }
 
 /// Review of the working tree against HEAD: what changed, what it impacts, which tests to run.
@@ -320,13 +311,17 @@ pub fn review(loaded: &Loaded) -> String {
 const NOT_A_WORK_TREE: &str =
     "This workspace is not a git work tree, so there is no commit to compare with (nerd reads git for this).";
 
-/// "What did I change?", "git status": the working tree against HEAD, from facts, and what is staged.
+/// "What did I change?", "git status": the working tree against HEAD and what is staged, from the
+/// git state the world was loaded with.
 pub fn changes(root: &Path, loaded: &Loaded) -> String {
-    let Some(state) = crate::world::git::state(root) else { return NOT_A_WORK_TREE.to_string() };
+    if !crate::world::git::is_work_tree(root) {
+        return NOT_A_WORK_TREE.to_string();
+    }
+    let staged = &loaded.git.staged;
     let mut out = vec![review(loaded)];
-    if !state.staged.is_empty() {
-        out.push(format!("Staged for the next commit ({}):", state.staged.len()));
-        out.extend(list(&state.staged, |p| p.clone()));
+    if !staged.is_empty() {
+        out.push(format!("Staged for the next commit ({}):", staged.len()));
+        out.extend(list(staged, |p| p.clone()));
     }
     out.join("\n")
 }
@@ -358,7 +353,7 @@ const COMMITS_SHOWN: usize = 10;
 /// "Show the recent commits", "who last changed parser.py": HEAD's newest commits, those
 /// that changed `path` when the question names one.
 pub fn commits(root: &Path, path: Option<&str>) -> String {
-    if crate::world::git::state(root).is_none() {
+    if !crate::world::git::is_work_tree(root) {
         return NOT_A_WORK_TREE.to_string();
     }
     let commits = match crate::world::git::log(root, path, COMMITS_SHOWN) {

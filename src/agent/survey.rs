@@ -215,7 +215,7 @@ pub fn answer(fx: &Fixpoint, surveyed_by: &BTreeMap<String, String>) -> String {
     let mut out = Vec::new();
     // The largest areas first: the code a project is about before its tests, docs and scripts.
     let mut summaries: Vec<_> = facts.area_summary.iter().collect();
-    summaries.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| name(a.0).cmp(&name(b.0))));
+    summaries.sort_by_cached_key(|r| (std::cmp::Reverse(r.2), name(r.0)));
     let (files, symbols): (u32, u32) = summaries.iter().fold((0, 0), |acc, r| (acc.0 + r.1, acc.1 + r.2));
     out.push(format!("{} area(s), {files} files with projected code, {symbols} symbols.", summaries.len()));
     for &&(a, files, symbols, public, documented) in &summaries {

@@ -136,6 +136,11 @@ pub fn state(root: &Path) -> Option<GitState> {
     Some(state)
 }
 
+/// Whether `root` lies in a git work tree (one `git rev-parse`, nothing read from the tree).
+pub fn is_work_tree(root: &Path) -> bool {
+    git(root, &["rev-parse", "--is-inside-work-tree"]).is_some_and(|out| out.trim() == "true")
+}
+
 /// The branch HEAD is on, and how it stands against its upstream.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Branch {

@@ -104,12 +104,9 @@ impl Agent<'_> {
                 Verb::Status => {
                     let asked = crate::perceive::state::asked(request);
                     match state::answer(asked, &self.root, t.world, &intent.target, focus) {
-                        Some((status, text)) => {
-                            if asked == StateAsked::Diagnostics {
-                                // Checkers ran, tests did not: the request's verification says both.
-                                self.verified = Some(Verification::nothing(
-                                    "the checkers ran on the working tree; no test ran for this request",
-                                ));
+                        Some((status, text, verified)) => {
+                            if verified.is_some() {
+                                self.verified = verified;
                             }
                             Flow::Stop(status, text)
                         }

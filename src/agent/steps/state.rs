@@ -8,6 +8,7 @@ use std::path::Path;
 
 use super::answer;
 use crate::agent::event::Status;
+use crate::agent::verify::Verification;
 use crate::check::parse::Found;
 use crate::check::tools::Status as ToolStatus;
 use crate::kernel::Loaded;
@@ -17,29 +18,37 @@ use crate::perceive::state::StateAsked;
 /// Diagnostics listed before the rest are counted.
 const LISTED: usize = 25;
 
-/// The answer to a status question that does not ask for the tests; `None` when it does.
+/// The answer to a status question that does not ask for the tests, and the verification it rests
+/// on where something ran; `None` when it asks for the tests.
 pub(super) fn answer(
     asked: StateAsked,
     root: &Path,
     loaded: &Loaded,
     target: &str,
     focus: &[Candidate],
-) -> Option<(Status, String)> {
+) -> Option<(Status, String, Option<Verification>)> {
     Some(match asked {
         StateAsked::Tests => return None,
-        StateAsked::Changes => (Status::Answered, answer::changes(root, loaded)),
-        StateAsked::Branch => (Status::Answered, answer::branch(root)),
+        StateAsked::Changes => (Status::Answered, answer::changes(root, loaded), None),
+        StateAsked::Branch => (Status::Answered, answer::branch(root), None),
         StateAsked::Commits => {
             // "Who last changed parser.py": the commits of what the question names, when it is sure.
             let named = focus
                 .first()
                 .filter(|c| !target.is_empty() && c.confidence >= crate::agent::ground::CONFIDENT)
                 .map(|c| c.path.as_str());
-            (Status::Answered, answer::commits(root, named))
+            (Status::Answered, answer::commits(root, named), None)
         }
-        StateAsked::Diagnostics => diagnostics(root),
+        StateAsked::Diagnostics => {
+            let (status, text) = diagnostics(root);
+            // Checkers ran, tests did not: the request's verification says both.
+            (status, text, Some(Verification::nothing(DIAGNOSTICS_RAN)))
+        }
     })
 }
+
+/// What a diagnostics answer verified.
+const DIAGNOSTICS_RAN: &str = "the checkers ran on the working tree; no test ran for this request";
 
 /// The working tree's diagnostics, as the commit gate's checks report them. "None" is said only
 /// when a checker ran.

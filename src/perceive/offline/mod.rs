@@ -143,9 +143,11 @@ enum Decisive {
     ProblemStated,
     /// "Add a tool to find all callers", "would it be possible to split up large files?", "add
     /// profiling to monitor performance issues": a change asked for so, or ordered by the verb the
-    /// request opens with, is asked for, whatever it is to do; "unused imports in the server
-    /// module" names code to remove, no rule.
+    /// request opens with, is asked for, whatever it is to do.
     ChangeAsked,
+    /// "Unused imports in the server module": code left over, named as a title, is to be removed;
+    /// it is neither a rule nor a question.
+    LeftoverNamed,
 }
 
 /// What makes the rules' `verdict` of a request (`lower`, as the rules read it) stand against the
@@ -180,12 +182,13 @@ fn decisive(lower: &str, verdict: &Verdict, marks: &Marks, r: &Reading) -> Optio
         && (their_category != "mutation" || !sentence_break().is_match(lower))
     {
         Decisive::ProblemStated
-    } else if (mutation
+    } else if mutation
         && their_category == "query"
-        && (makes_a_tool().is_match(lower) || possible_to().is_match(lower) || opens_with_change().is_match(lower)))
-        || (verb == "delete" && their_category != "mutation" && leftover().is_match(lower))
+        && (makes_a_tool().is_match(lower) || possible_to().is_match(lower) || opens_with_change().is_match(lower))
     {
         Decisive::ChangeAsked
+    } else if verb == "delete" && their_category != "mutation" && leftover().is_match(lower) {
+        Decisive::LeftoverNamed
     } else {
         return None;
     };

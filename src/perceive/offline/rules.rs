@@ -120,10 +120,7 @@ pub(super) fn verdict(request: &Request, foreign: Option<(&'static str, &'static
         && !writes_a_document().is_match(lower)
     {
         // A report asked for with nothing to change: what about, by a specific cue where one speaks.
-        match QUERIES.iter().find(|(verb, re)| *verb != "explain" && re().is_match(lower)) {
-            Some((verb, re)) => ("query", *verb, re(), 1),
-            None => ("query", "review", q_review(), 1),
-        }
+        specific_query(lower, ("review", q_review))
     } else if named_test {
         ("query", "status", run_verb(), 1)
     } else if advice_asked().is_match(lower) && !standing_from_now().is_match(lower) {
@@ -137,10 +134,7 @@ pub(super) fn verdict(request: &Request, foreign: Option<(&'static str, &'static
         ("mutation", "fix", m_fix(), 1)
     } else if question_tag().is_match(&original_lower) {
         // "[Question] List endpoints via url": a title tagged as a question asks, by its own cue.
-        match QUERIES.iter().find(|(verb, re)| *verb != "explain" && re().is_match(lower)) {
-            Some((verb, re)) => ("query", *verb, re(), 1),
-            None => ("query", "explain", q_explain(), 1),
-        }
+        specific_query(lower, ("explain", q_explain))
     } else if wish {
         let wished_for = wished().replace(lower, "");
         match change(wished_for.trim()) {
@@ -157,4 +151,10 @@ pub(super) fn verdict(request: &Request, foreign: Option<(&'static str, &'static
     let marks =
         Marks { named_test, foreign: foreign.is_some(), proposed: request.proposed, task_with_constraint, wish };
     (Verdict { category, verb, cue, cues }, marks)
+}
+
+/// A query read by the first specific cue that speaks (any but explain's), else as `otherwise`.
+fn specific_query(lower: &str, otherwise: VerbCue) -> (&'static str, &'static str, &'static regex::Regex, usize) {
+    let (verb, re) = QUERIES.iter().find(|(verb, re)| *verb != "explain" && re().is_match(lower)).unwrap_or(&otherwise);
+    ("query", verb, re(), 1)
 }
